@@ -1,0 +1,17 @@
+"""Process-wide DSL settings (hcl.init) and the active tracing context."""
+
+from __future__ import annotations
+
+from hclbuild.dsl.types import DType, Int, parse_dtype
+
+_default_dtype: DType = Int(32)
+
+
+def init(init_dtype: object = None, raise_assert_exception: bool = True) -> None:
+    """hcl.init(init_dtype=Int(32)): set the default dtype of placeholders, computes and asarray."""
+    global _default_dtype
+    _default_dtype = Int(32) if init_dtype is None else parse_dtype(init_dtype)
+
+
+def current_default_dtype() -> DType:
+    return _default_dtype

@@ -1,0 +1,314 @@
+"""Data types of the DSL: Int, UInt, Fixed, UFixed, Float, Index (HeteroCL names and strings).
+
+A DType is an immutable value. Its `name` ("int32", "uint4", "fixed16_8", "float32") is the
+string carried in the IR (`hcl.arg_types`, `hcl.dtype`) and in golden-vector manifests, so every
+layer (builder, emitter, runtime, testbench) agrees on one spelling. `parse_dtype` reads it back.
+
+Storage: in MLIR an Int/UInt/Fixed/UFixed of width w is the signless integer `iw`; the raw bits of a
+fixed-point value are its value times 2**frac. In host memory (numpy, golden files, LLVM buffers) an
+element takes a container of `storage_bits` (8, 16, 32, 64 or 128) holding the raw bits in its low w
+bits, zero-extended when written; readers mask and sign-extend themselves.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from hclbuild.errors import DTypeError
+
+MAX_INT_BITS = 128
+
+
+@dataclass(frozen=True)
+class DType:
+    """One data type; construct it with Int/UInt/Fixed/UFixed/Float or parse_dtype."""
+
+    kind: str  # "int" | "uint" | "fixed" | "ufixed" | "float" | "index"
+    bits: int
+    frac: int = 0
+
+    # ---- classification -------------------------------------------------
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "float"
+
+    @property
+    def is_fixed(self) -> bool:
+        return self.kind in ("fixed", "ufixed")
+
+    @property
+    def is_int(self) -> bool:
+        """Int or UInt (not fixed, not index)."""
+        return self.kind in ("int", "uint")
+
+    @property
+    def is_index(self) -> bool:
+        return self.kind == "index"
+
+    @property
+    def is_integral_bits(self) -> bool:
+        """Represented as an MLIR integer (ints and fixed-point)."""
+        return self.kind in ("int", "uint", "fixed", "ufixed")
+
+    @property
+    def is_signed(self) -> bool:
+        return self.kind in ("int", "fixed", "float", "index")
+
+    @property
+    def int_bits(self) -> int:
+        """Integer bits of a fixed type including the sign bit (ap_fixed's I)."""
+        return self.bits - self.frac
+
+    # ---- spellings ------------------------------------------------------
+    @property
+    def name(self) -> str:
+        if self.kind in ("fixed", "ufixed"):
+            return f"{self.kind}{self.bits}_{self.frac}"
+        if self.kind == "index":
+            return "index"
+        return f"{self.kind}{self.bits}"
+
+    @property
+    def mlir(self) -> str:
+        """The MLIR type as text (i12, f32, index)."""
+        if self.kind == "float":
+            return {16: "f16", 32: "f32", 64: "f64"}[self.bits]
+        if self.kind == "index":
+            return "index"
+        return f"i{self.bits}"
+
+    @property
+    def storage_bits(self) -> int:
+        """Bytes-rounded container width of one element in memory, in bits."""
+        if self.kind == "float" or self.kind == "index":
+            return 64 if self.kind == "index" else self.bits
+        for width in (8, 16, 32, 64, 128):
+            if self.bits <= width:
+                return width
+        raise DTypeError(f"{self.name}: integers wider than {MAX_INT_BITS} bits are not supported")
+
+    @property
+    def np_storage(self) -> np.dtype:
+        """The numpy dtype of the in-memory container (raw bits for int/fixed)."""
+        if self.kind == "float":
+            return np.dtype({16: np.float16, 32: np.float32, 64: np.float64}[self.bits])
+        if self.kind == "index":
+            return np.dtype(np.int64)
+        width = self.storage_bits
+        if width == 128:
+            return np.dtype((np.void, 16))
+        signed = self.kind in ("int", "fixed")
+        return np.dtype(f"{'i' if signed else 'u'}{width // 8}")
+
+    def __repr__(self) -> str:
+        if self.kind == "int":
+            return f"Int({self.bits})"
+        if self.kind == "uint":
+            return f"UInt({self.bits})"
+        if self.kind == "fixed":
+            return f"Fixed({self.bits}, {self.frac})"
+        if self.kind == "ufixed":
+            return f"UFixed({self.bits}, {self.frac})"
+        if self.kind == "float":
+            return f"Float({self.bits})"
+        return "Index()"
+
+    __str__ = __repr__
+
+    # ---- value ranges -----------------------------------------------------
+    def wrap_int(self, value: int) -> int:
+        """Wrap a Python int to this integer type's raw-bit range (two's complement)."""
+        mask = (1 << self.bits) - 1
+        value &= mask
+        if self.is_signed and value >> (self.bits - 1):
+            value -= 1 << self.bits
+        return value
+
+
+def _check_bits(bits: object, lo: int, hi: int, what: str) -> int:
+    if not isinstance(bits, (int, np.integer)) or isinstance(bits, bool):
+        raise DTypeError(f"{what}: bit width must be an integer, got {bits!r}")
+    bits = int(bits)
+    if not lo <= bits <= hi:
+        raise DTypeError(f"{what}: bit width {bits} is out of range [{lo}, {hi}]")
+    return bits
+
+
+def Int(bits: int = 32) -> DType:  # noqa: N802 - HeteroCL's spelling
+    """Signed integer of `bits` bits (1..128), wrapping like ap_int."""
+    return DType("int", _check_bits(bits, 1, MAX_INT_BITS, "Int"))
+
+
+def UInt(bits: int = 32) -> DType:  # noqa: N802
+    """Unsigned integer of `bits` bits (1..128), wrapping like ap_uint."""
+    return DType("uint", _check_bits(bits, 1, MAX_INT_BITS, "UInt"))
+
+
+def Fixed(bits: int = 32, fracs: int = 0) -> DType:  # noqa: N802
+    """Signed fixed point ap_fixed<bits, bits-fracs> (truncation, wrap-around)."""
+    bits = _check_bits(bits, 2, MAX_INT_BITS, "Fixed")
+    fracs = _check_bits(fracs, 0, bits, "Fixed fraction")
+    return DType("fixed", bits, fracs)
+
+
+def UFixed(bits: int = 32, fracs: int = 0) -> DType:  # noqa: N802
+    """Unsigned fixed point ap_ufixed<bits, bits-fracs> (truncation, wrap-around)."""
+    bits = _check_bits(bits, 1, MAX_INT_BITS, "UFixed")
+    fracs = _check_bits(fracs, 0, bits, "UFixed fraction")
+    return DType("ufixed", bits, fracs)
+
+
+def Float(bits: int = 32) -> DType:  # noqa: N802
+    """IEEE float of 32 or 64 bits."""
+    if bits not in (32, 64):
+        raise DTypeError(f"Float({bits}): only Float(32) and Float(64) are supported")
+    return DType("float", bits)
+
+
+def Index() -> DType:  # noqa: N802
+    """Loop-variable type (MLIR index)."""
+    return DType("index", 64)
+
+
+_DTYPE_RE = re.compile(r"^(int|uint|float|fixed|ufixed)(\d+)?(?:_(\d+))?$")
+
+
+def parse_dtype(spec: object) -> DType:
+    """DType from a DType, a string ("int8", "uint4", "float32", "fixed16_8") or a numpy dtype."""
+    if isinstance(spec, DType):
+        return spec
+    if spec is None:
+        raise DTypeError("no data type given")
+    if isinstance(spec, str):
+        text = spec.strip().lower()
+        if text == "index":
+            return Index()
+        match = _DTYPE_RE.match(text)
+        if not match:
+            raise DTypeError(f"unknown data type {spec!r} (expected e.g. 'int8', 'uint4', 'float32', 'fixed16_8')")
+        kind, bits, frac = match.group(1), match.group(2), match.group(3)
+        nbits = int(bits) if bits else 32
+        if kind in ("int", "uint", "float") and frac is not None:
+            raise DTypeError(f"unknown data type {spec!r}: only fixed types take a fraction")
+        if kind == "int":
+            return Int(nbits)
+        if kind == "uint":
+            return UInt(nbits)
+        if kind == "float":
+            return Float(nbits)
+        if kind == "fixed":
+            return Fixed(nbits, int(frac or 0))
+        return UFixed(nbits, int(frac or 0))
+    try:
+        npdt = np.dtype(spec)  # type: ignore[arg-type]
+    except TypeError:
+        raise DTypeError(f"unknown data type {spec!r}") from None
+    return from_numpy(npdt)
+
+
+def from_numpy(npdt: np.dtype) -> DType:
+    """The DType matching a plain numpy dtype (bool -> UInt(1))."""
+    if npdt == np.bool_:
+        return UInt(1)
+    if npdt.kind == "i":
+        return Int(npdt.itemsize * 8)
+    if npdt.kind == "u":
+        return UInt(npdt.itemsize * 8)
+    if npdt.kind == "f" and npdt.itemsize in (4, 8):
+        return Float(npdt.itemsize * 8)
+    raise DTypeError(f"numpy dtype {npdt} has no hclbuild equivalent")
+
+
+# ---- raw-bit conversions shared by the runtime, asarray and golden files ----------------
+
+
+def to_storage(values: np.ndarray | object, dtype: DType) -> np.ndarray:
+    """Convert values (numbers, or floats for fixed types) to the raw-bit container array.
+
+    Integers wrap to the type's width; fixed-point values are truncated toward minus infinity
+    (AP_TRN) and wrap (AP_WRAP), as Vitis ap_fixed does on assignment from float.
+    The low `bits` of each container hold the raw bits, the rest is zero.
+    """
+    if dtype.is_float:
+        return np.ascontiguousarray(np.asarray(values, dtype=dtype.np_storage))
+    arr = np.asarray(values)
+    if dtype.is_fixed:
+        if arr.dtype.kind == "f":
+            raw = np.floor(arr.astype(np.float64) * float(2**dtype.frac))
+            as_int = np.vectorize(lambda v: int(v), otypes=[object])(raw) if raw.size else raw.astype(object)
+        else:
+            as_int = np.vectorize(lambda v: int(v) << dtype.frac, otypes=[object])(arr) if arr.size else arr.astype(object)
+        return _pack_ints(np.asarray(as_int, dtype=object), dtype)
+    if arr.dtype.kind == "f":
+        # float -> int casts truncate toward zero, like C
+        arr = np.trunc(arr)
+        as_int = np.vectorize(lambda v: int(v), otypes=[object])(arr) if arr.size else arr.astype(object)
+        return _pack_ints(np.asarray(as_int, dtype=object), dtype)
+    if arr.dtype == object or dtype.bits > 64 or arr.dtype.kind in "iub":
+        return _pack_ints(arr, dtype)
+    raise DTypeError(f"cannot convert numpy {arr.dtype} to {dtype.name}")
+
+
+def _pack_ints(arr: np.ndarray, dtype: DType) -> np.ndarray:
+    mask = (1 << dtype.bits) - 1
+    store = dtype.np_storage
+    if dtype.storage_bits == 128:
+        flat = arr.reshape(-1)
+        out = np.zeros((flat.size, 2), dtype=np.uint64)
+        for k, value in enumerate(flat):
+            raw = int(value) & mask
+            out[k, 0] = raw & 0xFFFFFFFFFFFFFFFF
+            out[k, 1] = raw >> 64
+        return out.view(store).reshape(arr.shape)
+    if arr.dtype != object and dtype.bits <= 64:
+        raw = arr.astype(np.int64, copy=False).view(np.uint64) if arr.dtype.kind != "u" else arr.astype(np.uint64)
+        if arr.dtype.kind == "b":
+            raw = arr.astype(np.uint64)
+        raw = raw & np.uint64(mask)
+        return np.ascontiguousarray(raw.astype(np.dtype(f"u{store.itemsize}")).view(store))
+    flat = [int(v) & mask for v in arr.reshape(-1)]
+    raw = np.array(flat, dtype=np.uint64).astype(np.dtype(f"u{store.itemsize}"))
+    return np.ascontiguousarray(raw.view(store).reshape(arr.shape))
+
+
+def raw_ints(storage: np.ndarray, dtype: DType) -> np.ndarray:
+    """Raw container array -> the signed/unsigned integer values of the low `bits` bits.
+
+    Returns int64/uint64 for widths up to 64 and an object array of Python ints beyond.
+    """
+    bits = dtype.bits
+    if dtype.storage_bits == 128:
+        pairs = np.ascontiguousarray(storage).view(np.uint64).reshape(storage.shape + (2,))
+        out = np.empty(storage.shape, dtype=object)
+        flat_out = out.reshape(-1)
+        for k, (lo, hi) in enumerate(pairs.reshape(-1, 2)):
+            flat_out[k] = dtype.wrap_int(int(lo) | (int(hi) << 64))
+        return out
+    unsigned = np.ascontiguousarray(storage).view(np.dtype(f"u{storage.dtype.itemsize}")).astype(np.uint64)
+    if bits < 64:
+        unsigned = unsigned & np.uint64((1 << bits) - 1)
+    if not dtype.is_signed:
+        return unsigned
+    shift = np.uint64(64 - bits)
+    # shift the sign bit to bit 63, then an arithmetic shift back sign-extends
+    signed = (unsigned << shift).view(np.int64) >> np.int64(64 - bits)
+    return signed
+
+
+def from_storage(storage: np.ndarray, dtype: DType) -> np.ndarray:
+    """Raw container array -> user values: ints as int64/uint64 (object beyond 64 bits),
+    fixed-point as float64, floats as they are."""
+    if dtype.is_float:
+        return np.array(storage, dtype=dtype.np_storage, copy=True)
+    ints = raw_ints(storage, dtype)
+    if dtype.is_fixed:
+        scale = float(2**dtype.frac)
+        return np.asarray(ints, dtype=object).astype(np.float64) / scale if ints.dtype == object else ints.astype(np.float64) / scale
+    if ints.dtype == object:
+        return ints
+    if dtype.bits <= 64 and dtype.is_signed:
+        return ints.astype(np.int64)
+    return ints

@@ -1,0 +1,39 @@
+"""Exception classes of hclbuild; every error the user can see derives from HCLError."""
+
+from __future__ import annotations
+
+
+class HCLError(Exception):
+    """Base class of every hclbuild error; the CLI and doit tasks print it as one line."""
+
+
+class APIError(HCLError):
+    """The DSL or schedule API was called with arguments it does not accept."""
+
+
+class DTypeError(HCLError):
+    """A data type is unknown, unsupported here, or does not fit the operation."""
+
+
+class CompileError(HCLError):
+    """The compiler produced or was given IR that fails verification or cannot be lowered."""
+
+
+class ToolError(HCLError):
+    """An external tool (g++, vitis_hls, v++) failed or is missing."""
+
+
+class ConfigError(HCLError):
+    """A project's files (project.toml, kernel.py) are missing or invalid."""
+
+
+class CsimError(HCLError):
+    """A C simulation compiled but its outputs differ from the golden outputs."""
+
+
+class HCLNotImplementedError(HCLError, NotImplementedError):
+    """A documented feature that hclbuild does not implement yet; the message names it."""
+
+
+class MLIRLimitationError(HCLError):
+    """HeteroCL-compatible name: a construct the MLIR flow cannot express."""
