@@ -1,0 +1,63 @@
+"""hclbuild: a HeteroCL-compatible DSL compiled through MLIR into per-function Vitis HLS projects.
+
+`import hclbuild as hcl` gives HeteroCL's public surface; nothing here imports MLIR until a
+schedule is lowered or built.
+"""
+
+from hclbuild.api import build, lower
+from hclbuild.dsl.array import Array, asarray
+from hclbuild.dsl.context import init
+from hclbuild.dsl.functions import def_
+from hclbuild.dsl.imperative import break_, elif_, else_, for_, if_, return_, while_
+from hclbuild.dsl.operations import (
+    abs,
+    and_,
+    cast,
+    compute,
+    cos,
+    exp,
+    log,
+    log2,
+    log10,
+    max,
+    min,
+    mutate,
+    not_,
+    or_,
+    placeholder,
+    power,
+    reduce_axis,
+    reducer,
+    scalar,
+    select,
+    sin,
+    sqrt,
+    sum,
+    tan,
+    tanh,
+    update,
+)
+from hclbuild.dsl.types import Fixed, Float, Int, UFixed, UInt
+from hclbuild.errors import (
+    APIError,
+    CompileError,
+    ConfigError,
+    DTypeError,
+    HCLError,
+    HCLNotImplementedError,
+    MLIRLimitationError,
+    ToolError,
+)
+from hclbuild.schedule.schedule import Partition, Schedule, Stage, StageFunction, create_schedule
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "APIError", "Array", "CompileError", "ConfigError", "DTypeError", "Fixed", "Float", "HCLError",
+    "HCLNotImplementedError", "Int", "MLIRLimitationError", "Partition", "Schedule", "Stage",
+    "StageFunction", "ToolError", "UFixed", "UInt", "abs", "and_", "asarray", "break_", "build", "cast",
+    "compute", "cos", "create_schedule", "def_", "elif_", "else_", "exp", "for_", "if_", "init", "log",
+    "log10", "log2", "lower", "max", "min", "mutate", "not_", "or_", "placeholder", "power",
+    "reduce_axis", "reducer", "return_", "scalar", "select", "sin", "sqrt", "sum", "tan", "tanh",
+    "update", "while_",
+]

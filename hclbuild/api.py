@@ -1,0 +1,51 @@
+"""hcl.lower and hcl.build: the compiler's entry points with HeteroCL's signatures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hclbuild.errors import APIError
+from hclbuild.schedule.schedule import Schedule
+
+
+def lower(schedule: Schedule, name: str | None = None, **_: Any) -> Any:
+    """hcl.lower(s): the MLIR module after outlining and verification (print it to read it)."""
+    from hclbuild.compiler.pipeline import compile_schedule
+
+    _check(schedule, "lower")
+    return compile_schedule(schedule).module
+
+
+def build(schedule: Schedule, target: str | None = None, name: str | None = None, **_: Any) -> Any:
+    """hcl.build(s, target=None|"llvm"|"vhls"): a callable (LLVM JIT) or the Vitis HLS C++ text."""
+    from hclbuild.compiler.pipeline import compile_schedule
+
+    _check(schedule, "build")
+    if target not in (None, "llvm", "vhls"):
+        raise APIError(f"build: unknown target {target!r} (use None, 'llvm' or 'vhls')")
+    design = compile_schedule(schedule)
+    if target == "vhls":
+        from hclbuild.compiler.emit_hls import emit_module
+
+        return emit_module(design.module)
+    from hclbuild.compiler.signature import signature_of
+    from hclbuild.compiler.to_llvm import lower_to_llvm_ir
+    from hclbuild.runtime.llvm import JITModule
+
+    top = _top_func(design)
+    with design.module.context:
+        signature = signature_of(top)
+    ir_text = lower_to_llvm_ir(design.module)
+    return JITModule(ir_text).function(signature)
+
+
+def _top_func(design: Any) -> Any:
+    for op in design.module.body.operations:
+        if "hcl.top" in op.attributes:
+            return op
+    raise APIError("module has no top function")
+
+
+def _check(schedule: object, what: str) -> None:
+    if not isinstance(schedule, Schedule):
+        raise APIError(f"{what}: expected a schedule from hcl.create_schedule, got {type(schedule).__name__}")

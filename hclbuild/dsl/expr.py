@@ -1,0 +1,439 @@
+"""Expression trees of the DSL, with HeteroCL operator semantics and dtype inference.
+
+Nothing here touches MLIR: the builder walks these nodes. Type rules (documented in the README):
+- integers promote like C: the result is at least 32 bits wide, as wide as the widest operand,
+  signed when either operand is signed (a mixed pair widens the unsigned side by one bit);
+- fixed-point keeps full precision like ap_fixed (add: one more integer bit, mul: widths add);
+- any float operand makes the operation float (the wider float);
+- comparisons give UInt(1); Python numbers take the type of the other operand.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Sequence
+
+from hclbuild.dsl.types import MAX_INT_BITS, DType, Fixed, Float, Index, Int, UFixed, UInt
+from hclbuild.errors import APIError, DTypeError, HCLNotImplementedError
+
+if TYPE_CHECKING:
+    from hclbuild.dsl.tensor import Tensor
+
+
+class Expr:
+    """Base of every DSL expression; `dtype` is its DType."""
+
+    dtype: DType
+
+    # -- arithmetic --------------------------------------------------------------
+    def __add__(self, other: object) -> Expr:
+        return binary("add", self, other)
+
+    def __radd__(self, other: object) -> Expr:
+        return binary("add", other, self)
+
+    def __sub__(self, other: object) -> Expr:
+        return binary("sub", self, other)
+
+    def __rsub__(self, other: object) -> Expr:
+        return binary("sub", other, self)
+
+    def __mul__(self, other: object) -> Expr:
+        return binary("mul", self, other)
+
+    def __rmul__(self, other: object) -> Expr:
+        return binary("mul", other, self)
+
+    def __truediv__(self, other: object) -> Expr:
+        return binary("div", self, other)
+
+    def __rtruediv__(self, other: object) -> Expr:
+        return binary("div", other, self)
+
+    def __floordiv__(self, other: object) -> Expr:
+        return binary("floordiv", self, other)
+
+    def __rfloordiv__(self, other: object) -> Expr:
+        return binary("floordiv", other, self)
+
+    def __mod__(self, other: object) -> Expr:
+        return binary("mod", self, other)
+
+    def __rmod__(self, other: object) -> Expr:
+        return binary("mod", other, self)
+
+    def __neg__(self) -> Expr:
+        return binary("sub", 0, self)
+
+    def __pos__(self) -> Expr:
+        return self
+
+    # -- bitwise -----------------------------------------------------------------
+    def __and__(self, other: object) -> Expr:
+        return binary("and", self, other)
+
+    def __rand__(self, other: object) -> Expr:
+        return binary("and", other, self)
+
+    def __or__(self, other: object) -> Expr:
+        return binary("or", self, other)
+
+    def __ror__(self, other: object) -> Expr:
+        return binary("or", other, self)
+
+    def __xor__(self, other: object) -> Expr:
+        return binary("xor", self, other)
+
+    def __rxor__(self, other: object) -> Expr:
+        return binary("xor", other, self)
+
+    def __lshift__(self, other: object) -> Expr:
+        return binary("shl", self, other)
+
+    def __rlshift__(self, other: object) -> Expr:
+        return binary("shl", other, self)
+
+    def __rshift__(self, other: object) -> Expr:
+        return binary("shr", self, other)
+
+    def __rrshift__(self, other: object) -> Expr:
+        return binary("shr", other, self)
+
+    def __invert__(self) -> Expr:
+        return binary("xor", self, -1)
+
+    # -- comparisons -------------------------------------------------------------
+    def __lt__(self, other: object) -> Expr:
+        return compare("lt", self, other)
+
+    def __le__(self, other: object) -> Expr:
+        return compare("le", self, other)
+
+    def __gt__(self, other: object) -> Expr:
+        return compare("gt", self, other)
+
+    def __ge__(self, other: object) -> Expr:
+        return compare("ge", self, other)
+
+    def __eq__(self, other: object) -> Expr:  # type: ignore[override]
+        return compare("eq", self, other)
+
+    def __ne__(self, other: object) -> Expr:  # type: ignore[override]
+        return compare("ne", self, other)
+
+    __hash__ = object.__hash__
+
+    def __bool__(self) -> bool:
+        raise APIError(
+            "a DSL expression has no Python truth value: use hcl.if_/hcl.select for conditions "
+            "and hcl.and_/hcl.or_/hcl.not_ instead of and/or/not"
+        )
+
+    # -- bits --------------------------------------------------------------------
+    def __getitem__(self, key: object) -> Expr:
+        """x[i] is bit i, x[lo:hi] the bits lo..hi-1 (hi exclusive), as in HeteroCL."""
+        if not self.dtype.is_integral_bits:
+            raise APIError(f"bit access needs an integer expression, got {self.dtype!r}")
+        if isinstance(key, slice):
+            lo, hi = _static_slice(key, self.dtype)
+            return GetSlice(self, lo, hi)
+        return GetBit(self, as_expr(key, Index()))
+
+    def astype(self, dtype: object) -> Expr:
+        from hclbuild.dsl.types import parse_dtype
+
+        return Cast(parse_dtype(dtype), self)
+
+
+def _static_slice(key: slice, dtype: DType) -> tuple[int, int]:
+    if key.step is not None:
+        raise APIError("bit slices take no step")
+    lo, hi = key.start, key.stop
+    if not isinstance(lo, numbers.Integral) or not isinstance(hi, numbers.Integral):
+        raise HCLNotImplementedError("bit slices with non-constant bounds (x[lo:hi] needs Python ints)")
+    lo, hi = int(lo), int(hi)
+    if not 0 <= lo < hi <= dtype.bits:
+        raise APIError(f"bit slice [{lo}:{hi}] is out of range for {dtype!r} (hi is exclusive)")
+    return lo, hi
+
+
+# ---- leaves --------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Const(Expr):
+    value: int | float
+    dtype: DType
+
+
+@dataclass(eq=False)
+class Var(Expr):
+    """A loop variable (compute axis, reduce axis, for_ variable); dtype Index."""
+
+    name: str
+    lo: Any = 0
+    hi: Any = None
+    kind: str = "loop"  # "loop" | "reduce"
+    dtype: DType = field(default_factory=Index)
+
+    @property
+    def extent(self) -> int:
+        return int(self.hi) - int(self.lo)
+
+
+@dataclass(eq=False)
+class Load(Expr):
+    tensor: Tensor
+    indices: tuple[Expr, ...]
+
+    @property
+    def dtype(self) -> DType:  # type: ignore[override]
+        return self.tensor.dtype
+
+    def __setitem__(self, key: object, value: object) -> None:
+        """A[i][bit] = v and A[i][lo:hi] = v: read-modify-write of one element's bits."""
+        from hclbuild.dsl.trace import record
+
+        if not self.dtype.is_integral_bits:
+            raise APIError(f"bit assignment needs an integer tensor, got {self.dtype!r}")
+        from hclbuild.dsl.stmt import StoreBits
+
+        if isinstance(key, slice):
+            lo, hi = _static_slice(key, self.dtype)
+            record(StoreBits(self.tensor, self.indices, None, lo, hi, as_expr(value, UInt(hi - lo))))
+        else:
+            record(StoreBits(self.tensor, self.indices, as_expr(key, Index()), 0, 1, as_expr(value, UInt(1))))
+
+
+# ---- composite -----------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Binary(Expr):
+    op: str  # add sub mul div floordiv mod and or xor shl shr
+    lhs: Expr
+    rhs: Expr
+    dtype: DType
+
+
+@dataclass(eq=False)
+class Compare(Expr):
+    op: str  # lt le gt ge eq ne
+    lhs: Expr
+    rhs: Expr
+    operand_dtype: DType
+    dtype: DType = field(default_factory=lambda: UInt(1))
+
+
+@dataclass(eq=False)
+class Logical(Expr):
+    op: str  # and or not
+    args: tuple[Expr, ...]
+    dtype: DType = field(default_factory=lambda: UInt(1))
+
+
+@dataclass(eq=False)
+class Cast(Expr):
+    dtype: DType
+    value: Expr
+
+
+@dataclass(eq=False)
+class Select(Expr):
+    cond: Expr
+    true_value: Expr
+    false_value: Expr
+    dtype: DType
+
+
+@dataclass(eq=False)
+class Intrinsic(Expr):
+    name: str  # exp log log2 log10 sqrt sin cos tanh power abs
+    args: tuple[Expr, ...]
+    dtype: DType
+
+
+@dataclass(eq=False)
+class GetBit(Expr):
+    value: Expr
+    index: Expr
+    dtype: DType = field(default_factory=lambda: UInt(1))
+
+
+@dataclass(eq=False)
+class GetSlice(Expr):
+    value: Expr
+    lo: int
+    hi: int
+
+    @property
+    def dtype(self) -> DType:  # type: ignore[override]
+        return UInt(self.hi - self.lo)
+
+
+@dataclass(eq=False)
+class Reduce(Expr):
+    """sum/max/min/reducer over reduce axes; the builder makes the accumulator and loops."""
+
+    kind: str  # "sum" | "max" | "min" | "custom"
+    init: Expr
+    value: Expr
+    axes: tuple[Var, ...]
+    where: Expr | None
+    dtype: DType
+    name: str
+    combine: Any = None  # custom: Python function (acc_expr, value_expr) -> Expr
+
+
+@dataclass(eq=False)
+class Call(Expr):
+    """A call of a def_ function that returns a value."""
+
+    function: Any  # hclbuild.dsl.functions.TracedFunction
+    args: tuple[Any, ...]  # Tensor or Expr, already converted to the parameter types
+    dtype: DType
+
+
+@dataclass(eq=False)
+class AccRef(Expr):
+    """The running accumulator inside a custom reducer (builder-internal)."""
+
+    dtype: DType
+
+
+# ---- constructors and type rules ------------------------------------------------------
+
+
+def as_expr(value: object, like: DType | None = None) -> Expr:
+    """A DSL expression for value: Exprs stay, Python numbers become Const of `like` or a default."""
+    if isinstance(value, Expr):
+        return value
+    from hclbuild.dsl.tensor import Tensor
+
+    if isinstance(value, Tensor):
+        if value.is_scalar:
+            return value.v
+        raise APIError(f"tensor {value.name!r} used as a value: index it, e.g. {value.name}[i]")
+    if isinstance(value, bool):
+        return Const(int(value), like if like is not None else UInt(1))
+    if isinstance(value, numbers.Integral):
+        if like is None:
+            like = Int(32) if -(2**31) <= int(value) < 2**31 else Int(64)
+        if like.is_float:
+            return Const(float(value), like)
+        if like.is_fixed:
+            return Const(float(value), like)
+        if like.is_index:
+            return Const(int(value), like)
+        # a literal never wraps at the other operand's width: x + 300 on a UInt(8) is 300
+        wide = promote(like, like)
+        lo, hi = (-(1 << (wide.bits - 1)), 1 << (wide.bits - 1)) if wide.is_signed else (0, 1 << wide.bits)
+        if not lo <= int(value) < hi:
+            wide = Int(64) if -(2**63) <= int(value) < 2**63 else Int(MAX_INT_BITS)
+        return Const(int(value), wide)
+    if isinstance(value, numbers.Real):
+        if like is None or not (like.is_float or like.is_fixed):
+            like = Float(64) if like is not None and like.is_int and like.bits > 32 else Float(32)
+        return Const(float(value), like)
+    raise APIError(f"cannot use {type(value).__name__} {value!r} in a DSL expression")
+
+
+def _literal(value: object) -> bool:
+    return isinstance(value, (numbers.Number, bool)) and not isinstance(value, Expr)
+
+
+def _cap(bits: int, what: str) -> int:
+    if bits > MAX_INT_BITS:
+        raise DTypeError(f"{what}: the result would need {bits} bits (more than {MAX_INT_BITS})")
+    return bits
+
+
+def promote(a: DType, b: DType, op: str = "add") -> DType:
+    """The dtype an arithmetic operation on a and b computes in (see the module docstring)."""
+    if a.is_float or b.is_float:
+        bits = max(x.bits for x in (a, b) if x.is_float)
+        return Float(bits)
+    if a.is_index and b.is_index:
+        return Index()
+    if a.is_index:
+        a = Int(32) if b.bits <= 32 else Int(b.bits)
+    if b.is_index:
+        b = Int(32) if a.bits <= 32 else Int(a.bits)
+    if a.is_fixed or b.is_fixed:
+        fa, fb = _as_fixed(a), _as_fixed(b)
+        signed = fa.is_signed or fb.is_signed
+        ia = fa.int_bits + (1 if signed and not fa.is_signed else 0)
+        ib = fb.int_bits + (1 if signed and not fb.is_signed else 0)
+        if op == "mul":
+            frac = fa.frac + fb.frac
+            ibits = ia + ib
+        elif op in ("add", "sub"):
+            frac = max(fa.frac, fb.frac)
+            ibits = max(ia, ib) + 1
+        else:
+            frac = max(fa.frac, fb.frac)
+            ibits = max(ia, ib)
+        width = _cap(ibits + frac, "fixed-point " + op)
+        return Fixed(width, frac) if signed else UFixed(width, frac)
+    # integers: C-like promotion to at least 32 bits
+    if a.is_signed == b.is_signed:
+        bits = max(a.bits, b.bits, 32)
+        return Int(bits) if a.is_signed else UInt(bits)
+    signed_bits = a.bits if a.is_signed else b.bits
+    unsigned_bits = b.bits if a.is_signed else a.bits
+    return Int(_cap(max(signed_bits, unsigned_bits + 1, 32), "mixed signed/unsigned " + op))
+
+
+def _as_fixed(t: DType) -> DType:
+    """An integer as the fixed-point type with no fraction bits."""
+    return t if t.is_fixed else DType("fixed" if t.is_signed else "ufixed", t.bits, 0)
+
+
+def binary(op: str, lhs: object, rhs: object) -> Expr:
+    """lhs <op> rhs with HeteroCL semantics (`/` truncates on ints, `//` floors, `%` is C's)."""
+    if _literal(lhs) and _literal(rhs):
+        raise APIError("binary() needs at least one DSL expression")
+    a = as_expr(lhs, _hint(rhs) if _literal(lhs) else None)
+    b = as_expr(rhs, _hint(lhs) if _literal(rhs) else None)
+    if op in ("and", "or", "xor", "shl", "shr") and (a.dtype.is_float or b.dtype.is_float):
+        raise DTypeError(f"bitwise '{op}' needs integer operands, got {a.dtype!r} and {b.dtype!r}")
+    if op in ("shl", "shr"):
+        base = a.dtype
+        if base.is_index:
+            dtype = Index()
+        elif base.is_fixed:
+            dtype = base
+        else:
+            dtype = promote(base, base)
+        return Binary(op, a, b, dtype)
+    if op in ("and", "or", "xor") and (a.dtype.is_fixed or b.dtype.is_fixed):
+        raise HCLNotImplementedError(f"bitwise '{op}' on fixed-point values (cast to an integer first)")
+    if op in ("div", "floordiv", "mod") and (a.dtype.is_fixed or b.dtype.is_fixed):
+        raise HCLNotImplementedError(f"'{op}' on fixed-point values (cast to float or integer first)")
+    return Binary(op, a, b, promote(a.dtype, b.dtype, op))
+
+
+def _hint(other: object) -> DType | None:
+    if isinstance(other, Expr):
+        return other.dtype
+    return None
+
+
+def compare(op: str, lhs: object, rhs: object) -> Expr:
+    a = as_expr(lhs, _hint(rhs) if _literal(lhs) else None)
+    b = as_expr(rhs, _hint(lhs) if _literal(rhs) else None)
+    operand = promote(a.dtype, b.dtype, "cmp")
+    return Compare(op, a, b, operand)
+
+
+def to_bool(value: object) -> Expr:
+    """A condition as UInt(1): comparisons stay, other values are compared with zero."""
+    expr = as_expr(value)
+    if expr.dtype.kind == "uint" and expr.dtype.bits == 1:
+        return expr
+    return compare("ne", expr, 0)
+
+
+def expr_list(values: Sequence[object], like: DType | None = None) -> tuple[Expr, ...]:
+    return tuple(as_expr(v, like) for v in values)

@@ -1,0 +1,93 @@
+"""Imperative code inside algorithms: if_/elif_/else_, for_, while_, return_ (HeteroCL's dsl.py)."""
+
+from __future__ import annotations
+
+import numbers
+from contextlib import contextmanager
+from typing import Iterator
+
+from hclbuild.dsl.expr import Var, as_expr, to_bool
+from hclbuild.dsl.stmt import For, If, Return, While
+from hclbuild.dsl.trace import active_program, active_scope, record, recording_into
+from hclbuild.dsl.types import Index
+from hclbuild.errors import APIError
+
+
+@contextmanager
+def if_(cond: object) -> Iterator[None]:
+    """with hcl.if_(cond): ... runs the block when cond holds."""
+    stmt = If(to_bool(cond))
+    stmt.chain_open = True  # type: ignore[attr-defined]
+    record(stmt)
+    with recording_into(stmt.body):
+        yield
+
+
+def _open_chain(what: str) -> If:
+    """The last If of the current block whose else branch is still free (following elif_s)."""
+    stmts = active_scope().stack[-1]
+    if not stmts or not isinstance(stmts[-1], If):
+        raise APIError(f"hcl.{what} must directly follow hcl.if_ or hcl.elif_")
+    node = stmts[-1]
+    while len(node.orelse) == 1 and getattr(node.orelse[0], "is_elif", False):
+        node = node.orelse[0]
+    if not getattr(node, "chain_open", False):
+        raise APIError(f"hcl.{what} after hcl.else_")
+    return node
+
+
+@contextmanager
+def elif_(cond: object) -> Iterator[None]:
+    """with hcl.elif_(cond): ... after an if_/elif_ block."""
+    node = _open_chain("elif_")
+    inner = If(to_bool(cond))
+    inner.is_elif = True  # type: ignore[attr-defined]
+    inner.chain_open = True  # type: ignore[attr-defined]
+    node.orelse.append(inner)
+    with recording_into(inner.body):
+        yield
+
+
+@contextmanager
+def else_() -> Iterator[None]:
+    """with hcl.else_(): ... after an if_/elif_ block."""
+    node = _open_chain("else_")
+    node.chain_open = False  # type: ignore[attr-defined]
+    with recording_into(node.orelse):
+        yield
+
+
+@contextmanager
+def for_(begin: object, end: object, step: int = 1, tag: str | None = None, name: str | None = None) -> Iterator[Var]:
+    """with hcl.for_(lo, hi, step=1) as i: ... a loop (negative steps count down, hi exclusive)."""
+    if isinstance(step, bool) or not isinstance(step, numbers.Integral) or step == 0:
+        raise APIError(f"hcl.for_: step must be a non-zero Python int, got {step!r}")
+    program = active_program()
+    loop_name = program.unique_name(name or tag) if (name or tag) else program.auto_name("i")
+    var = Var(loop_name, begin, end)
+    stmt = For(var, as_expr(begin, Index()), as_expr(end, Index()), int(step), name=loop_name)
+    record(stmt)
+    with recording_into(stmt.body):
+        yield var
+
+
+@contextmanager
+def while_(cond: object) -> Iterator[None]:
+    """with hcl.while_(cond): ... repeats while cond holds (cond is re-read every iteration)."""
+    stmt = While(to_bool(cond))
+    record(stmt)
+    with recording_into(stmt.body):
+        yield
+
+
+def return_(expr: object = None) -> None:
+    """hcl.return_(expr): the value of a compute element or of a def_ function (first one wins)."""
+    scope = active_scope()
+    if scope.return_depth <= 0:
+        raise APIError("hcl.return_ is only valid inside a compute/update body or a def_ function")
+    record(Return(None if expr is None else as_expr(expr)))
+
+
+def break_() -> None:
+    """hcl.break_ is not supported (as in HeteroCL)."""
+    raise APIError("hcl.break_ is not supported; restructure the loop with hcl.while_")

@@ -1,0 +1,335 @@
+"""HeteroCL's tensor operations: placeholder, compute, update, mutate, scalar, reductions, intrinsics."""
+
+from __future__ import annotations
+
+import inspect
+import keyword
+import math
+import re
+from typing import Any, Callable
+
+from hclbuild.dsl.context import current_default_dtype
+from hclbuild.dsl.expr import (
+    AccRef,
+    Cast,
+    Const,
+    Expr,
+    Intrinsic,
+    Logical,
+    Reduce,
+    Select,
+    Var,
+    as_expr,
+    promote,
+    to_bool,
+)
+from hclbuild.dsl.stmt import Alloc, ComputeLoops, StageStmt, Store, contains_return
+from hclbuild.dsl.tensor import Tensor, normalize_shape
+from hclbuild.dsl.trace import active_program, active_scope, at_scope_top, record, recording_into, tracing
+from hclbuild.dsl.types import DType, Float, parse_dtype
+from hclbuild.errors import APIError, MLIRLimitationError
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _check_name(name: object, what: str) -> str:
+    if not isinstance(name, str) or not _IDENT.match(name) or keyword.iskeyword(name):
+        raise APIError(f"{what}: name {name!r} must be a Python/C identifier")
+    return name
+
+
+def _dtype_or_default(dtype: object) -> DType:
+    return current_default_dtype() if dtype is None else parse_dtype(dtype)
+
+
+def placeholder(shape: object, name: str | None = None, dtype: object = None) -> Tensor:
+    """hcl.placeholder(shape, name=None, dtype=None): an input of the algorithm."""
+    shape_t = normalize_shape(shape, f"placeholder {name or ''}".strip())
+    if name is not None:
+        _check_name(name, "placeholder")
+    # placeholders are made before tracing; their names are made unique per schedule later
+    return Tensor(name or "", shape_t, _dtype_or_default(dtype), "placeholder")
+
+
+def _axis_names(fcompute: Callable[..., Any], ndim: int, what: str) -> list[str]:
+    """Loop names from fcompute's parameter names (lambda x, y -> x, y), checking its arity."""
+    try:
+        params = list(inspect.signature(fcompute).parameters.values())
+    except (TypeError, ValueError):
+        return [f"i{k}" for k in range(ndim)]
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    varargs = any(p.kind == p.VAR_POSITIONAL for p in params)
+    required = [p for p in positional if p.default is p.empty]
+    if varargs and len(required) <= ndim:
+        return [p.name for p in positional[:ndim]] + [f"i{k}" for k in range(len(positional), ndim)]
+    if not (len(required) <= ndim <= len(positional)):
+        raise APIError(
+            f"{what}: fcompute takes {len(positional)} argument(s) but the shape has {ndim} dimension(s)"
+        )
+    return [p.name for p in positional[:ndim]]
+
+
+def _register_stage(stage: StageStmt) -> None:
+    program = active_program()
+    record(stage)
+    if at_scope_top() and active_scope() is program.top:
+        program.stages[stage.name] = stage
+
+
+def _new_tensor(name: str, shape: tuple[int, ...], dtype: DType, kind: str) -> Tensor:
+    tensor = Tensor(name, shape, dtype, kind)
+    scope = active_scope()
+    if at_scope_top():
+        scope.allocs.append(tensor)
+    else:
+        # created inside a loop or branch: the buffer still lives for the whole function
+        scope.allocs.append(tensor)
+        record(Alloc(tensor))
+    return tensor
+
+
+def _trace_body(axes: list[Var], fcompute: Callable[..., Any], out: Tensor | None, what: str) -> tuple[list, bool]:
+    """Run fcompute on the axes, recording its statements; a returned value is stored into out."""
+    scope = active_scope()
+    body: list = []
+    scope.return_depth += 1
+    try:
+        with recording_into(body):
+            value = fcompute(*axes)
+            if value is not None:
+                if out is None:
+                    raise APIError(f"{what}: mutate's fcompute must not return a value")
+                if isinstance(value, Tensor) and not value.is_scalar:
+                    raise APIError(f"{what}: fcompute returned tensor {value.name!r}, expected an element value")
+                record(Store(out, tuple(axes), as_expr(value, out.dtype)))
+    finally:
+        scope.return_depth -= 1
+    has_return = contains_return(body)
+    if out is not None and value is None and not has_return:
+        raise APIError(f"{what}: fcompute returned nothing (return a value or use hcl.return_)")
+    return body, has_return
+
+
+def compute(shape: object, fcompute: Callable[..., Any], name: str | None = None, dtype: object = None) -> Tensor:
+    """hcl.compute(shape, fcompute, name=None, dtype=None): a new tensor, element by element."""
+    program = active_program()
+    name = program.unique_name(_check_name(name, "compute")) if name else program.auto_name("compute")
+    shape_t = normalize_shape(shape, f"compute {name!r}")
+    if not callable(fcompute):
+        raise APIError(f"compute {name!r}: fcompute must be callable")
+    dt = _dtype_or_default(dtype)
+    names = _axis_names(fcompute, len(shape_t), f"compute {name!r}")
+    out = _new_tensor(name, shape_t, dt, "compute")
+    axes = [Var(n, 0, extent) for n, extent in zip(names, shape_t)]
+    out.axis = axes
+    body, has_return = _trace_body(axes, fcompute, out, f"compute {name!r}")
+    stage = StageStmt(name, "compute", [ComputeLoops(axes, body)], output=out, has_return=has_return)
+    out.stage = stage
+    _register_stage(stage)
+    return out
+
+
+def update(tensor: Tensor, fcompute: Callable[..., Any], name: str | None = None) -> None:
+    """hcl.update(tensor, fcompute, name=None): overwrite every element of tensor in place."""
+    if not isinstance(tensor, Tensor):
+        raise APIError(f"update: the first argument must be a tensor, got {type(tensor).__name__}")
+    program = active_program()
+    name = program.unique_name(_check_name(name, "update")) if name else program.auto_name("update")
+    names = _axis_names(fcompute, tensor.ndim, f"update {name!r}")
+    axes = [Var(n, 0, extent) for n, extent in zip(names, tensor.shape)]
+    body, has_return = _trace_body(axes, fcompute, tensor, f"update {name!r}")
+    stage = StageStmt(name, "update", [ComputeLoops(axes, body)], output=tensor, has_return=has_return)
+    _register_stage(stage)
+    return None
+
+
+def mutate(domain: object, fcompute: Callable[..., Any], name: str | None = None) -> None:
+    """hcl.mutate(domain, fcompute, name=None): run imperative fcompute at every point of domain."""
+    program = active_program()
+    name = program.unique_name(_check_name(name, "mutate")) if name else program.auto_name("mutate")
+    shape_t = normalize_shape(domain, f"mutate {name!r}")
+    names = _axis_names(fcompute, len(shape_t), f"mutate {name!r}")
+    axes = [Var(n, 0, extent) for n, extent in zip(names, shape_t)]
+    body, _ = _trace_body(axes, fcompute, None, f"mutate {name!r}")
+    _register_stage(StageStmt(name, "mutate", [ComputeLoops(axes, body)]))
+
+
+def scalar(value: object, name: str | None = None, dtype: object = None) -> Tensor:
+    """hcl.scalar(init, name=None, dtype=None): a one-element tensor read and written through .v."""
+    program = active_program()
+    name = program.unique_name(_check_name(name, "scalar")) if name else program.auto_name("scalar")
+    dt = _dtype_or_default(dtype)
+    out = _new_tensor(name, (1,), dt, "scalar")
+    axis = Var("x", 0, 1)
+    init = value if isinstance(value, Expr) else as_expr(value, dt)
+    stage = StageStmt(name, "scalar", [ComputeLoops([axis], [Store(out, (axis,), as_expr(init, dt))])], output=out)
+    out.stage = stage
+    _register_stage(stage)
+    return out
+
+
+def reduce_axis(lower: int, upper: int, name: str | None = None) -> Var:
+    """hcl.reduce_axis(lo, hi, name=None): a reduction loop variable over [lo, hi)."""
+    for bound in (lower, upper):
+        if isinstance(bound, bool) or not isinstance(bound, int):
+            raise APIError(f"reduce_axis bounds must be Python ints, got {bound!r}")
+    if upper <= lower:
+        raise APIError(f"reduce_axis: empty range [{lower}, {upper})")
+    if name is not None:
+        _check_name(name, "reduce_axis")
+    if name is None:
+        name = active_program().auto_name("rx") if tracing() else "rx"
+    return Var(name, lower, upper, kind="reduce")
+
+
+def _axes(axis: object) -> tuple[Var, ...]:
+    axes = tuple(axis) if isinstance(axis, (list, tuple)) else (axis,)
+    for ax in axes:
+        if not isinstance(ax, Var) or ax.kind != "reduce":
+            raise APIError(f"reduction axis must come from hcl.reduce_axis, got {ax!r}")
+    return axes
+
+
+def _acc_dtype(expr: Expr, dtype: object) -> DType:
+    if dtype is not None:
+        return parse_dtype(dtype)
+    # accumulate ints at >= 32 bits (C promotion) so a sum of uint8 does not wrap at 8 bits
+    return promote(expr.dtype, expr.dtype) if expr.dtype.is_int or expr.dtype.is_index else expr.dtype
+
+
+def _extreme(dtype: DType, lowest: bool) -> Expr:
+    if dtype.is_float:
+        return Const(-math.inf if lowest else math.inf, dtype)
+    if dtype.is_fixed:
+        raw_lo = -(1 << (dtype.bits - 1)) if dtype.is_signed else 0
+        raw_hi = (1 << (dtype.bits - 1)) - 1 if dtype.is_signed else (1 << dtype.bits) - 1
+        return Const((raw_lo if lowest else raw_hi) / float(2**dtype.frac), dtype)
+    lo = -(1 << (dtype.bits - 1)) if dtype.is_signed else 0
+    hi = (1 << (dtype.bits - 1)) - 1 if dtype.is_signed else (1 << dtype.bits) - 1
+    return Const(lo if lowest else hi, dtype)
+
+
+def _reduction(kind: str, expr: object, axis: object, where: object, dtype: object, name: str | None) -> Expr:
+    value = as_expr(expr)
+    dt = _acc_dtype(value, dtype)
+    cond = None if where is True else to_bool(where)
+    init = {"sum": lambda: Const(0.0 if dt.is_float or dt.is_fixed else 0, dt),
+            "max": lambda: _extreme(dt, lowest=True),
+            "min": lambda: _extreme(dt, lowest=False)}[kind]()
+    acc_name = active_program().unique_name(name or f"{kind}_acc") if tracing() else (name or kind)
+    return Reduce(kind, init, value, _axes(axis), cond, dt, acc_name)
+
+
+def sum(expr: object, axis: object = None, where: object = True, dtype: object = None, name: str | None = None) -> Expr:  # noqa: A001
+    """hcl.sum(expr, axis, where=True, dtype=None): sum over reduce axes."""
+    return _reduction("sum", expr, axis, where, dtype, name)
+
+
+def max(expr: object, axis: object = None, where: object = True, dtype: object = None, name: str | None = None) -> Expr:  # noqa: A001
+    """hcl.max(expr, axis, where=True, dtype=None): maximum over reduce axes."""
+    return _reduction("max", expr, axis, where, dtype, name)
+
+
+def min(expr: object, axis: object = None, where: object = True, dtype: object = None, name: str | None = None) -> Expr:  # noqa: A001
+    """hcl.min(expr, axis, where=True, dtype=None): minimum over reduce axes."""
+    return _reduction("min", expr, axis, where, dtype, name)
+
+
+def reducer(init: object, freduce: Callable[[Expr, Expr], Any], dtype: object = "int32", name: str | None = None):
+    """hcl.reducer(init, freduce, dtype="int32"): a custom reduction; freduce(value, acc) -> new acc."""
+    base_dtype = parse_dtype(dtype)
+
+    def reduce_with(expr: object, axis: object = None, where: object = True, name: str | None = name,
+                    dtype: object = None) -> Expr:
+        dt = parse_dtype(dtype) if dtype is not None else base_dtype
+        value = as_expr(expr)
+        acc = AccRef(dt)
+        combined = as_expr(freduce(value, acc), dt)
+        cond = None if where is True else to_bool(where)
+        acc_name = active_program().unique_name(name or "reducer_acc")
+        return Reduce("custom", as_expr(init, dt), value, _axes(axis), cond, dt, acc_name, combine=combined)
+
+    return reduce_with
+
+
+def select(cond: object, true_value: object, false_value: object) -> Expr:
+    """hcl.select(cond, t, f): t where cond holds, else f."""
+    tv = as_expr(true_value, false_value.dtype if isinstance(false_value, Expr) else None)
+    fv = as_expr(false_value, tv.dtype)
+    dt = tv.dtype if tv.dtype == fv.dtype else promote(tv.dtype, fv.dtype, "select")
+    return Select(to_bool(cond), tv, fv, dt)
+
+
+def cast(dtype: object, expr: object) -> Expr:
+    """hcl.cast(dtype, expr): convert expr to dtype (ints wrap, fixed truncates and wraps)."""
+    dt = parse_dtype(dtype)
+    return Cast(dt, as_expr(expr, dt))
+
+
+def and_(*args: object) -> Expr:
+    """hcl.and_(a, b, ...): logical and of conditions."""
+    if len(args) < 2:
+        raise APIError("hcl.and_ needs at least two conditions")
+    return Logical("and", tuple(to_bool(a) for a in args))
+
+
+def or_(*args: object) -> Expr:
+    """hcl.or_(a, b, ...): logical or of conditions."""
+    if len(args) < 2:
+        raise APIError("hcl.or_ needs at least two conditions")
+    return Logical("or", tuple(to_bool(a) for a in args))
+
+
+def not_(arg: object) -> Expr:
+    """hcl.not_(a): logical negation."""
+    return Logical("not", (to_bool(arg),))
+
+
+def _float_arg(x: object) -> Expr:
+    value = as_expr(x)
+    if value.dtype.is_float:
+        return value
+    return Cast(Float(64) if value.dtype.bits > 32 and not value.dtype.is_index else Float(32), value)
+
+
+def _unary(name: str) -> Callable[[object], Expr]:
+    def intrinsic(x: object) -> Expr:
+        value = _float_arg(x)
+        return Intrinsic(name, (value,), value.dtype)
+
+    intrinsic.__name__ = name
+    intrinsic.__doc__ = f"hcl.{name}(x): elementwise {name} (integer arguments are converted to float)."
+    return intrinsic
+
+
+exp = _unary("exp")
+log = _unary("log")
+log2 = _unary("log2")
+log10 = _unary("log10")
+sqrt = _unary("sqrt")
+sin = _unary("sin")
+cos = _unary("cos")
+tanh = _unary("tanh")
+
+
+def power(x: object, y: object) -> Expr:
+    """hcl.power(x, y): x ** y in floating point."""
+    a, b = _float_arg(x), _float_arg(y)
+    dt = promote(a.dtype, b.dtype)
+    return Intrinsic("power", (a, b), dt)
+
+
+def abs(x: object) -> Expr:  # noqa: A001
+    """hcl.abs(x): absolute value, in x's own type."""
+    value = as_expr(x)
+    if value.dtype.is_index:
+        value = Cast(promote(value.dtype, value.dtype), value)
+    if not value.dtype.is_float and not value.dtype.is_signed:
+        return value
+    return Intrinsic("abs", (value,), value.dtype)
+
+
+def tan(x: object) -> Expr:
+    """hcl.tan is not available (as in HeteroCL's MLIR flow)."""
+    raise MLIRLimitationError("hcl.tan is not supported (as in HeteroCL); use hcl.sin(x) / hcl.cos(x)")
+

@@ -1,0 +1,112 @@
+"""Statements of a traced program: what the algorithm did, in order, as plain data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from hclbuild.dsl.expr import Expr, Var
+
+if TYPE_CHECKING:
+    from hclbuild.dsl.tensor import Tensor
+
+
+class Stmt:
+    """Base of statements."""
+
+
+@dataclass(eq=False)
+class Store(Stmt):
+    tensor: Tensor
+    indices: tuple[Expr, ...]
+    value: Expr
+
+
+@dataclass(eq=False)
+class StoreBits(Stmt):
+    """Set bit `index` (when not None) or bits [lo, hi) of one element."""
+
+    tensor: Tensor
+    indices: tuple[Expr, ...]
+    index: Expr | None
+    lo: int
+    hi: int
+    value: Expr
+
+
+@dataclass(eq=False)
+class For(Stmt):
+    var: Var
+    lo: Expr
+    hi: Expr
+    step: int
+    body: list[Stmt] = field(default_factory=list)
+    name: str = ""
+
+
+@dataclass(eq=False)
+class If(Stmt):
+    cond: Expr
+    body: list[Stmt] = field(default_factory=list)
+    orelse: list[Stmt] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class While(Stmt):
+    cond: Expr
+    body: list[Stmt] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Return(Stmt):
+    value: Expr | None
+
+
+@dataclass(eq=False)
+class CallStmt(Stmt):
+    """A def_ function called for its effect (its value, if any, is dropped)."""
+
+    function: Any
+    args: tuple[Any, ...]
+
+
+@dataclass(eq=False)
+class Alloc(Stmt):
+    """A tensor created inside a body (compute in a def_ or imperative code)."""
+
+    tensor: Tensor
+
+
+@dataclass(eq=False)
+class ComputeLoops(Stmt):
+    """The loop nest of a compute/update/mutate: axes, then body per point.
+
+    The schedule's loop transforms (split, reorder, fuse, tile) apply to `axes`;
+    reduction loops come from Reduce expressions inside the body.
+    """
+
+    axes: list[Var]
+    body: list[Stmt]
+
+
+@dataclass(eq=False)
+class StageStmt(Stmt):
+    """One stage: a named unit the schedule and the outline pass address by `name`."""
+
+    name: str
+    kind: str  # "compute" | "update" | "mutate" | "imperative" | "scalar" | "call"
+    body: list[Stmt]
+    output: Tensor | None = None
+    inputs: list[Tensor] = field(default_factory=list)
+    has_return: bool = False
+
+
+def contains_return(stmts: list[Stmt]) -> bool:
+    """True when a Return is anywhere in stmts (not inside nested stages' own bodies)."""
+    for stmt in stmts:
+        if isinstance(stmt, Return):
+            return True
+        for child in (getattr(stmt, "body", None), getattr(stmt, "orelse", None)):
+            if isinstance(child, list) and not isinstance(stmt, StageStmt) and contains_return(child):
+                return True
+    return False

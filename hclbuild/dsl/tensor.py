@@ -1,0 +1,114 @@
+"""Tensors of the DSL: placeholders, compute results, def_ parameters, scalars."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+from hclbuild.dsl.expr import Expr, Load, as_expr
+from hclbuild.dsl.types import DType, Index
+from hclbuild.errors import APIError
+
+
+def normalize_shape(shape: object, what: str) -> tuple[int, ...]:
+    """A shape as a tuple of positive ints; () becomes (1,) as in HeteroCL."""
+    if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
+        shape = (shape,)
+    if not isinstance(shape, (tuple, list)):
+        raise APIError(f"{what}: shape must be a tuple of positive integers, got {shape!r}")
+    dims = []
+    for dim in shape:
+        if isinstance(dim, bool) or not isinstance(dim, numbers.Integral):
+            raise APIError(f"{what}: shape must be a tuple of positive integers, got {tuple(shape)!r}")
+        if int(dim) <= 0:
+            raise APIError(f"{what}: shape dimensions must be positive, got {tuple(shape)!r}")
+        dims.append(int(dim))
+    return tuple(dims) if dims else (1,)
+
+
+class Tensor:
+    """A named n-d buffer: `A[i, j]` reads an element, `A[i, j] = v` writes one (in imperative code)."""
+
+    def __init__(self, name: str, shape: tuple[int, ...], dtype: DType, kind: str):
+        self.name = name
+        self.shape = shape
+        self.dtype = dtype
+        self.kind = kind  # "placeholder" | "compute" | "param" | "scalar"
+        self.axis: list[Any] = []
+        self.stage: Any = None  # the StageStmt that produced it (compute/scalar)
+
+    @property
+    def is_scalar(self) -> bool:
+        return self.kind == "scalar"
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def _indices(self, key: object) -> tuple[Expr, ...]:
+        if not isinstance(key, tuple):
+            key = (key,)
+        flat: list[object] = []
+        for item in key:
+            # lambda *args passes a tuple; A[args] and A[args][0] both work
+            if isinstance(item, tuple):
+                flat.extend(item)
+            else:
+                flat.append(item)
+        if len(flat) > self.ndim:
+            raise APIError(f"tensor {self.name!r} has {self.ndim} dimensions, indexed with {len(flat)}")
+        return tuple(as_expr(i, Index()) for i in flat)
+
+    def __getitem__(self, key: object) -> Expr | TensorSlice:
+        idx = self._indices(key)
+        if len(idx) < self.ndim:
+            return TensorSlice(self, idx)
+        return Load(self, idx)
+
+    def __setitem__(self, key: object, value: object) -> None:
+        from hclbuild.dsl.stmt import Store
+        from hclbuild.dsl.trace import record
+
+        idx = self._indices(key)
+        if len(idx) != self.ndim:
+            raise APIError(f"tensor {self.name!r}: a store needs {self.ndim} indices, got {len(idx)}")
+        record(Store(self, idx, as_expr(value, self.dtype)))
+
+    @property
+    def v(self) -> Expr:
+        """The value of a one-element tensor (hcl.scalar)."""
+        if self.shape != (1,):
+            raise APIError(f".v is only defined for one-element tensors; {self.name!r} has shape {self.shape}")
+        return Load(self, (as_expr(0, Index()),))
+
+    @v.setter
+    def v(self, value: object) -> None:
+        self[0] = value
+
+    def __repr__(self) -> str:
+        return f"Tensor({self.name!r}, {self.shape}, {self.dtype!r})"
+
+    def __bool__(self) -> bool:
+        return True
+
+
+class TensorSlice:
+    """A partially indexed tensor: A[i] of a 2-d A; index it again to reach an element."""
+
+    def __init__(self, tensor: Tensor, prefix: tuple[Expr, ...]):
+        self.tensor = tensor
+        self.prefix = prefix
+
+    def _full(self, key: object) -> tuple[object, ...]:
+        key = key if isinstance(key, tuple) else (key,)
+        return self.prefix + key
+
+    def __getitem__(self, key: object) -> Expr | TensorSlice:
+        return self.tensor[self._full(key)]
+
+    def __setitem__(self, key: object, value: object) -> None:
+        self.tensor[self._full(key)] = value
+
+    @property
+    def dtype(self) -> DType:
+        return self.tensor.dtype

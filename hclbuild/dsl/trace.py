@@ -1,0 +1,116 @@
+"""The tracing state: which function body is being recorded, and where statements go."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from hclbuild.dsl.stmt import Stmt
+from hclbuild.dsl.tensor import Tensor
+from hclbuild.errors import APIError
+
+
+@dataclass(eq=False)
+class Scope:
+    """One function under construction: the algorithm itself, or a def_ function body."""
+
+    name: str
+    params: list[Any] = field(default_factory=list)  # Tensor or ScalarParam, in order
+    allocs: list[Tensor] = field(default_factory=list)  # tensors created in this function
+    body: list[Stmt] = field(default_factory=list)
+    stack: list[list[Stmt]] = field(default_factory=list)
+    return_depth: int = 0  # > 0 inside a compute body or a def_ body: hcl.return_ is legal
+
+    def __post_init__(self) -> None:
+        self.stack.append(self.body)
+
+
+class Program:
+    """Everything one create_schedule traced: the top scope, def_ functions, stage names."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.top = Scope(name)
+        self.functions: list[Any] = []  # TracedFunction, in the order they were first traced
+        self.function_keys: dict[Any, Any] = {}
+        self.in_progress: set[Any] = set()
+        self.used_names: set[str] = set()
+        self.stages: dict[str, Any] = {}  # top-level stage name -> StageStmt
+        self.counters: dict[str, int] = {}
+
+    def unique_name(self, base: str) -> str:
+        """base if unused, else base_1, base_2, ... (names are C identifiers later)."""
+        name = base
+        k = 0
+        while name in self.used_names:
+            k += 1
+            name = f"{base}_{k}"
+        self.used_names.add(name)
+        return name
+
+    def auto_name(self, kind: str) -> str:
+        k = self.counters.get(kind, 0)
+        self.counters[kind] = k + 1
+        return self.unique_name(f"{kind}_{k}")
+
+
+_programs: list[Program] = []
+_scopes: list[Scope] = []
+
+
+def active_program() -> Program:
+    if not _programs:
+        raise APIError("this DSL call is only valid while an algorithm is traced (inside create_schedule)")
+    return _programs[-1]
+
+
+def active_scope() -> Scope:
+    if not _scopes:
+        raise APIError("this DSL call is only valid while an algorithm is traced (inside create_schedule)")
+    return _scopes[-1]
+
+
+def tracing() -> bool:
+    return bool(_scopes)
+
+
+def record(stmt: Stmt) -> None:
+    """Append stmt to the statement list being recorded."""
+    active_scope().stack[-1].append(stmt)
+
+
+@contextmanager
+def recording_into(stmts: list[Stmt]) -> Iterator[list[Stmt]]:
+    scope = active_scope()
+    scope.stack.append(stmts)
+    try:
+        yield stmts
+    finally:
+        scope.stack.pop()
+
+
+@contextmanager
+def program_scope(program: Program) -> Iterator[Program]:
+    _programs.append(program)
+    _scopes.append(program.top)
+    try:
+        yield program
+    finally:
+        _scopes.pop()
+        _programs.pop()
+
+
+@contextmanager
+def function_scope(scope: Scope) -> Iterator[Scope]:
+    _scopes.append(scope)
+    try:
+        yield scope
+    finally:
+        _scopes.pop()
+
+
+def at_scope_top() -> bool:
+    """True when statements go straight into the function body (a new stage is top-level)."""
+    scope = active_scope()
+    return len(scope.stack) == 1

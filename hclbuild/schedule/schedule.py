@@ -1,0 +1,372 @@
+"""create_schedule, Schedule and Stage: primitives recorded as data, applied by the builder."""
+
+from __future__ import annotations
+
+import enum
+import numbers
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from hclbuild.dsl.expr import Reduce, Var
+from hclbuild.dsl.stmt import ComputeLoops, StageStmt
+from hclbuild.dsl.tensor import Tensor, normalize_shape
+from hclbuild.dsl.trace import Program, program_scope
+from hclbuild.errors import APIError, HCLNotImplementedError
+from hclbuild.schedule.loops import LoopNest
+
+
+class Partition(enum.IntEnum):
+    """hcl.Partition.Complete / Block / Cyclic (HeteroCL values)."""
+
+    Complete = 0
+    Block = 1
+    Cyclic = 2
+
+
+@dataclass(frozen=True)
+class LoopHandle:
+    """A loop of a stage, as returned by stage.axis, split, fuse."""
+
+    stage: str
+    name: str
+
+    def __repr__(self) -> str:
+        return f"Loop({self.stage}.{self.name})"
+
+
+@dataclass
+class OutlineRequest:
+    groups: list[Any]  # each: ("set", [stage names]) or ("range", start, end)
+    unify: bool
+
+
+@dataclass
+class StageFunction:
+    """What s.outline returns: the name of the function a group becomes."""
+
+    name: str
+    stages: list[str] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return f"StageFunction({self.name!r})"
+
+
+def _reduce_axes(stmts: list[Any]) -> list[Var]:
+    """Reduction axes used in a stage body, in first-use order."""
+    found: list[Var] = []
+
+    def visit(node: Any) -> None:
+        if isinstance(node, Reduce):
+            for ax in node.axes:
+                if all(ax is not f for f in found):
+                    found.append(ax)
+        if isinstance(node, (list, tuple)):
+            for item in node:
+                visit(item)
+            return
+        if hasattr(node, "__dataclass_fields__") and not isinstance(node, (Tensor, StageStmt)):
+            for name in node.__dataclass_fields__:
+                value = getattr(node, name)
+                if isinstance(value, (list, tuple)) or hasattr(value, "__dataclass_fields__"):
+                    visit(value)
+
+    visit(stmts)
+    return found
+
+
+class Stage:
+    """A stage of the schedule (s[kernel.B], kernel.B): loop transforms and pragmas on its loops."""
+
+    def __init__(self, schedule: Schedule, stmt: StageStmt):
+        self._schedule = schedule
+        self.stmt = stmt
+        self.name = stmt.name
+        loops = stmt.body[0] if stmt.body and isinstance(stmt.body[0], ComputeLoops) else None
+        self.spatial = LoopNest.of_axes([(ax.name, ax.extent) for ax in loops.axes]) if loops else None
+        self.reductions: dict[str, LoopNest] = {}
+        for ax in _reduce_axes(stmt.body):
+            self.reductions[ax.name] = LoopNest.of_axes([(ax.name, ax.extent)])
+        self.dataflow_loop: str | None = None
+        self.is_dataflow = False
+
+    # ---- loop lookup ---------------------------------------------------------
+    @property
+    def axis(self) -> list[LoopHandle]:
+        """Current loops: spatial leaves outermost first, then reduction loops."""
+        names = [leaf.name for leaf in self.spatial.leaves] if self.spatial else []
+        for nest in self.reductions.values():
+            names.extend(leaf.name for leaf in nest.leaves)
+        return [LoopHandle(self.name, n) for n in names]
+
+    @property
+    def op(self) -> Stage:
+        return self
+
+    def _loop_name(self, axis: object) -> str:
+        if isinstance(axis, LoopHandle):
+            if axis.stage != self.name:
+                raise APIError(f"stage {self.name!r}: loop {axis.name!r} belongs to stage {axis.stage!r}")
+            return axis.name
+        if isinstance(axis, Var):
+            return axis.name
+        if isinstance(axis, numbers.Integral) and not isinstance(axis, bool):
+            loops = self.axis
+            if not 0 <= int(axis) < len(loops):
+                raise APIError(f"stage {self.name!r} has {len(loops)} loops, no loop {axis}")
+            return loops[int(axis)].name
+        if isinstance(axis, str):
+            return axis
+        raise APIError(f"stage {self.name!r}: {axis!r} is not a loop (use stage.axis[k], a handle or an int)")
+
+    def _nest_of(self, name: str) -> LoopNest:
+        if self.spatial is not None and self.spatial.has_leaf(name):
+            return self.spatial
+        for nest in self.reductions.values():
+            if nest.has_leaf(name):
+                return nest
+        raise APIError(f"stage {self.name!r} has no loop {name!r} (loops: {', '.join(h.name for h in self.axis)})")
+
+    # ---- loop transforms -----------------------------------------------------
+    def split(self, parent: object, factor: int | None = None, nparts: int | None = None,
+              mode: str = "transform") -> tuple[LoopHandle, LoopHandle]:
+        """split(axis, factor=None, nparts=None) -> (outer, inner), named x.outer / x.inner."""
+        name = self._loop_name(parent)
+        outer, inner = self._nest_of(name).split(name, factor, nparts)
+        return LoopHandle(self.name, outer), LoopHandle(self.name, inner)
+
+    def reorder(self, *axes: object) -> None:
+        """reorder(*axes): the named loops take each other's places in the given order."""
+        names = [self._loop_name(a) for a in axes]
+        nests = {id(self._nest_of(n)) for n in names}
+        if len(nests) != 1:
+            raise HCLNotImplementedError(
+                f"reorder across spatial and reduction loops in stage {self.name!r} (reorder within one band)"
+            )
+        self._nest_of(names[0]).reorder(names)
+
+    def fuse(self, *axes: object) -> LoopHandle:
+        """fuse(*axes) -> one loop named x_y_fused."""
+        names = [self._loop_name(a) for a in axes]
+        if len({id(self._nest_of(n)) for n in names}) != 1:
+            raise HCLNotImplementedError(f"fuse across spatial and reduction loops in stage {self.name!r}")
+        return LoopHandle(self.name, self._nest_of(names[0]).fuse(names))
+
+    def tile(self, x_parent: object, y_parent: object, x_factor: int, y_factor: int) -> tuple[LoopHandle, ...]:
+        """tile(x, y, xf, yf) -> (x.outer, y.outer, x.inner, y.inner)."""
+        xo, xi = self.split(x_parent, x_factor)
+        yo, yi = self.split(y_parent, y_factor)
+        self.reorder(xo, yo, xi, yi)
+        return xo, yo, xi, yi
+
+    # ---- pragmas -------------------------------------------------------------
+    def unroll(self, var: object, factor: int = 0) -> None:
+        """unroll(axis, factor=0): 0 unrolls fully."""
+        if not isinstance(factor, int) or isinstance(factor, bool) or factor < 0:
+            raise APIError(f"unroll: factor must be an int >= 0, got {factor!r}")
+        name = self._loop_name(var)
+        self._nest_of(name).leaf(name).attrs["unroll"] = factor
+
+    def pipeline(self, var: object, initiation_interval: int = 1) -> None:
+        """pipeline(axis, initiation_interval=1)."""
+        if not isinstance(initiation_interval, int) or isinstance(initiation_interval, bool) or initiation_interval < 1:
+            raise APIError(f"pipeline: initiation_interval must be an int >= 1, got {initiation_interval!r}")
+        name = self._loop_name(var)
+        self._nest_of(name).leaf(name).attrs["pipeline_ii"] = initiation_interval
+
+    def parallel(self, var: object) -> None:
+        """parallel(axis): mark the loop parallel."""
+        name = self._loop_name(var)
+        self._nest_of(name).leaf(name).attrs["parallel"] = True
+
+    def dataflow(self, axis: object = None) -> None:
+        """dataflow(): #pragma HLS dataflow in this stage's outermost loop (or the given loop)."""
+        self.is_dataflow = True
+        self.dataflow_loop = None if axis is None else self._loop_name(axis)
+
+    # ---- not implemented here -------------------------------------------------
+    def compute_at(self, parent: object, axis: object) -> None:
+        raise HCLNotImplementedError("compute_at (stage fusion) is not implemented; outline or fuse loops instead")
+
+    def systolic(self) -> None:
+        raise HCLNotImplementedError("systolic is not implemented")
+
+    def outline(self, axis: object = None, unify: object = None) -> StageFunction:
+        """s[stage].outline(): same as s.outline(stage)."""
+        if axis is not None:
+            raise HCLNotImplementedError("outline(axis=...) (outlining a loop body below an axis)")
+        return self._schedule.outline(self)[0]
+
+    def __repr__(self) -> str:
+        return f"Stage({self.name!r})"
+
+
+class Schedule:
+    """A traced algorithm plus the primitives applied to it (HeteroCL's Schedule)."""
+
+    def __init__(self, program: Program, inputs: list[Tensor], outputs: list[Tensor], func: Callable | None):
+        self.program = program
+        self.name = program.name
+        self.inputs = inputs
+        self.outputs = outputs
+        self.func = func
+        self.stages: dict[str, Stage] = {name: Stage(self, st) for name, st in program.stages.items()}
+        self.partitions: dict[int, list[tuple[str, int, int]]] = {}
+        self.reshapes: dict[int, tuple[int, ...]] = {}
+        self.outlines: list[OutlineRequest] = []
+        self.outlined: set[str] = set()
+        self.top_dataflow = False
+
+    # ---- lookup --------------------------------------------------------------
+    def stage_of(self, target: object) -> Stage:
+        if isinstance(target, Stage):
+            if target.name in self.stages and self.stages[target.name] is target:
+                return target
+            target = target.name
+        if isinstance(target, StageStmt):
+            target = target.name
+        if isinstance(target, Tensor):
+            if target.stage is None or target.stage.name not in self.stages:
+                raise APIError(f"tensor {target.name!r} is not produced by a stage of schedule {self.name!r}")
+            target = target.stage.name
+        if isinstance(target, str):
+            if target not in self.stages:
+                raise APIError(f"schedule {self.name!r} has no stage {target!r} (stages: {', '.join(self.stages)})")
+            return self.stages[target]
+        raise APIError(f"{target!r} is not a stage (give kernel.B, s[kernel.B], the tensor, or a name)")
+
+    def __getitem__(self, target: object) -> Stage:
+        return self.stage_of(target)
+
+    def _tensor(self, target: object, what: str) -> Tensor:
+        if isinstance(target, Stage):
+            target = target.stmt.output
+        if isinstance(target, StageStmt):
+            target = target.output
+        if not isinstance(target, Tensor):
+            raise APIError(f"{what}: expected a tensor, got {target!r}")
+        return target
+
+    # ---- memory primitives ------------------------------------------------------
+    def partition(self, target: object, partition_type: int = Partition.Complete, dim: int = 0,
+                  factor: int = 0) -> None:
+        """partition(tensor, partition_type=Partition.Complete, dim=0, factor=0): dim is 1-based, 0 = all."""
+        tensor = self._tensor(target, "partition")
+        kind = {0: "complete", 1: "block", 2: "cyclic"}.get(int(partition_type))
+        if kind is None:
+            raise APIError(f"partition: unknown partition_type {partition_type!r}")
+        if not isinstance(dim, int) or not 0 <= dim <= len(tensor.shape):
+            raise APIError(f"partition: dim {dim!r} out of range for {tensor.name!r} of shape {tensor.shape}")
+        if kind != "complete" and (not isinstance(factor, int) or factor < 1):
+            raise APIError(f"partition: {kind} partitioning of {tensor.name!r} needs a factor >= 1")
+        self.partitions.setdefault(id(tensor), []).append((kind, dim, 0 if kind == "complete" else factor))
+
+    def reshape(self, target: object, shape: object) -> None:
+        """reshape(tensor, shape): same elements in row-major order, new shape."""
+        tensor = self._tensor(target, "reshape")
+        new_shape = normalize_shape(shape, f"reshape {tensor.name!r}")
+        old = 1
+        for d in tensor.shape:
+            old *= d
+        new = 1
+        for d in new_shape:
+            new *= d
+        if old != new:
+            raise APIError(f"reshape: {tensor.name!r} has {old} elements, shape {new_shape} has {new}")
+        self.reshapes[id(tensor)] = new_shape
+
+    def dataflow(self) -> None:
+        """dataflow(): #pragma HLS dataflow in the top function."""
+        self.top_dataflow = True
+
+    def to(self, *args: object, **kwargs: object) -> None:
+        raise HCLNotImplementedError("s.to (data movement / streaming) is not implemented")
+
+    def reuse_at(self, *args: object, **kwargs: object) -> None:
+        raise HCLNotImplementedError("reuse_at (line/window buffers) is not implemented")
+
+    def buffer_at(self, *args: object, **kwargs: object) -> None:
+        raise HCLNotImplementedError("buffer_at is not implemented")
+
+    # ---- outlining ---------------------------------------------------------------
+    def outline(self, *stage_list: object, unify: bool = False) -> list[StageFunction]:
+        """outline(stage), outline(start, end), outline([stages], [stages], ...) -> function handles.
+
+        A single stage becomes @Stage_<name>; two stages (not in lists) are a start..end range
+        of the dataflow graph, @Stage_<start>_<end>; each list becomes one function.
+        """
+        if not stage_list:
+            raise APIError("outline needs at least one stage")
+        groups: list[Any] = []
+        handles: list[StageFunction] = []
+        if all(not isinstance(x, (list, tuple)) for x in stage_list):
+            names = [self.stage_of(x).name for x in stage_list]
+            if len(names) == 1:
+                groups.append(("set", names))
+                handles.append(StageFunction(f"Stage_{names[0]}", names))
+            elif len(names) == 2:
+                groups.append(("range", names[0], names[1]))
+                handles.append(StageFunction(f"Stage_{names[0]}_{names[1]}", names))
+            else:
+                raise APIError("outline(a, b, c): give one stage, a start and end stage, or lists of stages")
+        else:
+            for item in stage_list:
+                items = item if isinstance(item, (list, tuple)) else [item]
+                names = [self.stage_of(x).name for x in items]
+                if not names:
+                    raise APIError("outline: an empty list of stages")
+                groups.append(("set", names))
+                handles.append(StageFunction("Stage_" + "_".join(names), names))
+        for group in groups:
+            names = group[1] if group[0] == "set" else list(group[1:])
+            seen: set[str] = set()
+            for name in names:
+                if name in self.outlined or name in seen:
+                    raise APIError(f"stage {name!r} is outlined twice")
+                seen.add(name)
+            self.outlined.update(names)
+        self.outlines.append(OutlineRequest(groups, unify))
+        return handles
+
+
+def create_schedule(inputs: object, func: Callable[..., Any] | None = None, name: str | None = None) -> Schedule:
+    """hcl.create_schedule(inputs, func=None, name=None): trace func(*inputs) into a schedule."""
+    if isinstance(inputs, Tensor):
+        inputs = [inputs]
+    if not isinstance(inputs, (list, tuple)) or not all(isinstance(t, Tensor) for t in inputs):
+        raise APIError("create_schedule: inputs must be a list of hcl.placeholder tensors")
+    if func is None:
+        raise HCLNotImplementedError("create_schedule without func (HeteroCL's imperative mode)")
+    if not callable(func):
+        raise APIError("create_schedule: func must be callable")
+    top_name = name or "top"
+    if not top_name.isidentifier():
+        raise APIError(f"create_schedule: name {top_name!r} must be a C identifier")
+    program = Program(top_name)
+    program.used_names.add(top_name)
+    for k, tensor in enumerate(inputs):
+        if tensor.kind != "placeholder":
+            raise APIError(f"create_schedule: input {k} ({tensor.name!r}) is not a placeholder")
+        if not tensor.name:
+            tensor.name = program.auto_name("placeholder")
+        elif tensor.name in program.used_names:
+            raise APIError(f"create_schedule: two inputs are named {tensor.name!r}")
+        else:
+            program.used_names.add(tensor.name)
+    with program_scope(program):
+        program.top.params.extend(inputs)
+        result = func(*inputs)
+    outputs: list[Tensor] = []
+    returned = result if isinstance(result, (list, tuple)) else ([] if result is None else [result])
+    for item in returned:
+        if not isinstance(item, Tensor):
+            raise APIError(f"create_schedule: the algorithm returned {type(item).__name__}, expected tensors")
+        if any(item is t for t in inputs) or any(item is t for t in outputs):
+            continue
+        outputs.append(item)
+    schedule = Schedule(program, list(inputs), outputs, func)
+    for stage_name, stage in schedule.stages.items():
+        try:
+            setattr(func, stage_name, stage)
+        except (AttributeError, TypeError):
+            pass  # builtins and bound methods take no attributes; s["name"] still works
+    return schedule
