@@ -1,0 +1,245 @@
+"""Find and run the AMD Vitis HLS tools (vitis_hls, vitis-run, v++).
+
+Nothing here fakes a tool: when the tools are absent `find_vitis` returns None and the runners raise
+ToolError before starting any process. A run captures the tool's whole output in a log file, kills
+the tool's process group on timeout, and turns a nonzero exit into a one-line ToolError ending with
+the log's last lines, so the real error is never hidden behind "synthesis failed".
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from hclbuild.errors import ToolError
+
+TAIL_LINES = 12
+_TAIL_CHARS = 2000
+_TAIL_BYTES = 64 * 1024
+_KILL_GRACE_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class VitisTools:
+    """Where the Vitis executables and headers are; a None field means that one was not found."""
+
+    vitis_hls: Path | None
+    vpp: Path | None
+    vitis_run: Path | None
+    xilinx_hls: Path | None
+    include_dir: Path | None  # $XILINX_HLS/include: ap_int.h, hls_stream.h, hls_math.h
+
+
+@dataclass(frozen=True)
+class ToolRun:
+    """A finished, successful tool run."""
+
+    argv: tuple[str, ...]
+    cwd: Path
+    returncode: int
+    log_path: Path
+    seconds: float
+
+
+def find_vitis(environ: Mapping[str, str] | None = None) -> VitisTools | None:
+    """Locate vitis_hls, v++ and vitis-run on PATH or under $XILINX_HLS; None when none is found."""
+    env = os.environ if environ is None else environ
+    search_path = env.get("PATH", "")
+    xilinx_hls = _existing_dir(env.get("XILINX_HLS"))
+    # v++ and vitis-run ship with Vitis, whose settings script exports XILINX_VITIS, not XILINX_HLS.
+    xilinx_vitis = _existing_dir(env.get("XILINX_VITIS"))
+
+    def locate(name: str, *homes: Path | None) -> Path | None:
+        found = shutil.which(name, path=search_path) if search_path else None
+        if found:
+            return Path(found)
+        for home in homes:
+            candidate = home / "bin" / name if home else None
+            if candidate and candidate.is_file() and os.access(candidate, os.X_OK):
+                return candidate
+        return None
+
+    vitis_hls = locate("vitis_hls", xilinx_hls)
+    vpp = locate("v++", xilinx_vitis, xilinx_hls)
+    vitis_run = locate("vitis-run", xilinx_vitis, xilinx_hls)
+    if vitis_hls is None and vpp is None and vitis_run is None:
+        return None
+    if xilinx_hls is None and vitis_hls is not None:
+        # <install>/bin/vitis_hls: the install root holds include/ even when XILINX_HLS is unset.
+        xilinx_hls = _existing_dir(str(vitis_hls.parent.parent)) if vitis_hls.parent.name == "bin" else None
+    include_dir = _existing_dir(str(xilinx_hls / "include")) if xilinx_hls else None
+    return VitisTools(vitis_hls, vpp, vitis_run, xilinx_hls, include_dir)
+
+
+def run_tcl(
+    tcl_path: str | Path,
+    args: Sequence[str],
+    cwd: str | Path,
+    timeout: float | None,
+    *,
+    tools: VitisTools | None = None,
+    log_path: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> ToolRun:
+    """Run `vitis_hls -f <tcl> <args>` in cwd (or `vitis-run --mode hls --tcl` when only that exists).
+
+    A relative tcl_path is relative to cwd. The output goes to log_path (default
+    `<cwd>/<tcl stem>.log`). Raises ToolError when the tool is absent, fails or times out.
+    """
+    cwd = _check_cwd(cwd)
+    tcl_path = Path(tcl_path)
+    _check_input(cwd / tcl_path, "Tcl script")
+    tools = tools if tools is not None else find_vitis()
+    if tools is not None and tools.vitis_hls is not None:
+        argv = [str(tools.vitis_hls), "-f", str(tcl_path), *args]
+    elif tools is not None and tools.vitis_run is not None:
+        # Vitis 2024.2+ deprecates vitis_hls; vitis-run is its replacement for Tcl scripts.
+        argv = [str(tools.vitis_run), "--mode", "hls", "--tcl", str(tcl_path), *args]
+    else:
+        raise ToolError(
+            f"cannot run {tcl_path}: neither vitis_hls nor vitis-run is on PATH or under $XILINX_HLS"
+        )
+    log = Path(log_path) if log_path is not None else cwd / f"{tcl_path.stem}.log"
+    return _run(argv, cwd, timeout, log, env)
+
+
+def run_cfg(
+    cfg_path: str | Path,
+    cwd: str | Path,
+    timeout: float | None,
+    *,
+    tools: VitisTools | None = None,
+    work_dir: str | Path | None = None,
+    log_path: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> ToolRun:
+    """Run `v++ -c --mode hls --config <cfg>` in cwd (the Vitis unified flow).
+
+    A relative cfg_path is relative to cwd; work_dir, when given, is passed as `--work_dir`. The
+    output goes to log_path (default `<cwd>/<cfg stem>.log`). Raises ToolError as run_tcl does.
+    """
+    cwd = _check_cwd(cwd)
+    cfg_path = Path(cfg_path)
+    _check_input(cwd / cfg_path, "HLS config")
+    tools = tools if tools is not None else find_vitis()
+    if tools is None or tools.vpp is None:
+        raise ToolError(f"cannot run {cfg_path}: v++ is not on PATH or under $XILINX_VITIS/$XILINX_HLS")
+    argv = [str(tools.vpp), "-c", "--mode", "hls", "--config", str(cfg_path)]
+    if work_dir is not None:
+        argv += ["--work_dir", str(work_dir)]
+    log = Path(log_path) if log_path is not None else cwd / f"{cfg_path.stem}.log"
+    return _run(argv, cwd, timeout, log, env)
+
+
+def log_tail(log_path: str | Path, lines: int = TAIL_LINES) -> str:
+    """The last non-blank lines of a log joined with " | ", short enough for a one-line error."""
+    try:
+        with open(log_path, "rb") as log:
+            log.seek(0, os.SEEK_END)
+            log.seek(max(0, log.tell() - _TAIL_BYTES))
+            data = log.read()
+    except OSError:
+        return "(no log)"
+    kept = [line.strip() for line in data.decode("utf-8", errors="replace").splitlines() if line.strip()]
+    tail = " | ".join(kept[-lines:]) or "(empty log)"
+    return tail if len(tail) <= _TAIL_CHARS else "..." + tail[-_TAIL_CHARS:]
+
+
+# ---- internals ---------------------------------------------------------------------------------
+
+
+def _existing_dir(text: str | None) -> Path | None:
+    if not text:
+        return None
+    path = Path(text)
+    return path if path.is_dir() else None
+
+
+def _check_cwd(cwd: str | Path) -> Path:
+    cwd = Path(cwd)
+    if not cwd.is_dir():
+        raise ToolError(f"{cwd}: working directory for the Vitis run does not exist")
+    return cwd
+
+
+def _check_input(path: Path, what: str) -> None:
+    if not path.is_file():
+        raise ToolError(f"{path}: {what} not found")
+
+
+def _run(
+    argv: list[str], cwd: Path, timeout: float | None, log_path: Path, env: Mapping[str, str] | None
+) -> ToolRun:
+    tool = Path(argv[0]).name
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    # The log appears under its name only once the run is over, so a later step never reads half a log.
+    partial = log_path.with_name(log_path.name + ".part")
+    posix = os.name == "posix"
+    start = time.monotonic()
+    timed_out = False
+    with open(partial, "wb") as log:
+        try:
+            # Own session: on timeout the whole tree (vitis_hls spawns compilers, simulators) is killed.
+            proc = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=dict(env) if env is not None else None,
+                start_new_session=posix,
+            )
+        except OSError as err:
+            log.close()
+            partial.unlink(missing_ok=True)
+            raise ToolError(f"cannot start {argv[0]}: {err.strerror or err}") from None
+        try:
+            returncode = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            returncode = _kill(proc, posix)
+        except BaseException:
+            # Ctrl-C reaches only our process group; take the tool down with us. The log stays as
+            # <log>.part for the user to read.
+            _kill(proc, posix)
+            raise
+    os.replace(partial, log_path)
+    seconds = time.monotonic() - start
+    command = " ".join([tool, *argv[1:]])
+    if timed_out:
+        raise ToolError(
+            f"{tool} timed out after {timeout:g} s ({command}, log {log_path}): {log_tail(log_path)}"
+        )
+    if returncode != 0:
+        how = f"was killed by signal {-returncode}" if returncode < 0 else f"exited with code {returncode}"
+        raise ToolError(f"{tool} {how} ({command}, log {log_path}): {log_tail(log_path)}")
+    return ToolRun(tuple(argv), cwd, returncode, log_path, seconds)
+
+
+def _kill(proc: subprocess.Popen[bytes], posix: bool) -> int:
+    """Stop the tool and everything it started (TERM, then KILL after a grace period); its exit code."""
+    if not posix:
+        proc.kill()
+        return proc.wait()
+    # The child leads its own process group (start_new_session), so its pid is the group id.
+    _signal_group(proc.pid, signal.SIGTERM)
+    try:
+        returncode = proc.wait(timeout=_KILL_GRACE_SECONDS)
+    except subprocess.TimeoutExpired:
+        returncode = None
+    # Grandchildren may ignore TERM or outlive the leader; KILL whatever is left of the group.
+    _signal_group(proc.pid, signal.SIGKILL)
+    return proc.wait() if returncode is None else returncode
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
