@@ -1,0 +1,185 @@
+"""Lower an IR-contract MLIR module (docs/IR.md) to LLVM IR text for hclbuild.runtime.llvm."""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith
+from mlir.dialects.llvm import translate_module_to_llvmir
+from mlir.passmanager import PassManager
+
+from hclbuild.errors import CompileError
+
+# convert-math-to-funcs first: math.ipowi (and fpowi) have no LLVM/libm lowering of their own.
+# arith-expand turns floordivsi/ceildivsi/ceildivui into plain arith ops for convert-to-llvm.
+# math-to-llvm before math-to-libm: intrinsics where LLVM has them, libm calls for the rest
+# (erf, cbrt, tanh...), see TOOLCHAIN.md section 1.
+LOWERING_PASSES: tuple[str, ...] = (
+    "lower-affine",
+    "convert-math-to-funcs",
+    "arith-expand",
+    "expand-strided-metadata",
+    "convert-math-to-llvm",
+    "convert-math-to-libm",
+    "convert-scf-to-cf",
+    "convert-to-llvm",
+    "reconcile-unrealized-casts",
+)
+
+# MLIR-level clean-up before lowering; the heavy optimisation is LLVM's O2/O3 in the runtime.
+CLEANUP_PASSES: tuple[str, ...] = ("canonicalize", "cse")
+
+# Inherent attributes of func.func; everything else on a function (hcl.*, dataflow...) is
+# dropped so func-to-llvm does not carry it onto llvm.func.
+_FUNC_ATTRS_KEPT = frozenset({"sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs"})
+
+
+def lower_to_llvm_ir(module: ir.Module | ir.Operation, opt_level: int = 2) -> str:
+    """LLVM IR text of an IR-contract module; public functions get `_mlir_ciface_<name>` entry points.
+
+    The module is verified, then copied into a fresh Context, so the caller's module is unchanged.
+    opt_level 0 lowers as is; 1 and above run canonicalize and cse first (LLVM O2/O3 comes later,
+    in hclbuild.runtime.llvm). Any failure raises CompileError with the MLIR diagnostic.
+    """
+    if not isinstance(opt_level, int) or not 0 <= opt_level <= 3:
+        raise CompileError(f"to_llvm: opt_level must be 0..3, got {opt_level!r}")
+    operation = module.operation
+    _verify(operation, "to_llvm: the module does not verify")
+    # debug info keeps the caller's locations in diagnostics of the copy
+    text = operation.get_asm(enable_debug_info=True, assume_verified=True)
+    context = ir.Context()
+    try:
+        copy = ir.Module.parse(text, context)
+    except ir.MLIRError as err:
+        raise CompileError(_format("to_llvm: cannot re-parse the module", err)) from None
+    with context, ir.Location.unknown():
+        _prepare_functions(copy)
+        _widen_sub_byte_memrefs(copy)
+        _verify(copy.operation, "to_llvm: internal error, the prepared module does not verify")
+        passes = (CLEANUP_PASSES if opt_level >= 1 else ()) + LOWERING_PASSES
+        pipeline = f"builtin.module({', '.join(passes)})"
+        try:
+            PassManager.parse(pipeline).run(copy.operation)
+        except ir.MLIRError as err:
+            raise CompileError(_format("to_llvm: lowering to the LLVM dialect failed", err)) from None
+        _check_llvm_dialect_only(copy)
+        try:
+            return translate_module_to_llvmir(copy.operation)
+        except (ir.MLIRError, RuntimeError, ValueError) as err:
+            raise CompileError(_format("to_llvm: translation to LLVM IR failed", err)) from None
+
+
+def _verify(operation: ir.Operation, summary: str) -> None:
+    """Raise CompileError with the first diagnostic when the module does not verify."""
+    try:
+        operation.verify()
+    except ir.MLIRError as err:
+        raise CompileError(_format(summary, err)) from None
+
+
+def _prepare_functions(module: ir.Module) -> None:
+    """Mark public functions for C-interface wrappers and drop hclbuild attributes from functions."""
+    for op in module.body.operations:
+        if op.operation.name != "func.func":
+            continue
+        attributes = op.operation.attributes
+        for name in list(attributes.keys()):
+            if name not in _FUNC_ATTRS_KEPT and not name.startswith("llvm."):
+                del attributes[name]
+        visibility = attributes["sym_visibility"].value if "sym_visibility" in attributes else "public"
+        is_declaration = len(op.regions[0].blocks) == 0
+        if visibility == "public" and not is_declaration:
+            attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+
+
+def _check_llvm_dialect_only(module: ir.Module) -> None:
+    """Raise CompileError on the first op the lowering left behind.
+
+    translate_module_to_llvmir crashes the process (not an exception) on such a module.
+    """
+    leftover: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name != "builtin.module" and not op.name.startswith("llvm."):
+            leftover.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    if not leftover:
+        return
+    # a cast left over only marks the boundary to the op that really was not lowered
+    real = [op for op in leftover if op.name != "builtin.unrealized_conversion_cast"]
+    op = (real or leftover)[0]
+    raise CompileError(f"to_llvm: {op.name} at {op.location} has no LLVM lowering")
+
+
+def _widen_sub_byte_memrefs(module: ir.Module) -> None:
+    """Give memrefs of i1..i7 an i8 element type, with extui before stores and trunci after loads.
+
+    MLIR 22's memref-to-LLVM lowering asserts (aborting the process) on stores of sub-byte
+    elements. One element per byte, zero-extended, is also exactly the host container layout
+    of Int/UInt(1..7) in hclbuild.dsl.types, so the widened code reads and writes the same bytes.
+    """
+    byte = ir.IntegerType.get_signless(8)
+    values: list[ir.Value] = []
+    functions: list[ir.Operation] = []
+    loads: list[ir.Operation] = []
+    stores: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "func.func":
+            functions.append(op)
+        for region in op.regions:
+            for block in region.blocks:
+                values.extend(arg for arg in block.arguments if _is_sub_byte_memref(arg.type))
+        values.extend(result for result in op.results if _is_sub_byte_memref(result.type))
+        if op.name in ("memref.load", "affine.load") and _is_sub_byte_memref(op.operands[0].type):
+            loads.append(op)
+        if op.name in ("memref.store", "affine.store") and _is_sub_byte_memref(op.operands[1].type):
+            stores.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    for op in functions:
+        function_type = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+        inputs = [_widened(t, byte) for t in function_type.inputs]
+        results = [_widened(t, byte) for t in function_type.results]
+        op.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, results))
+    for value in values:
+        value.set_type(_widened(value.type, byte))
+    for op in loads:
+        loaded = op.results[0]
+        narrow_type = loaded.type
+        loaded.set_type(byte)
+        with ir.InsertionPoint.after(op), op.location:
+            narrowed = arith.TruncIOp(narrow_type, loaded)
+        loaded.replace_all_uses_except(narrowed.result, narrowed.operation)
+    for op in stores:
+        stored = op.operands[0]
+        with ir.InsertionPoint(op), op.location:
+            widened = arith.ExtUIOp(byte, stored)
+        op.replace_uses_of_with(stored, widened.result)
+
+
+def _is_sub_byte_memref(mlir_type: ir.Type) -> bool:
+    if not isinstance(mlir_type, ir.MemRefType):
+        return False
+    element = mlir_type.element_type
+    return isinstance(element, ir.IntegerType) and element.width < 8
+
+
+def _widened(mlir_type: ir.Type, byte: ir.Type) -> ir.Type:
+    if not _is_sub_byte_memref(mlir_type):
+        return mlir_type
+    return ir.MemRefType.get(mlir_type.shape, byte, mlir_type.layout, mlir_type.memory_space)
+
+
+def _format(summary: str, err: Exception) -> str:
+    """One summary line with the first diagnostic, then the full diagnostic text."""
+    diagnostics = getattr(err, "error_diagnostics", None) or []
+    if diagnostics:
+        first = diagnostics[0]
+        head = f"{summary}: {first.location}: {first.message}".replace("\n", " ")
+    else:
+        lines = [line for line in str(err).splitlines() if line.strip()]
+        head = f"{summary}: {lines[-1].strip() if lines else type(err).__name__}"
+    return f"{head}\n{err}"

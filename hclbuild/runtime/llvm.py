@@ -1,0 +1,576 @@
+"""The one JIT of hclbuild: run LLVM IR text from hclbuild.compiler.to_llvm with llvmlite (no MLIR here).
+
+Calling convention. `to_llvm` gives every public function `_mlir_ciface_<name>`, which takes a
+pointer to an MLIR ranked memref descriptor per memref argument and scalars by value. JITModule
+adds one wrapper `__hcl_call_<name>(ptr argv)` per such function: argv[k] points at argument k
+(the descriptor, or the scalar's bytes) and argv[n] at the result's bytes. So every scalar type
+(i1, i33, i128, f32...) crosses the ctypes boundary as memory, never as a C argument.
+
+Buffers. Arguments are used in place: outputs land in the caller's numpy array or Array.storage.
+Arrays must be C-contiguous and writable (an APIError says so otherwise): they are not copied,
+except a view that is not aligned to its element size, which goes through an aligned scratch
+copy that is written back after the call.
+Integer buffers hold raw bits in containers (hclbuild.dsl.types). The generated code assumes
+odd-width inputs are zero-extended, so before a call the container bits above the width are
+cleared; after it, an Array's storage is masked again and a plain numpy array of an odd-width
+int type is rewritten as numbers (sign-extended for signed types).
+
+Probes. IR built for golden-vector capture calls `hcl_probe(i64 site, i64 phase, i64 argidx,
+i64 ptr)`. That symbol is bound, for the whole process, to one ctypes trampoline that forwards
+to the handler of the call running in the current thread (`JITModule(probe=...)` or
+`with jit.probing(handler):`). `read_buffer` copies a probed buffer out.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import hashlib
+import math
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import llvmlite.binding as llvm
+import numpy as np
+
+from hclbuild.dsl.array import Array
+from hclbuild.dsl.types import DType, from_storage, to_storage
+from hclbuild.errors import APIError, CompileError
+from hclbuild.runtime.signature import ArgSpec, FunctionSignature
+
+ProbeHandler = Callable[[int, int, int, int], None]
+
+CIFACE_PREFIX = "_mlir_ciface_"
+WRAPPER_PREFIX = "__hcl_call_"
+PROBE_SYMBOL = "hcl_probe"
+
+_LOCK = threading.RLock()
+_LLVM_READY = False
+# sha256 of (opt level, IR text) -> compiled engine; engines live as long as the process
+_CACHE: dict[str, _Compiled] = {}
+
+
+# ---- LLVM set-up -------------------------------------------------------------------------
+
+
+def _ensure_llvm() -> None:
+    """Initialise the native target once and make compiler-rt helpers resolvable."""
+    global _LLVM_READY
+    if _LLVM_READY:
+        return
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    # i128 division and i128<->float conversions become calls to __divti3, __floattidf...,
+    # which live in libgcc_s; the Python binary does not necessarily export them
+    libgcc = ctypes.util.find_library("gcc_s")
+    if libgcc:
+        try:
+            llvm.load_library_permanently(libgcc)
+        except RuntimeError:
+            pass
+    _LLVM_READY = True
+
+
+def _target_machine(opt_level: int) -> llvm.TargetMachine:
+    """A target machine for the host CPU (the cache is per process, so host features are safe)."""
+    target = llvm.Target.from_default_triple()
+    try:
+        cpu, features = llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+    except RuntimeError:
+        cpu, features = "", ""
+    return target.create_target_machine(cpu=cpu, features=features, opt=opt_level, codemodel="jitdefault")
+
+
+# ---- probes ------------------------------------------------------------------------------
+
+
+class _ProbeState(threading.local):
+    """The handler of the JIT call running in this thread, and the first error it raised."""
+
+    handler: ProbeHandler | None = None
+    error: BaseException | None = None
+
+
+_PROBE_STATE = _ProbeState()
+_PROBE_CFUNC_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64)
+
+
+def _probe_trampoline(site: int, phase: int, argidx: int, ptr: int) -> None:
+    state = _PROBE_STATE
+    if state.handler is None or state.error is not None:
+        return
+    try:
+        state.handler(site, phase, argidx, ptr)
+    except BaseException as err:  # noqa: BLE001 - re-raised once native code returns
+        # an exception must not unwind through JIT frames; keep it for the caller
+        state.error = err
+
+
+# kept alive for the process: JIT code holds its address
+_PROBE_CALLBACK = _PROBE_CFUNC_TYPE(_probe_trampoline)
+_PROBE_BOUND = False
+
+
+def _bind_probe_symbol() -> None:
+    global _PROBE_BOUND
+    if not _PROBE_BOUND:
+        llvm.add_symbol(PROBE_SYMBOL, ctypes.cast(_PROBE_CALLBACK, ctypes.c_void_p).value)
+        _PROBE_BOUND = True
+
+
+def read_buffer(ptr: int, dtype: DType, shape: tuple[int, ...]) -> np.ndarray:
+    """Copy prod(shape) containers of raw bits (dtype.np_storage) from address `ptr`."""
+    shape = tuple(int(dim) for dim in shape)
+    count = math.prod(shape)
+    store = dtype.np_storage
+    if count == 0:
+        return np.zeros(shape, dtype=store)
+    if not ptr:
+        raise APIError(f"read_buffer: null pointer for {count} {dtype.name} elements")
+    raw = ctypes.string_at(ptr, count * store.itemsize)
+    return np.frombuffer(raw, dtype=store).reshape(shape).copy()
+
+
+# ---- compilation -------------------------------------------------------------------------
+
+
+@dataclass
+class _EntryPoint:
+    """A `_mlir_ciface_` function as compiled: LLVM parameter and result types, wrapper address."""
+
+    name: str
+    params: list[str]
+    ret: str
+    address: int = 0
+
+
+@dataclass
+class _Compiled:
+    """One compiled module; the engine must stay referenced for its code to stay mapped."""
+
+    engine: llvm.ExecutionEngine
+    entries: dict[str, _EntryPoint]
+    has_probe: bool
+
+
+def _compile(ir_text: str, opt_level: int) -> _Compiled:
+    _ensure_llvm()
+    try:
+        module = llvm.parse_assembly(ir_text)
+        module.verify()
+    except RuntimeError as err:
+        raise CompileError(_one_line("LLVM IR does not parse or verify", err) + f"\n{err}") from None
+    optimizer_tm = _target_machine(opt_level)
+    module.triple = optimizer_tm.triple
+    module.data_layout = str(optimizer_tm.target_data)
+    entries: dict[str, _EntryPoint] = {}
+    has_probe = False
+    for function in module.functions:
+        if function.name == PROBE_SYMBOL and function.is_declaration:
+            has_probe = True
+        if function.name.startswith(CIFACE_PREFIX) and not function.is_declaration:
+            fn_type = function.global_value_type
+            name = function.name[len(CIFACE_PREFIX) :]
+            entries[name] = _EntryPoint(
+                name,
+                [str(param) for param in fn_type.get_function_parameters()],
+                str(fn_type.get_function_return()),
+            )
+    if entries:
+        wrappers = llvm.parse_assembly(_wrapper_ir(entries.values()))
+        wrappers.triple, wrappers.data_layout = module.triple, module.data_layout
+        module.link_in(wrappers)
+    if opt_level > 0:
+        tuning = llvm.create_pipeline_tuning_options(speed_level=opt_level)
+        builder = llvm.create_pass_builder(optimizer_tm, tuning)
+        builder.getModulePassManager().run(module, builder)
+    if has_probe:
+        _bind_probe_symbol()
+    try:
+        engine = llvm.create_mcjit_compiler(module, _target_machine(opt_level))
+        engine.finalize_object()
+    except RuntimeError as err:
+        raise CompileError(_one_line("LLVM JIT compilation failed", err)) from None
+    # after the engine exists: creating it is what makes the process' own symbols searchable
+    _check_external_symbols(module)
+    for entry in entries.values():
+        entry.address = engine.get_function_address(WRAPPER_PREFIX + entry.name)
+        if not entry.address:
+            raise CompileError(f"LLVM JIT: no code for {WRAPPER_PREFIX}{entry.name}")
+    return _Compiled(engine, entries, has_probe)
+
+
+def _check_external_symbols(module: llvm.ModuleRef) -> None:
+    """Every declared function must exist in the process (libm, libc...) or be an LLVM intrinsic.
+
+    MCJIT would otherwise leave a null address behind and the first call would crash.
+    """
+    missing = [
+        function.name
+        for function in module.functions
+        if function.is_declaration
+        and not function.name.startswith("llvm.")
+        and not llvm.address_of_symbol(function.name)
+    ]
+    missing += [
+        g.name for g in module.global_variables if g.is_declaration and not llvm.address_of_symbol(g.name)
+    ]
+    if missing:
+        raise CompileError(f"LLVM JIT: unresolved external symbols: {', '.join(sorted(missing))}")
+
+
+def _wrapper_ir(entries: Any) -> str:
+    """LLVM IR of `__hcl_call_<name>(ptr argv)`: load each argument from argv[k], call, store result."""
+    lines: list[str] = []
+    for entry in entries:
+        params = ", ".join(entry.params)
+        lines.append(f"declare {entry.ret} @{CIFACE_PREFIX}{entry.name}({params})")
+        lines.append(f"define void @{WRAPPER_PREFIX}{entry.name}(ptr %argv) {{")
+        call_args = []
+        for k, param in enumerate(entry.params):
+            lines.append(f"  %slot{k} = getelementptr ptr, ptr %argv, i64 {k}")
+            lines.append(f"  %ptr{k} = load ptr, ptr %slot{k}")
+            if param == "ptr":
+                call_args.append(f"ptr %ptr{k}")
+            else:
+                # our buffers are only byte-aligned for the value's container
+                lines.append(f"  %val{k} = load {param}, ptr %ptr{k}, align 1")
+                call_args.append(f"{param} %val{k}")
+        call = f"call {entry.ret} @{CIFACE_PREFIX}{entry.name}({', '.join(call_args)})"
+        if entry.ret == "void":
+            lines.append(f"  {call}")
+        else:
+            n = len(entry.params)
+            lines.append(f"  %result = {call}")
+            lines.append(f"  %slot{n} = getelementptr ptr, ptr %argv, i64 {n}")
+            lines.append(f"  %ptr{n} = load ptr, ptr %slot{n}")
+            lines.append(f"  store {entry.ret} %result, ptr %ptr{n}, align 1")
+        lines.append("  ret void")
+        lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _one_line(summary: str, err: Exception) -> str:
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    detail = next(
+        (line for line in lines if "error" in line.lower() and line != lines[0]), lines[-1] if lines else ""
+    )
+    return f"{summary}: {detail}" if detail else summary
+
+
+# ---- the public API ----------------------------------------------------------------------
+
+
+class JITModule:
+    """LLVM IR text compiled with llvmlite (O0-O3, MCJIT); compiled code is cached per process by IR hash."""
+
+    def __init__(self, ir_text: str, probe: ProbeHandler | None = None, opt_level: int = 3):
+        if not isinstance(ir_text, str):
+            raise APIError(f"JITModule: expected LLVM IR text, got {type(ir_text).__name__}")
+        if opt_level not in (0, 1, 2, 3):
+            raise APIError(f"JITModule: opt_level must be 0..3, got {opt_level!r}")
+        key = hashlib.sha256(f"{opt_level}\n{ir_text}".encode()).hexdigest()
+        with _LOCK:
+            compiled = _CACHE.get(key)
+            if compiled is None:
+                compiled = _compile(ir_text, opt_level)
+                _CACHE[key] = compiled
+        self._compiled = compiled
+        self.ir_hash = key
+        self.probe: ProbeHandler | None = probe
+
+    @property
+    def function_names(self) -> list[str]:
+        """Names of the callable (public) functions."""
+        return sorted(self._compiled.entries)
+
+    @property
+    def has_probe(self) -> bool:
+        """Whether the IR calls hcl_probe."""
+        return self._compiled.has_probe
+
+    @contextmanager
+    def probing(self, handler: ProbeHandler) -> Iterator[None]:
+        """Within the block, calls of this module's functions report probes to `handler`."""
+        previous, self.probe = self.probe, handler
+        try:
+            yield
+        finally:
+            self.probe = previous
+
+    def function(self, signature: FunctionSignature) -> JITFunction:
+        """A Python callable for `signature.name`, checking arguments against `signature`."""
+        if not isinstance(signature, FunctionSignature):
+            raise APIError(
+                f"JITModule.function: expected a FunctionSignature, got {type(signature).__name__}"
+            )
+        entry = self._compiled.entries.get(signature.name)
+        if entry is None:
+            available = ", ".join(self.function_names) or "none"
+            raise APIError(
+                f"JITModule.function: no public function '{signature.name}' (available: {available})"
+            )
+        _check_entry(signature, entry)
+        return JITFunction(self, signature, entry)
+
+
+def _llvm_type(dtype: DType) -> str:
+    if dtype.is_float:
+        return {16: "half", 32: "float", 64: "double"}[dtype.bits]
+    return f"i{dtype.bits}"
+
+
+def _check_entry(signature: FunctionSignature, entry: _EntryPoint) -> None:
+    """The signature must describe the compiled function: arity, memref vs scalar, scalar types."""
+    name = signature.name
+    if len(entry.params) != len(signature.args):
+        raise CompileError(
+            f"@{name}: the signature has {len(signature.args)} arguments,"
+            f" the compiled function {len(entry.params)}"
+        )
+    for spec, param in zip(signature.args, entry.params):
+        if param == "ptr":
+            continue
+        if not spec.is_scalar or param != _llvm_type(spec.dtype):
+            raise CompileError(
+                f"@{name}: argument '{spec.name}' ({spec.dtype.name}{list(spec.shape)}) is {param} in LLVM IR"
+            )
+    if (signature.ret is None) != (entry.ret == "void"):
+        raise CompileError(
+            f"@{name}: the signature returns {signature.ret}, the compiled function {entry.ret}"
+        )
+    if signature.ret is not None and entry.ret != _llvm_type(signature.ret):
+        raise CompileError(f"@{name}: returns {entry.ret} in LLVM IR, not {signature.ret.name}")
+
+
+class _MemRefDescriptorBase(ctypes.Structure):
+    """Ranked memref descriptor {allocated, aligned, offset, sizes[rank], strides[rank]}."""
+
+
+_DESCRIPTOR_TYPES: dict[int, type[ctypes.Structure]] = {}
+
+
+def _descriptor_type(rank: int) -> type[ctypes.Structure]:
+    with _LOCK:
+        if rank not in _DESCRIPTOR_TYPES:
+            fields: list[tuple[str, Any]] = [
+                ("allocated", ctypes.c_void_p),
+                ("aligned", ctypes.c_void_p),
+                ("offset", ctypes.c_int64),
+            ]
+            if rank:  # a rank-0 descriptor has no size or stride arrays
+                fields += [("sizes", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
+            _DESCRIPTOR_TYPES[rank] = type(
+                f"MemRefDescriptor{rank}", (_MemRefDescriptorBase,), {"_fields_": fields}
+            )
+        return _DESCRIPTOR_TYPES[rank]
+
+
+def _descriptor(buffer: np.ndarray) -> ctypes.Structure:
+    """A descriptor of a C-contiguous buffer (strides in elements)."""
+    descriptor = _descriptor_type(buffer.ndim)()
+    address = buffer.ctypes.data
+    descriptor.allocated = address
+    descriptor.aligned = address
+    descriptor.offset = 0
+    stride = 1
+    for axis in reversed(range(buffer.ndim)):
+        descriptor.sizes[axis] = buffer.shape[axis]
+        descriptor.strides[axis] = stride
+        stride *= buffer.shape[axis]
+    return descriptor
+
+
+def _mask_in_place(storage: np.ndarray, dtype: DType) -> None:
+    """Clear container bits above the width (the zero-extended form the generated code expects)."""
+    if storage.dtype == np.bool_ or dtype.bits == dtype.storage_bits or storage.size == 0:
+        return
+    if dtype.storage_bits == 128:
+        high = storage.reshape(-1).view(np.uint64).reshape(-1, 2)[:, 1]
+        high &= np.uint64((1 << (dtype.bits - 64)) - 1)
+        return
+    unsigned = storage.view(np.dtype(f"u{storage.dtype.itemsize}"))
+    unsigned &= unsigned.dtype.type((1 << dtype.bits) - 1)
+
+
+def _to_numbers_in_place(storage: np.ndarray, dtype: DType) -> None:
+    """Rewrite odd-width raw bits as numbers: masked (unsigned) or sign-extended (signed)."""
+    _mask_in_place(storage, dtype)
+    if (
+        storage.dtype == np.bool_
+        or not dtype.is_signed
+        or dtype.bits == dtype.storage_bits
+        or storage.size == 0
+    ):
+        return
+    if dtype.storage_bits == 128:
+        high = storage.reshape(-1).view(np.int64).reshape(-1, 2)[:, 1]
+        shift = np.int64(128 - dtype.bits)
+        high[...] = (high << shift) >> shift
+        return
+    shift = 64 - dtype.bits
+    signed = (storage.astype(np.int64) << np.int64(shift)) >> np.int64(shift)
+    storage[...] = signed.astype(storage.dtype)
+
+
+def _aligned_copy(buffer: np.ndarray, alignment: int) -> np.ndarray:
+    raw = np.empty(buffer.nbytes + alignment, dtype=np.uint8)
+    start = -raw.ctypes.data % alignment
+    copy = raw[start : start + buffer.nbytes].view(buffer.dtype).reshape(buffer.shape)
+    copy[...] = buffer
+    return copy
+
+
+@dataclass
+class _BoundArg:
+    """One argument ready for native code: the bytes argv points at, and what to do afterwards."""
+
+    pointer: int
+    keep: Any
+    after: Callable[[], None] | None = None
+
+
+class JITFunction:
+    """A compiled function called with one value per ArgSpec; memref outputs are written in place."""
+
+    def __init__(self, jit: JITModule, signature: FunctionSignature, entry: _EntryPoint):
+        self.jit = jit
+        self.signature = signature
+        self._entry = entry
+        self._native = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(entry.address)
+        self.__name__ = signature.name
+
+    def __repr__(self) -> str:
+        args = ", ".join(
+            f"{a.name}: {a.dtype.name}{list(a.shape) if not a.is_scalar else ''}" for a in self.signature.args
+        )
+        return f"<JITFunction {self.signature.name}({args})>"
+
+    def __call__(self, *args: Any) -> Any:
+        """Run the function; returns its scalar result (Python int/float) or None."""
+        signature = self.signature
+        if len(args) != len(signature.args):
+            names = ", ".join(signature.arg_names)
+            raise APIError(
+                f"{signature.name}: expected {len(signature.args)} arguments ({names}), got {len(args)}"
+            )
+        # check everything before touching any buffer, so a bad argument changes nothing
+        checked = [
+            self._check(spec, param, value)
+            for spec, param, value in zip(signature.args, self._entry.params, args)
+        ]
+        bound = [self._bind(spec, param, value) for (spec, param, value) in checked]
+        result = None
+        slots = [b.pointer for b in bound]
+        if signature.ret is not None:
+            result = np.zeros((), dtype=signature.ret.np_storage)
+            slots.append(result.ctypes.data)
+        argv = (ctypes.c_void_p * max(len(slots), 1))(*slots)
+        state = _PROBE_STATE
+        saved = (state.handler, state.error)
+        state.handler, state.error = self.jit.probe, None
+        try:
+            self._native(ctypes.addressof(argv))
+            probe_error = state.error
+        finally:
+            state.handler, state.error = saved
+        for b in bound:
+            if b.after is not None:
+                b.after()
+        if probe_error is not None:
+            raise probe_error
+        if result is None:
+            return None
+        return from_storage(result, signature.ret).item()
+
+    # ---- per-argument checks and conversions ------------------------------------------------
+
+    def _check(self, spec: ArgSpec, param: str, value: Any) -> tuple[ArgSpec, str, Any]:
+        where = f"{self.signature.name}: argument '{spec.name}'"
+        if param != "ptr":
+            return spec, param, self._scalar_storage(spec, value, where)
+        dtype = spec.dtype
+        if isinstance(value, Array):
+            if value.dtype != dtype:
+                raise APIError(f"{where} has dtype {value.dtype.name}, expected {dtype.name}")
+            storage = value.storage
+            if not isinstance(storage, np.ndarray) or storage.dtype.itemsize * 8 != dtype.storage_bits:
+                raise APIError(f"{where}: the Array's storage is not {dtype.np_storage} containers")
+        elif isinstance(value, np.ndarray):
+            if dtype.is_fixed:
+                raise APIError(
+                    f"{where} is {dtype.name}: pass hcl.asarray(values, dtype='{dtype.name}'),"
+                    " not a numpy array"
+                )
+            storage = value
+            bool_ok = dtype.bits == 1 and storage.dtype == np.bool_
+            if storage.dtype != dtype.np_storage and not bool_ok:
+                raise APIError(
+                    f"{where} has numpy dtype {storage.dtype}, expected {dtype.np_storage} for {dtype.name}"
+                )
+        else:
+            raise APIError(
+                f"{where}: expected a numpy array or hcl.asarray Array, got {type(value).__name__}"
+            )
+        if len(storage.shape) != len(spec.shape) or any(
+            want != -1 and want != got for want, got in zip(spec.shape, storage.shape)
+        ):
+            raise APIError(f"{where} has shape {tuple(storage.shape)}, expected {spec.shape}")
+        if not storage.flags.c_contiguous:
+            raise APIError(
+                f"{where} is not C-contiguous; pass np.ascontiguousarray(...) and read the result from it"
+            )
+        if not storage.flags.writeable:
+            raise APIError(f"{where} is read-only; the function writes its arguments in place")
+        return spec, param, value
+
+    @staticmethod
+    def _scalar_storage(spec: ArgSpec, value: Any, where: str) -> np.ndarray:
+        dtype = spec.dtype
+        if isinstance(value, Array):
+            if value.dtype != dtype or value.shape != ():
+                raise APIError(
+                    f"{where}: expected a {dtype.name} scalar, got an Array {value.dtype.name}{value.shape}"
+                )
+            return np.array(value.storage, dtype=dtype.np_storage)
+        if isinstance(value, np.ndarray) and value.shape == ():
+            value = value.item()
+        if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, float, np.integer, np.floating)
+        ):
+            raise APIError(f"{where}: expected a {dtype.name} number, got {type(value).__name__}")
+        if dtype.is_int and isinstance(value, (float, np.floating)) and not float(value).is_integer():
+            raise APIError(f"{where}: {value!r} is not an integer ({dtype.name})")
+        if dtype.is_int and isinstance(value, (float, np.floating)):
+            value = int(value)
+        if isinstance(value, (int, np.integer)) and not dtype.is_float:
+            value = int(value)
+            return to_storage(np.array(value, dtype=object), dtype)
+        return to_storage(np.array(value, dtype=np.float64), dtype)
+
+    @staticmethod
+    def _bind(spec: ArgSpec, param: str, value: Any) -> _BoundArg:
+        if param != "ptr":
+            storage = np.ascontiguousarray(value)
+            return _BoundArg(storage.ctypes.data, storage)
+        dtype = spec.dtype
+        is_array = isinstance(value, Array)
+        storage = value.storage if is_array else value
+        _mask_in_place(storage, dtype)
+        finish = _mask_in_place if is_array else _to_numbers_in_place
+        buffer = storage
+        alignment = min(storage.dtype.itemsize, 16)
+        if storage.size and storage.ctypes.data % alignment:
+            # i128 and vectorised code assume natural alignment; numpy views need not have it
+            buffer = _aligned_copy(storage, alignment)
+
+        def after() -> None:
+            if buffer is not storage:
+                storage[...] = buffer
+            finish(storage, dtype)
+
+        descriptor = _descriptor(buffer)
+        return _BoundArg(ctypes.addressof(descriptor), (descriptor, buffer), after)
