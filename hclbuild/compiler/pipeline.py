@@ -30,6 +30,8 @@ def compile_schedule(schedule: Schedule) -> CompiledDesign:
             raise CompileError(f"builder produced invalid IR for {schedule.name!r}")
         outlined: list[str] = []
         for request in schedule.outlines:
-            outlined.extend(outline_stages(module, request.groups, unify=request.unify))
+            # the pass takes a list of stage names for a set and ("range", start, end) for a range
+            groups = [list(g[1]) if g[0] == "set" else g for g in request.groups]
+            outlined.extend(outline_stages(module, groups, unify=request.unify))
         verify_module(module)
     return CompiledDesign(module, schedule.name, outlined)

@@ -1,0 +1,257 @@
+"""doit task generators for projects/<name>/: compile, reference, emit, csim, report (+ csynth, cosim).
+
+Loading these imports no MLIR, llvmlite or jinja2: discovery traces each kernel.py with the pure
+Python DSL to learn its function names; the heavy modules are imported inside task actions. Caching
+is doit's own: real files in `file_dep`/`targets`, plus `config_changed` on a fingerprint of
+hclbuild's sources, so a compiler change reruns what it affects and nothing else reruns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from doit.exceptions import TaskFailed
+from doit.tools import config_changed
+
+from hclbuild.errors import HCLError
+from hclbuild.project.config import KERNEL_FILE, PROJECT_FILE, Project, load_project
+from hclbuild.project.layout import BuildLayout
+
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
+GROUP_DOCS = {
+    "build": "compile every project and emit every function's HLS project (the default)",
+}
+
+
+@dataclass
+class ProjectPlan:
+    """A discovered project: its functions, or the one-line reason it cannot be planned."""
+
+    folder: Path
+    name: str
+    project: Project | None = None
+    functions: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+def discover(projects_root: Path) -> list[Path]:
+    """Folders below projects_root that hold a kernel.py, sorted by name."""
+    root = Path(projects_root)
+    if (root / KERNEL_FILE).is_file():
+        return [root]
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir() if (p / KERNEL_FILE).is_file())
+
+
+def plan(folders: list[Path]) -> list[ProjectPlan]:
+    """Load and trace every project; a broken one gets an error instead of functions."""
+    from hclbuild.project.kernel import design_functions, kernel_schedule
+
+    plans = []
+    for folder in folders:
+        entry = ProjectPlan(folder=folder, name=folder.name)
+        try:
+            entry.project = load_project(folder)
+            entry.name = entry.project.name
+            entry.functions = design_functions(kernel_schedule(entry.project))
+        except HCLError as exc:
+            entry.error = str(exc).splitlines()[0]
+        plans.append(entry)
+    return plans
+
+
+def source_fingerprint() -> str:
+    """sha256 of hclbuild's own sources and templates: any change to the compiler reruns tasks."""
+    digest = hashlib.sha256()
+    for path in sorted(PACKAGE_DIR.rglob("*")):
+        if path.suffix in (".py", ".j2") and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _run(step: Callable[..., Any], *args: Any) -> Callable[[], Any]:
+    """A doit python-action running step(*args); an HCLError becomes a one-line task failure."""
+
+    def action() -> Any:
+        try:
+            step(*args)
+        except HCLError as exc:
+            return TaskFailed(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        return True
+
+    action.__name__ = getattr(step, "__name__", "step")
+    return action
+
+
+def _fail(message: str) -> Callable[[], Any]:
+    def action() -> Any:
+        return TaskFailed(message)
+
+    return action
+
+
+def _compile(project: Project, layout: BuildLayout) -> None:
+    from hclbuild.project.flow import compile_project
+
+    compile_project(project, layout)
+
+
+def _reference(project: Project, layout: BuildLayout) -> None:
+    from hclbuild.project.flow import run_reference
+
+    run_reference(project, layout)
+
+
+def _emit(project: Project, layout: BuildLayout, func: str) -> None:
+    from hclbuild.project.flow import emit_function
+
+    emit_function(project, layout, func)
+
+
+def _csim(project: Project, layout: BuildLayout, func: str) -> None:
+    from hclbuild.project.flow import csim_function
+
+    csim_function(project, layout, func)
+
+
+def _report(project: Project, layout: BuildLayout, functions: list[str]) -> None:
+    from hclbuild.project.flow import write_report
+
+    write_report(project, layout, functions)
+
+
+def _vitis(project: Project, layout: BuildLayout, func: str, steps: list[str]) -> None:
+    from hclbuild.runtime.vitis import run_tcl
+
+    # vitis_hls hands the words after -tclargs to the script as $argv (see run_hls.tcl)
+    run_tcl(layout.hls_tcl(func), ["-tclargs", *steps], cwd=layout.hls_dir(func), timeout=6 * 3600)
+
+
+def _project_inputs(project: Project) -> list[str]:
+    """Files of the project folder a compile depends on: kernel.py, project.toml, sibling modules."""
+    folder = project.dir
+    files = sorted(str(p) for p in folder.glob("*.py"))
+    if project.toml_path.is_file():
+        files.append(str(project.toml_path))
+    return files
+
+
+def hls_files(layout: BuildLayout, func: str) -> list[str]:
+    folder = layout.hls_dir(func)
+    return [str(folder / name) for name in (f"{func}.cpp", f"{func}.h", f"tb_{func}.cpp", "run_hls.tcl",
+                                            "hls_config.cfg", "Makefile", "README.md", "data/manifest.json")]
+
+
+def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint: str, vitis: bool) -> Iterator[dict]:
+    """Every task of one project."""
+    name = entry.name
+    if entry.project is None:
+        # a broken project fails its own task; others still run under `doit --continue`
+        yield {"basename": "compile", "name": name, "actions": [_fail(entry.error or "unknown error")],
+               "doc": f"{name}: cannot be planned: {entry.error}", "uptodate": [False]}
+        return
+    project = entry.project
+    layout = BuildLayout(Path(build_root), name)
+    stamp = config_changed({"hclbuild": fingerprint})
+    functions = entry.functions
+    top = functions[0]
+    inputs = _project_inputs(project)
+    ir_files = [str(layout.top_mlir)] + [str(layout.func_mlir(f)) for f in functions[1:]]
+    yield {
+        "basename": "compile", "name": name,
+        "doc": f"{name}: kernel.py -> ir/*.mlir (one per function) + llvm/top.ll",
+        "actions": [_run(_compile, project, layout)],
+        "file_dep": inputs,
+        "targets": ir_files + [str(layout.top_ll), str(layout.ir_manifest)],
+        "uptodate": [stamp], "clean": True,
+    }
+    golden = {f: str(layout.golden_dir(f) / "manifest.json") for f in functions}
+    yield {
+        "basename": "reference", "name": name,
+        "doc": f"{name}: LLVM reference run of llvm/top.ll -> golden vectors per function",
+        "actions": [_run(_reference, project, layout)],
+        "file_dep": [str(layout.top_ll), str(layout.ir_manifest)] + inputs,
+        "targets": list(golden.values()),
+        "uptodate": [stamp], "clean": True,
+    }
+    csim_results = []
+    for func in functions:
+        ir_file = str(layout.top_mlir if func == top else layout.func_mlir(func))
+        files = hls_files(layout, func)
+        toml = [str(project.toml_path)] if project.toml_path.is_file() else []
+        yield {
+            "basename": "emit", "name": f"{name}/{func}",
+            "doc": f"{name}: Vitis HLS project of {func} (C++, testbench, tcl, cfg, Makefile)",
+            "actions": [_run(_emit, project, layout, func)],
+            "file_dep": [ir_file, golden[func]] + toml,
+            "targets": files,
+            "uptodate": [stamp], "clean": True,
+        }
+        csim_json = str(layout.csim_json(func))
+        csim_results.append(csim_json)
+        yield {
+            "basename": "csim", "name": f"{name}/{func}",
+            "doc": f"{name}: g++ C simulation of {func} against the LLVM golden vectors",
+            "actions": [_run(_csim, project, layout, func)],
+            "file_dep": [files[0], files[1], files[2], files[-1]],
+            "targets": [csim_json],
+            "uptodate": [stamp], "clean": True,
+        }
+        if vitis:
+            yield {
+                "basename": "csynth", "name": f"{name}/{func}",
+                "doc": f"{name}: Vitis HLS C synthesis of {func}",
+                "actions": [_run(_vitis, project, layout, func, ["csynth"])],
+                "file_dep": files,
+                "targets": [str(layout.csynth_xml(func))],
+                "uptodate": [stamp],
+            }
+            yield {
+                "basename": "cosim", "name": f"{name}/{func}",
+                "doc": f"{name}: Vitis HLS C/RTL co-simulation of {func}",
+                "actions": [_run(_vitis, project, layout, func, ["csynth", "cosim"])],
+                "file_dep": files,
+                "uptodate": [stamp],
+            }
+    report_deps = list(csim_results)
+    if vitis:
+        report_deps += [str(layout.csynth_xml(f)) for f in functions]
+    yield {
+        "basename": "report", "name": name,
+        "doc": f"{name}: summary of csim (and csynth when present) across functions",
+        "actions": [_run(_report, project, layout, functions)],
+        "file_dep": report_deps,
+        "targets": [str(layout.report_summary), str(layout.report_markdown)],
+        "uptodate": [stamp], "clean": True,
+    }
+
+
+def all_tasks(projects_root: Path, build_root: Path) -> Iterator[dict]:
+    """Every task of every project below projects_root, plus the `build` group."""
+    from hclbuild.runtime.vitis import find_vitis
+
+    vitis = find_vitis() is not None
+    fingerprint = source_fingerprint()
+    plans = plan(discover(projects_root))
+    for entry in plans:
+        yield from project_tasks(entry, build_root, fingerprint, vitis)
+    yield {"basename": "build", "actions": None, "task_dep": ["compile", "emit"], "doc": GROUP_DOCS["build"]}
+
+
+def doit_config(build_root: Path) -> dict:
+    """DOIT_CONFIG for a dodo file: `doit` alone runs `build`; state lives in the build folder."""
+    Path(build_root).mkdir(parents=True, exist_ok=True)
+    return {
+        "default_tasks": ["build"],
+        "dep_file": str(Path(build_root) / ".doit.db"),
+        "backend": "sqlite3",
+        "verbosity": 1,
+    }
+
+
+__all__ = ["PROJECT_FILE", "all_tasks", "discover", "doit_config", "plan", "project_tasks"]

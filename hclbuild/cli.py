@@ -1,0 +1,236 @@
+"""The hclbuild command: the same doit tasks as dodo.py, for projects anywhere.
+
+    hclbuild new DIR                 scaffold a project (kernel.py + project.toml)
+    hclbuild build|csim|report [PATHS] [-n N] [--build-dir DIR] [--continue]
+    hclbuild list [PATHS]
+    hclbuild ci github [PATHS] [--runner-label LABEL] [--output FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from hclbuild.errors import HCLError
+
+KERNEL_TEMPLATE = '''"""{name}: an hclbuild project. Edit the algorithm and its schedule, then run `hclbuild csim`."""
+
+import numpy as np
+
+import hclbuild as hcl
+
+N = 64
+
+
+def schedule():
+    """The algorithm and its schedule (hclbuild calls this)."""
+    hcl.init(hcl.Int(32))
+    A = hcl.placeholder((N,), "A")
+    B = hcl.placeholder((N,), "B")
+
+    def kernel(A, B):
+        scaled = hcl.compute((N,), lambda i: A[i] * 3, name="scaled")
+        return hcl.compute((N,), lambda i: scaled[i] + B[i], name="C")
+
+    s = hcl.create_schedule([A, B], kernel, name="top")
+    s[kernel.scaled].pipeline(kernel.scaled.axis[0])
+    s.outline(kernel.scaled)
+    return s
+
+
+def model(A, B):
+    """numpy model of the outputs, checked against the LLVM reference."""
+    return (A * 3 + B).astype(np.int32)
+'''
+
+TOML_TEMPLATE = '''[project]
+top = "top"
+
+[hls]
+part = "xcu250-figd2104-2L-e"
+clock_period_ns = 10.0
+flow_target = "vivado"
+
+[csim]
+rtol = 1e-5
+atol = 1e-6
+
+[reference]
+seed = 0
+'''
+
+
+def _projects(paths: list[str]) -> list[Path]:
+    from hclbuild.tasks import discover
+
+    found: list[Path] = []
+    for raw in paths or ["projects" if Path("projects").is_dir() else "."]:
+        path = Path(raw).resolve()
+        if not path.exists():
+            raise HCLError(f"{raw}: no such project or folder")
+        found.extend(discover(path))
+    if not found:
+        raise HCLError(f"no project (a folder with kernel.py) under {', '.join(paths) or '.'}")
+    return sorted(set(found))
+
+
+def _loader_namespace(projects: list[Path], build_root: Path) -> dict[str, Any]:
+    from hclbuild.tasks import doit_config, plan, project_tasks, source_fingerprint
+    from hclbuild.runtime.vitis import find_vitis
+
+    plans = plan(projects)
+    vitis = find_vitis() is not None
+    fingerprint = source_fingerprint()
+
+    def task_hclbuild():  # noqa: ANN202 - doit's protocol
+        """All tasks of the given projects."""
+        for entry in plans:
+            yield from project_tasks(entry, build_root, fingerprint, vitis)
+        yield {"basename": "build", "actions": None, "task_dep": ["compile", "emit"],
+               "doc": "compile every project and emit every function's HLS project"}
+
+    return {"task_hclbuild": task_hclbuild, "DOIT_CONFIG": doit_config(build_root), "_plans": plans}
+
+
+def run_doit(command: list[str], projects: list[Path], build_root: Path) -> int:
+    """Run doit with our tasks through its API (same tasks as dodo.py)."""
+    from doit.cmd_base import ModuleTaskLoader
+    from doit.doit_cmd import DoitMain
+
+    namespace = _loader_namespace(projects, build_root)
+    return DoitMain(ModuleTaskLoader(namespace)).run(command)
+
+
+def summary_rows(projects: list[Path], build_root: Path) -> list[dict[str, Any]]:
+    """One row per function: csim pass/fail and max error, latency/resources when csynth ran."""
+    from hclbuild.project.config import load_project
+    from hclbuild.project.layout import BuildLayout
+    from hclbuild.runtime.report import parse_csynth_xml
+
+    rows = []
+    for folder in projects:
+        try:
+            name = load_project(folder).name
+        except HCLError:
+            name = folder.name
+        layout = BuildLayout(build_root, name)
+        manifest = layout.ir_manifest
+        functions = json.loads(manifest.read_text())["functions"] if manifest.exists() else []
+        for func in functions:
+            row: dict[str, Any] = {"project": name, "function": func, "csim": "-", "max_abs_err": "-",
+                                   "latency": "-", "resources": "-"}
+            csim = layout.csim_json(func)
+            if csim.exists():
+                data = json.loads(csim.read_text())
+                row["csim"] = "pass" if data.get("passed") else "FAIL"
+                row["max_abs_err"] = f"{data.get('max_abs_err', 0):.3g}"
+            xml = layout.csynth_xml(func)
+            if xml.exists():
+                report = parse_csynth_xml(xml)
+                row["latency"] = "-" if report.worst_latency is None else str(report.worst_latency)
+                row["resources"] = ", ".join(f"{k} {v}" for k, v in (report.resources or {}).items())
+            rows.append(row)
+    return rows
+
+
+def print_summary(rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        return
+    cols = ["project", "function", "csim", "max_abs_err", "latency", "resources"]
+    widths = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in cols}
+    print()
+    print("  ".join(c.ljust(widths[c]) for c in cols))
+    print("  ".join("-" * widths[c] for c in cols))
+    for row in rows:
+        print("  ".join(str(row[c]).ljust(widths[c]) for c in cols))
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    folder = Path(args.dir)
+    if (folder / "kernel.py").exists():
+        raise HCLError(f"{folder}: already a project (kernel.py exists); nothing written")
+    from hclbuild.project.atomic import write_text_atomic
+
+    folder.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(folder / "kernel.py", KERNEL_TEMPLATE.format(name=folder.resolve().name))
+    write_text_atomic(folder / "project.toml", TOML_TEMPLATE)
+    print(f"created {folder}/kernel.py and {folder}/project.toml; run: hclbuild csim {folder}")
+    return 0
+
+
+def cmd_tasks(args: argparse.Namespace) -> int:
+    projects = _projects(args.paths)
+    build_root = Path(args.build_dir).resolve()
+    command = {"build": ["build"], "csim": ["csim"], "report": ["csim", "report"]}[args.command]
+    options = ["-n", str(args.processes)] if args.processes and args.processes > 1 else []
+    if args.keep_going:
+        options.append("--continue")
+    code = run_doit(options + command, projects, build_root)
+    if args.command in ("csim", "report"):
+        print_summary(summary_rows(projects, build_root))
+    return code
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    projects = _projects(args.paths)
+    return run_doit(["list", "--all"], projects, Path(args.build_dir).resolve())
+
+
+def cmd_ci(args: argparse.Namespace) -> int:
+    from hclbuild.ci import github_workflow
+    from hclbuild.project.atomic import write_text_atomic
+    from hclbuild.tasks import plan
+
+    projects = _projects(args.paths)
+    plans = plan(projects)
+    broken = [p for p in plans if p.error]
+    if broken:
+        raise HCLError(broken[0].error or "a project cannot be planned")
+    text = github_workflow(plans, runner_label=args.runner_label, root=Path.cwd())
+    write_text_atomic(Path(args.output), text)
+    print(f"wrote {args.output}")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="hclbuild", description="HeteroCL-compatible kernels -> Vitis HLS projects")
+    sub = top.add_subparsers(dest="command", required=True)
+    new = sub.add_parser("new", help="scaffold a project")
+    new.add_argument("dir")
+    new.set_defaults(run=cmd_new)
+    for name, text in (("build", "emit the HLS projects"), ("csim", "C-simulate every function"),
+                       ("report", "csim, then summarize")):
+        cmd = sub.add_parser(name, help=text)
+        cmd.add_argument("paths", nargs="*")
+        cmd.add_argument("-n", "--processes", type=int, default=1)
+        cmd.add_argument("--build-dir", default="build")
+        cmd.add_argument("--continue", dest="keep_going", action="store_true",
+                         help="keep going after a failed task")
+        cmd.set_defaults(run=cmd_tasks)
+    lst = sub.add_parser("list", help="list the tasks")
+    lst.add_argument("paths", nargs="*")
+    lst.add_argument("--build-dir", default="build")
+    lst.set_defaults(run=cmd_list)
+    ci = sub.add_parser("ci", help="write a CI workflow")
+    ci.add_argument("provider", choices=["github"])
+    ci.add_argument("paths", nargs="*")
+    ci.add_argument("--runner-label", default="vitis")
+    ci.add_argument("--output", default=".github/workflows/hclbuild.yml")
+    ci.set_defaults(run=cmd_ci)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except HCLError as exc:
+        print(f"hclbuild: error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

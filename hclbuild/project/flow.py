@@ -1,0 +1,300 @@
+"""One project's flow as four steps with files in between; the doit tasks call exactly these.
+
+    compile_project   kernel.py -> ir/top.mlir, ir/<func>.mlir, llvm/top.ll, ir/manifest.json
+    run_reference     llvm/top.ll (no MLIR) -> golden/<func>/ vectors at every outlined call
+    emit_function     ir/<func>.mlir + golden/<func>/ -> hls/<func>/ (C++, testbench, tcl, cfg, ...)
+    csim_function     hls/<func>/ -> csim/<func>.json (g++ against the golden outputs)
+
+Every file is written only when its bytes change, so doit's content check keeps unchanged
+functions up to date.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hclbuild.errors import ConfigError, CsimError, HCLError
+from hclbuild.project.atomic import write_if_changed
+from hclbuild.project.config import Project
+from hclbuild.project.kernel import call_optional, kernel_schedule, load_kernel
+from hclbuild.project.layout import BuildLayout
+
+MANIFEST_FORMAT = "hclbuild-ir"
+
+
+# ---- compile ------------------------------------------------------------------------------
+
+
+def compile_project(project: Project, layout: BuildLayout) -> dict[str, Any]:
+    """Trace, build, outline and verify the design; write its IR files and the reference .ll."""
+    from mlir import ir
+
+    from hclbuild.compiler.passes.instrument import instrument_calls
+    from hclbuild.compiler.passes.split_functions import function_modules
+    from hclbuild.compiler.pipeline import compile_schedule
+    from hclbuild.compiler.signature import signature_of
+    from hclbuild.compiler.to_llvm import lower_to_llvm_ir
+
+    schedule = kernel_schedule(project)
+    try:
+        design = compile_schedule(schedule)
+    except HCLError as exc:
+        raise type(exc)(f"{project.name}: {exc}") from None
+    module = design.module
+    texts = function_modules(module)
+    write_if_changed(layout.top_mlir, str(module))
+    functions = [design.top] + list(dict.fromkeys(design.outlined))
+    signatures = {}
+    with module.context:
+        by_name = {op.attributes["sym_name"].value: op for op in module.body.operations
+                   if "sym_name" in op.attributes}
+        for name in functions:
+            signatures[name] = signature_of(by_name[name]).to_json()
+        for name in functions[1:]:
+            write_if_changed(layout.func_mlir(name), texts[name])
+        # the reference runs an instrumented copy; the design module itself stays clean
+        instrumented = ir.Module.parse(str(module))
+        sites = instrument_calls(instrumented)
+        ll_text = lower_to_llvm_ir(instrumented)
+    write_if_changed(layout.top_ll, ll_text)
+    manifest = {
+        "format": MANIFEST_FORMAT,
+        "project": project.name,
+        "top": design.top,
+        "functions": functions,
+        "signatures": signatures,
+        "probes": [site.to_json() for site in sites],
+        "inputs": [t.name for t in schedule.inputs],
+        "outputs": [t.name for t in schedule.outputs],
+    }
+    write_if_changed(layout.ir_manifest, json.dumps(manifest, indent=2) + "\n")
+    return manifest
+
+
+def read_ir_manifest(layout: BuildLayout) -> dict[str, Any]:
+    try:
+        manifest = json.loads(layout.ir_manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{layout.ir_manifest}: unreadable IR manifest ({exc}); run compile first") from None
+    if manifest.get("format") != MANIFEST_FORMAT:
+        raise ConfigError(f"{layout.ir_manifest}: not an hclbuild IR manifest")
+    return manifest
+
+
+def func_ir_path(layout: BuildLayout, manifest: dict[str, Any], func: str) -> Path:
+    """ir/top.mlir for the top (the whole design), ir/<func>.mlir for an outlined function."""
+    return layout.top_mlir if func == manifest["top"] else layout.func_mlir(func)
+
+
+# ---- reference ------------------------------------------------------------------------------
+
+
+def random_inputs(signature: Any, seed: int) -> list[np.ndarray]:
+    """Seeded values for every argument: small ints (no overflow surprises), floats in [-1, 1)."""
+    from hclbuild.dsl.types import to_storage
+
+    rng = np.random.default_rng(seed)
+    values = []
+    for spec in signature.args:
+        dt = spec.dtype
+        shape = spec.shape
+        if dt.is_float:
+            data = rng.uniform(-1.0, 1.0, size=shape)
+        elif dt.is_fixed:
+            span = min(2.0 ** (dt.int_bits - 1 if dt.is_signed else dt.int_bits), 4.0)
+            data = rng.uniform(-span if dt.is_signed else 0.0, span, size=shape)
+        else:
+            bits = min(dt.bits, 8)
+            lo, hi = (-(1 << (bits - 1)), 1 << (bits - 1)) if dt.is_signed and bits > 1 else (0, 1 << bits)
+            data = rng.integers(lo, hi, size=shape, dtype=np.int64)
+        values.append(to_storage(data, dt))
+    return values
+
+
+def _user_inputs(project: Project, module: Any, signature: Any, n_inputs: int) -> list[np.ndarray] | None:
+    from hclbuild.dsl.types import to_storage
+
+    rng = np.random.default_rng(project.config.seed)
+    given = call_optional(project, module, "inputs", rng)
+    if given is None:
+        return None
+    if isinstance(given, dict):
+        given = [given[spec.name] for spec in signature.args[:n_inputs] if spec.name in given]
+    given = list(given)
+    if len(given) != n_inputs:
+        raise ConfigError(f"{project.name}: inputs() returned {len(given)} arrays, the design has {n_inputs} inputs")
+    storages = []
+    for spec, value in zip(signature.args, given):
+        arr = np.asarray(value)
+        if arr.shape != tuple(spec.shape):
+            raise ConfigError(f"{project.name}: inputs() gave {spec.name} shape {arr.shape}, expected {spec.shape}")
+        storages.append(to_storage(arr, spec.dtype))
+    for spec in signature.args[n_inputs:]:
+        storages.append(to_storage(np.zeros(spec.shape), spec.dtype))
+    return storages
+
+
+def _check_model(project: Project, module: Any, signature: Any, n_inputs: int, before: list[np.ndarray],
+                 after: list[np.ndarray]) -> bool:
+    """Compare the LLVM outputs with the kernel's numpy model, if it has one."""
+    from hclbuild.dsl.types import from_storage
+
+    user_inputs = [from_storage(b, spec.dtype) for spec, b in zip(signature.args[:n_inputs], before)]
+    expected = call_optional(project, module, "model", *user_inputs)
+    if expected is None:
+        return False
+    outputs = signature.args[n_inputs:]
+    if isinstance(expected, dict):
+        pairs = [(spec, k) for k, spec in enumerate(signature.args) if spec.name in expected]
+        values = [expected[spec.name] for spec, _ in pairs]
+    else:
+        values = list(expected) if isinstance(expected, (list, tuple)) else [expected]
+        pairs = [(spec, n_inputs + k) for k, spec in enumerate(outputs)]
+        if len(values) != len(pairs):
+            raise ConfigError(f"{project.name}: model() returned {len(values)} arrays for {len(pairs)} outputs")
+    for (spec, index), want in zip(pairs, values):
+        got = from_storage(after[index], spec.dtype)
+        want = np.asarray(want)
+        if want.shape != got.shape:
+            raise CsimError(f"{project.name}: model() output {spec.name} has shape {want.shape}, expected {got.shape}")
+        if spec.dtype.is_float or spec.dtype.is_fixed:
+            bad = ~np.isclose(got, want, rtol=project.config.rtol, atol=project.config.atol)
+        else:
+            bad = got != want.astype(got.dtype)
+        if bad.any():
+            flat = int(np.flatnonzero(bad.reshape(-1))[0])
+            raise CsimError(
+                f"{project.name}: numpy model and LLVM reference disagree on {spec.name}[{flat}]: "
+                f"model {want.reshape(-1)[flat]!r}, LLVM {got.reshape(-1)[flat]!r}"
+            )
+    return True
+
+
+def run_reference(project: Project, layout: BuildLayout) -> dict[str, Any]:
+    """Run llvm/top.ll on seeded (or kernel-supplied) inputs; record every outlined call's vectors."""
+    from hclbuild.project.golden import write_golden
+    from hclbuild.runtime.llvm import JITModule, read_buffer
+    from hclbuild.runtime.signature import FunctionSignature
+
+    manifest = read_ir_manifest(layout)
+    signature = FunctionSignature.from_json(manifest["signatures"][manifest["top"]])
+    n_inputs = len(manifest["inputs"])
+    module = load_kernel(project)
+    storages = _user_inputs(project, module, signature, n_inputs)
+    if storages is None:
+        storages = random_inputs(signature, project.config.seed)
+    before = [s.copy() for s in storages]
+    sites = {int(site["site"]): site for site in manifest["probes"]}
+    captured: dict[tuple[int, int, int], np.ndarray] = {}
+
+    def probe(site: int, phase: int, argidx: int, ptr: int) -> None:
+        spec = sites[site]["args"][argidx]
+        from hclbuild.dsl.types import parse_dtype
+
+        # the first call of a function is its golden case; later calls are not recorded
+        key = (site, phase, argidx)
+        if key not in captured:
+            captured[key] = read_buffer(ptr, parse_dtype(spec["dtype"]), tuple(spec["shape"]))
+
+    jit = JITModule(layout.top_ll.read_text(encoding="utf-8"), probe=probe)
+    function = jit.function(signature)
+    from hclbuild.dsl.array import Array
+
+    arrays = [Array(s, spec.dtype) for s, spec in zip(storages, signature.args)]
+    function(*arrays)
+    after = [a.storage for a in arrays]
+    model_checked = _check_model(project, module, signature, n_inputs, before, after)
+
+    written: dict[str, int] = {}
+    top = manifest["top"]
+    write_golden(
+        layout.golden_dir(top),
+        {spec.name: (b, spec.dtype) for spec, b in zip(signature.args, before)},
+        {spec.name: (a, spec.dtype) for spec, a in zip(signature.args, after) if not spec.is_scalar},
+    )
+    written[top] = -1
+    for site_id in sorted(sites):
+        site = sites[site_id]
+        callee = site["callee"]
+        if callee in written:
+            continue  # the first call is the golden case
+        from hclbuild.dsl.types import parse_dtype
+
+        ins, outs = {}, {}
+        for k, arg in enumerate(site["args"]):
+            if (site_id, 0, k) not in captured:
+                raise CsimError(f"{project.name}/{callee}: the reference run never reached call site {site_id}")
+            dt = parse_dtype(arg["dtype"])
+            ins[arg["name"]] = (captured[(site_id, 0, k)], dt)
+            outs[arg["name"]] = (captured[(site_id, 1, k)], dt)
+        write_golden(layout.golden_dir(callee), ins, outs)
+        written[callee] = site_id
+    missing = [f for f in manifest["functions"] if f not in written]
+    if missing:
+        raise CsimError(f"{project.name}: the reference run never called {', '.join(missing)}")
+    return {"model_checked": model_checked, "functions": list(written)}
+
+
+# ---- emit -----------------------------------------------------------------------------------
+
+
+def emit_function(project: Project, layout: BuildLayout, func: str) -> list[Path]:
+    """Write hls/<func>/: the top file and header from the emitter, testbench, tcl, cfg, Makefile."""
+    from mlir import ir
+
+    from hclbuild.compiler.emit_hls import c_signature, emit_function_files
+    from hclbuild.project.golden import read_vectors
+    from hclbuild.project.hls_project import write_function_project
+
+    manifest = read_ir_manifest(layout)
+    if func not in manifest["functions"]:
+        raise ConfigError(f"{project.name}: no function {func!r} (functions: {', '.join(manifest['functions'])})")
+    context = ir.Context()
+    with context, ir.Location.unknown():
+        module = ir.Module.parse(func_ir_path(layout, manifest, func).read_text(encoding="utf-8"))
+        cpp, header = emit_function_files(module, func)
+        fn_op = next(op for op in module.body.operations
+                     if "sym_name" in op.attributes and op.attributes["sym_name"].value == func)
+        signature = c_signature(fn_op)
+    golden = read_vectors(layout.golden_dir(func))
+    return write_function_project(layout.hls_dir(func), func, cpp, header, signature, golden.inputs,
+                                  golden.outputs, project.config)
+
+
+# ---- csim and report -------------------------------------------------------------------------
+
+
+def csim_function(project: Project, layout: BuildLayout, func: str) -> Any:
+    """g++ the function's testbench and top file, run it on the golden data, write csim/<func>.json."""
+    from hclbuild.runtime.csim import run_csim
+
+    result = run_csim(layout.hls_dir(func), layout.csim_json(func), project=project.name)
+    return result.check()
+
+
+def write_report(project: Project, layout: BuildLayout, functions: list[str]) -> list[Path]:
+    """reports/summary.json and report.md: csim per function, plus csynth/cosim when Vitis made them."""
+    from hclbuild.runtime.report import FunctionReport, parse_csynth_xml, render_summary_markdown
+
+    rows = []
+    summary: dict[str, Any] = {"project": project.name, "functions": {}}
+    for func in functions:
+        csim_path = layout.csim_json(func)
+        csim = json.loads(csim_path.read_text(encoding="utf-8")) if csim_path.exists() else None
+        csynth_path = layout.csynth_xml(func)
+        csynth = parse_csynth_xml(csynth_path) if csynth_path.exists() else None
+        rows.append(FunctionReport(name=func, csim=None if csim is None else bool(csim.get("passed")),
+                                   csynth=csynth))
+        summary["functions"][func] = {
+            "csim": csim,
+            "csynth": None if csynth is None else csynth.to_dict(),
+        }
+    markdown = f"# {project.name}\n\n" + render_summary_markdown(rows)
+    write_if_changed(layout.report_summary, json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    write_if_changed(layout.report_markdown, markdown)
+    return [layout.report_summary, layout.report_markdown]
+

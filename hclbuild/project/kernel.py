@@ -1,0 +1,111 @@
+"""Loading a project's kernel.py: its schedule(), and optionally inputs(rng) and model(*inputs).
+
+Importing a kernel runs the user's DSL code only (pure Python, no MLIR), so task discovery can
+trace it to learn the function names. Any exception becomes a one-line ConfigError naming the
+project, the kernel file and the line that raised.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import traceback
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from hclbuild.errors import ConfigError, HCLError
+from hclbuild.project.config import Project
+
+ENTRY_POINT = "schedule"
+
+
+def _where(exc: BaseException, kernel_path: Path) -> str:
+    """`kernel.py:LINE` of the deepest frame in the user's project folder, if any."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    folder = kernel_path.parent.resolve()
+    for frame in reversed(frames):
+        try:
+            if Path(frame.filename).resolve().parent == folder:
+                return f"{Path(frame.filename).name}:{frame.lineno}"
+        except OSError:
+            continue
+    return kernel_path.name
+
+
+def _one_line(project: Project, exc: BaseException, doing: str) -> ConfigError:
+    message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    kind = type(exc).__name__
+    return ConfigError(f"{project.name}: {doing} failed at {_where(exc, project.kernel_path)}: {kind}: {message}")
+
+
+def load_kernel(project: Project) -> ModuleType:
+    """Import projects/<name>/kernel.py as a fresh module (its folder importable while it loads)."""
+    from hclbuild.dsl.context import init
+
+    init()  # one process builds many projects: start each from HeteroCL's default dtype
+    module_name = f"hclbuild_kernel_{project.name.replace('-', '_').replace('.', '_')}"
+    spec = importlib.util.spec_from_file_location(module_name, project.kernel_path)
+    if spec is None or spec.loader is None:
+        raise ConfigError(f"{project.name}: cannot import {project.kernel_path}")
+    module = importlib.util.module_from_spec(spec)
+    folder = str(project.kernel_path.parent.resolve())
+    sys.path.insert(0, folder)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except HCLError as exc:
+        raise _one_line(project, exc, "importing kernel.py") from None
+    except Exception as exc:  # noqa: BLE001 - any user error must become one line, not a traceback
+        raise _one_line(project, exc, "importing kernel.py") from None
+    finally:
+        if sys.path and sys.path[0] == folder:
+            sys.path.pop(0)
+    if not callable(getattr(module, ENTRY_POINT, None)):
+        raise ConfigError(f"{project.name}: kernel.py defines no {ENTRY_POINT}() returning the schedule")
+    return module
+
+
+def kernel_schedule(project: Project, module: ModuleType | None = None) -> Any:
+    """Call kernel.schedule() and check it returned an hcl schedule."""
+    from hclbuild.dsl.context import init
+    from hclbuild.schedule.schedule import Schedule
+
+    module = module or load_kernel(project)
+    init()
+    try:
+        schedule = getattr(module, ENTRY_POINT)()
+    except Exception as exc:  # noqa: BLE001
+        raise _one_line(project, exc, f"{ENTRY_POINT}()") from None
+    if not isinstance(schedule, Schedule):
+        raise ConfigError(
+            f"{project.name}: kernel.py {ENTRY_POINT}() returned {type(schedule).__name__}, "
+            "expected the schedule from hcl.create_schedule"
+        )
+    if schedule.name != project.config.top:
+        raise ConfigError(
+            f"{project.name}: the schedule is named {schedule.name!r} but project.toml says top = "
+            f"{project.config.top!r}"
+        )
+    return schedule
+
+
+def design_functions(schedule: Any) -> list[str]:
+    """The functions that get their own HLS project: the top, then outlined stages in order."""
+    names = [schedule.name]
+    for request in schedule.outlines:
+        for group in request.groups:
+            stages = group[1] if group[0] == "set" else list(group[1:])
+            names.append("Stage_" + "_".join(stages))
+    return names
+
+
+def call_optional(project: Project, module: ModuleType, name: str, *args: Any) -> Any:
+    """kernel.<name>(*args) when the kernel defines it, else None; errors become one line."""
+    fn = getattr(module, name, None)
+    if fn is None:
+        return None
+    try:
+        return fn(*args)
+    except Exception as exc:  # noqa: BLE001
+        raise _one_line(project, exc, f"{name}()") from None
