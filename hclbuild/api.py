@@ -27,7 +27,8 @@ def build(schedule: Schedule, target: str | None = None, name: str | None = None
     if target == "vhls":
         from hclbuild.compiler.emit_hls import emit_module
 
-        return emit_module(design.module)
+        with design.module.context:
+            return emit_module(design.module)
     from hclbuild.compiler.signature import signature_of
     from hclbuild.compiler.to_llvm import lower_to_llvm_ir
     from hclbuild.runtime.llvm import JITModule
