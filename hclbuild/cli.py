@@ -125,7 +125,7 @@ def summary_rows(projects: list[Path], build_root: Path) -> list[dict[str, Any]]
             csim = layout.csim_json(func)
             if csim.exists():
                 data = json.loads(csim.read_text())
-                row["csim"] = "pass" if data.get("passed") else "FAIL"
+                row["csim"] = "pass" if data.get("pass") else "FAIL"
                 row["max_abs_err"] = f"{data.get('max_abs_err', 0):.3g}"
             xml = layout.csynth_xml(func)
             if xml.exists():

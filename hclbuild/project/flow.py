@@ -35,6 +35,7 @@ def compile_project(project: Project, layout: BuildLayout) -> dict[str, Any]:
 
     from hclbuild.compiler.passes.instrument import instrument_calls
     from hclbuild.compiler.passes.split_functions import function_modules
+    from hclbuild.compiler.passes.zero_init import zero_init_allocs
     from hclbuild.compiler.pipeline import compile_schedule
     from hclbuild.compiler.signature import signature_of
     from hclbuild.compiler.to_llvm import lower_to_llvm_ir
@@ -58,6 +59,7 @@ def compile_project(project: Project, layout: BuildLayout) -> dict[str, Any]:
             write_if_changed(layout.func_mlir(name), texts[name])
         # the reference runs an instrumented copy; the design module itself stays clean
         instrumented = ir.Module.parse(str(module))
+        zero_init_allocs(instrumented)
         sites = instrument_calls(instrumented)
         ll_text = lower_to_llvm_ir(instrumented)
     write_if_changed(layout.top_ll, ll_text)
@@ -287,7 +289,7 @@ def write_report(project: Project, layout: BuildLayout, functions: list[str]) ->
         csim = json.loads(csim_path.read_text(encoding="utf-8")) if csim_path.exists() else None
         csynth_path = layout.csynth_xml(func)
         csynth = parse_csynth_xml(csynth_path) if csynth_path.exists() else None
-        rows.append(FunctionReport(name=func, csim=None if csim is None else bool(csim.get("passed")),
+        rows.append(FunctionReport(name=func, csim=None if csim is None else bool(csim.get("pass")),
                                    csynth=csynth))
         summary["functions"][func] = {
             "csim": csim,

@@ -1,0 +1,210 @@
+"""The doit flow end to end: which tasks run, caching, -n 2, interrupted builds, per-task errors."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+KERNEL = '''
+import numpy as np
+import hclbuild as hcl
+
+N = 8
+
+def schedule():
+    hcl.init(hcl.Int(32))
+    A = hcl.placeholder((N,), "A")
+    B = hcl.placeholder((N,), "B")
+
+    def kernel(A, B):
+        X = hcl.compute((N,), lambda i: A[i] * 3, name="X")
+        Y = hcl.compute((N,), lambda i: X[i] + B[i], name="Y")
+        return hcl.compute((N,), lambda i: Y[i] - 1, name="Z")
+
+    s = hcl.create_schedule([A, B], kernel, name="top")
+    s[kernel.X].pipeline(kernel.X.axis[0], initiation_interval=1)
+    s[kernel.Y].pipeline(kernel.Y.axis[0], initiation_interval=1)
+    s.outline(kernel.X)
+    s.outline(kernel.Y)
+    return s
+
+def model(A, B):
+    return (A * 3 + B - 1).astype(np.int32)
+'''
+
+DODO = '''
+from pathlib import Path
+from hclbuild.tasks import all_tasks, doit_config
+ROOT = Path(__file__).resolve().parent
+DOIT_CONFIG = doit_config(ROOT / "build")
+def task_hclbuild():
+    yield from all_tasks(ROOT / "projects", ROOT / "build")
+'''
+
+
+def make_tree(root: Path, kernels: dict[str, str]) -> Path:
+    for name, text in kernels.items():
+        folder = root / "projects" / name
+        folder.mkdir(parents=True)
+        (folder / "kernel.py").write_text(text)
+    (root / "dodo.py").write_text(DODO)
+    return root
+
+
+def doit(root: Path, *args: str, check: bool = True, timeout: float = 600) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.run([sys.executable, "-m", "doit", *args], cwd=root, capture_output=True, text=True,
+                          env=env, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"doit {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def ran(proc: subprocess.CompletedProcess) -> set[str]:
+    """Tasks doit executed (lines '.  name'), not the up-to-date ones ('-- name')."""
+    return {m.group(1) for m in re.finditer(r"^\.  (\S+)$", proc.stdout, re.M)}
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    """Every generated file under build/ except doit's own state and csim timings."""
+    files = {}
+    for path in sorted((root / "build").rglob("*")):
+        rel = path.relative_to(root / "build").as_posix()
+        if path.is_file() and ".doit.db" not in rel and "/csim/" not in rel:
+            files[rel] = path.read_bytes()
+    return files
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = make_tree(tmp_path_factory.mktemp("flow"), {"tri": KERNEL})
+    doit(root, "csim")
+    return root
+
+
+def test_csim_runs_every_task_and_passes(built: Path) -> None:
+    hls = built / "build" / "tri" / "hls"
+    assert sorted(p.name for p in hls.iterdir()) == ["Stage_X", "Stage_Y", "top"]
+    for func in ("top", "Stage_X", "Stage_Y"):
+        result = (built / "build" / "tri" / "csim" / f"{func}.json").read_text()
+        assert '"pass": true' in result
+
+
+def test_second_run_runs_nothing(built: Path) -> None:
+    proc = doit(built, "csim")
+    assert ran(proc) == set()
+    assert "-- compile:tri" in proc.stdout
+
+
+def test_noop_load_imports_no_mlir(built: Path) -> None:
+    script = (
+        "import sys\n"
+        "from doit.cmd_base import ModuleTaskLoader\n"
+        "from doit.doit_cmd import DoitMain\n"
+        "sys.path.insert(0, '.')\n"
+        "import dodo\n"
+        "code = DoitMain(ModuleTaskLoader(vars(dodo))).run(['csim'])\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('mlir', 'llvmlite', 'jinja2'))\n"
+        "print('HEAVY', heavy, 'CODE', code)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.run([sys.executable, "-c", script], cwd=built, capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert "HEAVY [] CODE 0" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_changing_one_pipeline_ii_reruns_only_that_function(tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {"tri": KERNEL})
+    doit(root, "csim")
+    kernel = root / "projects" / "tri" / "kernel.py"
+    kernel.write_text(kernel.read_text().replace(
+        "pipeline(kernel.Y.axis[0], initiation_interval=1)", "pipeline(kernel.Y.axis[0], initiation_interval=2)"))
+    proc = doit(root, "csim")
+    # top.mlir holds the whole design, so the top's project follows any change; Stage_X stays
+    assert ran(proc) == {"compile:tri", "reference:tri", "emit:tri/Stage_Y", "csim:tri/Stage_Y",
+                         "emit:tri/top", "csim:tri/top"}
+    cpp = (root / "build" / "tri" / "hls" / "Stage_Y" / "Stage_Y.cpp").read_text()
+    assert "#pragma HLS pipeline II=2" in cpp
+
+
+def test_parallel_build_is_byte_identical_to_serial(tmp_path: Path) -> None:
+    kernels = {"tri": KERNEL, "tri2": KERNEL.replace("* 3", "* 5").replace("A * 3", "A * 5")}
+    serial = make_tree(tmp_path / "serial", kernels)
+    parallel = make_tree(tmp_path / "parallel", kernels)
+    doit(serial, "build")
+    doit(parallel, "-n", "2", "build")
+    assert tree(serial) == tree(parallel)
+    assert len(tree(serial)) > 30
+
+
+@pytest.mark.slow
+def test_interrupted_build_then_rebuild_equals_clean_build(tmp_path: Path) -> None:
+    clean = make_tree(tmp_path / "clean", {"tri": KERNEL})
+    doit(clean, "build")
+    expected = tree(clean)
+    for delay in (0.6, 1.2, 2.0):
+        root = make_tree(tmp_path / f"killed{delay}", {"tri": KERNEL})
+        env = dict(os.environ, PYTHONPATH=str(REPO))
+        proc = subprocess.Popen([sys.executable, "-m", "doit", "build"], cwd=root, env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        time.sleep(delay)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        doit(root, "build")
+        assert tree(root) == expected, f"after a SIGKILL at {delay}s"
+
+
+def test_errors_fail_their_own_task_and_others_continue(tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {
+        "good": KERNEL,
+        "raises": "def schedule():\n    raise ValueError('boom in the kernel')\n",
+    })
+    bad_toml = root / "projects" / "badtoml"
+    bad_toml.mkdir()
+    (bad_toml / "kernel.py").write_text(KERNEL)
+    (bad_toml / "project.toml").write_text("[hls]\nclock_period_ns = 'fast'\n")
+    proc = doit(root, "--continue", "csim", check=False)
+    assert proc.returncode != 0
+    out = proc.stdout + proc.stderr
+    assert "raises: schedule() failed at kernel.py:2: ValueError: boom in the kernel" in out
+    assert "clock_period_ns" in out and "badtoml" in out
+    assert (root / "build" / "good" / "csim" / "top.json").exists()
+    assert '"pass": true' in (root / "build" / "good" / "csim" / "Stage_X.json").read_text()
+
+
+def test_failing_csim_names_project_and_function(tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {"tri": KERNEL})
+    doit(root, "build")
+    cpp = root / "build" / "tri" / "hls" / "Stage_X" / "Stage_X.cpp"
+    text = cpp.read_text()
+    assert " * " in text
+    cpp.write_text(text.replace(" * ", " + ", 1))
+    proc = doit(root, "csim:tri/Stage_X", check=False)
+    assert proc.returncode != 0
+    assert "tri/Stage_X" in proc.stdout + proc.stderr
+
+
+def test_doit_list_shows_docs_and_no_vitis_tasks(built: Path) -> None:
+    proc = doit(built, "list", "--all")
+    assert "emit:tri/Stage_X" in proc.stdout and "Vitis HLS project of Stage_X" in proc.stdout
+    if subprocess.run(["which", "vitis_hls"], capture_output=True).returncode != 0:
+        assert "csynth" not in proc.stdout
+
+
+def test_clean_removes_targets(tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {"tri": KERNEL})
+    doit(root, "build")
+    assert (root / "build" / "tri" / "llvm" / "top.ll").exists()
+    doit(root, "clean")
+    assert not (root / "build" / "tri" / "llvm" / "top.ll").exists()
+    assert not (root / "build" / "tri" / "hls" / "Stage_X" / "Stage_X.cpp").exists()
+    doit(root, "forget")
