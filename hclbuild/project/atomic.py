@@ -1,0 +1,67 @@
+"""Atomic file writes: an interrupted build never leaves a half file that a later build trusts."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+
+# itertools.count is implemented in C, so next() on it is safe from several threads
+_counter = itertools.count(1)
+
+
+def _fsync_dir(directory: Path) -> None:
+    # the rename itself is only durable once the directory entry is on disk
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_bytes_atomic(path: str | Path, data: bytes) -> None:
+    """Write `data` to a temporary file beside `path`, fsync it, then os.replace it into place."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # same directory, so os.replace is a rename within one file system; pid + counter keep
+    # concurrent writers (doit -n 2) from sharing a temporary name
+    temp = target.with_name(f".{target.name}.{os.getpid()}.{next(_counter)}.tmp")
+    # mode 0o666 minus the umask, like open(): mkstemp's 0o600 would leave generated files private
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, target)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(target.parent)
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """write_bytes_atomic of `text` encoded as UTF-8 (newlines written as given)."""
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_if_changed(path: str | Path, data: bytes | str) -> bool:
+    """Atomically write `data` only when the file's bytes differ; True when it wrote.
+
+    Unchanged files keep their mtime, so make and doit timestamps of untouched per-function
+    files do not move.
+    """
+    payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    target = Path(path)
+    try:
+        if target.stat().st_size == len(payload) and target.read_bytes() == payload:
+            return False
+    except FileNotFoundError:
+        pass
+    write_bytes_atomic(target, payload)
+    return True

@@ -1,0 +1,213 @@
+"""Golden vectors: the inputs and outputs of one function call, as raw little-endian containers.
+
+A vector folder (`build/<name>/golden/<func>/`, and its copy `hls/<func>/data/`) holds
+
+    in_<arg>.bin    every argument before the call, in argument order
+    out_<arg>.bin   every array argument after the call (and `out_return.bin` for a result)
+    manifest.json   one entry per file, in the function's argument order:
+                    name, file, shape, dtype (DSL name), bits, container_bytes, count, c_type, sha256
+
+Each element takes `container_bytes` (1, 2, 4, 8 or 16) bytes, little-endian. Int/UInt/Fixed/UFixed
+elements hold their raw bits zero-extended in the low `bits` bits (128-bit containers: low 64 bits
+first); floats are IEEE values. Bytes depend only on the values, so unchanged data rewrites nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from hclbuild.compiler.hls_types import c_type
+from hclbuild.dsl.types import DType, parse_dtype
+from hclbuild.errors import APIError, CsimError, DTypeError
+from hclbuild.project.atomic import write_if_changed
+
+MANIFEST = "manifest.json"
+FORMAT = "hclbuild-golden"
+VERSION = 1
+KINDS = ("in", "out")
+RETURN_NAME = "return"  # a C keyword, so it never collides with an argument name
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class GoldenVectors:
+    """The vectors of one folder: name -> (raw-bit storage array, DType), in argument order."""
+
+    inputs: dict[str, tuple[np.ndarray, DType]]
+    outputs: dict[str, tuple[np.ndarray, DType]]
+
+
+def vector_file(kind: str, name: str) -> str:
+    """File name of one vector: `in_<name>.bin` or `out_<name>.bin`."""
+    return f"{kind}_{name}.bin"
+
+
+def container_bytes(dtype: DType) -> int:
+    """Bytes of one element's container in a vector file."""
+    return dtype.storage_bits // 8
+
+
+def encode_vector(array: np.ndarray, dtype: DType, name: str = "vector") -> bytes:
+    """The file bytes of one raw-bit storage array: little-endian, unused high bits cleared."""
+    dt = parse_dtype(dtype)
+    arr = np.asarray(array)
+    store = dt.np_storage
+    if dt.is_float or dt.is_index:
+        if arr.dtype.kind != store.kind or arr.dtype.itemsize != store.itemsize:
+            raise DTypeError(f"{name}: expected a {store} array for {dt.name}, got {arr.dtype}")
+        return np.ascontiguousarray(arr, dtype=store.newbyteorder("<")).tobytes()
+    width = container_bytes(dt)
+    if width == 16:
+        if arr.dtype.kind != "V" or arr.dtype.itemsize != 16:
+            raise DTypeError(f"{name}: expected a 16-byte void container array for {dt.name} "
+                             f"(see hclbuild.dsl.types.to_storage), got {arr.dtype}")
+        pairs = np.ascontiguousarray(arr).view(np.uint64).reshape(-1, 2).copy()
+        if dt.bits < 64:
+            pairs[:, 0] &= np.uint64((1 << dt.bits) - 1)
+        if dt.bits <= 64:
+            pairs[:, 1] = 0
+        elif dt.bits < 128:
+            pairs[:, 1] &= np.uint64((1 << (dt.bits - 64)) - 1)
+        return pairs.astype("<u8").tobytes()
+    # the raw bits do not depend on the container's signedness, so accept either
+    if arr.dtype.kind not in "iu" or arr.dtype.itemsize != width:
+        raise DTypeError(f"{name}: expected a {store} container array for {dt.name} "
+                         f"(see hclbuild.dsl.types.to_storage), got {arr.dtype}")
+    raw = np.ascontiguousarray(arr).view(np.dtype(f"u{width}"))
+    if dt.bits < width * 8:
+        # a sign-extended container would write bits the convention says are zero
+        raw = raw & np.array((1 << dt.bits) - 1, dtype=raw.dtype)
+    return raw.astype(f"<u{width}").tobytes()
+
+
+def decode_vector(data: bytes, dtype: DType, shape: tuple[int, ...]) -> np.ndarray:
+    """The raw-bit storage array (native byte order) of one vector file's bytes."""
+    dt = parse_dtype(dtype)
+    store = dt.np_storage
+    if store.kind == "V":
+        pairs = np.frombuffer(data, dtype="<u8").astype(np.uint64)
+        return pairs.view(store).reshape(shape).copy()
+    return np.frombuffer(data, dtype=store.newbyteorder("<")).astype(store).reshape(shape)
+
+
+def _entry(kind: str, name: str, array: np.ndarray, dtype: DType, payload: bytes) -> dict:
+    return {
+        "name": name,
+        "file": vector_file(kind, name),
+        "shape": [int(n) for n in np.shape(array)],
+        "dtype": dtype.name,
+        "bits": dtype.bits,
+        "container_bytes": container_bytes(dtype),
+        "count": int(np.size(array)),
+        "c_type": c_type(dtype),
+        "sha256": hashlib.sha256(payload).hexdigest(),
+    }
+
+
+def read_manifest(directory: str | Path) -> dict:
+    """The parsed manifest.json of a vector folder."""
+    path = Path(directory) / MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CsimError(f"{path}: golden vector manifest not found") from None
+    except (OSError, ValueError) as exc:
+        raise CsimError(f"{path}: unreadable golden vector manifest: {exc}") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise CsimError(f"{path}: not an hclbuild golden vector manifest")
+    if manifest.get("version") != VERSION:
+        raise CsimError(f"{path}: manifest version {manifest.get('version')!r}, expected {VERSION}")
+    return manifest
+
+
+def _encode_all(folder: Path, kind: str, arrays: Mapping[str, tuple[np.ndarray, DType | str]]
+                ) -> list[tuple[Path, bytes, dict]]:
+    encoded = []
+    for name, (array, dtype_spec) in arrays.items():
+        if not _NAME.match(name):
+            raise APIError(f"golden vector name {name!r} is not a C identifier")
+        dtype = parse_dtype(dtype_spec)
+        path = folder / vector_file(kind, name)
+        payload = encode_vector(array, dtype, name=str(path))
+        encoded.append((path, payload, _entry(kind, name, np.asarray(array), dtype, payload)))
+    return encoded
+
+
+def _write(folder: Path, by_kind: dict[str, Mapping[str, tuple[np.ndarray, DType | str]]]) -> list[Path]:
+    """Write the vector files of the given kinds, drop stale ones, then the manifest once."""
+    # encode everything first, so a bad array leaves the folder untouched
+    encoded = {kind: _encode_all(folder, kind, arrays) for kind, arrays in by_kind.items()}
+    try:
+        previous = read_manifest(folder)
+    except CsimError:
+        previous = {}
+    folder.mkdir(parents=True, exist_ok=True)
+    paths: list[Path] = []
+    document: dict = {"format": FORMAT, "version": VERSION, "byte_order": "little"}
+    for kind in KINDS:
+        if kind not in encoded:
+            document[kind] = previous.get(kind, [])
+            continue
+        for path, payload, _ in encoded[kind]:
+            write_if_changed(path, payload)
+            paths.append(path)
+        keep = {path.name for path, _, _ in encoded[kind]}
+        for stale in folder.glob(f"{kind}_*.bin"):
+            if stale.name not in keep:
+                stale.unlink()
+        document[kind] = [entry for _, _, entry in encoded[kind]]
+    manifest_path = folder / MANIFEST
+    write_if_changed(manifest_path, json.dumps(document, indent=2) + "\n")
+    return [*paths, manifest_path]
+
+
+def write_vectors(directory: str | Path, arrays: Mapping[str, tuple[np.ndarray, DType | str]],
+                  kind: str = "in") -> list[Path]:
+    """Write `<kind>_<name>.bin` for each array (mapping order = argument order) and update manifest.json.
+
+    Arrays are raw-bit storage arrays (`hclbuild.dsl.types.to_storage`). Files of the same kind
+    that are no longer listed are removed. Returns the vector files, then the manifest.
+    """
+    if kind not in KINDS:
+        raise APIError(f"golden vector kind must be 'in' or 'out', got {kind!r}")
+    return _write(Path(directory), {kind: arrays})
+
+
+def write_golden(directory: str | Path, inputs: Mapping[str, tuple[np.ndarray, DType | str]],
+                 outputs: Mapping[str, tuple[np.ndarray, DType | str]]) -> list[Path]:
+    """Write both kinds with a single manifest update; returns the vector files, then the manifest."""
+    return _write(Path(directory), {"in": inputs, "out": outputs})
+
+
+def _read_kind(folder: Path, entries: list) -> dict[str, tuple[np.ndarray, DType]]:
+    out: dict[str, tuple[np.ndarray, DType]] = {}
+    for entry in entries:
+        dtype = parse_dtype(entry["dtype"])
+        shape = tuple(int(n) for n in entry["shape"])
+        path = folder / entry["file"]
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise CsimError(f"{path}: golden vector file not found") from None
+        expected = int(entry["count"]) * container_bytes(dtype)
+        if len(data) != expected:
+            raise CsimError(f"{path}: {len(data)} bytes, manifest says {entry['count']} x "
+                            f"{container_bytes(dtype)} = {expected}")
+        out[entry["name"]] = (decode_vector(data, dtype, shape), dtype)
+    return out
+
+
+def read_vectors(directory: str | Path) -> GoldenVectors:
+    """Read every vector listed in a folder's manifest.json back as raw-bit storage arrays."""
+    folder = Path(directory)
+    manifest = read_manifest(folder)
+    return GoldenVectors(inputs=_read_kind(folder, manifest.get("in", [])),
+                         outputs=_read_kind(folder, manifest.get("out", [])))

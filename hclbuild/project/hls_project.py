@@ -1,0 +1,296 @@
+"""Write one function's Vitis HLS project folder, `build/<name>/hls/<func>/`.
+
+    <func>.cpp  <func>.h     the emitted function (given as text)
+    tb_<func>.cpp            testbench reading data/, comparing, printing HCLBUILD_CSIM {...}
+    data/                    golden vectors (project.golden format)
+    run_hls.tcl              classic flow, steps from `-tclargs`
+    hls_config.cfg           Vitis unified flow (v++ -c --mode hls)
+    Makefile, README.md
+
+The templates only loop and branch; every value they print is prepared here from plain data
+(the C signature, the golden vectors, the project config), so this module needs no emitter.
+Every file goes through write_if_changed: an unchanged function keeps its timestamps.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol
+
+import jinja2
+import numpy as np
+
+from hclbuild.dsl.types import DType, parse_dtype
+from hclbuild.errors import CompileError, DTypeError
+from hclbuild.project.atomic import write_if_changed
+from hclbuild.project.config import ProjectConfig
+from hclbuild.project.golden import RETURN_NAME, container_bytes, vector_file, write_golden
+from hclbuild.runtime.aptypes import ap_types_include_dir
+from hclbuild.runtime.csim import AP_GXX_FLAGS, GXX_FLAGS, OUT_DIR, needs_ap_include, testbench_name
+
+TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
+MAX_PRINTED_MISMATCHES = 10
+DATA_DIR = "data"
+
+_STANDARD_INT = re.compile(r"^(u?)int(8|16|32|64)_t$")
+_C_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class ArgLike(Protocol):
+    """What the project needs of one C argument (compiler.emit_hls.CArg has these fields)."""
+
+    name: str
+    c_type: str
+    dtype: Any  # DType or its name
+    shape: Sequence[int]
+    is_array: bool
+
+
+@dataclass(frozen=True)
+class FunctionArg:
+    """One argument of a generated C function: name, C element type, DSL dtype, shape."""
+
+    name: str
+    c_type: str
+    dtype: DType | str
+    shape: tuple[int, ...] = ()
+    is_array: bool = True
+
+
+@dataclass(frozen=True)
+class _TbArg:
+    """Everything the testbench template prints about one argument (or the return value)."""
+
+    name: str
+    var: str
+    c_type: str
+    dtype: str
+    shape_text: str
+    dims: str
+    count: int
+    kind: str  # "real" | "int" | "bool" | "ap"
+    bits: int
+    signed: str  # C++ literal
+    frac: int
+    wide: bool  # more than 64 bits: two 64-bit halves
+    container: int
+    nbytes: int
+    in_file: str
+    out_file: str
+    real_format: str
+
+
+@lru_cache(maxsize=1)
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+    )
+
+
+def render_template(name: str, **values: Any) -> str:
+    """Render one template of hclbuild/templates with StrictUndefined (a missing value is a bug)."""
+    return _environment().get_template(name).render(**values)
+
+
+def format_clock(period_ns: float) -> str:
+    """Clock period as Tcl/cfg text: 10.0 -> "10", 3.333 -> "3.333"."""
+    return repr(float(period_ns)).removesuffix(".0")
+
+
+def export_format(flow_target: str) -> str:
+    """export_design / package.output.format for a flow target: Vivado IP or Vitis kernel."""
+    return "xo" if flow_target == "vitis" else "ip_catalog"
+
+
+def _tb_kind(c_type: str, dtype: DType, where: str) -> str:
+    """How the testbench moves raw bits in and out of one C element type."""
+    if c_type in ("float", "double"):
+        if not dtype.is_float or dtype.bits != (32 if c_type == "float" else 64):
+            raise CompileError(f"{where}: C type {c_type} does not hold {dtype.name}")
+        return "real"
+    if c_type == "bool":
+        if not (dtype.is_integral_bits and dtype.bits == 1):
+            raise CompileError(f"{where}: C type bool does not hold {dtype.name}")
+        return "bool"
+    standard = _STANDARD_INT.match(c_type)
+    if standard:
+        if not (dtype.is_integral_bits or dtype.is_index) or dtype.bits != int(standard.group(2)):
+            raise CompileError(f"{where}: C type {c_type} does not hold {dtype.name}")
+        return "int"
+    if c_type.startswith("ap_"):
+        if not dtype.is_integral_bits:
+            raise CompileError(f"{where}: C type {c_type} does not hold {dtype.name}")
+        return "ap"
+    raise CompileError(f"{where}: the testbench cannot pass C type {c_type!r}")
+
+
+def _shape_of(arg: ArgLike) -> tuple[int, ...]:
+    return tuple(int(n) for n in arg.shape)
+
+
+def _tb_arg(name: str, var: str, c_type: str, dtype: DType, shape: tuple[int, ...], is_array: bool,
+            where: str) -> _TbArg:
+    kind = _tb_kind(c_type, dtype, where)
+    count = int(np.prod(shape)) if shape else 1
+    dims_shape = shape if shape else (1,)
+    return _TbArg(
+        name=name, var=var, c_type=c_type, dtype=dtype.name,
+        shape_text="x".join(str(n) for n in shape) if shape else "scalar",
+        dims="".join(f"[{n}]" for n in dims_shape) if is_array else "",
+        count=count, kind=kind, bits=dtype.bits,
+        signed="true" if dtype.is_signed else "false",
+        frac=dtype.frac, wide=dtype.bits > 64,
+        container=container_bytes(dtype), nbytes=count * container_bytes(dtype),
+        in_file=vector_file("in", name), out_file=vector_file("out", name),
+        real_format="%.9g" if dtype.bits == 32 else "%.17g",
+    )
+
+
+def _check_vector(where: str, vectors: Mapping[str, tuple[np.ndarray, Any]], name: str, dtype: DType,
+                  shape: tuple[int, ...], is_array: bool, what: str) -> None:
+    if name not in vectors:
+        raise CompileError(f"{where}: no golden {what} vector for argument {name}")
+    array, vector_dtype = vectors[name]
+    got = parse_dtype(vector_dtype)
+    if got != dtype:
+        raise CompileError(f"{where}: golden {what} vector {name} is {got.name}, the C signature says {dtype.name}")
+    got_shape = tuple(np.shape(array))
+    fits = got_shape == shape if is_array else int(np.prod(got_shape)) == 1
+    if not fits:
+        raise CompileError(f"{where}: golden {what} vector {name} has shape {got_shape}, "
+                           f"the C signature says {shape if is_array else 'a scalar'}")
+
+
+def _signature_parts(signature: Any) -> tuple[list[ArgLike], str, str | None]:
+    """(args, return C type, function name or None) of a CSignature-like object or an arg list."""
+    if hasattr(signature, "args"):
+        return list(signature.args), getattr(signature, "ret_c_type", None) or "void", getattr(signature, "name", None)
+    return list(signature), "void", None
+
+
+def function_project_files(out_dir: str | Path, func_name: str) -> list[Path]:
+    """The fixed files write_function_project always writes (doit targets); vectors vary by argument."""
+    folder = Path(out_dir)
+    names = [f"{func_name}.cpp", f"{func_name}.h", testbench_name(func_name), "run_hls.tcl", "hls_config.cfg",
+             "Makefile", "README.md"]
+    return [folder / name for name in names] + [folder / DATA_DIR / "manifest.json"]
+
+
+def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, header_text: str,
+                           signature: Sequence[ArgLike] | Any,
+                           golden_in: Mapping[str, tuple[np.ndarray, DType | str]],
+                           golden_out: Mapping[str, tuple[np.ndarray, DType | str]],
+                           config: ProjectConfig, *,
+                           ap_include_dir: str | Path | None = None) -> list[Path]:
+    """Write the whole HLS folder of one function; returns every file in it (written or kept).
+
+    `signature` is the emitter's CSignature (or a list of its args: name, c_type, dtype, shape,
+    is_array). `golden_in` has every argument, `golden_out` every array argument (plus `return`
+    when the function returns a value), as raw-bit storage arrays with their DTypes.
+    """
+    folder = Path(out_dir)
+    where = f"{config.name}/{func_name}"
+    if not _C_IDENTIFIER.match(func_name):
+        raise CompileError(f"{where}: function name is not a C identifier")
+    args, ret_c_type, sig_name = _signature_parts(signature)
+    if sig_name is not None and sig_name != func_name:
+        raise CompileError(f"{where}: the C signature is for function {sig_name}")
+
+    tb_args: list[_TbArg] = []
+    seen: set[str] = set()
+    for arg in args:
+        if not _C_IDENTIFIER.match(arg.name) or arg.name in seen:
+            raise CompileError(f"{where}: argument name {arg.name!r} is not a unique C identifier")
+        seen.add(arg.name)
+        try:
+            dtype = parse_dtype(arg.dtype)
+        except DTypeError as exc:
+            raise CompileError(f"{where}: argument {arg.name}: {exc}") from None
+        shape = _shape_of(arg)
+        is_array = bool(arg.is_array)
+        _check_vector(where, golden_in, arg.name, dtype, shape, is_array, "input")
+        if is_array:
+            _check_vector(where, golden_out, arg.name, dtype, shape, is_array, "output")
+        tb_args.append(_tb_arg(arg.name, f"arg_{arg.name}", arg.c_type.strip(), dtype, shape, is_array,
+                               f"{where}: argument {arg.name}"))
+
+    ret: _TbArg | None = None
+    if ret_c_type.strip() != "void":
+        if RETURN_NAME not in golden_out:
+            raise CompileError(f"{where}: the function returns {ret_c_type} but there is no golden "
+                               f"'{RETURN_NAME}' output vector")
+        # the emitter's CSignature names the result's dtype; a plain arg list leaves it to the vector
+        declared = getattr(signature, "ret_dtype", None)
+        ret_dtype = parse_dtype(declared if declared is not None else golden_out[RETURN_NAME][1])
+        _check_vector(where, golden_out, RETURN_NAME, ret_dtype, (), False, "output")
+        ret = _tb_arg(RETURN_NAME, "ret_value", ret_c_type.strip(), ret_dtype, (), False, f"{where}: return value")
+
+    expected_in = [a.name for a in tb_args]
+    expected_out = [a.name for a in tb_args if a.dims] + ([RETURN_NAME] if ret else [])
+    for given, expected, what in ((golden_in, expected_in, "input"), (golden_out, expected_out, "output")):
+        extra = [name for name in given if name not in expected]
+        if extra:
+            raise CompileError(f"{where}: golden {what} vectors {', '.join(extra)} match no argument "
+                               f"(arguments: {', '.join(expected_in) or 'none'})")
+
+    outputs = [a for a in tb_args if a.dims] + ([ret] if ret else [])
+    ap_header = None
+    if any(a.kind == "ap" for a in (*tb_args, *([ret] if ret else []))):
+        uses_fixed = any(a.kind == "ap" and "fixed" in a.c_type for a in (*tb_args, *([ret] if ret else [])))
+        ap_header = "ap_fixed.h" if uses_fixed else "ap_int.h"
+
+    values = {
+        "project": config.name,
+        "func": func_name,
+        "header": f"{func_name}.h",
+        "part": config.part,
+        "clock_period": format_clock(config.clock_period_ns),
+        "flow_target": config.flow_target,
+        "export_format": export_format(config.flow_target),
+        "rtol": repr(float(config.rtol)),
+        "atol": repr(float(config.atol)),
+        "max_printed": MAX_PRINTED_MISMATCHES,
+    }
+    testbench = render_template(
+        "tb.cpp.j2", **values, args=tb_args, ret=ret, outputs=outputs, ap_header=ap_header,
+        call_args=", ".join(a.var for a in tb_args), call_result=f"{ret.var} = " if ret else "")
+
+    ap_dir: str | None = None
+    if needs_ap_include(cpp_text, header_text, testbench):
+        found = Path(ap_include_dir) if ap_include_dir is not None else ap_types_include_dir()
+        # without a copy on this machine, the Makefile falls back to a Vitis installation's headers
+        ap_dir = str(found) if found is not None else "$(XILINX_HLS)/include"
+
+    files: dict[str, str] = {
+        f"{func_name}.cpp": cpp_text,
+        f"{func_name}.h": header_text,
+        testbench_name(func_name): testbench,
+        "run_hls.tcl": render_template("run_hls.tcl.j2", **values),
+        "hls_config.cfg": render_template("hls_config.cfg.j2", **values),
+        "Makefile": render_template("Makefile.j2", **values, ap_dir=ap_dir,
+                                    cxxflags=" ".join((*GXX_FLAGS, *(AP_GXX_FLAGS if ap_dir else ())))),
+        "README.md": render_template("README.md.j2", **values),
+    }
+    folder.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for name, text in files.items():
+        path = folder / name
+        write_if_changed(path, text)
+        written.append(path)
+    data = folder / DATA_DIR
+    written += write_golden(data, {a.name: golden_in[a.name] for a in tb_args},
+                            {a.name: golden_out[a.name] for a in outputs})
+    return written
+
+
+__all__ = ["OUT_DIR", "FunctionArg", "export_format", "format_clock", "function_project_files",
+           "render_template", "write_function_project"]

@@ -1,0 +1,156 @@
+"""Where every build product of one project lives (docs: ARCHITECTURE.md, "The flow, as data").
+
+    build/<name>/ir/top.mlir              whole design after outlining
+    build/<name>/ir/<func>.mlir           one file per function
+    build/<name>/ir/manifest.json         the functions and their files
+    build/<name>/llvm/top.ll              cached LLVM IR of the reference
+    build/<name>/golden/<func>/           {in,out}_<arg>.bin + manifest.json
+    build/<name>/hls/<func>/              per-function Vitis HLS project folder
+    build/<name>/csim/<func>.json         C simulation result
+    build/<name>/reports/                 summary.json, report.md, plots
+
+Only this module spells these paths; tasks and runtimes ask a BuildLayout.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from hclbuild.errors import CompileError
+
+_C_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+HLS_SOLUTION = "solution1"
+
+
+def _checked(func: str) -> str:
+    # function names become path components: refuse anything that could escape the folder
+    if not _C_IDENTIFIER.match(func):
+        raise CompileError(f"function name {func!r} is not a C identifier")
+    return func
+
+
+@dataclass(frozen=True)
+class BuildLayout:
+    """Paths of one project's build folder, `<build_root>/<project_name>/`."""
+
+    build_root: Path
+    project_name: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "build_root", Path(self.build_root))
+
+    @property
+    def root(self) -> Path:
+        """`build/<name>/`."""
+        return self.build_root / self.project_name
+
+    # ---- ir/ ----------------------------------------------------------------------------
+    @property
+    def ir_dir(self) -> Path:
+        """`build/<name>/ir/`."""
+        return self.root / "ir"
+
+    @property
+    def top_mlir(self) -> Path:
+        """`ir/top.mlir`: the whole design after outlining."""
+        return self.ir_dir / "top.mlir"
+
+    def func_mlir(self, func: str) -> Path:
+        """`ir/<func>.mlir`: one function, byte-stable when unchanged."""
+        return self.ir_dir / f"{_checked(func)}.mlir"
+
+    @property
+    def ir_manifest(self) -> Path:
+        """`ir/manifest.json`: the functions of the design and their files."""
+        return self.ir_dir / "manifest.json"
+
+    # ---- llvm/ --------------------------------------------------------------------------
+    @property
+    def llvm_dir(self) -> Path:
+        """`build/<name>/llvm/`."""
+        return self.root / "llvm"
+
+    @property
+    def top_ll(self) -> Path:
+        """`llvm/top.ll`: cached LLVM IR of the reference run."""
+        return self.llvm_dir / "top.ll"
+
+    # ---- golden/ ------------------------------------------------------------------------
+    @property
+    def golden_root(self) -> Path:
+        """`build/<name>/golden/`."""
+        return self.root / "golden"
+
+    def golden_dir(self, func: str) -> Path:
+        """`golden/<func>/`: {in,out}_<arg>.bin and manifest.json recorded at the call boundary."""
+        return self.golden_root / _checked(func)
+
+    # ---- hls/ ---------------------------------------------------------------------------
+    @property
+    def hls_root(self) -> Path:
+        """`build/<name>/hls/`."""
+        return self.root / "hls"
+
+    def hls_dir(self, func: str) -> Path:
+        """`hls/<func>/`: the function's Vitis HLS project folder."""
+        return self.hls_root / _checked(func)
+
+    def hls_cpp(self, func: str) -> Path:
+        """`hls/<func>/<func>.cpp`: the top file of the function."""
+        return self.hls_dir(func) / f"{func}.cpp"
+
+    def hls_header(self, func: str) -> Path:
+        """`hls/<func>/<func>.h`."""
+        return self.hls_dir(func) / f"{func}.h"
+
+    def hls_testbench(self, func: str) -> Path:
+        """`hls/<func>/tb_<func>.cpp`."""
+        return self.hls_dir(func) / f"tb_{func}.cpp"
+
+    def hls_tcl(self, func: str) -> Path:
+        """`hls/<func>/run_hls.tcl`: classic `vitis_hls -f` flow."""
+        return self.hls_dir(func) / "run_hls.tcl"
+
+    def hls_cfg(self, func: str) -> Path:
+        """`hls/<func>/hls_config.cfg`: Vitis unified `v++ -c --mode hls` flow."""
+        return self.hls_dir(func) / "hls_config.cfg"
+
+    def hls_data_dir(self, func: str) -> Path:
+        """`hls/<func>/data/`: the golden vectors the testbench reads."""
+        return self.hls_dir(func) / "data"
+
+    def vitis_project_dir(self, func: str) -> Path:
+        """`hls/<func>/<func>_prj/`: what `open_project` in run_hls.tcl creates."""
+        return self.hls_dir(func) / f"{func}_prj"
+
+    def csynth_xml(self, func: str) -> Path:
+        """The csynth report that vitis_hls writes for the function's solution."""
+        return self.vitis_project_dir(func) / HLS_SOLUTION / "syn" / "report" / f"{func}_csynth.xml"
+
+    # ---- csim/ --------------------------------------------------------------------------
+    @property
+    def csim_dir(self) -> Path:
+        """`build/<name>/csim/`."""
+        return self.root / "csim"
+
+    def csim_json(self, func: str) -> Path:
+        """`csim/<func>.json`: pass/fail, max error, first mismatching index."""
+        return self.csim_dir / f"{_checked(func)}.json"
+
+    # ---- reports/ -----------------------------------------------------------------------
+    @property
+    def reports_dir(self) -> Path:
+        """`build/<name>/reports/`."""
+        return self.root / "reports"
+
+    @property
+    def report_summary(self) -> Path:
+        """`reports/summary.json`: parsed csynth results of every function."""
+        return self.reports_dir / "summary.json"
+
+    @property
+    def report_markdown(self) -> Path:
+        """`reports/report.md`."""
+        return self.reports_dir / "report.md"

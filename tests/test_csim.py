@@ -1,0 +1,395 @@
+"""Generated HLS folders for hand-written C++ functions: `make csim` and run_csim against numpy golden data."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hclbuild.dsl.types import DType, Fixed, Float, Int, UInt, raw_ints, to_storage
+from hclbuild.errors import CsimError, ToolError
+from hclbuild.project.config import ProjectConfig
+from hclbuild.project.hls_project import FunctionArg, write_function_project
+from hclbuild.runtime.aptypes import ap_types_include_dir
+from hclbuild.runtime.csim import run_csim
+
+pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not on PATH")
+needs_ap = pytest.mark.skipif(ap_types_include_dir() is None, reason="no ap_types headers (hls4ml or XILINX_HLS)")
+
+PROJECT = "demo"
+
+
+@dataclass
+class Case:
+    """One hand-written function with its signature and numpy golden data."""
+
+    func: str
+    cpp: str
+    header: str
+    args: list[FunctionArg]
+    golden_in: dict
+    golden_out: dict
+    ret_c_type: str = "void"
+
+
+@dataclass
+class Signature:
+    """Stand-in for compiler.emit_hls.CSignature."""
+
+    name: str
+    args: list[FunctionArg]
+    ret_c_type: str
+
+
+def write_case(tmp_path: Path, case: Case, config: ProjectConfig | None = None) -> Path:
+    func_dir = tmp_path / "build" / PROJECT / "hls" / case.func
+    signature = Signature(case.func, case.args, case.ret_c_type)
+    write_function_project(func_dir, case.func, case.cpp, case.header, signature, case.golden_in,
+                           case.golden_out, config or ProjectConfig(name=PROJECT))
+    return func_dir
+
+
+def csim_json(tmp_path: Path, func: str) -> Path:
+    return tmp_path / "build" / PROJECT / "csim" / f"{func}.json"
+
+
+def wrap_raw(values: np.ndarray, dtype: DType) -> np.ndarray:
+    """Python-int raw bits (any sign) -> the zero-extended container array of dtype."""
+    mask = (1 << dtype.bits) - 1
+    flat = np.array([int(v) & mask for v in np.asarray(values, dtype=object).reshape(-1)], dtype=np.uint64)
+    return flat.astype(f"u{dtype.storage_bits // 8}").view(dtype.np_storage).reshape(np.shape(values))
+
+
+# ---- the functions ------------------------------------------------------------------------------
+
+
+def case_int32_vadd(b0_zero: bool = False) -> Case:
+    t = Int(32)
+    rng = np.random.default_rng(1)
+    a = rng.integers(-(2**31), 2**31, size=8, dtype=np.int64).astype(np.int32)
+    b = rng.integers(-(2**31), 2**31, size=8, dtype=np.int64).astype(np.int32)
+    if b0_zero:
+        b[0] = 0
+    c = (a.astype(np.int64) + b.astype(np.int64)).astype(np.int32)  # wraps like -fwrapv
+    cpp = """#include "vadd.h"
+
+void vadd(int32_t a[8], int32_t b[8], int32_t c[8]) {
+loop_i:
+  for (int i = 0; i < 8; ++i) {
+#pragma HLS pipeline II=1
+    c[i] = a[i] + b[i];
+  }
+}
+"""
+    header = "#pragma once\n#include <cstdint>\nvoid vadd(int32_t a[8], int32_t b[8], int32_t c[8]);\n"
+    args = [FunctionArg(n, "int32_t", "int32", (8,)) for n in "abc"]
+    zeros = np.zeros(8, np.int32)
+    return Case("vadd", cpp, header, args, {"a": (a, t), "b": (b, t), "c": (zeros, t)},
+                {"a": (a, t), "b": (b, t), "c": (c, t)})
+
+
+def case_float_saxpy(expected_scale: float = 1.0) -> Case:
+    t = Float(32)
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(16).astype(np.float32)
+    y = rng.standard_normal(16).astype(np.float32)
+    out = (np.float32(2.5) * x + y).astype(np.float32)
+    out = (out.astype(np.float64) * expected_scale).astype(np.float32)
+    cpp = """#include "saxpy.h"
+
+void saxpy(float x[16], float y[16], float out[16]) {
+  for (int i = 0; i < 16; ++i) {
+    out[i] = 2.5f * x[i] + y[i];
+  }
+}
+"""
+    header = "#pragma once\nvoid saxpy(float x[16], float y[16], float out[16]);\n"
+    args = [FunctionArg(n, "float", "float32", (16,)) for n in ("x", "y", "out")]
+    return Case("saxpy", cpp, header, args,
+                {"x": (x, t), "y": (y, t), "out": (np.zeros(16, np.float32), t)},
+                {"x": (x, t), "y": (y, t), "out": (out, t)})
+
+
+def case_fixed_mul() -> Case:
+    t = Fixed(16, 8)
+    rng = np.random.default_rng(3)
+    a = to_storage(rng.uniform(-20, 20, size=(4, 4)), t)
+    b = to_storage(rng.uniform(-20, 20, size=(4, 4)), t)
+    # full product has 16 fraction bits; ap_fixed<16,8> keeps 8 (AP_TRN: floor) and wraps (AP_WRAP)
+    product = (raw_ints(a, t).astype(np.int64) * raw_ints(b, t).astype(np.int64)) >> 8
+    c = wrap_raw(product, t)
+    cpp = """#include "fxmul.h"
+
+void fxmul(ap_fixed<16, 8> a[4][4], ap_fixed<16, 8> b[4][4], ap_fixed<16, 8> c[4][4]) {
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) c[i][j] = a[i][j] * b[i][j];
+}
+"""
+    header = ("#pragma once\n#include <ap_fixed.h>\n"
+              "void fxmul(ap_fixed<16, 8> a[4][4], ap_fixed<16, 8> b[4][4], ap_fixed<16, 8> c[4][4]);\n")
+    args = [FunctionArg(n, "ap_fixed<16, 8>", "fixed16_8", (4, 4)) for n in "abc"]
+    zeros = to_storage(np.zeros((4, 4)), t)
+    return Case("fxmul", cpp, header, args, {"a": (a, t), "b": (b, t), "c": (zeros, t)},
+                {"a": (a, t), "b": (b, t), "c": (c, t)})
+
+
+def case_int12_add() -> Case:
+    t = Int(12)
+    rng = np.random.default_rng(4)
+    a = to_storage(rng.integers(-2048, 2048, size=10), t)
+    b = to_storage(rng.integers(-2048, 2048, size=10), t)
+    c = wrap_raw(raw_ints(a, t).astype(np.int64) + raw_ints(b, t).astype(np.int64), t)
+    cpp = """#include "add12.h"
+
+void add12(ap_int<12> a[10], ap_int<12> b[10], ap_int<12> c[10]) {
+  for (int i = 0; i < 10; ++i) c[i] = a[i] + b[i];
+}
+"""
+    header = "#pragma once\n#include <ap_int.h>\nvoid add12(ap_int<12> a[10], ap_int<12> b[10], ap_int<12> c[10]);\n"
+    args = [FunctionArg(n, "ap_int<12>", "int12", (10,)) for n in "abc"]
+    zeros = to_storage(np.zeros(10, np.int64), t)
+    return Case("add12", cpp, header, args, {"a": (a, t), "b": (b, t), "c": (zeros, t)},
+                {"a": (a, t), "b": (b, t), "c": (c, t)})
+
+
+def case_wide() -> Case:
+    t100, t128 = Int(100), UInt(128)
+    a_vals = np.array([2**99 - 1, -(2**99), 12345678901234567890123, -1], dtype=object)
+    b_vals = np.array([-5, 7, -(2**98), 2**70], dtype=object)
+    d_vals = np.array([2**128 - 1, 0, 2**64 - 1, 2**127], dtype=object)
+    a, b, d = to_storage(a_vals, t100), to_storage(b_vals, t100), to_storage(d_vals, t128)
+    c = to_storage(np.array([t100.wrap_int(x * 3 - y) for x, y in zip(a_vals, b_vals)], dtype=object), t100)
+    d_out = to_storage(np.array([(x + 1) & (2**128 - 1) for x in d_vals], dtype=object), t128)
+    cpp = """#include "wide.h"
+
+void wide(ap_int<100> a[4], ap_int<100> b[4], ap_int<100> c[4], ap_uint<128> d[4]) {
+  for (int i = 0; i < 4; ++i) {
+    c[i] = a[i] * 3 - b[i];
+    d[i] = d[i] + 1;
+  }
+}
+"""
+    header = ("#pragma once\n#include <ap_int.h>\n"
+              "void wide(ap_int<100> a[4], ap_int<100> b[4], ap_int<100> c[4], ap_uint<128> d[4]);\n")
+    args = [FunctionArg(n, "ap_int<100>", "int100", (4,)) for n in "abc"] + [
+        FunctionArg("d", "ap_uint<128>", "uint128", (4,))]
+    zeros = to_storage(np.zeros(4, dtype=object), t100)
+    return Case("wide", cpp, header, args,
+                {"a": (a, t100), "b": (b, t100), "c": (zeros, t100), "d": (d, t128)},
+                {"a": (a, t100), "b": (b, t100), "c": (c, t100), "d": (d_out, t128)})
+
+
+def case_inplace_scale() -> Case:
+    t16, t32 = Int(16), Int(32)
+    x = np.array([1, -2, 300, -32768, 32767, 0, 1000, -1000, 7, 12000], dtype=np.int16)
+    k = np.array(3, dtype=np.int32)
+    new_x = wrap_raw(x.astype(np.int64) * 3 + 1, t16)
+    total = np.array(int(raw_ints(new_x, t16).astype(np.int64).sum()), dtype=np.int32)
+    cpp = """#include "scale.h"
+
+int32_t scale(int32_t k, int16_t x[10]) {
+  int32_t total = 0;
+  for (int i = 0; i < 10; ++i) {
+    x[i] = x[i] * k + 1;
+    total += x[i];
+  }
+  return total;
+}
+"""
+    header = "#pragma once\n#include <cstdint>\nint32_t scale(int32_t k, int16_t x[10]);\n"
+    args = [FunctionArg("k", "int32_t", "int32", (), is_array=False), FunctionArg("x", "int16_t", "int16", (10,))]
+    return Case("scale", cpp, header, args, {"k": (k, t32), "x": (x, t16)},
+                {"x": (new_x, t16), "return": (total, t32)}, ret_c_type="int32_t")
+
+
+def case_bool_gt() -> Case:
+    t8, t1 = Int(8), UInt(1)
+    a = np.array([1, -5, 7, 0, 127, -128], dtype=np.int8)
+    b = np.array([0, -4, 7, -1, -128, 127], dtype=np.int8)
+    c = (a > b).astype(np.uint8)
+    cpp = '#include "gt.h"\n\nvoid gt(int8_t a[6], int8_t b[6], bool c[6]) {\n  for (int i = 0; i < 6; ++i) c[i] = a[i] > b[i];\n}\n'
+    header = "#pragma once\n#include <cstdint>\nvoid gt(int8_t a[6], int8_t b[6], bool c[6]);\n"
+    args = [FunctionArg("a", "int8_t", "int8", (6,)), FunctionArg("b", "int8_t", "int8", (6,)),
+            FunctionArg("c", "bool", "uint1", (6,))]
+    return Case("gt", cpp, header, args, {"a": (a, t8), "b": (b, t8), "c": (np.zeros(6, np.uint8), t1)},
+                {"a": (a, t8), "b": (b, t8), "c": (c, t1)})
+
+
+CASES = {
+    "int32": (case_int32_vadd, []),
+    "float": (case_float_saxpy, []),
+    "fixed16_8": (case_fixed_mul, [needs_ap]),
+    "int12": (case_int12_add, [needs_ap]),
+    "int100_uint128": (case_wide, [needs_ap]),
+    "inplace_scalar_return": (case_inplace_scale, []),
+    "bool": (case_bool_gt, []),
+}
+
+
+def run_make_csim(func_dir: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(["make", "--no-print-directory", "csim"], cwd=func_dir, capture_output=True,
+                          text=True, timeout=300, check=False)
+
+
+# ---- tests --------------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not on PATH")
+@pytest.mark.parametrize("name", [pytest.param(n, marks=m) for n, (_, m) in CASES.items()])
+def test_generated_project_passes_make_csim_and_run_csim(tmp_path: Path, name: str) -> None:
+    case = CASES[name][0]()
+    func_dir = write_case(tmp_path, case)
+
+    made = run_make_csim(func_dir)
+    assert made.returncode == 0, made.stdout + made.stderr
+    summary = [line for line in made.stdout.splitlines() if line.startswith("HCLBUILD_CSIM ")]
+    assert json.loads(summary[-1].split(" ", 1)[1])["pass"] is True
+    assert "MISMATCH" not in made.stdout
+
+    result = run_csim(func_dir, csim_json(tmp_path, case.func))
+    assert result.passed, result.summary
+    assert result.mismatches == 0 and result.error is None
+    array_args = [a for a in case.args if a.is_array]
+    assert result.compared == sum(int(np.prod(a.shape)) for a in array_args) + (case.ret_c_type != "void")
+    written = json.loads(csim_json(tmp_path, case.func).read_text())
+    assert written["pass"] is True and written["func"] == case.func and written["project"] == PROJECT
+    assert written["compile_seconds"] > 0
+
+    # the testbench wrote back exactly the golden containers
+    for arg in array_args:
+        expected = (func_dir / "data" / f"out_{arg.name}.bin").read_bytes()
+        assert (func_dir / "out" / f"actual_{arg.name}.bin").read_bytes() == expected
+
+
+def test_mutated_operator_reports_first_mismatch(tmp_path: Path) -> None:
+    case = case_int32_vadd(b0_zero=True)
+    func_dir = write_case(tmp_path, case)
+    top = func_dir / "vadd.cpp"
+    top.write_text(top.read_text().replace("a[i] + b[i]", "a[i] - b[i]"))
+
+    result = run_csim(func_dir, csim_json(tmp_path, "vadd"))
+
+    a, b = case.golden_in["a"][0].astype(np.int64), case.golden_in["b"][0].astype(np.int64)
+    expected_c = ((a + b + 2**31) % 2**32) - 2**31
+    actual_c = ((a - b + 2**31) % 2**32) - 2**31
+    assert not result.passed and result.error is None
+    # b[0] == 0 makes a[0] + b[0] == a[0] - b[0]: the first difference is index 1
+    assert result.first_mismatch is not None
+    assert (result.first_mismatch.arg, result.first_mismatch.index) == ("c", 1)
+    assert result.first_mismatch.expected == int(expected_c[1])
+    assert result.first_mismatch.actual == int(actual_c[1])
+    assert result.mismatches == int(np.count_nonzero(expected_c != actual_c))
+    assert result.mismatch_lines[0] == f"MISMATCH c[1] expected={expected_c[1]} actual={actual_c[1]}"
+    written = json.loads(csim_json(tmp_path, "vadd").read_text())
+    assert written["pass"] is False
+    assert written["first_mismatch"] == {"arg": "c", "index": 1, "expected": int(expected_c[1]),
+                                         "actual": int(actual_c[1])}
+    with pytest.raises(CsimError) as info:
+        result.check()
+    assert str(info.value) == (f"demo/vadd: csim failed: {result.mismatches} of 24 elements differ; "
+                               f"first c[1] expected={expected_c[1]} actual={actual_c[1]}")
+
+
+def test_float_within_tolerance_passes(tmp_path: Path) -> None:
+    # expected values 2e-6 relative away: inside rtol 1e-5
+    func_dir = write_case(tmp_path, case_float_saxpy(expected_scale=1 + 2e-6))
+    result = run_csim(func_dir, csim_json(tmp_path, "saxpy"))
+    assert result.passed, result.summary
+    assert 0 < result.max_rel_err < 1e-5
+
+
+def test_float_outside_tolerance_fails(tmp_path: Path) -> None:
+    case = case_float_saxpy(expected_scale=1 + 1e-3)
+    func_dir = write_case(tmp_path, case, ProjectConfig(name=PROJECT, rtol=1e-5, atol=1e-6))
+    result = run_csim(func_dir, csim_json(tmp_path, "saxpy"))
+    assert not result.passed
+    assert result.first_mismatch is not None and result.first_mismatch.arg == "out"
+    assert result.first_mismatch.index == 0
+    assert result.first_mismatch.expected == pytest.approx(float(case.golden_out["out"][0][0]), rel=1e-7)
+    assert result.max_rel_err == pytest.approx(1e-3, rel=1e-2)
+
+
+def test_tolerances_come_from_the_config(tmp_path: Path) -> None:
+    # the same 1e-3 error passes when project.toml allows it
+    func_dir = write_case(tmp_path, case_float_saxpy(expected_scale=1 + 1e-3),
+                          ProjectConfig(name=PROJECT, rtol=1e-2, atol=0.0))
+    assert run_csim(func_dir, csim_json(tmp_path, "saxpy")).passed
+
+
+@needs_ap
+def test_fixed_mismatch_prints_values(tmp_path: Path) -> None:
+    case = case_fixed_mul()
+    t = Fixed(16, 8)
+    c = case.golden_out["c"][0].copy()
+    c.reshape(-1)[5] = to_storage(np.array([1.5]), t)[0]  # a wrong golden value, exactly 1.5
+    case.golden_out["c"] = (c, t)
+    func_dir = write_case(tmp_path, case)
+    result = run_csim(func_dir, csim_json(tmp_path, "fxmul"))
+    true_raw = int(raw_ints(case_fixed_mul().golden_out["c"][0], t).reshape(-1)[5])
+    assert not result.passed and result.mismatches == 1
+    assert result.first_mismatch.arg == "c" and result.first_mismatch.index == 5
+    assert result.first_mismatch.expected == 1.5
+    assert result.first_mismatch.actual == true_raw / 256
+
+
+@needs_ap
+def test_wide_mismatch_prints_exact_integers(tmp_path: Path) -> None:
+    case = case_wide()
+    t = Int(100)
+    wrong = to_storage(np.array([-(2**99), 0, 0, 0], dtype=object), t)
+    case.golden_out["c"] = (wrong, t)
+    func_dir = write_case(tmp_path, case)
+    result = run_csim(func_dir, csim_json(tmp_path, "wide"))
+    assert result.first_mismatch.index == 0
+    assert result.first_mismatch.expected == -(2**99)
+    assert result.first_mismatch.actual == t.wrap_int((2**99 - 1) * 3 + 5)
+
+
+def test_compile_error_is_tool_error_with_gxx_line(tmp_path: Path) -> None:
+    case = case_int32_vadd()
+    case.cpp = case.cpp.replace("a[i] + b[i]", "a[i] + missing_value")
+    func_dir = write_case(tmp_path, case)
+    with pytest.raises(ToolError) as info:
+        run_csim(func_dir, csim_json(tmp_path, "vadd"))
+    message = str(info.value)
+    assert "\n" not in message
+    assert message.startswith("demo/vadd: g++ failed (exit 1): vadd.cpp:7:19: error: 'missing_value' was not "
+                              "declared in this scope")
+    assert message.endswith(f"full output in {func_dir / 'out' / 'compile.log'}")
+    written = json.loads(csim_json(tmp_path, "vadd").read_text())
+    assert written["pass"] is False
+    assert "vadd.cpp:7:19: error: 'missing_value' was not declared" in written["error"]
+
+
+def test_missing_data_file_fails_with_error(tmp_path: Path) -> None:
+    func_dir = write_case(tmp_path, case_int32_vadd())
+    (func_dir / "data" / "out_c.bin").unlink()
+    result = run_csim(func_dir, csim_json(tmp_path, "vadd"))
+    assert not result.passed
+    assert result.exit_code == 2
+    assert result.error == "cannot open data/out_c.bin"
+    with pytest.raises(CsimError, match=r"^demo/vadd: csim failed: cannot open data/out_c.bin$"):
+        result.check()
+
+
+def test_truncated_data_file_fails(tmp_path: Path) -> None:
+    func_dir = write_case(tmp_path, case_int32_vadd())
+    path = func_dir / "data" / "in_a.bin"
+    path.write_bytes(path.read_bytes()[:-4])
+    result = run_csim(func_dir, csim_json(tmp_path, "vadd"))
+    assert not result.passed
+    assert result.error == "data/in_a.bin: 28 bytes, expected 32"
+
+
+def test_crash_is_reported_not_ignored(tmp_path: Path) -> None:
+    case = case_int32_vadd()
+    case.cpp = case.cpp.replace("c[i] = a[i] + b[i];", "c[i] = a[i] + b[i];\n    if (i == 7) __builtin_trap();")
+    func_dir = write_case(tmp_path, case)
+    result = run_csim(func_dir, csim_json(tmp_path, "vadd"))
+    assert not result.passed
+    assert result.error == "testbench killed by SIGILL"

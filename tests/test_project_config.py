@@ -1,0 +1,154 @@
+"""project.toml loading and validation: defaults, and one exact one-line message per error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hclbuild.errors import ConfigError
+from hclbuild.project.config import DEFAULT_PART, ProjectConfig, load_project
+from hclbuild.project.layout import BuildLayout
+
+
+def make_project(root: Path, toml: str | None, name: str = "gemm", kernel: bool = True) -> Path:
+    folder = root / name
+    folder.mkdir(parents=True)
+    if kernel:
+        (folder / "kernel.py").write_text("import hclbuild as hcl\n")
+    if toml is not None:
+        (folder / "project.toml").write_text(toml)
+    return folder
+
+
+def test_defaults_without_project_toml(tmp_path: Path) -> None:
+    folder = make_project(tmp_path, None)
+    project = load_project(folder)
+    assert project.name == "gemm"
+    assert project.dir == folder
+    assert project.kernel_path == folder / "kernel.py"
+    assert project.config == ProjectConfig(name="gemm", top="top", part=DEFAULT_PART, clock_period_ns=10.0,
+                                           flow_target="vivado", rtol=1e-5, atol=1e-6, seed=0, sizes={})
+    assert DEFAULT_PART == "xcu250-figd2104-2L-e"
+
+
+def test_every_key(tmp_path: Path) -> None:
+    folder = make_project(tmp_path, """
+[project]
+name = "gemm_big"
+top = "kernel_top"
+
+[hls]
+part = "xcvu9p-flga2104-2-i"
+clock_period_ns = 4
+flow_target = "vitis"
+
+[csim]
+rtol = 1e-3
+atol = 0
+
+[reference]
+seed = 42
+
+[sizes]
+N = 128
+M = 64
+""")
+    project = load_project(folder / "project.toml")
+    assert project.name == "gemm_big"
+    config = project.config
+    assert config == ProjectConfig(name="gemm_big", top="kernel_top", part="xcvu9p-flga2104-2-i",
+                                   clock_period_ns=4.0, flow_target="vitis", rtol=1e-3, atol=0.0, seed=42,
+                                   sizes={"N": 128, "M": 64})
+    assert isinstance(config.clock_period_ns, float) and isinstance(config.atol, float)
+    assert config.as_dict()["sizes"] == {"N": 128, "M": 64}
+
+
+@pytest.mark.parametrize(("toml", "message"), [
+    ('[hls]\nclock_period_ns = "10ns"\n',
+     'project.toml:2: hls.clock_period_ns must be a number, got string "10ns"'),
+    ("[hls]\nclock_period_ns = 0\n", "project.toml:2: hls.clock_period_ns must be > 0, got 0"),
+    ("[hls]\nclock_period_ns = inf\n", "project.toml:2: hls.clock_period_ns must be finite, got inf"),
+    ('[hls]\npart = "xcu250"\nflow_target = "vivado_hls"\n',
+     'project.toml:3: hls.flow_target must be "vivado" or "vitis", got "vivado_hls"'),
+    ("[hls]\nflow_target = 1\n", "project.toml:2: hls.flow_target must be a string, got integer 1"),
+    ('[hls]\npart = "xc u250"\n',
+     "project.toml:2: hls.part must be a part name like 'xcu250-figd2104-2L-e', got \"xc u250\""),
+    ('[hsl]\npart = "x"\n',
+     "project.toml:1: unknown section [hsl] (expected [project], [hls], [csim], [reference], [sizes])"),
+    ('name = "x"\n',
+     ("project.toml:1: unknown top-level key name (settings belong in the sections [project], [hls], "
+      "[csim], [reference], [sizes])")),
+    ('[project]\nnmae = "x"\n', "project.toml:2: unknown key project.nmae (expected name, top)"),
+    ("[hls]\nclock = 10\n", "project.toml:2: unknown key hls.clock (expected part, clock_period_ns, flow_target)"),
+    ('[project]\ntop = "my-top"\n', 'project.toml:2: project.top must be a C identifier, got "my-top"'),
+    ('[project]\nname = "a b"\n',
+     "project.toml:2: project.name must be a name of letters, digits, '_', '-' and '.', got \"a b\""),
+    ("[csim]\nrtol = -1.0\n", "project.toml:2: csim.rtol must be >= 0, got -1.0"),
+    ("[csim]\natol = true\n", "project.toml:2: csim.atol must be a number, got boolean true"),
+    ("[reference]\nseed = 1.5\n", "project.toml:2: reference.seed must be an integer, got float 1.5"),
+    ("[reference]\nseed = -3\n", "project.toml:2: reference.seed must be >= 0, got -3"),
+    ("[sizes]\nN = 0\n", "project.toml:2: sizes.N must be > 0, got 0"),
+    ('[sizes]\nN = "64"\n', 'project.toml:2: sizes.N must be an integer, got string "64"'),
+    ("[hls\nx = 1\n", "project.toml:1:5: invalid TOML: Expected ']' at the end of a table declaration"),
+])
+def test_invalid_config_message(tmp_path: Path, toml: str, message: str) -> None:
+    folder = make_project(tmp_path, toml)
+    with pytest.raises(ConfigError) as info:
+        load_project(folder)
+    assert str(info.value) == f"{folder}/{message}"
+
+
+def test_missing_kernel(tmp_path: Path) -> None:
+    folder = make_project(tmp_path, "", kernel=False)
+    with pytest.raises(ConfigError) as info:
+        load_project(folder)
+    assert str(info.value) == f"{folder}/kernel.py: file not found (every project needs a kernel.py)"
+
+
+def test_missing_folder(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_project(tmp_path / "nope")
+    assert str(info.value) == f"{tmp_path / 'nope'}: project folder not found"
+
+
+def test_folder_name_must_be_usable_without_project_name(tmp_path: Path) -> None:
+    folder = make_project(tmp_path, None, name="my project")
+    with pytest.raises(ConfigError) as info:
+        load_project(folder)
+    assert str(info.value) == (f"{folder}/project.toml: project.name is not set and the folder name "
+                               "'my project' is not a valid project name (letters, digits, '_', '-', '.')")
+
+
+def test_name_from_toml_overrides_folder(tmp_path: Path) -> None:
+    folder = make_project(tmp_path, '[project]\nname = "other"\n', name="my project")
+    assert load_project(folder).name == "other"
+
+
+def test_build_layout_paths(tmp_path: Path) -> None:
+    layout = BuildLayout(tmp_path / "build", "gemm")
+    root = tmp_path / "build" / "gemm"
+    assert layout.root == root
+    assert layout.top_mlir == root / "ir" / "top.mlir"
+    assert layout.func_mlir("Stage_C") == root / "ir" / "Stage_C.mlir"
+    assert layout.ir_manifest == root / "ir" / "manifest.json"
+    assert layout.top_ll == root / "llvm" / "top.ll"
+    assert layout.golden_dir("Stage_C") == root / "golden" / "Stage_C"
+    assert layout.hls_dir("top") == root / "hls" / "top"
+    assert layout.hls_cpp("top") == root / "hls" / "top" / "top.cpp"
+    assert layout.hls_testbench("top") == root / "hls" / "top" / "tb_top.cpp"
+    assert layout.hls_tcl("top") == root / "hls" / "top" / "run_hls.tcl"
+    assert layout.hls_cfg("top") == root / "hls" / "top" / "hls_config.cfg"
+    assert layout.hls_data_dir("top") == root / "hls" / "top" / "data"
+    assert layout.csynth_xml("top") == root / "hls" / "top" / "top_prj" / "solution1" / "syn" / "report" / \
+        "top_csynth.xml"
+    assert layout.csim_json("Stage_C") == root / "csim" / "Stage_C.json"
+    assert layout.report_summary == root / "reports" / "summary.json"
+    assert layout.report_markdown == root / "reports" / "report.md"
+
+
+def test_build_layout_refuses_path_like_function_names(tmp_path: Path) -> None:
+    from hclbuild.errors import CompileError
+
+    with pytest.raises(CompileError, match=r"^function name '\.\./x' is not a C identifier$"):
+        BuildLayout(tmp_path, "gemm").hls_dir("../x")

@@ -1,0 +1,289 @@
+"""run_hls.tcl under plain tclsh with the Vitis commands stubbed, hls_config.cfg text, folder writing."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hclbuild.dsl.types import Int, to_storage
+from hclbuild.errors import CompileError
+from hclbuild.project.config import ProjectConfig
+from hclbuild.project.hls_project import (
+    FunctionArg,
+    format_clock,
+    function_project_files,
+    write_function_project,
+)
+
+TCLSH = shutil.which("tclsh")
+needs_tclsh = pytest.mark.skipif(TCLSH is None, reason="tclsh is not on PATH")
+
+VITIS_COMMANDS = ("open_project", "set_top", "add_files", "open_solution", "set_part", "create_clock",
+                  "csim_design", "csynth_design", "cosim_design", "export_design")
+
+# Each stubbed Vitis command appends its name and arguments to a list; `exit` prints the list, the
+# working directory and the exit code, then really exits. argv is set the way vitis_hls sets it for
+# `vitis_hls -f run_hls.tcl -tclargs <words>`: the words after -tclargs.
+HARNESS = """
+set ::harness_calls {}
+foreach ::harness_name {@COMMANDS@} {
+    proc $::harness_name {args} [format {
+        if {$::harness_fail eq "%1$s"} { error "stub failure" }
+        lappend ::harness_calls [linsert $args 0 %1$s]
+    } $::harness_name]
+}
+rename exit harness_exit
+proc exit {{code 0}} {
+    foreach call $::harness_calls { puts $call }
+    puts "cwd [pwd]"
+    puts "exit $code"
+    harness_exit $code
+}
+set ::harness_script [lindex $argv 0]
+set ::harness_fail [lindex $argv 1]
+set argv [lrange $argv 2 end]
+set argc [llength $argv]
+set argv0 vitis_hls
+source $::harness_script
+puts "no exit"
+""".replace("@COMMANDS@", " ".join(VITIS_COMMANDS))
+
+CPP = '#include "vadd.h"\nvoid vadd(int32_t a[4], int32_t b[4]) {\n  for (int i = 0; i < 4; ++i) b[i] = a[i] + 1;\n}\n'
+HEADER = "#pragma once\n#include <cstdint>\nvoid vadd(int32_t a[4], int32_t b[4]);\n"
+
+
+def write_vadd(folder: Path, config: ProjectConfig, **kwargs) -> list[Path]:
+    t = Int(32)
+    a = np.arange(4, dtype=np.int32)
+    args = [FunctionArg("a", "int32_t", "int32", (4,)), FunctionArg("b", "int32_t", "int32", (4,))]
+    return write_function_project(folder, "vadd", CPP, HEADER, args,
+                                  {"a": (a, t), "b": (np.zeros(4, np.int32), t)},
+                                  {"a": (a, t), "b": (a + 1, t)}, config, **kwargs)
+
+
+@pytest.fixture
+def project_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "build" / "demo" / "hls" / "vadd"
+    write_vadd(folder, ProjectConfig(name="demo"))
+    return folder
+
+
+def run_tcl(script: Path, *argv: str, fail: str = "", cwd: Path | None = None) -> subprocess.CompletedProcess:
+    harness = script.parent.parent / "harness.tcl"
+    harness.write_text(HARNESS)
+    return subprocess.run([TCLSH, str(harness), str(script), fail, *argv], capture_output=True, text=True,
+                          timeout=60, cwd=cwd or script.parent.parent, check=False)
+
+
+def setup_calls(folder: Path, flow_target: str = "vivado", part: str = "xcu250-figd2104-2L-e",
+                clock: str = "10") -> list[str]:
+    return [
+        "open_project -reset vadd_prj",
+        "set_top vadd",
+        "add_files vadd.cpp",
+        f"add_files -tb tb_vadd.cpp -cflags -I{folder}",
+        "add_files -tb data",
+        f"open_solution -reset solution1 -flow_target {flow_target}",
+        f"set_part {part}",
+        f"create_clock -period {clock} -name default",
+    ]
+
+
+def recorded(done: subprocess.CompletedProcess) -> list[str]:
+    return done.stdout.splitlines()
+
+
+@needs_tclsh
+@pytest.mark.parametrize(("argv", "steps"), [
+    ((), ["csim_design", "csynth_design"]),
+    (("csim",), ["csim_design"]),
+    (("csynth",), ["csynth_design"]),
+    (("csim", "csynth", "cosim", "export"),
+     ["csim_design", "csynth_design", "cosim_design", "export_design -format ip_catalog"]),
+    (("export", "csim"), ["csim_design", "csynth_design", "export_design -format ip_catalog"]),
+    (("cosim",), ["csynth_design", "cosim_design"]),
+    (("-f", "run_hls.tcl", "-tclargs", "csim"), ["csim_design"]),
+])
+def test_steps_come_from_argv(project_dir: Path, argv: tuple[str, ...], steps: list[str]) -> None:
+    done = run_tcl(project_dir / "run_hls.tcl", *argv)
+    assert done.returncode == 0, done.stderr
+    assert recorded(done) == [*setup_calls(project_dir), *steps, f"cwd {project_dir}", "exit 0"]
+
+
+@needs_tclsh
+def test_script_works_from_another_directory(project_dir: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = run_tcl(project_dir / "run_hls.tcl", "csim", cwd=elsewhere)
+    assert done.returncode == 0, done.stderr
+    assert recorded(done)[-2] == f"cwd {project_dir}"
+
+
+@needs_tclsh
+def test_unknown_step_exits_2_before_any_command(project_dir: Path) -> None:
+    done = run_tcl(project_dir / "run_hls.tcl", "csim", "synth")
+    assert done.returncode == 2
+    assert recorded(done) == [f"cwd {project_dir}", "exit 2"]
+    assert done.stderr.strip() == ("run_hls.tcl (demo/vadd): unknown step 'synth' "
+                                   "(expected csim, csynth, cosim or export)")
+
+
+@needs_tclsh
+def test_failing_step_exits_1_and_stops(project_dir: Path) -> None:
+    done = run_tcl(project_dir / "run_hls.tcl", "csim", "csynth", "cosim", fail="csynth_design")
+    assert done.returncode == 1
+    assert recorded(done) == [*setup_calls(project_dir), "csim_design", f"cwd {project_dir}", "exit 1"]
+    assert done.stderr.strip() == "run_hls.tcl (demo/vadd): csynth_design failed: stub failure"
+
+
+@needs_tclsh
+def test_vitis_flow_target_part_and_clock(tmp_path: Path) -> None:
+    folder = tmp_path / "hls" / "vadd"
+    write_vadd(folder, ProjectConfig(name="demo", flow_target="vitis", part="xcvu9p-flga2104-2-i",
+                                     clock_period_ns=3.333))
+    done = run_tcl(folder / "run_hls.tcl", "csynth", "export")
+    assert done.returncode == 0, done.stderr
+    assert recorded(done) == [*setup_calls(folder, "vitis", "xcvu9p-flga2104-2-i", "3.333"),
+                              "csynth_design", "export_design -format xo", f"cwd {folder}", "exit 0"]
+
+
+def test_hls_config_cfg_lines(project_dir: Path) -> None:
+    text = (project_dir / "hls_config.cfg").read_text()
+    lines = [line for line in text.splitlines() if line and not line.startswith("#")]
+    assert lines == [
+        "part=xcu250-figd2104-2L-e",
+        "[hls]",
+        "flow_target=vivado",
+        "clock=10ns",
+        "syn.file=vadd.cpp",
+        "syn.top=vadd",
+        "tb.file=tb_vadd.cpp",
+        "tb.file=data",
+        "package.output.format=ip_catalog",
+    ]
+
+
+def test_hls_config_cfg_for_vitis_kernel(tmp_path: Path) -> None:
+    write_vadd(tmp_path, ProjectConfig(name="demo", flow_target="vitis", clock_period_ns=4.0))
+    text = (tmp_path / "hls_config.cfg").read_text()
+    assert "flow_target=vitis\nclock=4ns\n" in text
+    assert text.endswith("package.output.format=xo\n")
+
+
+def test_format_clock() -> None:
+    assert [format_clock(x) for x in (10.0, 3.333, 5, 2.5)] == ["10", "3.333", "5", "2.5"]
+
+
+def test_folder_contents(project_dir: Path) -> None:
+    names = sorted(p.relative_to(project_dir).as_posix() for p in project_dir.rglob("*") if p.is_file())
+    assert names == ["Makefile", "README.md", "data/in_a.bin", "data/in_b.bin", "data/manifest.json",
+                     "data/out_a.bin", "data/out_b.bin", "hls_config.cfg", "run_hls.tcl", "tb_vadd.cpp",
+                     "vadd.cpp", "vadd.h"]
+    assert all(path.is_file() for path in function_project_files(project_dir, "vadd"))
+    assert (project_dir / "vadd.cpp").read_text() == CPP
+    assert (project_dir / "vadd.h").read_text() == HEADER
+
+
+def test_rewrite_keeps_timestamps(tmp_path: Path) -> None:
+    folder = tmp_path / "vadd"
+    first = write_vadd(folder, ProjectConfig(name="demo"))
+    old = 1_000_000_000
+    for path in first:
+        os.utime(path, (old, old))
+    second = write_vadd(folder, ProjectConfig(name="demo"))
+    assert second == first
+    assert all(path.stat().st_mtime == old for path in second)
+    # a config change touches only the files that print it
+    write_vadd(folder, ProjectConfig(name="demo", clock_period_ns=5.0))
+    changed = sorted(p.name for p in first if p.stat().st_mtime != old)
+    assert changed == ["README.md", "hls_config.cfg", "run_hls.tcl"]
+
+
+def test_makefile_adds_ap_types_only_when_needed(tmp_path: Path) -> None:
+    write_vadd(tmp_path / "plain", ProjectConfig(name="demo"))
+    plain = (tmp_path / "plain" / "Makefile").read_text()
+    assert "INCLUDES := -I.\n" in plain and "isystem" not in plain
+
+    t = Int(12)
+    a = to_storage(np.arange(4), t)
+    write_function_project(
+        tmp_path / "ap", "inc12", '#include "inc12.h"\nvoid inc12(ap_int<12> a[4]) {}\n',
+        "#pragma once\n#include <ap_int.h>\nvoid inc12(ap_int<12> a[4]);\n",
+        [FunctionArg("a", "ap_int<12>", "int12", (4,))], {"a": (a, t)}, {"a": (a, t)},
+        ProjectConfig(name="demo"), ap_include_dir="/opt/ap_types")
+    made = (tmp_path / "ap" / "Makefile").read_text()
+    assert "AP_TYPES ?= /opt/ap_types\nINCLUDES := -I. -isystem $(AP_TYPES)\n" in made
+    assert " -Wno-uninitialized -Wno-maybe-uninitialized\n" in made
+    assert "#include <ap_int.h>" in (tmp_path / "ap" / "tb_inc12.cpp").read_text()
+
+
+def test_makefile_targets(project_dir: Path) -> None:
+    text = (project_dir / "Makefile").read_text()
+    assert "\t./out/tb_$(FUNC) data out\n" in text
+    assert "vitis-csim:\n\t$(VITIS_HLS) -f run_hls.tcl -tclargs csim\n" in text
+    assert "csynth:\n\t$(VITIS_HLS) -f run_hls.tcl -tclargs csynth\n" in text
+    assert "cosim:\n\t$(VITIS_HLS) -f run_hls.tcl -tclargs csynth cosim\n" in text
+    assert ("HCLBUILD_CXXFLAGS := -std=c++17 -O1 -fwrapv -Wall -Wno-unknown-pragmas -Wno-unused-label\n"
+            in text)
+
+
+def test_testbench_bakes_in_tolerances(tmp_path: Path) -> None:
+    write_vadd(tmp_path, ProjectConfig(name="demo", rtol=0.001, atol=2e-7))
+    text = (tmp_path / "tb_vadd.cpp").read_text()
+    assert "const double kRtol = 0.001;\n" in text
+    assert "const double kAtol = 2e-07;\n" in text
+
+
+def test_missing_golden_output_is_compile_error(tmp_path: Path) -> None:
+    t = Int(32)
+    a = np.arange(4, dtype=np.int32)
+    with pytest.raises(CompileError, match=r"^demo/vadd: no golden output vector for argument b$"):
+        write_function_project(tmp_path, "vadd", CPP, HEADER,
+                               [FunctionArg("a", "int32_t", "int32", (4,)), FunctionArg("b", "int32_t", "int32", (4,))],
+                               {"a": (a, t), "b": (a, t)}, {"a": (a, t)}, ProjectConfig(name="demo"))
+
+
+def test_golden_shape_must_match_signature(tmp_path: Path) -> None:
+    t = Int(32)
+    a = np.arange(4, dtype=np.int32)
+    with pytest.raises(CompileError, match=r"^demo/vadd: golden input vector a has shape \(4,\), "
+                                           r"the C signature says \(2, 2\)$"):
+        write_function_project(tmp_path, "vadd", CPP, HEADER, [FunctionArg("a", "int32_t", "int32", (2, 2))],
+                               {"a": (a, t)}, {"a": (a, t)}, ProjectConfig(name="demo"))
+
+
+def test_c_type_must_hold_dtype(tmp_path: Path) -> None:
+    t = Int(32)
+    a = np.arange(4, dtype=np.int32)
+    with pytest.raises(CompileError, match=r"^demo/vadd: argument a: C type int16_t does not hold int32$"):
+        write_function_project(tmp_path, "vadd", CPP, HEADER, [FunctionArg("a", "int16_t", "int32", (4,))],
+                               {"a": (a, t)}, {"a": (a, t)}, ProjectConfig(name="demo"))
+
+
+def test_extra_golden_vector_is_compile_error(tmp_path: Path) -> None:
+    t = Int(32)
+    a = np.arange(4, dtype=np.int32)
+    with pytest.raises(CompileError, match=r"^demo/vadd: golden input vectors z match no argument \(arguments: a\)$"):
+        write_function_project(tmp_path, "vadd", CPP, HEADER, [FunctionArg("a", "int32_t", "int32", (4,))],
+                               {"a": (a, t), "z": (a, t)}, {"a": (a, t)}, ProjectConfig(name="demo"))
+
+
+def test_return_vector_must_match_declared_dtype(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    t16, t32 = Int(16), Int(32)
+    x = np.arange(4, dtype=np.int16)
+    signature = SimpleNamespace(name="total", args=[FunctionArg("x", "int16_t", "int16", (4,))],
+                                ret_c_type="int32_t", ret_dtype="int32")
+    with pytest.raises(CompileError, match=r"^demo/total: golden output vector return is int16, "
+                                           r"the C signature says int32$"):
+        write_function_project(tmp_path, "total", "", "", signature, {"x": (x, t16)},
+                               {"x": (x, t16), "return": (np.array(6, np.int16), t16)}, ProjectConfig(name="demo"))
+    write_function_project(tmp_path, "total", "", "", signature, {"x": (x, t16)},
+                           {"x": (x, t16), "return": (np.array(6, np.int32), t32)}, ProjectConfig(name="demo"))
+    assert "ret_value = total(arg_x);" in (tmp_path / "tb_total.cpp").read_text()
