@@ -225,6 +225,12 @@ def from_numpy(npdt: np.dtype) -> DType:
 # ---- raw-bit conversions shared by the runtime, asarray and golden files ----------------
 
 
+def _contiguous(array: np.ndarray) -> np.ndarray:
+    """C-contiguous without np.ascontiguousarray's promotion of 0-d arrays to shape (1,)."""
+    array = np.asarray(array)
+    return array if array.flags.c_contiguous else array.copy(order="C")
+
+
 def to_storage(values: np.ndarray | object, dtype: DType) -> np.ndarray:
     """Convert values (numbers, or floats for fixed types) to the raw-bit container array.
 
@@ -233,7 +239,7 @@ def to_storage(values: np.ndarray | object, dtype: DType) -> np.ndarray:
     The low `bits` of each container hold the raw bits, the rest is zero.
     """
     if dtype.is_float:
-        return np.ascontiguousarray(np.asarray(values, dtype=dtype.np_storage))
+        return _contiguous(np.asarray(values, dtype=dtype.np_storage))
     arr = np.asarray(values)
     if dtype.is_fixed:
         if arr.dtype.kind == "f":
@@ -268,10 +274,10 @@ def _pack_ints(arr: np.ndarray, dtype: DType) -> np.ndarray:
         if arr.dtype.kind == "b":
             raw = arr.astype(np.uint64)
         raw = raw & np.uint64(mask)
-        return np.ascontiguousarray(raw.astype(np.dtype(f"u{store.itemsize}")).view(store))
+        return _contiguous(raw.astype(np.dtype(f"u{store.itemsize}")).view(store))
     flat = [int(v) & mask for v in arr.reshape(-1)]
     raw = np.array(flat, dtype=np.uint64).astype(np.dtype(f"u{store.itemsize}"))
-    return np.ascontiguousarray(raw.view(store).reshape(arr.shape))
+    return _contiguous(raw.view(store).reshape(arr.shape))
 
 
 def raw_ints(storage: np.ndarray, dtype: DType) -> np.ndarray:
@@ -281,13 +287,13 @@ def raw_ints(storage: np.ndarray, dtype: DType) -> np.ndarray:
     """
     bits = dtype.bits
     if dtype.storage_bits == 128:
-        pairs = np.ascontiguousarray(storage).view(np.uint64).reshape(storage.shape + (2,))
+        pairs = _contiguous(storage).reshape(-1).view(np.uint64).reshape(storage.shape + (2,))
         out = np.empty(storage.shape, dtype=object)
         flat_out = out.reshape(-1)
         for k, (lo, hi) in enumerate(pairs.reshape(-1, 2)):
             flat_out[k] = dtype.wrap_int(int(lo) | (int(hi) << 64))
         return out
-    unsigned = np.ascontiguousarray(storage).view(np.dtype(f"u{storage.dtype.itemsize}")).astype(np.uint64)
+    unsigned = _contiguous(storage).view(np.dtype(f"u{storage.dtype.itemsize}")).astype(np.uint64)
     if bits < 64:
         unsigned = unsigned & np.uint64((1 << bits) - 1)
     if not dtype.is_signed:

@@ -1,0 +1,85 @@
+"""The hclbuild command: new, build/csim with a summary, list, ci github."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from hclbuild.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run_cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    return subprocess.run([sys.executable, "-m", "hclbuild.cli", *args], cwd=cwd, capture_output=True, text=True,
+                          env=env, timeout=600)
+
+
+def test_new_then_csim_prints_a_summary_table(tmp_path: Path) -> None:
+    proc = run_cli(tmp_path, "new", "myproj")
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "myproj" / "kernel.py").is_file()
+    proc = run_cli(tmp_path, "csim", "myproj")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    # doit's progress line per task, then the table
+    assert ".  compile:myproj" in lines and ".  csim:myproj/Stage_scaled" in lines
+    header = next(k for k, line in enumerate(lines) if line.startswith("project"))
+    rows = [line.split() for line in lines[header + 2:] if line.strip()]
+    assert [r[:3] for r in rows] == [["myproj", "top", "pass"], ["myproj", "Stage_scaled", "pass"]]
+    result = json.loads((tmp_path / "build" / "myproj" / "csim" / "top.json").read_text())
+    assert result["pass"] is True and result["mismatches"] == 0
+    # a second run is a no-op
+    proc = run_cli(tmp_path, "csim", "myproj")
+    assert ".  " not in proc.stdout.split("project")[0]
+
+
+def test_new_refuses_to_overwrite(tmp_path: Path) -> None:
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "kernel.py").write_text("# mine\n")
+    assert main(["new", str(tmp_path / "p")]) == 2
+    assert (tmp_path / "p" / "kernel.py").read_text() == "# mine\n"
+
+
+def test_missing_path_is_one_line_error(tmp_path: Path) -> None:
+    proc = run_cli(tmp_path, "build", "nowhere")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "hclbuild: error: nowhere: no such project or folder"
+
+
+def test_list_shows_per_function_tasks(tmp_path: Path) -> None:
+    run_cli(tmp_path, "new", "p1")
+    proc = run_cli(tmp_path, "list", "p1")
+    assert proc.returncode == 0, proc.stderr
+    for task in ("compile:p1", "reference:p1", "emit:p1/top", "emit:p1/Stage_scaled", "csim:p1/Stage_scaled",
+                 "report:p1"):
+        assert task in proc.stdout
+
+
+def test_ci_github_workflow_structure(tmp_path: Path) -> None:
+    run_cli(tmp_path, "new", "p1")
+    run_cli(tmp_path, "new", "p2")
+    proc = run_cli(tmp_path, "ci", "github", "p1", "p2", "--runner-label", "vitis-2024")
+    assert proc.returncode == 0, proc.stderr
+    workflow = yaml.safe_load((tmp_path / ".github" / "workflows" / "hclbuild.yml").read_text())
+    jobs = workflow["jobs"]
+    assert set(jobs) == {"build-csim", "csynth"}
+    steps = [s.get("run", "") for s in jobs["build-csim"]["steps"]]
+    assert "hclbuild csim p1 p2 --continue" in steps
+    csynth = jobs["csynth"]
+    assert csynth["needs"] == "build-csim"
+    assert csynth["runs-on"] == ["self-hosted", "vitis-2024"]
+    matrix = csynth["strategy"]["matrix"]["include"]
+    assert matrix == [
+        {"project": "p1", "function": "top"}, {"project": "p1", "function": "Stage_scaled"},
+        {"project": "p2", "function": "top"}, {"project": "p2", "function": "Stage_scaled"},
+    ]
+    run_steps = [s for s in csynth["steps"] if "run" in s]
+    assert run_steps[0]["run"] == "vitis_hls -f run_hls.tcl -tclargs csynth"
+    assert run_steps[0]["working-directory"] == "build/${{ matrix.project }}/hls/${{ matrix.function }}"
