@@ -492,7 +492,8 @@ class FunctionBuilder:
         rhs = self.convert(self.ev(expr.rhs), expr.rhs.dtype, dt)
         if dt.is_float:
             pred = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq", "ne": "une"}[expr.op]
-            return arith.CmpFOp(getattr(arith.CmpFPredicate, pred), lhs, rhs).result
+            # the bindings spell float predicates in upper case (OLT), integer ones in lower (slt)
+            return arith.CmpFOp(getattr(arith.CmpFPredicate, pred.upper()), lhs, rhs).result
         sign = "s" if dt.is_signed else "u"
         pred = {"lt": f"{sign}lt", "le": f"{sign}le", "gt": f"{sign}gt", "ge": f"{sign}ge", "eq": "eq",
                 "ne": "ne"}[expr.op]
@@ -579,7 +580,7 @@ class FunctionBuilder:
                 new = (arith.AddFOp if dt.is_float else arith.AddIOp)(current, value).result
             elif expr.kind in ("max", "min"):
                 if dt.is_float:
-                    pred = arith.CmpFPredicate.ogt if expr.kind == "max" else arith.CmpFPredicate.olt
+                    pred = arith.CmpFPredicate.OGT if expr.kind == "max" else arith.CmpFPredicate.OLT
                     better = arith.CmpFOp(pred, value, current).result
                 else:
                     sign = "s" if dt.is_signed else "u"
@@ -648,7 +649,8 @@ class FunctionBuilder:
             op = arith.SIToFPOp if src.is_signed else arith.UIToFPOp
             return op(mlir_type(dst), value).result
         if src.is_float and dst.is_int:
-            wide = 64
+            # an i64 fptosi overflows for UInt(64) values >= 2**63 and for wider types: use i128 there
+            wide = 64 if dst.bits < 64 or (dst.bits == 64 and dst.is_signed) else 128
             as_int = arith.FPToSIOp(ir.IntegerType.get_signless(wide), value).result
             return self.resize(as_int, Int(wide), dst.bits)
         if src.is_int and dst.is_fixed:
@@ -775,17 +777,30 @@ class ModuleBuilder:
         fb = FunctionBuilder(self, op, scope, params)
         with ir.InsertionPoint(fb.entry):
             fb.prepare(scope.body, scope.allocs, {id(t) for t in params})
+            # stage names are picked from a copy of the traced names: the program is not changed by
+            # building, so lowering a schedule twice gives the same IR (and the same JIT cache key)
+            taken = set(sched.program.used_names)
             for stmt in scope.body:
                 if isinstance(stmt, S.StageStmt):
                     fb.stmt_StageStmt(stmt, top_level=True)
                 else:
                     # imperative code straight in the algorithm: its own stage, wrapped in a 1-trip loop
-                    name = sched.program.unique_name("stage")
+                    name = _fresh_name(taken, "stage")
                     wrapper = S.StageStmt(name, "imperative", [stmt])
                     fb.stmt_StageStmt(wrapper, top_level=False)
                     last = list(fb.entry.operations)[-1]
                     last.attributes["op_name"] = ir.StringAttr.get(name)
             func.ReturnOp([])
+
+
+def _fresh_name(taken: set[str], base: str) -> str:
+    """base, else base_1, base_2, ...: the first name not in taken, which it is added to."""
+    name, k = base, 0
+    while name in taken:
+        k += 1
+        name = f"{base}_{k}"
+    taken.add(name)
+    return name
 
 
 def build_module(schedule: Schedule) -> ir.Module:

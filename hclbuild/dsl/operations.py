@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import itertools
 import keyword
 import math
 import re
@@ -178,8 +179,13 @@ def reduce_axis(lower: int, upper: int, name: str | None = None) -> Var:
     if name is not None:
         _check_name(name, "reduce_axis")
     if name is None:
-        name = active_program().auto_name("rx") if tracing() else "rx"
+        # axes made before tracing (at module level) still need distinct names: the schedule and
+        # the builder find a stage's reduction loops by name (HeteroCL numbers them globally too)
+        name = active_program().auto_name("rx") if tracing() else f"axis_{next(_untraced_axis_ids)}"
     return Var(name, lower, upper, kind="reduce")
+
+
+_untraced_axis_ids = itertools.count()
 
 
 def _axes(axis: object) -> tuple[Var, ...]:

@@ -77,7 +77,8 @@ class LoopNest:
             factor = -(-leaf.extent // nparts)
         if not isinstance(factor, int) or isinstance(factor, bool) or factor <= 0:
             raise APIError(f"split({name!r}): factor must be a positive int, got {factor!r}")
-        outer_extent = -(-leaf.extent // factor)
+        # nparts asks for exactly that many outer trips (as TVM); ceil(extent / factor) may be fewer
+        outer_extent = nparts if nparts is not None else -(-leaf.extent // factor)
         outer = Leaf(f"{name}.outer", outer_extent)
         inner = Leaf(f"{name}.inner", factor)
         self.leaves[pos:pos + 1] = [outer, inner]

@@ -85,6 +85,10 @@ class Stage:
         self.spatial = LoopNest.of_axes([(ax.name, ax.extent) for ax in loops.axes]) if loops else None
         self.reductions: dict[str, LoopNest] = {}
         for ax in _reduce_axes(stmt.body):
+            if ax.name in self.reductions:
+                # loops are found by name: two axes of one name would share one loop nest
+                raise APIError(f"stage {self.name!r}: two different reduction axes are named {ax.name!r}; "
+                               "give each hcl.reduce_axis its own name")
             self.reductions[ax.name] = LoopNest.of_axes([(ax.name, ax.extent)])
         self.dataflow_loop: str | None = None
         self.is_dataflow = False
