@@ -30,7 +30,12 @@ MANIFEST_FORMAT = "hclbuild-ir"
 
 
 def compile_project(project: Project, layout: BuildLayout) -> dict[str, Any]:
-    """Trace, build, outline and verify the design; write its IR files and the reference .ll."""
+    """Trace, build, outline and verify the project's design; write its IR files and the reference .ll."""
+    return compile_design(kernel_schedule(project), layout, project.name)
+
+
+def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, Any]:
+    """compile_project for a schedule in hand (tests and notebooks)."""
     from mlir import ir
 
     from hclbuild.compiler.passes.instrument import instrument_calls
@@ -40,11 +45,10 @@ def compile_project(project: Project, layout: BuildLayout) -> dict[str, Any]:
     from hclbuild.compiler.signature import signature_of
     from hclbuild.compiler.to_llvm import lower_to_llvm_ir
 
-    schedule = kernel_schedule(project)
     try:
         design = compile_schedule(schedule)
     except HCLError as exc:
-        raise type(exc)(f"{project.name}: {exc}") from None
+        raise type(exc)(f"{name}: {exc}") from None
     module = design.module
     texts = function_modules(module)
     write_if_changed(layout.top_mlir, str(module))
@@ -65,7 +69,7 @@ def compile_project(project: Project, layout: BuildLayout) -> dict[str, Any]:
     write_if_changed(layout.top_ll, ll_text)
     manifest = {
         "format": MANIFEST_FORMAT,
-        "project": project.name,
+        "project": name,
         "top": design.top,
         "functions": functions,
         "signatures": signatures,
@@ -117,36 +121,36 @@ def random_inputs(signature: Any, seed: int) -> list[np.ndarray]:
     return values
 
 
-def _user_inputs(project: Project, module: Any, signature: Any, n_inputs: int) -> list[np.ndarray] | None:
+def _user_inputs(name: str, config: Any, inputs_fn: Any, signature: Any, n_inputs: int) -> list[np.ndarray] | None:
     from hclbuild.dsl.types import to_storage
 
-    rng = np.random.default_rng(project.config.seed)
-    given = call_optional(project, module, "inputs", rng)
+    rng = np.random.default_rng(config.seed)
+    given = inputs_fn(rng) if inputs_fn is not None else None
     if given is None:
         return None
     if isinstance(given, dict):
         given = [given[spec.name] for spec in signature.args[:n_inputs] if spec.name in given]
     given = list(given)
     if len(given) != n_inputs:
-        raise ConfigError(f"{project.name}: inputs() returned {len(given)} arrays, the design has {n_inputs} inputs")
+        raise ConfigError(f"{name}: inputs() returned {len(given)} arrays, the design has {n_inputs} inputs")
     storages = []
     for spec, value in zip(signature.args, given):
         arr = np.asarray(value)
         if arr.shape != tuple(spec.shape):
-            raise ConfigError(f"{project.name}: inputs() gave {spec.name} shape {arr.shape}, expected {spec.shape}")
+            raise ConfigError(f"{name}: inputs() gave {spec.name} shape {arr.shape}, expected {spec.shape}")
         storages.append(to_storage(arr, spec.dtype))
     for spec in signature.args[n_inputs:]:
         storages.append(to_storage(np.zeros(spec.shape), spec.dtype))
     return storages
 
 
-def _check_model(project: Project, module: Any, signature: Any, n_inputs: int, before: list[np.ndarray],
+def _check_model(name: str, config: Any, model_fn: Any, signature: Any, n_inputs: int, before: list[np.ndarray],
                  after: list[np.ndarray]) -> bool:
     """Compare the LLVM outputs with the kernel's numpy model, if it has one."""
     from hclbuild.dsl.types import from_storage
 
     user_inputs = [from_storage(b, spec.dtype) for spec, b in zip(signature.args[:n_inputs], before)]
-    expected = call_optional(project, module, "model", *user_inputs)
+    expected = model_fn(*user_inputs) if model_fn is not None else None
     if expected is None:
         return False
     outputs = signature.args[n_inputs:]
@@ -157,20 +161,20 @@ def _check_model(project: Project, module: Any, signature: Any, n_inputs: int, b
         values = list(expected) if isinstance(expected, (list, tuple)) else [expected]
         pairs = [(spec, n_inputs + k) for k, spec in enumerate(outputs)]
         if len(values) != len(pairs):
-            raise ConfigError(f"{project.name}: model() returned {len(values)} arrays for {len(pairs)} outputs")
+            raise ConfigError(f"{name}: model() returned {len(values)} arrays for {len(pairs)} outputs")
     for (spec, index), want in zip(pairs, values):
         got = from_storage(after[index], spec.dtype)
         want = np.asarray(want)
         if want.shape != got.shape:
-            raise CsimError(f"{project.name}: model() output {spec.name} has shape {want.shape}, expected {got.shape}")
+            raise CsimError(f"{name}: model() output {spec.name} has shape {want.shape}, expected {got.shape}")
         if spec.dtype.is_float or spec.dtype.is_fixed:
-            bad = ~np.isclose(got, want, rtol=project.config.rtol, atol=project.config.atol)
+            bad = ~np.isclose(got, want, rtol=config.rtol, atol=config.atol)
         else:
             bad = got != want.astype(got.dtype)
         if bad.any():
             flat = int(np.flatnonzero(bad.reshape(-1))[0])
             raise CsimError(
-                f"{project.name}: numpy model and LLVM reference disagree on {spec.name}[{flat}]: "
+                f"{name}: numpy model and LLVM reference disagree on {spec.name}[{flat}]: "
                 f"model {want.reshape(-1)[flat]!r}, LLVM {got.reshape(-1)[flat]!r}"
             )
     return True
@@ -178,6 +182,17 @@ def _check_model(project: Project, module: Any, signature: Any, n_inputs: int, b
 
 def run_reference(project: Project, layout: BuildLayout) -> dict[str, Any]:
     """Run llvm/top.ll on seeded (or kernel-supplied) inputs; record every outlined call's vectors."""
+    module = load_kernel(project)
+    return reference_design(
+        layout, project.name, project.config,
+        lambda rng: call_optional(project, module, "inputs", rng),
+        lambda *inputs: call_optional(project, module, "model", *inputs),
+    )
+
+
+def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any = None,
+                     model_fn: Any = None) -> dict[str, Any]:
+    """run_reference with the kernel's inputs(rng) and model(*inputs) given as callables (or None)."""
     from hclbuild.project.golden import write_golden
     from hclbuild.runtime.llvm import JITModule, read_buffer
     from hclbuild.runtime.signature import FunctionSignature
@@ -185,10 +200,9 @@ def run_reference(project: Project, layout: BuildLayout) -> dict[str, Any]:
     manifest = read_ir_manifest(layout)
     signature = FunctionSignature.from_json(manifest["signatures"][manifest["top"]])
     n_inputs = len(manifest["inputs"])
-    module = load_kernel(project)
-    storages = _user_inputs(project, module, signature, n_inputs)
+    storages = _user_inputs(name, config, inputs_fn, signature, n_inputs)
     if storages is None:
-        storages = random_inputs(signature, project.config.seed)
+        storages = random_inputs(signature, config.seed)
     before = [s.copy() for s in storages]
     sites = {int(site["site"]): site for site in manifest["probes"]}
     captured: dict[tuple[int, int, int], np.ndarray] = {}
@@ -209,7 +223,7 @@ def run_reference(project: Project, layout: BuildLayout) -> dict[str, Any]:
     arrays = [Array(s, spec.dtype) for s, spec in zip(storages, signature.args)]
     function(*arrays)
     after = [a.storage for a in arrays]
-    model_checked = _check_model(project, module, signature, n_inputs, before, after)
+    model_checked = _check_model(name, config, model_fn, signature, n_inputs, before, after)
 
     written: dict[str, int] = {}
     top = manifest["top"]
@@ -229,7 +243,7 @@ def run_reference(project: Project, layout: BuildLayout) -> dict[str, Any]:
         ins, outs = {}, {}
         for k, arg in enumerate(site["args"]):
             if (site_id, 0, k) not in captured:
-                raise CsimError(f"{project.name}/{callee}: the reference run never reached call site {site_id}")
+                raise CsimError(f"{name}/{callee}: the reference run never reached call site {site_id}")
             dt = parse_dtype(arg["dtype"])
             ins[arg["name"]] = (captured[(site_id, 0, k)], dt)
             outs[arg["name"]] = (captured[(site_id, 1, k)], dt)
@@ -237,7 +251,7 @@ def run_reference(project: Project, layout: BuildLayout) -> dict[str, Any]:
         written[callee] = site_id
     missing = [f for f in manifest["functions"] if f not in written]
     if missing:
-        raise CsimError(f"{project.name}: the reference run never called {', '.join(missing)}")
+        raise CsimError(f"{name}: the reference run never called {', '.join(missing)}")
     return {"model_checked": model_checked, "functions": list(written)}
 
 
@@ -246,6 +260,11 @@ def run_reference(project: Project, layout: BuildLayout) -> dict[str, Any]:
 
 def emit_function(project: Project, layout: BuildLayout, func: str) -> list[Path]:
     """Write hls/<func>/: the top file and header from the emitter, testbench, tcl, cfg, Makefile."""
+    return emit_design_function(layout, project.config, func)
+
+
+def emit_design_function(layout: BuildLayout, config: Any, func: str) -> list[Path]:
+    """emit_function given the project's configuration."""
     from mlir import ir
 
     from hclbuild.compiler.emit_hls import c_signature, emit_function_files
@@ -254,7 +273,7 @@ def emit_function(project: Project, layout: BuildLayout, func: str) -> list[Path
 
     manifest = read_ir_manifest(layout)
     if func not in manifest["functions"]:
-        raise ConfigError(f"{project.name}: no function {func!r} (functions: {', '.join(manifest['functions'])})")
+        raise ConfigError(f"{config.name}: no function {func!r} (functions: {', '.join(manifest['functions'])})")
     context = ir.Context()
     with context, ir.Location.unknown():
         module = ir.Module.parse(func_ir_path(layout, manifest, func).read_text(encoding="utf-8"))
@@ -264,7 +283,7 @@ def emit_function(project: Project, layout: BuildLayout, func: str) -> list[Path
         signature = c_signature(fn_op)
     golden = read_vectors(layout.golden_dir(func))
     return write_function_project(layout.hls_dir(func), func, cpp, header, signature, golden.inputs,
-                                  golden.outputs, project.config)
+                                  golden.outputs, config)
 
 
 # ---- csim and report -------------------------------------------------------------------------
