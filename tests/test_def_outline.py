@@ -258,3 +258,26 @@ def test_verifier_names_caller_and_callee_when_a_definition_is_missing() -> None
                 op.erase()
         with pytest.raises(CompileError, match="call from @top to @Stage_out_AB: no definition"):
             verify_module(module)
+
+
+def test_top_level_for_loop_is_a_stage_that_can_be_outlined() -> None:
+    hcl.init()
+    A = hcl.placeholder((8,), "A")
+    B = hcl.placeholder((8,), "B")
+
+    def algo(A, B):
+        with hcl.for_(0, 8, name="scan") as i:
+            B[i] = A[i] * 2
+        hcl.update(A, lambda i: A[i] + B[i], "mix")
+
+    s = hcl.create_schedule([A, B], algo)
+    (handle,) = s.outline("scan")
+    text = str(hcl.lower(s))
+    assert handle.name == "Stage_scan" and "call @Stage_scan(" in text
+    assert '{loop_name = "scan", op_name = "scan"}' in text
+    f = hcl.build(s)
+    a = np.arange(8, dtype=np.int32)
+    b = np.zeros(8, np.int32)
+    f(a, b)
+    np.testing.assert_array_equal(b, np.arange(8) * 2)
+    np.testing.assert_array_equal(a, np.arange(8) * 3)

@@ -136,6 +136,8 @@ class FunctionBuilder:
         try:
             if len(stage.body) == 1 and isinstance(stage.body[0], S.ComputeLoops):
                 self.emit_compute_loops(stage, stage.body[0], sched_stage)
+            elif len(stage.body) == 1 and _is_affine_for(stage.body[0]):
+                self.stmt_For(stage.body[0])  # a top-level hcl.for_ with constant bounds is its own root
             else:
                 loop = affine.AffineForOp(0, 1, 1)
                 loop.attributes["loop_name"] = ir.StringAttr.get(f"{stage.name}_stage")
@@ -791,6 +793,12 @@ class ModuleBuilder:
                     last = list(fb.entry.operations)[-1]
                     last.attributes["op_name"] = ir.StringAttr.get(name)
             func.ReturnOp([])
+
+
+def _is_affine_for(stmt: S.Stmt) -> bool:
+    """A for_ that becomes one affine.for (constant bounds, positive step) and nothing before it."""
+    return (isinstance(stmt, S.For) and isinstance(stmt.lo, E.Const) and isinstance(stmt.hi, E.Const)
+            and stmt.step > 0)
 
 
 def _fresh_name(taken: set[str], base: str) -> str:

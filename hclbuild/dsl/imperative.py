@@ -7,8 +7,8 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from hclbuild.dsl.expr import Var, as_expr, to_bool
-from hclbuild.dsl.stmt import For, If, Return, While
-from hclbuild.dsl.trace import active_program, active_scope, record, recording_into
+from hclbuild.dsl.stmt import For, If, Return, StageStmt, While
+from hclbuild.dsl.trace import active_program, active_scope, at_scope_top, record, recording_into
 from hclbuild.dsl.types import Index
 from hclbuild.errors import APIError
 
@@ -66,7 +66,14 @@ def for_(begin: object, end: object, step: int = 1, tag: str | None = None, name
     loop_name = program.unique_name(name or tag) if (name or tag) else program.auto_name("i")
     var = Var(loop_name, begin, end)
     stmt = For(var, as_expr(begin, Index()), as_expr(end, Index()), int(step), name=loop_name)
-    record(stmt)
+    if active_scope() is program.top and at_scope_top():
+        # a loop straight in the algorithm is a stage of its own, named after the loop, so it can
+        # be outlined (s.outline("name")) like any compute stage
+        stage = StageStmt(loop_name, "imperative", [stmt])
+        record(stage)
+        program.stages[loop_name] = stage
+    else:
+        record(stmt)
     with recording_into(stmt.body):
         yield var
 
