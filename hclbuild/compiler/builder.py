@@ -768,6 +768,19 @@ class ModuleBuilder:
                 fb.emit_block(scope.body)
                 func.ReturnOp([])
 
+    def _call_root(self, fb: FunctionBuilder, stmt: S.CallStmt, taken: set[str]) -> bool:
+        """A def_ call straight in the algorithm is a stage whose root is the func.call itself,
+        when it needs no argument conversions; False (nothing emitted) otherwise."""
+        if any(not isinstance(arg, Tensor) for arg in stmt.args):
+            return False
+        before = len(list(fb.entry.operations))
+        fb.emit_call(stmt.function, stmt.args)
+        ops = list(fb.entry.operations)[before:]
+        if len(ops) != 1:
+            raise CompileError(f"builder: call of {stmt.function.name!r} produced {len(ops)} ops, expected 1")
+        ops[0].attributes["op_name"] = ir.StringAttr.get(_call_root_name(taken, stmt))
+        return True
+
     def build_top(self) -> None:
         sched = self.schedule
         params = list(sched.inputs) + list(sched.outputs)
@@ -785,6 +798,8 @@ class ModuleBuilder:
             for stmt in scope.body:
                 if isinstance(stmt, S.StageStmt):
                     fb.stmt_StageStmt(stmt, top_level=True)
+                elif isinstance(stmt, S.CallStmt) and self._call_root(fb, stmt, taken):
+                    continue
                 else:
                     # imperative code straight in the algorithm: its own stage, wrapped in a 1-trip loop
                     name = _fresh_name(taken, "stage")
@@ -793,6 +808,10 @@ class ModuleBuilder:
                     last = list(fb.entry.operations)[-1]
                     last.attributes["op_name"] = ir.StringAttr.get(name)
             func.ReturnOp([])
+
+
+def _call_root_name(taken: set[str], stmt: S.CallStmt) -> str:
+    return _fresh_name(taken, f"call_{stmt.function.name}")
 
 
 def _is_affine_for(stmt: S.Stmt) -> bool:

@@ -1,0 +1,40 @@
+"""A 3x3 convolution, bias and ReLU on a 2-D image: each stage outlined into its own HLS project."""
+
+import numpy as np
+
+import hclbuild as hcl
+
+H, W = 34, 34
+
+
+def schedule():
+    """The algorithm and its schedule."""
+    hcl.init(hcl.Float())
+    img = hcl.placeholder((H, W), "img")
+    weight = hcl.placeholder((3, 3), "weight")
+    bias = hcl.placeholder((1,), "bias")
+
+    def kernel(img, weight, bias):
+        r = hcl.reduce_axis(0, 3, "r")
+        c = hcl.reduce_axis(0, 3, "c")
+        conv = hcl.compute((H - 2, W - 2),
+                           lambda y, x: hcl.sum(img[y + r, x + c] * weight[r, c], axis=[r, c]), name="conv")
+        biased = hcl.compute((H - 2, W - 2), lambda y, x: conv[y, x] + bias[0], name="biased")
+        return hcl.compute((H - 2, W - 2), lambda y, x: hcl.select(biased[y, x] > 0, biased[y, x], 0.0),
+                           name="relu")
+
+    s = hcl.create_schedule([img, weight, bias], kernel, name="top")
+    s[kernel.conv].pipeline(kernel.conv.axis[1])
+    s.partition(weight, hcl.Partition.Complete)
+    s.outline(kernel.conv)
+    s.outline([kernel.biased, kernel.relu])
+    return s
+
+
+def model(img, weight, bias):
+    """numpy model of the ReLU output."""
+    acc = np.zeros((H - 2, W - 2))
+    for r in range(3):
+        for c in range(3):
+            acc += img[r:r + H - 2, c:c + W - 2].astype(np.float64) * weight[r, c]
+    return np.maximum(acc + bias[0], 0)
