@@ -7,6 +7,7 @@ from mlir.dialects import arith
 from mlir.dialects.llvm import translate_module_to_llvmir
 from mlir.passmanager import PassManager
 
+from hclbuild.compiler.passes.dealloc import dealloc_allocs
 from hclbuild.errors import CompileError
 
 # convert-math-to-funcs first: math.ipowi (and fpowi) have no LLVM/libm lowering of their own.
@@ -53,6 +54,7 @@ def lower_to_llvm_ir(module: ir.Module | ir.Operation, opt_level: int = 2) -> st
         raise CompileError(_format("to_llvm: cannot re-parse the module", err)) from None
     with context, ir.Location.unknown():
         _prepare_functions(copy)
+        dealloc_allocs(copy)  # malloc'd buffers of the design would leak on every call
         _widen_sub_byte_memrefs(copy)
         _verify(copy.operation, "to_llvm: internal error, the prepared module does not verify")
         passes = (CLEANUP_PASSES if opt_level >= 1 else ()) + LOWERING_PASSES
