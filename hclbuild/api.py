@@ -28,6 +28,7 @@ def build(schedule: Schedule, target: str | None = None, name: str | None = None
         from hclbuild.compiler.emit_hls import emit_module
 
         with design.module.context:
+            _rename_reserved_top(design)
             return emit_module(design.module)
     from hclbuild.compiler.signature import signature_of
     from hclbuild.compiler.to_llvm import lower_to_llvm_ir
@@ -38,6 +39,22 @@ def build(schedule: Schedule, target: str | None = None, name: str | None = None
         signature = signature_of(top)
     ir_text = lower_to_llvm_ir(design.module)
     return JITModule(ir_text).function(signature)
+
+
+def _rename_reserved_top(design: Any) -> None:
+    """A design named like HeteroCL's examples (name="main") cannot keep that name in C++, where
+    main() is the testbench's: its top function is emitted as `top` (HeteroCL's VHLS name)."""
+    import keyword
+
+    from mlir import ir
+
+    top = _top_func(design)
+    name = top.attributes["sym_name"].value
+    if name != "main" and not keyword.iskeyword(name):
+        return
+    taken = {op.attributes["sym_name"].value for op in design.module.body.operations if "sym_name" in op.attributes}
+    new_name = "top" if "top" not in taken else f"{name}_top"
+    top.attributes["sym_name"] = ir.StringAttr.get(new_name)
 
 
 def _top_func(design: Any) -> Any:

@@ -132,6 +132,24 @@ def unsigned_div_mod():
     return s, lambda rng: [rng.integers(0, 65536, N), rng.integers(1, 300, N)], lambda a, b: a // b + a % b
 
 
+@kernel
+def int96_floordiv():
+    A = hcl.placeholder((8,), "A", dtype=hcl.Int(96))
+    B = hcl.placeholder((8,), "B", dtype=hcl.Int(96))
+    s = hcl.create_schedule(
+        [A, B], lambda A, B: hcl.compute((8,), lambda i: A[i] // B[i], name="C", dtype=hcl.Int(96)))
+
+    def inputs(rng):
+        a = np.array([-1, 7, -7, 2**80 + 5, -(2**80) - 5, 100, -100, 0], dtype=object)
+        b = np.array([3, -2, 2, -(2**41), 2**41 + 1, 7, 7, -5], dtype=object)
+        return [a, b]
+
+    def model(a, b):
+        return np.array([int(x) // int(y) for x, y in zip(a, b)], dtype=object)
+
+    return s, inputs, model
+
+
 # ---- reductions ---------------------------------------------------------------------------
 
 

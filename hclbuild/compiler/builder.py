@@ -477,7 +477,21 @@ class FunctionBuilder:
             "mod": arith.RemSIOp if signed else arith.RemUIOp,
             "and": arith.AndIOp, "or": arith.OrIOp, "xor": arith.XOrIOp,
         }
+        if op == "floordiv" and signed and dt.bits > 64:
+            return self.wide_floordiv(lhs, rhs, dt)
         return ops[op](lhs, rhs).result
+
+    def wide_floordiv(self, lhs: ir.Value, rhs: ir.Value, dt: DType) -> ir.Value:
+        """Floor division built from divsi/remsi: the LLVM lowering of arith.floordivsi returns
+        wrong results beyond 64 bits (its expansion keeps only the low 64 bits)."""
+        quotient = arith.DivSIOp(lhs, rhs).result
+        remainder = arith.RemSIOp(lhs, rhs).result
+        zero = self.int_const(0, dt)
+        inexact = arith.CmpIOp(arith.CmpIPredicate.ne, remainder, zero).result
+        signs_differ = arith.XOrIOp(arith.CmpIOp(arith.CmpIPredicate.slt, remainder, zero).result,
+                                    arith.CmpIOp(arith.CmpIPredicate.slt, rhs, zero).result).result
+        step = arith.ExtUIOp(mlir_type(dt), arith.AndIOp(inexact, signs_differ).result).result
+        return arith.SubIOp(quotient, step).result
 
     def float_binary(self, op: str, lhs: ir.Value, rhs: ir.Value) -> ir.Value:
         if op == "floordiv":
