@@ -1021,7 +1021,7 @@ def test_missing_or_wrong_dtype_attributes_raise():
     with pytest.raises(CompileError, match="@f: missing the hcl.arg_names attribute"):
         emit_module(no_names)
     wrong = parse_module("module {\n" + _func("g", [("A", "memref<4xi16>", "int32")], "") + "}\n")
-    with pytest.raises(CompileError, match=r"@g argument 'A': dtype int32 does not describe the IR type i16"):
+    with pytest.raises(CompileError, match=r"@g argument 'A': dtype int32 does not match the MLIR type i16"):
         emit_module(wrong)
 
 

@@ -32,6 +32,7 @@ from functools import partial
 from mlir import ir
 
 from hclbuild.compiler.hls_types import c_type
+from hclbuild.compiler.signature import signature_of
 from hclbuild.dsl.types import DType, Float, Index, Int, UInt, parse_dtype
 from hclbuild.errors import CompileError, DTypeError
 
@@ -91,49 +92,29 @@ class CSignature:
 
 
 def c_signature(func_op: ir.Operation | ir.OpView) -> CSignature:
-    """The C++ signature of a func.func from hcl.arg_names, hcl.arg_types, hcl.ret_type and its type."""
+    """The C++ signature of a func.func: hclbuild.compiler.signature's reading of the IR, in C types."""
     operation = func_op.operation
     if operation.name != "func.func":
         raise CompileError(f"c_signature: expected a func.func, got {operation.name}")
-    attributes = operation.attributes
-    name = ir.StringAttr(attributes["sym_name"]).value
+    signature = signature_of(operation)
+    name = signature.name
     if not re.fullmatch(r"[A-Za-z_]\w*", name) or name in _CPP_RESERVED:
         raise CompileError(f"@{name}: the function name is not a usable C++ identifier")
-    function_type = ir.FunctionType(ir.TypeAttr(attributes["function_type"]).value)
-    inputs = list(function_type.inputs)
-    arg_names = _string_list(attributes, "hcl.arg_names", name)
-    arg_types = _string_list(attributes, "hcl.arg_types", name)
-    if not len(arg_names) == len(arg_types) == len(inputs):
-        raise CompileError(
-            f"@{name}: {len(inputs)} arguments but {len(arg_names)} hcl.arg_names and {len(arg_types)} hcl.arg_types"
-        )
+    inputs = list(ir.FunctionType(ir.TypeAttr(operation.attributes["function_type"]).value).inputs)
     # an argument must not hide a function of the module (a callee) or another argument
     taken = set(_CPP_RESERVED) | _sibling_function_names(operation)
     args = []
-    for arg_name, type_name, mlir_type in zip(arg_names, arg_types, inputs):
-        where = f"@{name} argument '{arg_name}'"
-        dtype = _parse_dtype(type_name, where)
-        c_name = _unique(_sanitize(arg_name), taken)
+    for spec, mlir_type in zip(signature.args, inputs):
+        c_name = _unique(_sanitize(spec.name), taken)
         taken.add(c_name)
         if isinstance(mlir_type, ir.MemRefType):
-            shape = _memref_shape(mlir_type, where)
-            _check_element(dtype, mlir_type.element_type, where)
-            args.append(CArg(c_name, c_type(dtype), dtype.name, shape, True))
+            shape = _memref_shape(mlir_type, f"@{name} argument '{spec.name}'")
+            args.append(CArg(c_name, c_type(spec.dtype), spec.dtype.name, shape, True))
         else:
-            _check_element(dtype, mlir_type, where)
-            args.append(CArg(c_name, c_type(dtype), dtype.name, (), False))
-    results = list(function_type.results)
-    if len(results) > 1:
-        raise CompileError(
-            f"@{name}: returns {len(results)} values, the IR contract allows at most one scalar"
-        )
-    if not results:
+            args.append(CArg(c_name, c_type(spec.dtype), spec.dtype.name, (), False))
+    if signature.ret is None:
         return CSignature(name, args, None)
-    if "hcl.ret_type" not in attributes:
-        raise CompileError(f"@{name}: returns a value but has no hcl.ret_type attribute")
-    ret = _parse_dtype(ir.StringAttr(attributes["hcl.ret_type"]).value, f"@{name} result")
-    _check_element(ret, results[0], f"@{name} result")
-    return CSignature(name, args, c_type(ret), ret.name)
+    return CSignature(name, args, c_type(signature.ret), signature.ret.name)
 
 
 # ---- public emitters ---------------------------------------------------------------------------
@@ -271,12 +252,6 @@ def _sibling_function_names(operation: ir.Operation) -> set[str]:
                 if op.operation.name == "func.func":
                     names.add(ir.StringAttr(op.operation.attributes["sym_name"]).value)
     return names
-
-
-def _string_list(attributes: ir.OpAttributeMap, key: str, func_name: str) -> list[str]:
-    if key not in attributes:
-        raise CompileError(f"@{func_name}: missing the {key} attribute (docs/IR.md)")
-    return [ir.StringAttr(item).value for item in ir.ArrayAttr(attributes[key])]
 
 
 def _parse_dtype(name: str, where: str) -> DType:
