@@ -1,0 +1,67 @@
+"""hcl.build(s, target="vhls") from the DSL: pragmas land where the schedule put them (exact lines)."""
+
+from __future__ import annotations
+
+import hclbuild as hcl
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines()]
+
+
+def _kernel():
+    hcl.init(hcl.Int(32))
+    A = hcl.placeholder((16, 8), "A")
+    B = hcl.placeholder((16,), "B")
+
+    def kernel(A, B):
+        k = hcl.reduce_axis(0, 8, "k")
+        S = hcl.compute((16,), lambda i: hcl.sum(A[i, k], axis=k), name="S")
+        return hcl.compute((16,), lambda i: S[i] * B[i], name="P")
+
+    return hcl.create_schedule([A, B], kernel), kernel
+
+
+def test_pipeline_unroll_partition_dataflow_lines() -> None:
+    s, kernel = _kernel()
+    s[kernel.S].pipeline(kernel.S.axis[0], initiation_interval=2)
+    s[kernel.S].unroll(kernel.S.axis[1], 4)
+    s[kernel.P].unroll(kernel.P.axis[0])
+    s.partition(kernel.S, hcl.Partition.Cyclic, dim=1, factor=4)
+    s.partition(s.inputs[0], hcl.Partition.Block, dim=2, factor=2)
+    s.dataflow()
+    lines = _lines(hcl.build(s, target="vhls"))
+    top = lines.index("void top(int32_t A[16][8], int32_t B[16], int32_t P[16]) {")
+    assert lines[top + 1] == "#pragma HLS dataflow"
+    assert "#pragma HLS array_partition variable=A block dim=2 factor=2" in lines
+    decl = lines.index("int32_t S[16];")
+    assert lines[decl + 1] == "#pragma HLS array_partition variable=S cyclic dim=1 factor=4"
+    loop_i = lines.index("l_S_i: for (int i = 0; i < 16; i++) {")
+    assert lines[loop_i + 1] == "#pragma HLS pipeline II=2"
+    loop_k = lines.index("l_S_k: for (int k = 0; k < 8; k++) {")
+    assert lines[loop_k + 1] == "#pragma HLS unroll factor=4"
+    loop_p = lines.index("l_P_i: for (int i = 0; i < 16; i++) {")
+    assert lines[loop_p + 1] == "#pragma HLS unroll"
+
+
+def test_outlined_stage_is_its_own_function_before_the_top() -> None:
+    s, kernel = _kernel()
+    s[kernel.S].pipeline(kernel.S.axis[0])
+    s.outline(kernel.S)
+    text = hcl.build(s, target="vhls")
+    lines = _lines(text)
+    assert "void Stage_S(int32_t A[16][8], int32_t S[16]) {" in lines
+    assert lines.index("void Stage_S(int32_t A[16][8], int32_t S[16]) {") < lines.index(
+        "void top(int32_t A[16][8], int32_t B[16], int32_t P[16]) {")
+    assert "Stage_S(A, S);" in lines
+    # the pragma travelled with the stage into its function
+    stage = text[text.index("void Stage_S(int32_t A[16][8], int32_t S[16]) {"):text.index("void top(int32_t A[16][8], int32_t B[16], int32_t P[16]) {")]
+    assert "#pragma HLS pipeline II=1" in stage
+
+
+def test_split_and_fuse_loop_labels() -> None:
+    s, kernel = _kernel()
+    s[kernel.P].split(kernel.P.axis[0], factor=4)
+    text = hcl.build(s, target="vhls")
+    assert "l_P_i_outer: for (int i_outer = 0; i_outer < 4; i_outer++) {" in _lines(text)
+    assert "l_P_i_inner: for (int i_inner = 0; i_inner < 4; i_inner++) {" in _lines(text)
