@@ -228,7 +228,7 @@ def test_makefile_targets(project_dir: Path) -> None:
     assert "vitis-csim:\n\t$(VITIS_HLS) -f run_hls.tcl -tclargs csim\n" in text
     assert "csynth:\n\t$(VITIS_HLS) -f run_hls.tcl -tclargs csynth\n" in text
     assert "cosim:\n\t$(VITIS_HLS) -f run_hls.tcl -tclargs csynth cosim\n" in text
-    assert ("HCLBUILD_CXXFLAGS := -std=c++17 -O1 -fwrapv -Wall -Wno-unknown-pragmas -Wno-unused-label\n"
+    assert ("HCLBUILD_CXXFLAGS := -std=c++17 -O1 -fwrapv -Wall -Werror -Wno-unknown-pragmas -Wno-unused-label\n"
             in text)
 
 

@@ -65,3 +65,32 @@ def write_if_changed(path: str | Path, data: bytes | str) -> bool:
         pass
     write_bytes_atomic(target, payload)
     return True
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_stale_temps(folder: str | Path) -> list[Path]:
+    """Delete temporary files that a killed writer left below folder; returns what it removed.
+
+    A temporary is `.<name>.<pid>.<n>.tmp`; one whose process still runs (a parallel doit worker
+    writing right now) is kept.
+    """
+    removed = []
+    root = Path(folder)
+    if not root.is_dir():
+        return removed
+    for temp in root.rglob(".*.tmp"):
+        parts = temp.name.rsplit(".", 3)
+        if len(parts) != 4 or not parts[1].isdigit() or _alive(int(parts[1])):
+            continue
+        temp.unlink(missing_ok=True)
+        removed.append(temp)
+    return removed

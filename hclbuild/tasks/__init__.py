@@ -74,12 +74,16 @@ def source_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def _run(step: Callable[..., Any], *args: Any) -> Callable[[], Any]:
-    """A doit python-action running step(*args); an HCLError becomes a one-line task failure."""
+def _run(step: Callable[..., Any], project: Project, layout: BuildLayout, *args: Any) -> Callable[[], Any]:
+    """A doit python-action running step(project, layout, *args); an HCLError becomes a one-line
+    task failure. Temporaries left by a killed earlier run are swept first."""
 
     def action() -> Any:
+        from hclbuild.project.atomic import sweep_stale_temps
+
+        sweep_stale_temps(layout.root)
         try:
-            step(*args)
+            step(project, layout, *args)
         except HCLError as exc:
             return TaskFailed(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
         return True
@@ -150,10 +154,14 @@ def hls_files(layout: BuildLayout, func: str) -> list[str]:
 def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint: str, vitis: bool) -> Iterator[dict]:
     """Every task of one project."""
     name = entry.name
-    if entry.project is None:
+    if entry.project is None or entry.error is not None:
         # a broken project fails its own task; others still run under `doit --continue`
         yield {"basename": "compile", "name": name, "actions": [_fail(entry.error or "unknown error")],
                "doc": f"{name}: cannot be planned: {entry.error}", "uptodate": [False]}
+        for group in ("reference", "emit", "csim", "report"):
+            # so that `doit csim` (not only `doit compile`) reports the broken project
+            yield {"basename": group, "name": name, "actions": None, "task_dep": [f"compile:{name}"],
+                   "doc": f"{name}: cannot be planned (see compile:{name})"}
         return
     project = entry.project
     layout = BuildLayout(Path(build_root), name)
