@@ -78,7 +78,7 @@ def _projects(paths: list[str]) -> list[Path]:
 
 
 def _loader_namespace(projects: list[Path], build_root: Path) -> dict[str, Any]:
-    from hclbuild.tasks import doit_config, plan, project_tasks, source_fingerprint
+    from hclbuild.tasks import doit_config, group_tasks, plan, project_tasks, source_fingerprint
     from hclbuild.runtime.vitis import find_vitis
 
     plans = plan(projects)
@@ -87,10 +87,9 @@ def _loader_namespace(projects: list[Path], build_root: Path) -> dict[str, Any]:
 
     def task_hclbuild():  # noqa: ANN202 - doit's protocol
         """All tasks of the given projects."""
+        yield from group_tasks(vitis)
         for entry in plans:
             yield from project_tasks(entry, build_root, fingerprint, vitis)
-        yield {"basename": "build", "actions": None, "task_dep": ["compile", "emit"],
-               "doc": "compile every project and emit every function's HLS project"}
 
     return {"task_hclbuild": task_hclbuild, "DOIT_CONFIG": doit_config(build_root), "_plans": plans}
 

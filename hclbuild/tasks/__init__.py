@@ -23,7 +23,23 @@ from hclbuild.project.layout import BuildLayout
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 GROUP_DOCS = {
     "build": "compile every project and emit every function's HLS project (the default)",
+    "compile": "kernel.py -> MLIR (built, outlined, verified) and the LLVM IR of the reference",
+    "reference": "LLVM reference runs -> golden vectors at every outlined call",
+    "emit": "one Vitis HLS project per function: C++, testbench, tcl, cfg, Makefile",
+    "csim": "g++ C simulation of every function against the LLVM golden vectors",
+    "report": "csim (and csynth when present) summary per project",
+    "csynth": "Vitis HLS C synthesis per function (only where vitis_hls is found)",
+    "cosim": "Vitis HLS C/RTL co-simulation per function (only where vitis_hls is found)",
 }
+
+
+def group_tasks(vitis: bool) -> Iterator[dict]:
+    """The group tasks' descriptions for `doit list` (doit makes the groups from the subtasks)."""
+    for group, doc in GROUP_DOCS.items():
+        if group == "build":
+            yield {"basename": "build", "actions": None, "task_dep": ["compile", "emit"], "doc": doc}
+        elif vitis or group not in ("csynth", "cosim"):
+            yield {"basename": group, "name": None, "doc": doc}
 
 
 @dataclass
@@ -246,9 +262,9 @@ def all_tasks(projects_root: Path, build_root: Path) -> Iterator[dict]:
     vitis = find_vitis() is not None
     fingerprint = source_fingerprint()
     plans = plan(discover(projects_root))
+    yield from group_tasks(vitis)
     for entry in plans:
         yield from project_tasks(entry, build_root, fingerprint, vitis)
-    yield {"basename": "build", "actions": None, "task_dep": ["compile", "emit"], "doc": GROUP_DOCS["build"]}
 
 
 def doit_config(build_root: Path) -> dict:
@@ -262,4 +278,4 @@ def doit_config(build_root: Path) -> dict:
     }
 
 
-__all__ = ["PROJECT_FILE", "all_tasks", "discover", "doit_config", "plan", "project_tasks"]
+__all__ = ["PROJECT_FILE", "all_tasks", "discover", "doit_config", "group_tasks", "plan", "project_tasks"]
