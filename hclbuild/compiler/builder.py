@@ -76,6 +76,7 @@ class FunctionBuilder:
         self.acc_values: list[ir.Value] = []
         self.accumulators: dict[int, ir.Value] = {}
         self.returns: list[ReturnTarget] = []
+        self.merged_reduces: set[int] = set()  # Reduce ids that need no accumulator (top function)
         for param, arg in zip(params, self.entry.arguments):
             if isinstance(param, Tensor):
                 self.buffers[id(param)] = arg
@@ -103,7 +104,8 @@ class FunctionBuilder:
             self.shapes[id(tensor)] = self.mb.shape_of(tensor)
 
         def visit(node: Any) -> None:
-            if isinstance(node, E.Reduce) and id(node) not in self.accumulators:
+            if isinstance(node, E.Reduce) and id(node) not in self.accumulators and \
+                    id(node) not in self.merged_reduces:  # those accumulate in their output tensor
                 self.accumulators[id(node)] = self.alloc(node.name, node.dtype, (1,))
             if isinstance(node, S.StageStmt) and node.has_return and id(node) not in self.accumulators:
                 self.accumulators[id(node)] = self.alloc(f"{node.name}_returned", UInt(1), (1,))
@@ -134,7 +136,10 @@ class FunctionBuilder:
         if stage.has_return:
             self.returns.append(None)  # type: ignore[arg-type]  # filled per element in ComputeLoops
         try:
-            if len(stage.body) == 1 and isinstance(stage.body[0], S.ComputeLoops):
+            if (len(stage.body) == 1 and isinstance(stage.body[0], S.ComputeLoops) and sched_stage is not None
+                    and sched_stage.merged_reductions):
+                self.emit_merged_reduction(stage, stage.body[0], sched_stage)
+            elif len(stage.body) == 1 and isinstance(stage.body[0], S.ComputeLoops):
                 self.emit_compute_loops(stage, stage.body[0], sched_stage)
             elif len(stage.body) == 1 and _is_affine_for(stage.body[0]):
                 self.stmt_For(stage.body[0])  # a top-level hcl.for_ with constant bounds is its own root
@@ -180,6 +185,41 @@ class FunctionBuilder:
             self.emit_block(loops.body)
 
         self.emit_nest(nest, body, dataflow_loop)
+
+    def emit_merged_reduction(self, stage: S.StageStmt, loops: S.ComputeLoops, sched: Stage) -> None:
+        """A stage whose reduction loops were reordered among its spatial loops (docs/IR.md: still one
+        root op). `out[idx] = R(value, axis=...)` becomes, inside `affine.for 0 to 1 {<stage>_stage}`:
+        a plain nest over the spatial axes (loops `<axis>_init`) storing R's init into out, then the
+        scheduled merged nest doing `out[idx] = combine(out[idx], value)` (under `where`)."""
+        store, reduce = _merged_reduce_form(stage, loops, sched)
+        out = store.tensor
+        assert sched.spatial is not None
+        self._reductions = sched.reductions  # reductions nested in the value keep their own loops
+        wrapper = affine.AffineForOp(0, 1, 1)
+        wrapper.attributes["loop_name"] = ir.StringAttr.get(f"{stage.name}_stage")
+        with ir.InsertionPoint(wrapper.body):
+            init_nest = LoopNest.of_axes([(f"{ax.name}_init", ax.extent) for ax in loops.axes])
+
+            def init_body(values: dict[str, ir.Value]) -> None:
+                for ax in loops.axes:
+                    self.vars[id(ax)] = values[f"{ax.name}_init"]
+                value = self.convert(self.ev(reduce.init), reduce.init.dtype, out.dtype)
+                memref.StoreOp(value, self.buffer(out), self.subscripts(out, store.indices))
+
+            self.emit_nest(init_nest, init_body)
+
+            def main_body(values: dict[str, ir.Value]) -> None:
+                for ax in loops.axes:
+                    self.vars[id(ax)] = values[ax.name]
+                for ax in reduce.axes:
+                    offset = values[ax.name]
+                    if int(ax.lo) != 0:
+                        offset = arith.AddIOp(offset, self.index_const(int(ax.lo))).result
+                    self.vars[id(ax)] = offset
+                self.reduce_step(reduce, self.buffer(out), lambda: self.subscripts(out, store.indices))
+
+            self.emit_nest(sched.spatial, main_body, sched.dataflow_loop)
+            affine.AffineYieldOp([])
 
     def emit_nest(self, nest: LoopNest, body: Callable[[dict[str, ir.Value]], None],
                   dataflow_loop: str | None = None) -> None:
@@ -569,7 +609,7 @@ class FunctionBuilder:
 
         def nest_for(k: int) -> None:
             if k == len(axes):
-                self.reduce_step(expr, acc)
+                self.reduce_step(expr, acc, lambda: [self.index_const(0)])
                 return
             ax = axes[k]
             nest = nests.get(ax.name) or LoopNest.of_axes([(ax.name, ax.extent)])
@@ -586,9 +626,10 @@ class FunctionBuilder:
         nest_for(0)
         return memref.LoadOp(acc, zero).result
 
-    def reduce_step(self, expr: E.Reduce, acc: ir.Value) -> None:
+    def reduce_step(self, expr: E.Reduce, acc: ir.Value, subscripts: Callable[[], list[ir.Value]]) -> None:
+        """acc[subscripts] = combine(acc[subscripts], value), under expr.where; acc holds expr.dtype."""
         def step() -> None:
-            zero = [self.index_const(0)]
+            zero = subscripts()
             current = memref.LoadOp(acc, zero).result
             value = self.convert(self.ev(expr.value), expr.value.dtype, expr.dtype)
             dt = expr.dtype
@@ -804,6 +845,17 @@ class ModuleBuilder:
             op.attributes["dataflow"] = ir.UnitAttr.get()
         scope = sched.program.top
         fb = FunctionBuilder(self, op, scope, params)
+        # the Reduce of each top-level stage whose reduction loops were reordered among its spatial
+        # loops accumulates in the output tensor: it gets no accumulator
+        for stmt in scope.body:
+            stage = sched.stages.get(stmt.name) if isinstance(stmt, S.StageStmt) else None
+            if stage is None or stage.stmt is not stmt or not stage.merged_reductions:
+                continue
+            body = stmt.body
+            if len(body) == 1 and isinstance(body[0], S.ComputeLoops):
+                stored = body[0].body
+                if len(stored) == 1 and isinstance(stored[0], S.Store) and isinstance(stored[0].value, E.Reduce):
+                    fb.merged_reduces.add(id(stored[0].value))
         with ir.InsertionPoint(fb.entry):
             fb.prepare(scope.body, scope.allocs, {id(t) for t in params})
             # stage names are picked from a copy of the traced names: the program is not changed by
@@ -826,6 +878,44 @@ class ModuleBuilder:
 
 def _call_root_name(taken: set[str], stmt: S.CallStmt) -> str:
     return _fresh_name(taken, f"call_{stmt.function.name}")
+
+
+def _merged_reduce_form(stage: S.StageStmt, loops: S.ComputeLoops, sched: Stage) -> tuple[S.Store, E.Reduce]:
+    """The Store and its Reduce of a stage whose reduction was reordered among its spatial loops,
+    or HCLNotImplementedError when the stage is not of the one supported form."""
+    merged = list(sched.merged_reductions)
+    supported = (f"reordering reduction loops {merged} among the spatial loops of stage {stage.name!r} "
+                 "is supported when the stage stores exactly one reduction (hcl.sum/max/min or an "
+                 "hcl.reducer, with or without where=) over the merged axes, e.g. "
+                 "hcl.compute(shape, lambda i, j: hcl.sum(A[i, k] * B[k, j], axis=k))")
+    if stage.kind not in ("compute", "update") or stage.has_return or len(loops.body) != 1:
+        raise HCLNotImplementedError(supported)
+    store = loops.body[0]
+    if not isinstance(store, S.Store) or not isinstance(store.value, E.Reduce):
+        raise HCLNotImplementedError(supported + "; here the stored value is not a bare reduction")
+    reduce = store.value
+    if {ax.name for ax in reduce.axes} != set(merged):
+        raise HCLNotImplementedError(
+            supported + f"; here the reduction is over {[ax.name for ax in reduce.axes]} (merge all of its axes)")
+    if reduce.dtype != store.tensor.dtype:
+        raise HCLNotImplementedError(
+            f"stage {stage.name!r}: reordering a reduction needs the compute dtype equal to the accumulator "
+            f"dtype (the output {store.tensor.name!r} is {store.tensor.dtype.name}, the reduction accumulates "
+            f"in {reduce.dtype.name}); give hcl.compute dtype={reduce.dtype.name!r} or the reduction "
+            f"dtype={store.tensor.dtype.name!r}")
+    reads_output: list[bool] = []
+
+    def visit(node: Any) -> None:
+        if isinstance(node, E.Load) and node.tensor is store.tensor:
+            reads_output.append(True)
+        if isinstance(node, E.Call) and any(arg is store.tensor for arg in node.args):
+            reads_output.append(True)
+
+    _walk([reduce.init, reduce.value, reduce.where, reduce.combine], visit)
+    if reads_output:
+        raise HCLNotImplementedError(
+            supported + f"; here the reduction reads {store.tensor.name!r}, which then holds partial results")
+    return store, reduce
 
 
 def _is_affine_for(stmt: S.Stmt) -> bool:

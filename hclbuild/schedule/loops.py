@@ -96,6 +96,13 @@ class LoopNest:
         for pos, leaf in zip(positions, moved):
             self.leaves[pos] = leaf
 
+    def merge(self, other: LoopNest) -> None:
+        """Append other's loops (attributes, bindings and guards kept) inside this nest's loops."""
+        self.leaves.extend(other.leaves)
+        self.binding.update(other.binding)
+        self.extents.update(other.extents)
+        self.guards.extend(other.guards)
+
     def fuse(self, names: list[str]) -> str:
         positions = [self._position(n) for n in names]
         if positions != list(range(positions[0], positions[0] + len(positions))):

@@ -51,15 +51,13 @@ class StageFunction:
         return f"StageFunction({self.name!r})"
 
 
-def _reduce_axes(stmts: list[Any]) -> list[Var]:
-    """Reduction axes used in a stage body, in first-use order."""
-    found: list[Var] = []
+def _reduces(stmts: list[Any]) -> list[Reduce]:
+    """Reduce expressions of a stage body (nested ones too), outermost first, in program order."""
+    found: list[Reduce] = []
 
     def visit(node: Any) -> None:
         if isinstance(node, Reduce):
-            for ax in node.axes:
-                if all(ax is not f for f in found):
-                    found.append(ax)
+            found.append(node)
         if isinstance(node, (list, tuple)):
             for item in node:
                 visit(item)
@@ -71,6 +69,16 @@ def _reduce_axes(stmts: list[Any]) -> list[Var]:
                     visit(value)
 
     visit(stmts)
+    return found
+
+
+def _reduce_axes(stmts: list[Any]) -> list[Var]:
+    """Reduction axes used in a stage body, in first-use order."""
+    found: list[Var] = []
+    for node in _reduces(stmts):
+        for ax in node.axes:
+            if all(ax is not f for f in found):
+                found.append(ax)
     return found
 
 
@@ -90,6 +98,9 @@ class Stage:
                 raise APIError(f"stage {self.name!r}: two different reduction axes are named {ax.name!r}; "
                                "give each hcl.reduce_axis its own name")
             self.reductions[ax.name] = LoopNest.of_axes([(ax.name, ax.extent)])
+        # reduction axes whose loop nest was merged into the spatial nest (by a reorder across
+        # them), in merge order; the builder then accumulates straight into the output tensor
+        self.merged_reductions: list[str] = []
         self.dataflow_loop: str | None = None
         self.is_dataflow = False
 
@@ -139,14 +150,55 @@ class Stage:
         return LoopHandle(self.name, outer), LoopHandle(self.name, inner)
 
     def reorder(self, *axes: object) -> None:
-        """reorder(*axes): the named loops take each other's places in the given order."""
+        """reorder(*axes): the named loops take each other's places in the given order.
+
+        Loops of reductions may be placed among the spatial loops (GEMM in i, k, j order): each
+        reduction involved has its loop nest (with its splits and pragmas) merged, innermost, into
+        the spatial nest first, together with the other axes of every Reduce that uses it, and the
+        reorder then happens in the merged nest. The builder supports a merged reduction when the
+        stage stores exactly one Reduce expression over the merged axes (see builder.py).
+        """
         names = [self._loop_name(a) for a in axes]
         nests = {id(self._nest_of(n)) for n in names}
         if len(nests) != 1:
-            raise HCLNotImplementedError(
-                f"reorder across spatial and reduction loops in stage {self.name!r} (reorder within one band)"
-            )
+            if self.spatial is None:
+                raise HCLNotImplementedError(
+                    f"reorder across reduction loops of different reductions in stage {self.name!r} "
+                    "(reorder within one band)")
+            self._merge_reductions([n for n in names if not self.spatial.has_leaf(n)])
         self._nest_of(names[0]).reorder(names)
+
+    def _merge_reductions(self, loop_names: list[str]) -> None:
+        """Merge the reduction nests holding loop_names (and the other axes of the Reduces that use
+        them) into the spatial nest, innermost, in the order the stage's reductions were found."""
+        assert self.spatial is not None
+        wanted: set[str] = set()
+        for loop in loop_names:
+            for axis, nest in self.reductions.items():
+                if nest.has_leaf(loop):
+                    wanted.add(axis)
+        # a Reduce is never half merged: its other axes come along
+        changed = True
+        while changed:
+            changed = False
+            for node in _reduces(self.stmt.body):
+                axis_names = {ax.name for ax in node.axes}
+                if axis_names & wanted and not axis_names <= wanted | set(self.merged_reductions):
+                    wanted |= axis_names - set(self.merged_reductions)
+                    changed = True
+        order = [a for a in self.reductions if a in wanted]
+        taken = set(self.spatial.extents) | {leaf.name for leaf in self.spatial.leaves}
+        for axis in order:  # checked before anything changes
+            nest = self.reductions[axis]
+            names = set(nest.extents) | {leaf.name for leaf in nest.leaves}
+            if taken & names:
+                raise APIError(f"stage {self.name!r}: reduction axis {axis!r} cannot join the spatial loops, "
+                               f"a loop named {sorted(taken & names)[0]!r} is already there; rename the axis")
+            taken |= names
+        for axis in order:
+            self.spatial.merge(self.reductions[axis])
+            del self.reductions[axis]
+            self.merged_reductions.append(axis)
 
     def fuse(self, *axes: object) -> LoopHandle:
         """fuse(*axes) -> one loop named x_y_fused."""
