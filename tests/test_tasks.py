@@ -208,3 +208,26 @@ def test_clean_removes_targets(tmp_path: Path) -> None:
     assert not (root / "build" / "tri" / "llvm" / "top.ll").exists()
     assert not (root / "build" / "tri" / "hls" / "Stage_X" / "Stage_X.cpp").exists()
     doit(root, "forget")
+
+
+DIVIDE = """
+import numpy as np
+import hclbuild as hcl
+
+def schedule():
+    A = hcl.placeholder((4,), "A")
+    B = hcl.placeholder((4,), "B")
+    return hcl.create_schedule([A, B], lambda A, B: hcl.compute((4,), lambda i: A[i] / B[i], name="C"))
+
+def inputs(rng):
+    return [np.array([1, 2, 3, 4]), np.array([1, 0, 1, 1])]
+"""
+
+
+def test_a_crash_in_the_reference_fails_that_task_only(tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {"divide": DIVIDE, "tri": KERNEL})
+    proc = doit(root, "--continue", "csim", check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "divide: the LLVM reference run died with SIGFPE (an integer division by zero in the kernel?)" in out
+    assert (root / "build" / "tri" / "csim" / "top.json").exists()

@@ -123,8 +123,10 @@ def _compile(project: Project, layout: BuildLayout) -> None:
 
 def _reference(project: Project, layout: BuildLayout) -> None:
     from hclbuild.project.flow import run_reference
+    from hclbuild.runtime.isolate import run_isolated
 
-    run_reference(project, layout)
+    # JIT code that divides by zero or indexes out of bounds must fail this task, not kill doit
+    run_isolated(run_reference, project, layout, what=f"{project.name}: the LLVM reference run")
 
 
 def _emit(project: Project, layout: BuildLayout, func: str) -> None:
