@@ -231,3 +231,22 @@ def test_a_crash_in_the_reference_fails_that_task_only(tmp_path: Path) -> None:
     assert proc.returncode != 0
     assert "divide: the LLVM reference run died with SIGFPE (an integer division by zero in the kernel?)" in out
     assert (root / "build" / "tri" / "csim" / "top.json").exists()
+
+
+OFF_BY_ONE = """
+import hclbuild as hcl
+
+def schedule():
+    A = hcl.placeholder((8,), "A")
+    def kernel(A):
+        return hcl.compute((8,), lambda i: A[i] + A[i - 1], name="pairs")
+    return hcl.create_schedule([A], kernel)
+"""
+
+
+def test_an_index_outside_a_tensor_is_reported_not_executed(tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {"off": OFF_BY_ONE})
+    proc = doit(root, "csim", check=False)
+    assert proc.returncode != 0
+    assert "off: stage pairs reads A outside its shape (8,): subscript 0 is -1" in proc.stdout + proc.stderr
+    assert not (root / "build" / "off" / "golden" / "top").exists()  # no golden data from a broken run

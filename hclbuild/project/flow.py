@@ -38,6 +38,7 @@ def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, A
     """compile_project for a schedule in hand (tests and notebooks)."""
     from mlir import ir
 
+    from hclbuild.compiler.passes.bounds_check import bounds_check
     from hclbuild.compiler.passes.instrument import instrument_calls
     from hclbuild.compiler.passes.split_functions import function_modules
     from hclbuild.compiler.passes.zero_init import zero_init_allocs
@@ -63,8 +64,9 @@ def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, A
             write_if_changed(layout.func_mlir(name), texts[name])
         # the reference runs an instrumented copy; the design module itself stays clean
         instrumented = ir.Module.parse(str(module))
-        zero_init_allocs(instrumented)
         sites = instrument_calls(instrumented)
+        checks = bounds_check(instrumented)
+        zero_init_allocs(instrumented)
         ll_text = lower_to_llvm_ir(instrumented)
     write_if_changed(layout.top_ll, ll_text)
     manifest = {
@@ -74,6 +76,7 @@ def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, A
         "functions": functions,
         "signatures": signatures,
         "probes": [site.to_json() for site in sites],
+        "bounds": [check.to_json() for check in checks],
         "inputs": [t.name for t in schedule.inputs],
         "outputs": [t.name for t in schedule.outputs],
     }
@@ -207,7 +210,13 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
     sites = {int(site["site"]): site for site in manifest["probes"]}
     captured: dict[tuple[int, int, int], np.ndarray] = {}
 
+    out_of_bounds: list[tuple[int, int, int]] = []
+
     def probe(site: int, phase: int, argidx: int, ptr: int) -> None:
+        if phase == 2:  # a bounds check fired: (check, dimension, index); the access was skipped
+            if not out_of_bounds:
+                out_of_bounds.append((site, argidx, ptr))
+            return
         spec = sites[site]["args"][argidx]
         from hclbuild.dsl.types import parse_dtype
 
@@ -223,6 +232,15 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
     arrays = [Array(s, spec.dtype) for s, spec in zip(storages, signature.args)]
     function(*arrays)
     after = [a.storage for a in arrays]
+    if out_of_bounds:
+        check, dim, index = out_of_bounds[0]
+        info = manifest["bounds"][check]
+        where = f"stage {info['stage']}" if info["stage"] else f"function {info['function']}"
+        signed = index - (1 << 64) if index >= 1 << 63 else index
+        raise CsimError(
+            f"{name}: {where} {'reads' if info['kind'] == 'load' else 'writes'} {info['tensor']} outside its "
+            f"shape {tuple(info['shape'])}: subscript {dim} is {signed}"
+        )
     model_checked = _check_model(name, config, model_fn, signature, n_inputs, before, after)
 
     written: dict[str, int] = {}
