@@ -78,20 +78,13 @@ def _projects(paths: list[str]) -> list[Path]:
 
 
 def _loader_namespace(projects: list[Path], build_root: Path) -> dict[str, Any]:
-    from hclbuild.tasks import doit_config, group_tasks, plan, project_tasks, source_fingerprint
-    from hclbuild.runtime.vitis import find_vitis
-
-    plans = plan(projects)
-    vitis = find_vitis() is not None
-    fingerprint = source_fingerprint()
+    from hclbuild.tasks import doit_config, tasks_for
 
     def task_hclbuild():  # noqa: ANN202 - doit's protocol
         """All tasks of the given projects."""
-        yield from group_tasks(vitis)
-        for entry in plans:
-            yield from project_tasks(entry, build_root, fingerprint, vitis)
+        yield from tasks_for(projects, build_root)
 
-    return {"task_hclbuild": task_hclbuild, "DOIT_CONFIG": doit_config(build_root), "_plans": plans}
+    return {"task_hclbuild": task_hclbuild, "DOIT_CONFIG": doit_config(build_root)}
 
 
 def run_doit(command: list[str], projects: list[Path], build_root: Path) -> int:

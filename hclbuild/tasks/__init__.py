@@ -257,16 +257,20 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint: str, vitis:
     }
 
 
-def all_tasks(projects_root: Path, build_root: Path) -> Iterator[dict]:
-    """Every task of every project below projects_root, plus the `build` group."""
+def tasks_for(folders: list[Path], build_root: Path) -> Iterator[dict]:
+    """Every task of the given project folders, plus the group descriptions."""
     from hclbuild.runtime.vitis import find_vitis
 
     vitis = find_vitis() is not None
     fingerprint = source_fingerprint()
-    plans = plan(discover(projects_root))
     yield from group_tasks(vitis)
-    for entry in plans:
+    for entry in plan(folders):
         yield from project_tasks(entry, build_root, fingerprint, vitis)
+
+
+def all_tasks(projects_root: Path, build_root: Path) -> Iterator[dict]:
+    """Every task of every project below projects_root (what dodo.py yields)."""
+    yield from tasks_for(discover(projects_root), build_root)
 
 
 def doit_config(build_root: Path) -> dict:
@@ -280,4 +284,5 @@ def doit_config(build_root: Path) -> dict:
     }
 
 
-__all__ = ["PROJECT_FILE", "all_tasks", "discover", "doit_config", "group_tasks", "plan", "project_tasks"]
+__all__ = ["PROJECT_FILE", "all_tasks", "discover", "doit_config", "group_tasks", "plan", "project_tasks",
+           "tasks_for"]
