@@ -945,9 +945,12 @@ def test_signature_from_ir_attributes():
     half = c_signature(func_op(module, "fx_half"))
     assert half.args == [CArg("x", "ap_fixed<16, 8>", "fixed16_8", (), False)]
     assert (half.ret_c_type, half.ret_dtype) == ("ap_fixed<16, 8>", "fixed16_8")
-    strided = c_signature(func_op(parse_module(FLOAT_MODULE), "strided"))
+    # keep the module referenced: an op handle does not keep its module alive (a freed module
+    # under a live op handle is a use-after-free in the bindings)
+    float_module = parse_module(FLOAT_MODULE)
+    strided = c_signature(func_op(float_module, "strided"))
     assert strided.prototype() == "void strided(float A[16], int32_t lo, int32_t hi, float B[16])"
-    dot = c_signature(func_op(parse_module(FLOAT_MODULE), "dot"))
+    dot = c_signature(func_op(float_module, "dot"))
     assert dot.prototype() == "float dot(float a[4], float b[4])"
 
 
