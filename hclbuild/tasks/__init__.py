@@ -108,6 +108,19 @@ def _run(step: Callable[..., Any], project: Project, layout: BuildLayout, *args:
     return action
 
 
+def _remove(*folders: Path) -> Callable[[], None]:
+    """A doit clean action removing whole folders: emitted projects hold more than their targets
+    (data/*.bin, csim's out/), and `doit clean` must leave nothing a task made."""
+
+    def action() -> None:
+        import shutil
+
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    return action
+
+
 def _fail(message: str) -> Callable[[], Any]:
     def action() -> Any:
         return TaskFailed(message)
@@ -194,7 +207,7 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint: str, vitis:
         "actions": [_run(_compile, project, layout)],
         "file_dep": inputs,
         "targets": ir_files + [str(layout.top_ll), str(layout.ir_manifest)],
-        "uptodate": [stamp], "clean": True,
+        "uptodate": [stamp], "clean": [_remove(layout.ir_dir, layout.llvm_dir)],
     }
     golden = {f: str(layout.golden_dir(f) / "manifest.json") for f in functions}
     yield {
@@ -203,7 +216,7 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint: str, vitis:
         "actions": [_run(_reference, project, layout)],
         "file_dep": [str(layout.top_ll), str(layout.ir_manifest)] + inputs,
         "targets": list(golden.values()),
-        "uptodate": [stamp], "clean": True,
+        "uptodate": [stamp], "clean": [_remove(*(layout.golden_dir(f) for f in functions))],
     }
     csim_results = []
     for func in functions:
@@ -216,7 +229,7 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint: str, vitis:
             "actions": [_run(_emit, project, layout, func)],
             "file_dep": [ir_file, golden[func]] + toml,
             "targets": files,
-            "uptodate": [stamp], "clean": True,
+            "uptodate": [stamp], "clean": [_remove(layout.hls_dir(func))],
         }
         csim_json = str(layout.csim_json(func))
         csim_results.append(csim_json)
@@ -253,7 +266,7 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint: str, vitis:
         "actions": [_run(_report, project, layout, functions)],
         "file_dep": report_deps,
         "targets": [str(layout.report_summary), str(layout.report_markdown)],
-        "uptodate": [stamp], "clean": True,
+        "uptodate": [stamp], "clean": [_remove(layout.reports_dir)],
     }
 
 
@@ -281,6 +294,8 @@ def doit_config(build_root: Path) -> dict:
         "dep_file": str(Path(build_root) / ".doit.db"),
         "backend": "sqlite3",
         "verbosity": 1,
+        # `doit clean` removes what every task made, not only the default (build) tasks
+        "cleanall": True,
     }
 
 
