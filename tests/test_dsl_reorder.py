@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from mlir import ir
 
 import hclbuild as hcl
+from dsl_helpers import loops
 from hclbuild.project.config import ProjectConfig
 from hclbuild.project.flow import compile_design, emit_design_function, reference_design
 from hclbuild.project.layout import BuildLayout
@@ -39,22 +39,6 @@ def gemm(dtype=None, out_dtype=None, name: str = "C", value=None):
 def int_data(seed: int = 7):
     rng = np.random.default_rng(seed)
     return rng.integers(-50, 50, (M, K), dtype=np.int32), rng.integers(-50, 50, (K, N), dtype=np.int32)
-
-
-def loops(s) -> list[tuple[str, dict[str, str]]]:
-    """(op name, {attribute: printed value}) of every loop of hcl.lower(s), in pre-order."""
-    module = hcl.lower(s)
-    found = []
-
-    def visit(op):
-        if op.name in ("affine.for", "scf.for", "scf.while"):
-            attrs = op.attributes
-            found.append((op.name, {attrs[k].name: str(attrs[k].attr) for k in range(len(attrs))}))
-        return ir.WalkResult.ADVANCE
-
-    with module.context:
-        module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
 
 
 def loop_names(s) -> list[str]:

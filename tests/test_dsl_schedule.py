@@ -7,9 +7,9 @@ import re
 
 import numpy as np
 import pytest
-from mlir import ir
 
 import hclbuild as hcl
+from dsl_helpers import loops
 
 M, N, K = 10, 12, 7
 
@@ -33,22 +33,6 @@ def gemm_data():
     a = rng.integers(-50, 50, (M, K), dtype=np.int32)
     b = rng.integers(-50, 50, (K, N), dtype=np.int32)
     return a, b, a @ b + 1
-
-
-def loops(s) -> list[tuple[str, dict[str, str]]]:
-    """(op name, {attribute: printed value}) of every loop op in the lowered module, in order."""
-    module = hcl.lower(s)
-    found = []
-
-    def visit(op):
-        if op.name in ("affine.for", "scf.for", "scf.while"):
-            attrs = op.attributes
-            found.append((op.name, {attrs[k].name: str(attrs[k].attr) for k in range(len(attrs))}))
-        return ir.WalkResult.ADVANCE
-
-    with module.context:
-        module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
 
 
 def loop_names(s) -> list[str]:
