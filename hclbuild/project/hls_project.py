@@ -29,6 +29,7 @@ from hclbuild.errors import CompileError, DTypeError
 from hclbuild.project.atomic import write_if_changed
 from hclbuild.project.config import ProjectConfig
 from hclbuild.project.golden import RETURN_NAME, container_bytes, vector_file, write_golden
+from hclbuild.project.layout import hls_project_files
 from hclbuild.runtime.aptypes import ap_types_include_dir
 from hclbuild.runtime.csim import AP_GXX_FLAGS, GXX_FLAGS, OUT_DIR, needs_ap_include, testbench_name
 
@@ -179,10 +180,7 @@ def _signature_parts(signature: Any) -> tuple[list[ArgLike], str, str | None]:
 
 def function_project_files(out_dir: str | Path, func_name: str) -> list[Path]:
     """The fixed files write_function_project always writes (doit targets); vectors vary by argument."""
-    folder = Path(out_dir)
-    names = [f"{func_name}.cpp", f"{func_name}.h", testbench_name(func_name), "run_hls.tcl", "hls_config.cfg",
-             "Makefile", "README.md"]
-    return [folder / name for name in names] + [folder / DATA_DIR / "manifest.json"]
+    return hls_project_files(Path(out_dir), func_name)
 
 
 def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, header_text: str,

@@ -31,6 +31,13 @@ def _checked(func: str) -> str:
     return func
 
 
+def hls_project_files(folder: Path, func: str) -> list[Path]:
+    """The fixed files of one function's HLS folder: top file, header, testbench, tcl, cfg,
+    Makefile, README and the data manifest (first three in that order)."""
+    names = [f"{func}.cpp", f"{func}.h", f"tb_{func}.cpp", "run_hls.tcl", "hls_config.cfg", "Makefile", "README.md"]
+    return [folder / name for name in names] + [folder / "data" / "manifest.json"]
+
+
 @dataclass(frozen=True)
 class BuildLayout:
     """Paths of one project's build folder, `<build_root>/<project_name>/`."""
@@ -120,6 +127,10 @@ class BuildLayout:
     def hls_data_dir(self, func: str) -> Path:
         """`hls/<func>/data/`: the golden vectors the testbench reads."""
         return self.hls_dir(func) / "data"
+
+    def hls_files(self, func: str) -> list[Path]:
+        """The files every emitted `hls/<func>/` folder has (doit targets); vectors vary by argument."""
+        return hls_project_files(self.hls_dir(func), func)
 
     def vitis_project_dir(self, func: str) -> Path:
         """`hls/<func>/<func>_prj/`: what `open_project` in run_hls.tcl creates."""

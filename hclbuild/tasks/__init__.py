@@ -176,12 +176,6 @@ def _project_inputs(project: Project) -> list[str]:
     return files
 
 
-def hls_files(layout: BuildLayout, func: str) -> list[str]:
-    folder = layout.hls_dir(func)
-    return [str(folder / name) for name in (f"{func}.cpp", f"{func}.h", f"tb_{func}.cpp", "run_hls.tcl",
-                                            "hls_config.cfg", "Makefile", "README.md", "data/manifest.json")]
-
-
 def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint: str, vitis: bool) -> Iterator[dict]:
     """Every task of one project."""
     name = entry.name
@@ -221,7 +215,7 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint: str, vitis:
     csim_results = []
     for func in functions:
         ir_file = str(layout.top_mlir if func == top else layout.func_mlir(func))
-        files = hls_files(layout, func)
+        files = [str(path) for path in layout.hls_files(func)]
         toml = [str(project.toml_path)] if project.toml_path.is_file() else []
         yield {
             "basename": "emit", "name": f"{name}/{func}",
@@ -237,7 +231,8 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint: str, vitis:
             "basename": "csim", "name": f"{name}/{func}",
             "doc": f"{name}: g++ C simulation of {func} against the LLVM golden vectors",
             "actions": [_run(_csim, project, layout, func)],
-            "file_dep": [files[0], files[1], files[2], files[-1]],
+            "file_dep": [str(layout.hls_cpp(func)), str(layout.hls_header(func)), str(layout.hls_testbench(func)),
+                         str(layout.hls_data_dir(func) / "manifest.json")],
             "targets": [csim_json],
             "uptodate": [stamp], "clean": True,
         }
