@@ -77,6 +77,8 @@ class FunctionBuilder:
         self.accumulators: dict[int, ir.Value] = {}
         self.returns: list[ReturnTarget] = []
         self.merged_reduces: set[int] = set()  # Reduce ids that need no accumulator (top function)
+        # the reduction loop nests (split/pipeline/unroll) of the stage being emitted
+        self._reductions: dict[str, LoopNest] = {}
         for param, arg in zip(params, self.entry.arguments):
             if isinstance(param, Tensor):
                 self.buffers[id(param)] = arg
@@ -181,7 +183,6 @@ class FunctionBuilder:
                 out = stage.output
                 self.returns[-1] = ReturnTarget(flag, self.buffer(out), [values[ax.name] for ax in loops.axes],
                                                 out.dtype)
-                self._return_tensor = out
             self.emit_block(loops.body)
 
         self.emit_nest(nest, body, dataflow_loop)
@@ -604,7 +605,7 @@ class FunctionBuilder:
         acc = self.accumulators[id(expr)]
         zero = [self.index_const(0)]
         memref.StoreOp(self.convert(self.ev(expr.init), expr.init.dtype, expr.dtype), acc, zero)
-        nests = getattr(self, "_reductions", {}) or {}
+        nests = self._reductions
         axes = list(expr.axes)
 
         def nest_for(k: int) -> None:

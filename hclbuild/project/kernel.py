@@ -14,7 +14,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from hclbuild.errors import ConfigError, HCLError
+from hclbuild.errors import ConfigError
 from hclbuild.project.config import Project
 
 ENTRY_POINT = "schedule"
@@ -54,8 +54,6 @@ def load_kernel(project: Project) -> ModuleType:
     sys.modules[module_name] = module
     try:
         spec.loader.exec_module(module)
-    except HCLError as exc:
-        raise _one_line(project, exc, "importing kernel.py") from None
     except Exception as exc:  # noqa: BLE001 - any user error must become one line, not a traceback
         raise _one_line(project, exc, "importing kernel.py") from None
     finally:
