@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from hclbuild.dsl.array import Array
+from hclbuild.dsl.types import from_storage, parse_dtype, to_storage
 from hclbuild.errors import ConfigError, CsimError, HCLError
 from hclbuild.project.atomic import write_if_changed
 from hclbuild.project.config import Project
@@ -104,8 +106,6 @@ def func_ir_path(layout: BuildLayout, manifest: dict[str, Any], func: str) -> Pa
 
 def random_inputs(signature: Any, seed: int) -> list[np.ndarray]:
     """Seeded values for every argument: small ints (no overflow surprises), floats in [-1, 1)."""
-    from hclbuild.dsl.types import to_storage
-
     rng = np.random.default_rng(seed)
     values = []
     for spec in signature.args:
@@ -125,8 +125,6 @@ def random_inputs(signature: Any, seed: int) -> list[np.ndarray]:
 
 
 def _user_inputs(name: str, config: Any, inputs_fn: Any, signature: Any, n_inputs: int) -> list[np.ndarray] | None:
-    from hclbuild.dsl.types import to_storage
-
     rng = np.random.default_rng(config.seed)
     given = inputs_fn(rng) if inputs_fn is not None else None
     if given is None:
@@ -150,8 +148,6 @@ def _user_inputs(name: str, config: Any, inputs_fn: Any, signature: Any, n_input
 def _check_model(name: str, config: Any, model_fn: Any, signature: Any, n_inputs: int, before: list[np.ndarray],
                  after: list[np.ndarray]) -> bool:
     """Compare the LLVM outputs with the kernel's numpy model, if it has one."""
-    from hclbuild.dsl.types import from_storage
-
     user_inputs = [from_storage(b, spec.dtype) for spec, b in zip(signature.args[:n_inputs], before)]
     expected = model_fn(*user_inputs) if model_fn is not None else None
     if expected is None:
@@ -218,8 +214,6 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
                 out_of_bounds.append((site, argidx, ptr))
             return
         spec = sites[site]["args"][argidx]
-        from hclbuild.dsl.types import parse_dtype
-
         # the first call of a function is its golden case; later calls are not recorded
         key = (site, phase, argidx)
         if key not in captured:
@@ -227,8 +221,6 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
 
     jit = JITModule(layout.top_ll.read_text(encoding="utf-8"), probe=probe)
     function = jit.function(signature)
-    from hclbuild.dsl.array import Array
-
     arrays = [Array(s, spec.dtype) for s, spec in zip(storages, signature.args)]
     function(*arrays)
     after = [a.storage for a in arrays]
@@ -256,8 +248,6 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
         callee = site["callee"]
         if callee in written:
             continue  # the first call is the golden case
-        from hclbuild.dsl.types import parse_dtype
-
         ins, outs = {}, {}
         for k, arg in enumerate(site["args"]):
             if (site_id, 0, k) not in captured:
