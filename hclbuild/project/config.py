@@ -19,8 +19,13 @@ falls back to a default):
     [reference]
     seed = 0                           # seed of the random inputs of the LLVM reference run
 
-    [sizes]                            # optional problem sizes that kernel.py may read
-    N = 64
+    [sizes]                            # optional problem sizes, passed to kernel.py (see Sizes)
+    dataset = "SMALL"                  # which [sizes.<NAME>] table to use (default: the first one)
+    TSTEPS = 20                        # a size set here is the same in every dataset
+    [sizes.SMALL]                      # named datasets (PolyBench's SMALL, MEDIUM, ...): each
+    N = 120                            # defines the same names
+    [sizes.MEDIUM]
+    N = 400
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ import re
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator, Mapping
 
 from hclbuild.errors import ConfigError
 
@@ -61,11 +66,48 @@ class ProjectConfig:
     rtol: float = 1e-5
     atol: float = 1e-6
     seed: int = 0
-    sizes: dict[str, int] = field(default_factory=dict)
+    sizes: dict[str, int] = field(default_factory=dict)  # the chosen dataset's sizes plus the common ones
+    dataset: str = ""  # the chosen [sizes.<NAME>] table, "" when the project defines none
 
     def as_dict(self) -> dict[str, Any]:
         """Plain, JSON-able dict of every setting (for doit's config_changed)."""
         return asdict(self)
+
+
+class Sizes(Mapping[str, int]):
+    """A project's problem sizes, as kernel.py receives them: `sizes["N"]` or `sizes.N`.
+
+    kernel.py's schedule(), inputs(rng) and model(*inputs) get them as the keyword argument
+    `sizes` when they declare a parameter of that name. A name the project.toml does not set is a
+    ConfigError naming it, not a silent default.
+    """
+
+    def __init__(self, values: Mapping[str, int], dataset: str = ""):
+        self._values = dict(values)
+        self.dataset = dataset
+
+    def __getitem__(self, key: str) -> int:
+        try:
+            return self._values[key]
+        except KeyError:
+            table = f"[sizes.{self.dataset}] or [sizes]" if self.dataset else "[sizes]"
+            known = ", ".join(self._values) or "none"
+            raise ConfigError(f"project.toml {table} sets no size {key!r} (sizes: {known})") from None
+
+    def __getattr__(self, key: str) -> int:
+        if key.startswith("_"):
+            raise AttributeError(key)
+        return self[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        dataset = f", dataset={self.dataset!r}" if self.dataset else ""
+        return f"Sizes({self._values!r}{dataset})"
 
 
 @dataclass(frozen=True)
@@ -81,6 +123,11 @@ class Project:
     def toml_path(self) -> Path:
         """The project's project.toml (it may not exist: all settings have defaults)."""
         return self.dir / PROJECT_FILE
+
+    @property
+    def sizes(self) -> Sizes:
+        """The problem sizes kernel.py receives (the chosen dataset plus the common sizes)."""
+        return Sizes(self.config.sizes, self.config.dataset)
 
 
 # ---- schema -----------------------------------------------------------------------------
@@ -202,11 +249,16 @@ def _where(path: Path, text: str, section: str, key: str | None) -> str:
     return f"{path}:{line}" if line is not None else str(path)
 
 
-def load_config(toml_path: str | Path, default_name: str | None = None) -> ProjectConfig:
-    """Read and validate one project.toml; a missing file gives all defaults."""
+def load_config(toml_path: str | Path, default_name: str | None = None, dataset: str | None = None) -> ProjectConfig:
+    """Read and validate one project.toml; a missing file gives all defaults.
+
+    dataset picks a [sizes.<dataset>] table instead of the file's own choice (benchmarks use it).
+    """
     path = Path(toml_path)
     name = default_name if default_name is not None else path.parent.name
     if not path.exists():
+        if dataset is not None:
+            raise ConfigError(f"{path}: dataset {dataset!r} was asked for, but the project has no project.toml")
         return ProjectConfig(name=_default_name(path, name))
     try:
         text = path.read_text(encoding="utf-8")
@@ -224,18 +276,12 @@ def load_config(toml_path: str | Path, default_name: str | None = None) -> Proje
 
     values: dict[str, Any] = {}
     sizes: dict[str, int] = {}
+    chosen = ""
     for section, table in data.items():
         if section in _FREE_SECTIONS:
             if not isinstance(table, dict):
                 raise ConfigError(f"{_where(path, text, '', section)}: {section} must be a table [{section}]")
-            for key, value in table.items():
-                if not _C_IDENTIFIER.match(key):
-                    raise ConfigError(f"{_where(path, text, section, key)}: {section}.{key}: "
-                                      "size names must be C identifiers")
-                try:
-                    sizes[key] = _size(value)
-                except _Invalid as exc:
-                    raise ConfigError(f"{_where(path, text, section, key)}: {section}.{key} {exc}") from None
+            sizes, chosen = _sizes(path, text, table, dataset)
             continue
         known = ", ".join(f"[{s}]" for s in (*_SCHEMA, *_FREE_SECTIONS))
         if not isinstance(table, dict):
@@ -255,9 +301,59 @@ def load_config(toml_path: str | Path, default_name: str | None = None) -> Proje
                 values[field_name] = check(value)
             except _Invalid as exc:
                 raise ConfigError(f"{_where(path, text, section, key)}: {section}.{key} {exc}") from None
+    if dataset is not None and "sizes" not in data:
+        raise ConfigError(f"{path}: dataset {dataset!r} was asked for, but the project has no [sizes.{dataset}]")
     if "name" not in values:
         values["name"] = _default_name(path, name)
-    return ProjectConfig(**values, sizes=sizes)
+    return ProjectConfig(**values, sizes=sizes, dataset=chosen)
+
+
+def _size_values(path: Path, text: str, section: str, table: dict[str, Any]) -> dict[str, int]:
+    sizes = {}
+    for key, value in table.items():
+        if not _C_IDENTIFIER.match(key):
+            raise ConfigError(f"{_where(path, text, section, key)}: {section}.{key}: size names must be C identifiers")
+        try:
+            sizes[key] = _size(value)
+        except _Invalid as exc:
+            raise ConfigError(f"{_where(path, text, section, key)}: {section}.{key} {exc}") from None
+    return sizes
+
+
+def _sizes(path: Path, text: str, table: dict[str, Any], dataset: str | None) -> tuple[dict[str, int], str]:
+    """[sizes]: common sizes, `dataset = "NAME"` and [sizes.NAME] tables -> (the chosen sizes, NAME)."""
+    common = {k: v for k, v in table.items() if not isinstance(v, dict) and k != "dataset"}
+    sizes = _size_values(path, text, "sizes", common)
+    tables = {k: v for k, v in table.items() if isinstance(v, dict)}
+    named = {}
+    for name, values in tables.items():
+        section = f"sizes.{name}"
+        if not _C_IDENTIFIER.match(name):
+            raise ConfigError(f"{_where(path, text, section, None)}: [{section}]: dataset names must be C identifiers")
+        named[name] = _size_values(path, text, section, values)
+        for key in named[name]:
+            if key in sizes:
+                raise ConfigError(f"{_where(path, text, section, key)}: {section}.{key} is also set in [sizes]; "
+                                  "set it in one place")
+    first = next(iter(named), None)
+    for name, values in named.items():
+        if set(values) != set(named[first]):
+            differ = sorted(set(values) ^ set(named[first]))[0]
+            raise ConfigError(f"{_where(path, text, f'sizes.{name}', None)}: [sizes.{name}] and [sizes.{first}] "
+                              f"must set the same sizes (only one of them sets {differ})")
+    chosen = table.get("dataset", first)
+    if "dataset" in table and not isinstance(chosen, str):
+        raise ConfigError(f"{_where(path, text, 'sizes', 'dataset')}: sizes.dataset must be a string, got "
+                          f"{_type_name(chosen)} {_toml_text(chosen)}")
+    if dataset is not None:
+        chosen = dataset
+    if chosen is None:
+        return sizes, ""
+    if chosen not in named:
+        known = ", ".join(named) or "none"
+        line = _where(path, text, "sizes", "dataset" if dataset is None else None)
+        raise ConfigError(f"{line}: there is no dataset [sizes.{chosen}] (datasets: {known})")
+    return {**sizes, **named[chosen]}, chosen
 
 
 def _default_name(path: Path, name: str) -> str:
@@ -267,8 +363,11 @@ def _default_name(path: Path, name: str) -> str:
     return name
 
 
-def load_project(path: str | Path) -> Project:
-    """Load `projects/<name>/` (or its project.toml): kernel.py must exist, project.toml is optional."""
+def load_project(path: str | Path, dataset: str | None = None) -> Project:
+    """Load `projects/<name>/` (or its project.toml): kernel.py must exist, project.toml is optional.
+
+    dataset selects the [sizes.<dataset>] table (default: the one project.toml chooses).
+    """
     given = Path(path)
     project_dir = given.parent if given.name == PROJECT_FILE else given
     if not project_dir.is_dir():
@@ -277,5 +376,5 @@ def load_project(path: str | Path) -> Project:
     if not kernel_path.is_file():
         raise ConfigError(f"{kernel_path}: file not found (every project needs a {KERNEL_FILE})")
     folder_name = project_dir.resolve().name
-    config = load_config(project_dir / PROJECT_FILE, default_name=folder_name)
+    config = load_config(project_dir / PROJECT_FILE, default_name=folder_name, dataset=dataset)
     return Project(name=config.name, dir=project_dir, kernel_path=kernel_path, config=config)

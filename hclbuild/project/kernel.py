@@ -1,5 +1,9 @@
 """Loading a project's kernel.py: its schedule(), and optionally inputs(rng) and model(*inputs).
 
+Each of them that declares a parameter named `sizes` gets the project's problem sizes (a
+`Sizes` from project.toml's [sizes]) as that keyword argument: `def schedule(sizes)`,
+`def inputs(rng, sizes)`, `def model(A, B, sizes)`.
+
 Importing a kernel runs the user's DSL code only (pure Python, no MLIR), so task discovery can
 trace it to learn the function names. Any exception becomes a one-line ConfigError naming the
 project, the kernel file and the line that raised.
@@ -8,6 +12,7 @@ project, the kernel file and the line that raised.
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import sys
 import traceback
 from pathlib import Path
@@ -18,6 +23,18 @@ from hclbuild.errors import ConfigError
 from hclbuild.project.config import Project
 
 ENTRY_POINT = "schedule"
+SIZES_PARAMETER = "sizes"
+
+
+def _call_entry(project: Project, fn: Any, *args: Any) -> Any:
+    """fn(*args), plus sizes=project.sizes when fn declares a `sizes` parameter."""
+    try:
+        wants_sizes = SIZES_PARAMETER in inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # builtins and some C callables have no signature
+        wants_sizes = False
+    if wants_sizes:
+        return fn(*args, **{SIZES_PARAMETER: project.sizes})
+    return fn(*args)
 
 
 def _where(exc: BaseException, kernel_path: Path) -> str:
@@ -72,7 +89,7 @@ def kernel_schedule(project: Project, module: ModuleType | None = None) -> Any:
     module = module or load_kernel(project)
     init()
     try:
-        schedule = getattr(module, ENTRY_POINT)()
+        schedule = _call_entry(project, getattr(module, ENTRY_POINT))
     except Exception as exc:  # noqa: BLE001
         raise _one_line(project, exc, f"{ENTRY_POINT}()") from None
     if not isinstance(schedule, Schedule):
@@ -104,6 +121,6 @@ def call_optional(project: Project, module: ModuleType, name: str, *args: Any) -
     if fn is None:
         return None
     try:
-        return fn(*args)
+        return _call_entry(project, fn, *args)
     except Exception as exc:  # noqa: BLE001
         raise _one_line(project, exc, f"{name}()") from None
