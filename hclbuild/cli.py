@@ -100,6 +100,7 @@ def summary_rows(projects: list[Path], build_root: Path) -> list[dict[str, Any]]
     """One row per function: csim pass/fail and max error, latency/resources when csynth ran."""
     from hclbuild.project.config import load_project
     from hclbuild.project.layout import BuildLayout
+    from hclbuild.project.vitis_flow import function_reports
     from hclbuild.runtime.report import parse_csynth_xml
 
     rows = []
@@ -119,8 +120,8 @@ def summary_rows(projects: list[Path], build_root: Path) -> list[dict[str, Any]]
                 data = json.loads(csim.read_text())
                 row["csim"] = "pass" if data.get("pass") else "FAIL"
                 row["max_abs_err"] = f"{data.get('max_abs_err', 0):.3g}"
-            xml = layout.csynth_xml(func)
-            if xml.exists():
+            xml, _ = function_reports(layout, func)
+            if xml is not None:
                 report = parse_csynth_xml(xml)
                 row["latency"] = "-" if report.worst_latency is None else str(report.worst_latency)
                 row["resources"] = ", ".join(f"{k} {v}" for k, v in (report.resources or {}).items())

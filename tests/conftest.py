@@ -42,3 +42,12 @@ def run() -> Callable[..., Any]:
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(1234)
+
+
+@pytest.fixture
+def fake_vitis(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Stand-in vitis_hls / vitis-run / v++ for this test: call .install(...) to put them on PATH
+    (see tests/fake_vitis/__init__.py for what they record and write)."""
+    from fake_vitis import FakeVitis
+
+    return FakeVitis(tmp_path_factory.mktemp("fake_vitis"), monkeypatch)

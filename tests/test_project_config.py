@@ -80,7 +80,12 @@ M = 64
      ("project.toml:1: unknown top-level key name (settings belong in the sections [project], [hls], "
       "[csim], [reference], [sizes])")),
     ('[project]\nnmae = "x"\n', "project.toml:2: unknown key project.nmae (expected name, top)"),
-    ("[hls]\nclock = 10\n", "project.toml:2: unknown key hls.clock (expected part, clock_period_ns, flow_target)"),
+    ("[hls]\nclock = 10\n",
+     "project.toml:2: unknown key hls.clock (expected part, clock_period_ns, flow_target, tool, vitis_version)"),
+    ('[hls]\ntool = "vivado_hls"\n',
+     'project.toml:2: hls.tool must be one of "auto", "vitis_hls", "vitis-run", "v++", got "vivado_hls"'),
+    ('[hls]\nvitis_version = "2024"\n',
+     'project.toml:2: hls.vitis_version must be a Vitis release like "2024.2", got "2024"'),
     ('[project]\ntop = "my-top"\n', 'project.toml:2: project.top must be a C identifier, got "my-top"'),
     ('[project]\nname = "a b"\n',
      "project.toml:2: project.name must be a name of letters, digits, '_', '-' and '.', got \"a b\""),
@@ -97,6 +102,13 @@ def test_invalid_config_message(tmp_path: Path, toml: str, message: str) -> None
     with pytest.raises(ConfigError) as info:
         load_project(folder)
     assert str(info.value) == f"{folder}/{message}"
+
+
+def test_tool_and_vitis_version(tmp_path: Path) -> None:
+    folder = make_project(tmp_path, '[hls]\ntool = "v++"\nvitis_version = "2024.2"\n')
+    config = load_project(folder).config
+    assert (config.hls_tool, config.vitis_version) == ("v++", "2024.2")
+    assert (ProjectConfig(name="x").hls_tool, ProjectConfig(name="x").vitis_version) == ("auto", None)
 
 
 def test_missing_kernel(tmp_path: Path) -> None:

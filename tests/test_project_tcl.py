@@ -73,11 +73,15 @@ def project_dir(tmp_path: Path) -> Path:
     return folder
 
 
-def run_tcl(script: Path, *argv: str, fail: str = "", cwd: Path | None = None) -> subprocess.CompletedProcess:
+def run_tcl(script: Path, *argv: str, fail: str = "", cwd: Path | None = None,
+            steps_env: str | None = None) -> subprocess.CompletedProcess:
     harness = script.parent.parent / "harness.tcl"
     harness.write_text(HARNESS)
+    env = {k: v for k, v in os.environ.items() if k != "HCLBUILD_STEPS"}
+    if steps_env is not None:
+        env["HCLBUILD_STEPS"] = steps_env
     return subprocess.run([TCLSH, str(harness), str(script), fail, *argv], capture_output=True, text=True,
-                          timeout=60, cwd=cwd or script.parent.parent, check=False)
+                          timeout=60, cwd=cwd or script.parent.parent, check=False, env=env)
 
 
 def setup_calls(folder: Path, flow_target: str = "vivado", part: str = "xcu250-figd2104-2L-e",
@@ -108,6 +112,8 @@ def recorded(done: subprocess.CompletedProcess) -> list[str]:
     (("export", "csim"), ["csim_design", "csynth_design", "export_design -format ip_catalog"]),
     (("cosim",), ["csynth_design", "cosim_design"]),
     (("-f", "run_hls.tcl", "-tclargs", "csim"), ["csim_design"]),
+    (("impl",), ["csynth_design", "export_design -flow impl -format ip_catalog"]),
+    (("export", "impl"), ["csynth_design", "export_design -flow impl -format ip_catalog"]),
 ])
 def test_steps_come_from_argv(project_dir: Path, argv: tuple[str, ...], steps: list[str]) -> None:
     done = run_tcl(project_dir / "run_hls.tcl", *argv)
@@ -130,7 +136,29 @@ def test_unknown_step_exits_2_before_any_command(project_dir: Path) -> None:
     assert done.returncode == 2
     assert recorded(done) == [f"cwd {project_dir}", "exit 2"]
     assert done.stderr.strip() == ("run_hls.tcl (demo/vadd): unknown step 'synth' "
-                                   "(expected csim, csynth, cosim or export)")
+                                   "(expected csim, csynth, cosim, export or impl)")
+
+
+@needs_tclsh
+def test_steps_from_environment_when_argv_has_none(project_dir: Path) -> None:
+    # vitis-run --mode hls --tcl has no -tclargs: the runner passes the steps in HCLBUILD_STEPS
+    done = run_tcl(project_dir / "run_hls.tcl", steps_env="cosim")
+    assert done.returncode == 0, done.stderr
+    assert recorded(done) == [*setup_calls(project_dir), "csynth_design", "cosim_design", f"cwd {project_dir}",
+                              "exit 0"]
+
+
+@needs_tclsh
+def test_argv_steps_win_over_the_environment(project_dir: Path) -> None:
+    done = run_tcl(project_dir / "run_hls.tcl", "csim", steps_env="cosim")
+    assert recorded(done)[-3:] == ["csim_design", f"cwd {project_dir}", "exit 0"]
+
+
+@needs_tclsh
+def test_unknown_step_in_environment_exits_2(project_dir: Path) -> None:
+    done = run_tcl(project_dir / "run_hls.tcl", steps_env="csynth bogus")
+    assert done.returncode == 2
+    assert "unknown step 'bogus'" in done.stderr
 
 
 @needs_tclsh
@@ -173,6 +201,16 @@ def test_hls_config_cfg_for_vitis_kernel(tmp_path: Path) -> None:
     text = (tmp_path / "hls_config.cfg").read_text()
     assert "flow_target=vitis\nclock=4ns\n" in text
     assert text.endswith("package.output.format=xo\n")
+
+
+@pytest.mark.parametrize(("version", "key"), [("2023.2", "syn.output.format"), ("2024.2", "syn.output.format"),
+                                              ("2025.1", "package.output.format"),
+                                              ("2025.2", "package.output.format")])
+def test_cfg_export_key_follows_vitis_version(tmp_path: Path, version: str, key: str) -> None:
+    write_vadd(tmp_path, ProjectConfig(name="demo", vitis_version=version))
+    text = (tmp_path / "hls_config.cfg").read_text()
+    assert text.endswith(f"\n{key}=ip_catalog\n")
+    assert f"Keys spelled for Vitis {version}." in text
 
 
 def test_format_clock() -> None:

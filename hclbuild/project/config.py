@@ -11,6 +11,9 @@ falls back to a default):
     part = "xcu250-figd2104-2L-e"      # default: Alveo U250, a common Vitis HLS target part
     clock_period_ns = 10.0             # default 10 ns (100 MHz), Vitis HLS's own default
     flow_target = "vivado"             # "vivado" (IP catalog) or "vitis" (kernel .xo)
+    tool = "auto"                      # "vitis_hls", "vitis-run" or "v++"; auto: the first found
+    vitis_version = "2025.1"           # spells hls_config.cfg's keys for that release (default:
+                                       # the 2025.1+ spelling)
 
     [csim]
     rtol = 1e-5                        # float outputs: |actual - expected| <= atol + rtol * |expected|
@@ -46,12 +49,14 @@ KERNEL_FILE = "kernel.py"
 DEFAULT_PART = "xcu250-figd2104-2L-e"
 DEFAULT_CLOCK_PERIOD_NS = 10.0
 FLOW_TARGETS = ("vivado", "vitis")
+HLS_TOOLS = ("auto", "vitis_hls", "vitis-run", "v++")
 
 _C_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # project names become folder names and doit task names (`csim:<project>/<func>`)
 _PROJECT_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 # a part is spliced into Tcl (`set_part {...}`) and the cfg file, so no spaces, braces or quotes
 _PART_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_VITIS_VERSION = re.compile(r"^20[0-9][0-9]\.[0-9]$")
 
 
 @dataclass(frozen=True)
@@ -63,6 +68,8 @@ class ProjectConfig:
     part: str = DEFAULT_PART
     clock_period_ns: float = DEFAULT_CLOCK_PERIOD_NS
     flow_target: str = "vivado"
+    hls_tool: str = "auto"
+    vitis_version: str | None = None
     rtol: float = 1e-5
     atol: float = 1e-6
     seed: int = 0
@@ -198,6 +205,17 @@ def _flow_target(value: object) -> str:
     return value
 
 
+def _choice(*allowed: str):
+    def check(value: object) -> str:
+        if not isinstance(value, str):
+            raise _Invalid(f"must be a string, got {_type_name(value)} {_toml_text(value)}")
+        if value not in allowed:
+            raise _Invalid(f"must be one of {', '.join(json.dumps(a) for a in allowed)}, got {_toml_text(value)}")
+        return value
+
+    return check
+
+
 def _size(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise _Invalid(f"must be an integer, got {_type_name(value)} {_toml_text(value)}")
@@ -216,6 +234,8 @@ _SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
         "part": ("part", _string(_PART_NAME, "a part name like 'xcu250-figd2104-2L-e'")),
         "clock_period_ns": ("clock_period_ns", _number(positive=True)),
         "flow_target": ("flow_target", _flow_target),
+        "tool": ("hls_tool", _choice(*HLS_TOOLS)),
+        "vitis_version": ("vitis_version", _string(_VITIS_VERSION, "a Vitis release like \"2024.2\"")),
     },
     "csim": {
         "rtol": ("rtol", _number(positive=False)),

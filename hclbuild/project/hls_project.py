@@ -32,6 +32,7 @@ from hclbuild.project.golden import RETURN_NAME, container_bytes, vector_file, w
 from hclbuild.project.layout import hls_project_files
 from hclbuild.runtime.aptypes import ap_types_include_dir
 from hclbuild.runtime.csim import AP_GXX_FLAGS, GXX_FLAGS, OUT_DIR, needs_ap_include, testbench_name
+from hclbuild.runtime.vitis import PACKAGE_FORMAT_SINCE, output_format_key
 
 TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
 MAX_PRINTED_MISMATCHES = 10
@@ -254,6 +255,8 @@ def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, h
         "clock_period": format_clock(config.clock_period_ns),
         "flow_target": config.flow_target,
         "export_format": export_format(config.flow_target),
+        "output_format_key": output_format_key(config.vitis_version),
+        "vitis_version": config.vitis_version or f"{PACKAGE_FORMAT_SINCE[0]}.{PACKAGE_FORMAT_SINCE[1]}+",
         "rtol": repr(float(config.rtol)),
         "atol": repr(float(config.atol)),
         "max_printed": MAX_PRINTED_MISMATCHES,

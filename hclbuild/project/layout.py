@@ -7,6 +7,8 @@
     build/<name>/golden/<func>/           {in,out}_<arg>.bin + manifest.json
     build/<name>/hls/<func>/              per-function Vitis HLS project folder
     build/<name>/csim/<func>.json         C simulation result
+    build/<name>/csynth/<func>.xml        the function's csynth report, copied from either Vitis layout
+    build/<name>/cosim/<func>.rpt         its co-simulation report, likewise
     build/<name>/reports/                 summary.json, report.md, plots
 
 Only this module spells these paths; tasks and runtimes ask a BuildLayout.
@@ -139,6 +141,19 @@ class BuildLayout:
     def csynth_xml(self, func: str) -> Path:
         """The csynth report that vitis_hls writes for the function's solution."""
         return self.vitis_project_dir(func) / HLS_SOLUTION / "syn" / "report" / f"{func}_csynth.xml"
+
+    def vitis_work_dir(self, func: str) -> Path:
+        """`hls/<func>/<func>_comp/`: the unified flow's `--work_dir` (results under its `hls/`)."""
+        return self.hls_dir(func) / f"{func}_comp"
+
+    # ---- csynth/ and cosim/ ------------------------------------------------------------------
+    def csynth_result(self, func: str) -> Path:
+        """`csynth/<func>.xml`: the csynth report of the last synthesis, whichever flow ran it."""
+        return self.root / "csynth" / f"{_checked(func)}.xml"
+
+    def cosim_result(self, func: str) -> Path:
+        """`cosim/<func>.rpt`: the co-simulation report of the last cosim run."""
+        return self.root / "cosim" / f"{_checked(func)}.rpt"
 
     # ---- csim/ --------------------------------------------------------------------------
     @property

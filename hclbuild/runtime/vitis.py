@@ -1,5 +1,18 @@
 """Find and run the AMD Vitis HLS tools (vitis_hls, vitis-run, v++).
 
+Three ways to drive Vitis HLS, preferred in this order unless project.toml's `[hls] tool` names one
+(UG1399 / UG1702):
+
+    vitis_hls   vitis_hls -f run_hls.tcl -tclargs <steps>                  classic Tcl (to 2024.2;
+                                                                            deprecated from 2025.1)
+    vitis-run   vitis-run --mode hls --tcl run_hls.tcl                      the same Tcl through the
+                                                                            new front end; the steps
+                                                                            go in $HCLBUILD_STEPS
+    v++         v++ -c --mode hls --config hls_config.cfg --work_dir W      unified flow: synthesis,
+                vitis-run --mode hls --csim|--cosim|--package|--impl ...    then the other steps
+
+The Tcl flows write `<func>_prj/solution1/...`, the unified one `W/hls/...` (see report_dirs).
+
 Nothing here fakes a tool: when the tools are absent `find_vitis` returns None and the runners raise
 ToolError before starting any process. A run captures the tool's whole output in a log file, kills
 the tool's process group on timeout, and turns a nonzero exit into a one-line ToolError ending with
@@ -9,6 +22,7 @@ the log's last lines, so the real error is never hidden behind "synthesis failed
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -18,6 +32,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hclbuild.errors import ToolError
+
+FLOWS = ("vitis_hls", "vitis-run", "v++")
+STEPS = ("csim", "csynth", "cosim", "export", "impl")
+STEPS_ENV = "HCLBUILD_STEPS"  # how run_hls.tcl learns its steps under vitis-run --tcl (no -tclargs)
+# package.output.format replaced syn.output.format in Vitis 2025.1 (UG1399 "Package Options")
+PACKAGE_FORMAT_SINCE = (2025, 1)
+_VERSION = re.compile(r"(?<!\d)(20\d\d)\.(\d)(?!\d)")  # "v2024.2", "/Vitis/2024.2/bin"
+_VERSION_TIMEOUT = 120.0
+_UNIFIED_STEP_OPTIONS = {"csim": "--csim", "cosim": "--cosim", "export": "--package", "impl": "--impl"}
 
 TAIL_LINES = 12
 _TAIL_CHARS = 2000
@@ -135,6 +158,150 @@ def run_cfg(
         argv += ["--work_dir", str(work_dir)]
     log = Path(log_path) if log_path is not None else cwd / f"{cfg_path.stem}.log"
     return _run(argv, cwd, timeout, log, env)
+
+
+def choose_flow(tools: VitisTools | None, preferred: str = "auto") -> str:
+    """The flow to run: `preferred` when installed, else vitis_hls, vitis-run, v++ in that order.
+
+    Raises ToolError when nothing usable is installed or the preferred tool is missing.
+    """
+    if preferred not in ("auto", *FLOWS):
+        raise ToolError(f"unknown Vitis HLS tool {preferred!r} (expected auto, {', '.join(FLOWS)})")
+    found = {
+        "vitis_hls": tools is not None and tools.vitis_hls is not None,
+        "vitis-run": tools is not None and tools.vitis_run is not None,
+        # the unified flow needs v++ to synthesize; vitis-run only for the steps after it
+        "v++": tools is not None and tools.vpp is not None,
+    }
+    if preferred != "auto":
+        if not found[preferred]:
+            raise ToolError(f"project.toml asks for [hls] tool = {preferred!r}, which is not on PATH "
+                            "or under $XILINX_HLS/$XILINX_VITIS")
+        return preferred
+    for flow in FLOWS:
+        if found[flow]:
+            return flow
+    raise ToolError("no Vitis HLS tool (vitis_hls, vitis-run or v++) on PATH or under $XILINX_HLS/$XILINX_VITIS")
+
+
+def version_of(executable: Path, *, timeout: float = _VERSION_TIMEOUT) -> str | None:
+    """"2024.2" for a Vitis executable: from its install path, else from its `--version` output."""
+    for text in (str(executable.resolve()), str(executable)):
+        match = _VERSION.search(text)
+        if match:
+            return f"{match.group(1)}.{match.group(2)}"
+    flag = "-version" if executable.name == "vitis_hls" else "--version"
+    try:
+        done = subprocess.run([str(executable), flag], capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    match = _VERSION.search(done.stdout + done.stderr)
+    return f"{match.group(1)}.{match.group(2)}" if match else None
+
+
+def output_format_key(version: str | None) -> str:
+    """The hls_config.cfg key of the export format: syn.output.format to 2024.2, then
+    package.output.format (None, an unknown version, means the current spelling)."""
+    if version is None:
+        return "package.output.format"
+    match = _VERSION.fullmatch(version)
+    if match is None:
+        raise ToolError(f"Vitis version {version!r}: expected YEAR.N such as 2024.2")
+    since = (int(match.group(1)), int(match.group(2))) >= PACKAGE_FORMAT_SINCE
+    return "package.output.format" if since else "syn.output.format"
+
+
+def ordered_steps(steps: Sequence[str]) -> list[str]:
+    """Steps in the order they run; cosim, export and impl need csynth first (as run_hls.tcl does)."""
+    unknown = [step for step in steps if step not in STEPS]
+    if unknown:
+        raise ToolError(f"unknown HLS step {unknown[0]!r} (expected {', '.join(STEPS)})")
+    asked = set(steps)
+    if asked & {"cosim", "export", "impl"}:
+        asked.add("csynth")
+    return [step for step in STEPS if step in asked]
+
+
+def report_dirs(folder: str | Path, func: str) -> dict[str, Path]:
+    """Where each flow leaves its results for one function folder: `<func>_prj/solution1/` for the
+    Tcl flows, `<func>_comp/hls/` for the unified one (its --work_dir)."""
+    folder = Path(folder)
+    return {"tcl": folder / f"{func}_prj" / "solution1", "unified": folder / f"{func}_comp" / "hls"}
+
+
+def find_csynth_report(folder: str | Path, func: str) -> Path | None:
+    """The function's csynth XML in either layout (the newer file when both exist), or None."""
+    found = []
+    for root in report_dirs(folder, func).values():
+        for name in (f"{func}_csynth.xml", "csynth.xml"):
+            path = root / "syn" / "report" / name
+            if path.is_file():
+                found.append(path)
+                break
+    return max(found, key=lambda path: path.stat().st_mtime_ns) if found else None
+
+
+def run_hls_steps(
+    folder: str | Path,
+    func: str,
+    steps: Sequence[str],
+    *,
+    flow: str = "auto",
+    tools: VitisTools | None = None,
+    timeout: float | None = None,
+    env: Mapping[str, str] | None = None,
+) -> list[ToolRun]:
+    """Run csim/csynth/cosim/export/impl of the HLS project in `folder` with the chosen flow.
+
+    The Tcl flows run run_hls.tcl once for all steps; the unified flow runs `v++ -c` for csynth and
+    `vitis-run` for each other step, in the component `<func>_comp`. Logs go next to the project
+    (`run_hls.log`, `v++_csynth.log`, `vitis-run_cosim.log`). Raises ToolError on any failure.
+    """
+    folder = _check_cwd(folder)
+    tools = tools if tools is not None else find_vitis()
+    chosen = choose_flow(tools, flow)
+    assert tools is not None  # choose_flow raised otherwise
+    order = ordered_steps(steps)
+    run_env = dict(os.environ if env is None else env)
+    run_env[STEPS_ENV] = " ".join(order)
+    if chosen == "vitis_hls":
+        return [run_tcl("run_hls.tcl", ["-tclargs", *order], folder, timeout, tools=tools, env=run_env)]
+    if chosen == "vitis-run":
+        argv = [str(tools.vitis_run), "--mode", "hls", "--tcl", "run_hls.tcl"]
+        _check_input(folder / "run_hls.tcl", "Tcl script")
+        return [_run(argv, folder, timeout, folder / "run_hls.log", run_env)]
+    _check_input(folder / "hls_config.cfg", "HLS config")
+    _check_cfg_version(folder / "hls_config.cfg", tools.vpp)
+    work_dir = f"{func}_comp"
+    runs = []
+    for step in order:
+        if step == "csynth":
+            runs.append(run_cfg("hls_config.cfg", folder, timeout, tools=tools, work_dir=work_dir,
+                                log_path=folder / "v++_csynth.log", env=run_env))
+            continue
+        if tools.vitis_run is None:
+            raise ToolError(f"cannot run {step} of {folder} in the unified flow: vitis-run is not on PATH")
+        argv = [str(tools.vitis_run), "--mode", "hls", _UNIFIED_STEP_OPTIONS[step], "--config",
+                "hls_config.cfg", "--work_dir", work_dir]
+        runs.append(_run(argv, folder, timeout, folder / f"vitis-run_{step}.log", run_env))
+    return runs
+
+
+def _check_cfg_version(cfg_path: Path, vpp: Path | None) -> None:
+    """Refuse a cfg whose export-format key the installed v++ would not read."""
+    if vpp is None:
+        return
+    version = version_of(vpp)
+    if version is None:
+        return
+    wanted = output_format_key(version)
+    text = cfg_path.read_text(encoding="utf-8", errors="replace")
+    keys = {line.split("=", 1)[0].strip() for line in text.splitlines() if "=" in line}
+    other = ({"syn.output.format", "package.output.format"} - {wanted}) & keys
+    if other:
+        raise ToolError(f"{cfg_path} spells the export format as {other.pop()}, but v++ is Vitis {version}, "
+                        f"which reads {wanted}: set [hls] vitis_version = \"{version}\" in project.toml")
 
 
 def log_tail(log_path: str | Path, lines: int = TAIL_LINES) -> str:

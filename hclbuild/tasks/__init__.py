@@ -28,8 +28,8 @@ GROUP_DOCS = {
     "emit": "one Vitis HLS project per function: C++, testbench, tcl, cfg, Makefile",
     "csim": "g++ C simulation of every function against the LLVM golden vectors",
     "report": "csim (and csynth when present) summary per project",
-    "csynth": "Vitis HLS C synthesis per function (only where vitis_hls is found)",
-    "cosim": "Vitis HLS C/RTL co-simulation per function (only where vitis_hls is found)",
+    "csynth": "Vitis HLS C synthesis per function (only where vitis_hls, vitis-run or v++ is found)",
+    "cosim": "Vitis HLS C/RTL co-simulation per function (only where vitis_hls, vitis-run or v++ is found)",
 }
 
 
@@ -160,13 +160,6 @@ def _report(project: Project, layout: BuildLayout, functions: list[str]) -> None
     write_report(project, layout, functions)
 
 
-def _vitis(project: Project, layout: BuildLayout, func: str, steps: list[str]) -> None:
-    from hclbuild.runtime.vitis import run_tcl
-
-    # vitis_hls hands the words after -tclargs to the script as $argv (see run_hls.tcl)
-    run_tcl(layout.hls_tcl(func), ["-tclargs", *steps], cwd=layout.hls_dir(func), timeout=6 * 3600)
-
-
 def _project_inputs(project: Project) -> list[str]:
     """Files of the project folder a compile depends on: kernel.py, project.toml, sibling modules."""
     folder = project.dir
@@ -237,24 +230,12 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint: str, vitis:
             "uptodate": [stamp], "clean": True,
         }
         if vitis:
-            yield {
-                "basename": "csynth", "name": f"{name}/{func}",
-                "doc": f"{name}: Vitis HLS C synthesis of {func}",
-                "actions": [_run(_vitis, project, layout, func, ["csynth"])],
-                "file_dep": files,
-                "targets": [str(layout.csynth_xml(func))],
-                "uptodate": [stamp],
-            }
-            yield {
-                "basename": "cosim", "name": f"{name}/{func}",
-                "doc": f"{name}: Vitis HLS C/RTL co-simulation of {func}",
-                "actions": [_run(_vitis, project, layout, func, ["csynth", "cosim"])],
-                "file_dep": files,
-                "uptodate": [stamp],
-            }
+            from hclbuild.tasks.vitis_tasks import function_vitis_tasks
+
+            yield from function_vitis_tasks(project, layout, func, files, stamp, _run)
     report_deps = list(csim_results)
     if vitis:
-        report_deps += [str(layout.csynth_xml(f)) for f in functions]
+        report_deps += [str(layout.csynth_result(f)) for f in functions]
     yield {
         "basename": "report", "name": name,
         "doc": f"{name}: summary of csim (and csynth when present) across functions",

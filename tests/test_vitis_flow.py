@@ -1,0 +1,242 @@
+"""Choosing and driving a Vitis HLS front end (vitis_hls, vitis-run --tcl, v++ + vitis-run), with the
+stand-in tools of tests/fake_vitis: these test hclbuild's plumbing, not Vitis."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from hclbuild.errors import ToolError
+from hclbuild.project.config import ProjectConfig, load_project
+from hclbuild.project.layout import BuildLayout
+from hclbuild.project.vitis_flow import function_reports
+from hclbuild.runtime.report import parse_cosim_rpt, parse_csynth_xml
+from hclbuild.runtime.vitis import (
+    VitisTools,
+    choose_flow,
+    find_csynth_report,
+    find_vitis,
+    ordered_steps,
+    output_format_key,
+    run_hls_steps,
+    version_of,
+)
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="the stand-in tools are POSIX executables")
+
+
+def tools(*names: str) -> VitisTools:
+    where = {name: Path("/opt/x/bin") / name for name in names}
+    return VitisTools(where.get("vitis_hls"), where.get("v++"), where.get("vitis-run"), None, None)
+
+
+def vadd_folder(tmp_path: Path, **config) -> Path:
+    """An emitted HLS folder of a 4-element vadd (the emitter's output is not under test here)."""
+    from test_project_tcl import write_vadd
+
+    folder = tmp_path / "hls" / "vadd"
+    write_vadd(folder, ProjectConfig(name="demo", **config))
+    return folder
+
+
+# ---- choosing a flow ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("installed", "chosen"), [
+    (("vitis_hls", "vitis-run", "v++"), "vitis_hls"),
+    (("vitis-run", "v++"), "vitis-run"),
+    (("v++",), "v++"),
+    (("v++", "vitis-run"), "vitis-run"),
+])
+def test_auto_prefers_vitis_hls_then_vitis_run_then_vpp(installed: tuple[str, ...], chosen: str) -> None:
+    assert choose_flow(tools(*installed)) == chosen
+
+
+def test_project_choice_wins_when_installed() -> None:
+    assert choose_flow(tools("vitis_hls", "vitis-run", "v++"), "v++") == "v++"
+
+
+def test_project_choice_that_is_missing_is_an_error() -> None:
+    with pytest.raises(ToolError, match=r"asks for \[hls\] tool = 'v\+\+', which is not on PATH"):
+        choose_flow(tools("vitis_hls"), "v++")
+
+
+def test_no_tool_is_an_error() -> None:
+    with pytest.raises(ToolError, match="no Vitis HLS tool"):
+        choose_flow(None)
+
+
+def test_steps_are_ordered_and_synthesis_comes_first() -> None:
+    assert ordered_steps(["export", "csim"]) == ["csim", "csynth", "export"]
+    assert ordered_steps(["cosim"]) == ["csynth", "cosim"]
+    with pytest.raises(ToolError, match="unknown HLS step 'synth'"):
+        ordered_steps(["synth"])
+
+
+# ---- versions -------------------------------------------------------------------------------------
+
+
+def test_version_from_the_install_path(tmp_path: Path) -> None:
+    assert version_of(tmp_path / "Xilinx" / "Vitis" / "2024.2" / "bin" / "v++") == "2024.2"
+
+
+def test_version_from_the_tool_output(fake_vitis) -> None:
+    bin_dir = fake_vitis.install("v++", version="2025.2")
+    assert version_of(bin_dir / "v++") == "2025.2"
+    assert fake_vitis.calls() == []  # --version is not a recorded run
+
+
+@pytest.mark.parametrize(("version", "key"), [(None, "package.output.format"), ("2023.2", "syn.output.format"),
+                                              ("2024.2", "syn.output.format"),
+                                              ("2025.1", "package.output.format")])
+def test_output_format_key(version: str | None, key: str) -> None:
+    assert output_format_key(version) == key
+
+
+# ---- running each flow ----------------------------------------------------------------------------
+
+
+def test_vitis_hls_gets_the_steps_as_tclargs(fake_vitis, tmp_path: Path) -> None:
+    fake_vitis.install("vitis_hls", "vitis-run", "v++")
+    folder = vadd_folder(tmp_path)
+    runs = run_hls_steps(folder, "vadd", ["csynth"], timeout=60)
+    assert [call["argv"] for call in fake_vitis.calls()] == [["-f", "run_hls.tcl", "-tclargs", "csynth"]]
+    assert fake_vitis.calls()[0]["cwd"] == str(folder)
+    assert runs[0].log_path == folder / "run_hls.log"
+    report = find_csynth_report(folder, "vadd")
+    assert report == folder / "vadd_prj" / "solution1" / "syn" / "report" / "vadd_csynth.xml"
+    assert parse_csynth_xml(report).worst_latency == 1234
+
+
+def test_vitis_run_tcl_gets_the_steps_in_the_environment(fake_vitis, tmp_path: Path) -> None:
+    fake_vitis.install("vitis-run")
+    folder = vadd_folder(tmp_path)
+    run_hls_steps(folder, "vadd", ["cosim"], timeout=60)
+    (call,) = fake_vitis.calls()
+    assert (call["tool"], call["argv"], call["steps"]) == ("vitis-run", ["--mode", "hls", "--tcl", "run_hls.tcl"],
+                                                           "csynth cosim")
+    cosim = folder / "vadd_prj" / "solution1" / "sim" / "report" / "vadd_cosim.rpt"
+    assert parse_cosim_rpt(cosim).passed
+
+
+def test_unified_flow_synthesizes_with_vpp_then_cosims_with_vitis_run(fake_vitis, tmp_path: Path) -> None:
+    fake_vitis.install("v++", "vitis-run")
+    folder = vadd_folder(tmp_path)
+    runs = run_hls_steps(folder, "vadd", ["cosim"], flow="v++", timeout=60)
+    calls = [(call["tool"], call["argv"]) for call in fake_vitis.calls()]
+    assert calls == [
+        ("v++", ["-c", "--mode", "hls", "--config", "hls_config.cfg", "--work_dir", "vadd_comp"]),
+        ("vitis-run", ["--mode", "hls", "--cosim", "--config", "hls_config.cfg", "--work_dir", "vadd_comp"]),
+    ]
+    assert [run.log_path.name for run in runs] == ["v++_csynth.log", "vitis-run_cosim.log"]
+    assert find_csynth_report(folder, "vadd") == folder / "vadd_comp" / "hls" / "syn" / "report" / "vadd_csynth.xml"
+
+
+def test_unified_csim_package_and_impl_options(fake_vitis, tmp_path: Path) -> None:
+    fake_vitis.install("v++", "vitis-run")
+    folder = vadd_folder(tmp_path)
+    run_hls_steps(folder, "vadd", ["csim", "export", "impl"], flow="v++", timeout=60)
+    assert [call["argv"][2] for call in fake_vitis.calls()] == ["--csim", "hls", "--package", "--impl"]
+
+
+def test_unified_steps_after_synthesis_need_vitis_run(fake_vitis, tmp_path: Path) -> None:
+    fake_vitis.install("v++")
+    folder = vadd_folder(tmp_path)
+    with pytest.raises(ToolError, match="cannot run cosim .* vitis-run is not on PATH"):
+        run_hls_steps(folder, "vadd", ["cosim"], timeout=60)
+
+
+def test_cfg_spelled_for_another_release_is_refused_before_running(fake_vitis, tmp_path: Path) -> None:
+    fake_vitis.install("v++", version="2024.2")
+    folder = vadd_folder(tmp_path)  # default spelling: package.output.format (2025.1+)
+    with pytest.raises(ToolError, match=r'v\+\+ is Vitis 2024.2, which reads syn.output.format: '
+                                        r'set \[hls\] vitis_version = "2024.2"'):
+        run_hls_steps(folder, "vadd", ["csynth"], timeout=60)
+    assert fake_vitis.calls() == []
+    matching = vadd_folder(tmp_path / "matching", vitis_version="2024.2")
+    run_hls_steps(matching, "vadd", ["csynth"], timeout=60)
+    assert len(fake_vitis.calls()) == 1
+
+
+def test_failing_tool_is_a_one_line_error(fake_vitis, tmp_path: Path) -> None:
+    fake_vitis.install("vitis_hls", fail_with=3)
+    folder = vadd_folder(tmp_path)
+    with pytest.raises(ToolError, match=r"vitis_hls exited with code 3 .*told to fail with code 3") as info:
+        run_hls_steps(folder, "vadd", ["csynth"], timeout=60)
+    assert "\n" not in str(info.value)
+    assert find_csynth_report(folder, "vadd") is None
+
+
+# ---- finding reports ------------------------------------------------------------------------------
+
+
+def test_reports_are_found_in_both_layouts(tmp_path: Path) -> None:
+    layout = BuildLayout(tmp_path, "demo")
+    folder = layout.hls_dir("vadd")
+    assert function_reports(layout, "vadd") == (None, None)
+    unified = folder / "vadd_comp" / "hls" / "syn" / "report" / "csynth.xml"
+    unified.parent.mkdir(parents=True)
+    unified.write_text("<profile/>")
+    assert function_reports(layout, "vadd") == (unified, None)
+    classic = layout.csynth_xml("vadd")
+    classic.parent.mkdir(parents=True)
+    classic.write_text("<profile/>")
+    os.utime(unified, (1, 1))  # the classic one is newer
+    cosim = folder / "vadd_prj" / "solution1" / "sim" / "report" / "vadd_cosim.rpt"
+    cosim.parent.mkdir(parents=True)
+    cosim.write_text("x")
+    assert function_reports(layout, "vadd") == (classic, cosim)
+    published = layout.csynth_result("vadd")
+    published.parent.mkdir(parents=True)
+    published.write_text("<profile/>")
+    assert function_reports(layout, "vadd")[0] == published
+
+
+# ---- the whole path: doit csynth -> report --------------------------------------------------------
+
+KERNEL = '''
+import hclbuild as hcl
+
+def schedule():
+    hcl.init(hcl.Int(32))
+    A = hcl.placeholder((8,), "A")
+
+    def kernel(A):
+        doubled = hcl.compute((8,), lambda i: A[i] * 2, name="doubled")
+        return hcl.compute((8,), lambda i: doubled[i] + 1, name="out")
+
+    s = hcl.create_schedule([A], kernel, name="top")
+    s.outline(kernel.doubled)
+    return s
+'''
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tool", ["vitis_hls", "v++"])
+def test_doit_csynth_then_report_with_stand_in_tools(fake_vitis, tmp_path: Path, tool: str) -> None:
+    from hclbuild.cli import run_doit
+
+    folder = tmp_path / "projects" / "twice"
+    folder.mkdir(parents=True)
+    (folder / "kernel.py").write_text(KERNEL)
+    (folder / "project.toml").write_text(textwrap.dedent(f'''
+        [hls]
+        tool = "{tool}"
+    '''))
+    fake_vitis.install("vitis_hls", "vitis-run", "v++")
+    assert find_vitis() is not None
+    build = tmp_path / "build"
+    assert run_doit(["csynth", "report"], [folder], build) == 0
+    layout = BuildLayout(build, load_project(folder).name)
+    synthesized = sorted(call["tool"] for call in fake_vitis.calls())
+    assert synthesized == [tool, tool]  # one synthesis per function, with the chosen front end
+    for func in ("top", "Stage_doubled"):
+        assert parse_csynth_xml(layout.csynth_result(func)).top == func
+    rows = [line for line in layout.report_markdown.read_text().splitlines() if line.startswith("| Stage_doubled |")]
+    assert [cell.strip() for cell in rows[0].strip("|").split("|")][3] == "1234"
+    # a no-op rerun synthesizes nothing
+    assert run_doit(["csynth"], [folder], build) == 0
+    assert len(fake_vitis.calls()) == 2
