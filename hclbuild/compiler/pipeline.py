@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from hclbuild.errors import CompileError
+from hclbuild.errors import CompileError, HCLNotImplementedError
+from hclbuild.schedule import memory as M
 from hclbuild.schedule.schedule import Schedule
 
 
@@ -28,6 +29,7 @@ def compile_schedule(schedule: Schedule) -> CompiledDesign:
     with module.context:
         if not module.operation.verify():
             raise CompileError(f"builder produced invalid IR for {schedule.name!r}")
+        apply_memory_records(module, schedule)
         outlined: list[str] = []
         for request in schedule.outlines:
             # the pass takes a list of stage names for a set and ("range", start, end) for a range
@@ -35,3 +37,26 @@ def compile_schedule(schedule: Schedule) -> CompiledDesign:
             outlined.extend(outline_stages(module, groups, unify=request.unify))
         verify_module(module)
     return CompiledDesign(module, schedule.name, outlined)
+
+
+def _partition_strings(schedule: Schedule, tensor: object) -> tuple[str, ...]:
+    return tuple(f"{kind}:{dim}:{factor}" for kind, dim, factor in schedule.partitions.get(id(tensor), []))
+
+
+def apply_memory_records(module: Any, schedule: Schedule) -> None:
+    """reuse_at, buffer_at, compute_at and s.to records, in the order the schedule made them."""
+    from hclbuild.compiler.passes.reuse_at import ReuseAtPass, fuse_fill_loops
+
+    for record in schedule.memory:
+        if isinstance(record, M.ReuseAt):
+            stage = schedule.stages[record.stage]
+            shape = ReuseAtPass(record.target.name, record.stage, record.axis, record.buffer.name,
+                                stage.reduction_loop_names(), _partition_strings(schedule, record.buffer)).run(module)
+            record.buffer.shape = shape
+        else:
+            primitive = {M.BufferAt: "buffer_at", M.ComputeAt: "compute_at", M.StreamTo: "s.to (streams)"}
+            raise HCLNotImplementedError(f"{primitive[type(record)]} is not implemented")
+        if not module.operation.verify():
+            raise CompileError(f"{type(record).__name__} produced invalid IR for {schedule.name!r}")
+    if schedule.memory:
+        fuse_fill_loops(module)

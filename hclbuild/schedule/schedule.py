@@ -12,6 +12,7 @@ from hclbuild.dsl.stmt import ComputeLoops, StageStmt
 from hclbuild.dsl.tensor import Tensor, normalize_shape
 from hclbuild.dsl.trace import Program, program_scope
 from hclbuild.errors import APIError, HCLNotImplementedError
+from hclbuild.schedule import memory as M
 from hclbuild.schedule.loops import LoopNest
 
 
@@ -79,6 +80,18 @@ def _reduce_axes(stmts: list[Any]) -> list[Var]:
         for ax in node.axes:
             if all(ax is not f for f in found):
                 found.append(ax)
+    return found
+
+
+def _leaf_names(expr: object) -> set[str]:
+    """The loop names an index expression of a LoopNest binding uses."""
+    if not isinstance(expr, tuple) or not expr:
+        return set()
+    if expr[0] == "leaf":
+        return {expr[1]}
+    found: set[str] = set()
+    for part in expr[1:]:
+        found |= _leaf_names(part)
     return found
 
 
@@ -239,9 +252,40 @@ class Stage:
         self.is_dataflow = True
         self.dataflow_loop = None if axis is None else self._loop_name(axis)
 
-    # ---- not implemented here -------------------------------------------------
+    def reduction_loop_names(self) -> frozenset[str]:
+        """Names of the loops that run this stage's reductions (merged among the spatial loops too)."""
+        names = {leaf.name for nest in self.reductions.values() for leaf in nest.leaves}
+        if self.spatial is not None:
+            for axis in self.merged_reductions:
+                names |= _leaf_names(self.spatial.binding.get(axis, ()))
+        return frozenset(names)
+
+    def spatial_loop(self, axis: object, what: str) -> str:
+        """The name of a spatial loop of this stage (a reduction loop or an unknown one is an error)."""
+        name = self._loop_name(axis)
+        if self.spatial is None:
+            if isinstance(axis, str):
+                return name  # an hcl.for_ stage: its loops are known to the builder by name
+            raise APIError(f"{what}: stage {self.name!r} has no compute loops; name an hcl.for_ loop as a string")
+        if not self.spatial.has_leaf(name):
+            self._nest_of(name)  # unknown loops get the list of loops
+            raise APIError(f"{what}: loop {name!r} of stage {self.name!r} is a reduction loop; give a spatial loop")
+        return name
+
     def compute_at(self, parent: object, axis: object) -> None:
-        raise HCLNotImplementedError("compute_at (stage fusion) is not implemented; outline or fuse loops instead")
+        """compute_at(parent, axis): compute this stage inside loop `axis` of stage `parent`, on demand."""
+        consumer = self._schedule.stage_of(parent)
+        loop = consumer.spatial_loop(axis, "compute_at")
+        tensor = self.stmt.output
+        if consumer is self:
+            raise APIError(f"compute_at: stage {self.name!r} cannot be computed at itself")
+        if tensor is None or not M.reads(consumer.stmt, tensor):
+            what = f"its tensor {tensor.name!r}" if tensor is not None else "a tensor"
+            raise APIError(f"compute_at: stage {consumer.name!r} does not consume stage {self.name!r} "
+                           f"(it never reads {what})")
+        self._schedule.record_compute_at(M.ComputeAt(self.name, consumer.name, loop, tensor))
+
+    # ---- not implemented here -------------------------------------------------
 
     def systolic(self) -> None:
         raise HCLNotImplementedError("systolic is not implemented")
@@ -271,6 +315,8 @@ class Schedule:
         self.outlines: list[OutlineRequest] = []
         self.outlined: set[str] = set()
         self.top_dataflow = False
+        # memory customizations and streams, applied in this order after the loop nests are built
+        self.memory: list[M.MemoryRecord] = []
 
     # ---- lookup --------------------------------------------------------------
     def stage_of(self, target: object) -> Stage:
@@ -310,7 +356,9 @@ class Schedule:
         kind = {0: "complete", 1: "block", 2: "cyclic"}.get(int(partition_type))
         if kind is None:
             raise APIError(f"partition: unknown partition_type {partition_type!r}")
-        if not isinstance(dim, int) or not 0 <= dim <= len(tensor.shape):
+        if isinstance(tensor, M.BufferTensor) and tensor.shape is None:
+            pass  # its rank is known once the buffer exists; the emitter checks dim then
+        elif not isinstance(dim, int) or not 0 <= dim <= len(tensor.shape):
             raise APIError(f"partition: dim {dim!r} out of range for {tensor.name!r} of shape {tensor.shape}")
         if kind != "complete" and (not isinstance(factor, int) or factor < 1):
             raise APIError(f"partition: {kind} partitioning of {tensor.name!r} needs a factor >= 1")
@@ -334,14 +382,108 @@ class Schedule:
         """dataflow(): #pragma HLS dataflow in the top function."""
         self.top_dataflow = True
 
-    def to(self, *args: object, **kwargs: object) -> None:
-        raise HCLNotImplementedError("s.to (data movement / streaming) is not implemented")
+    def to(self, tensor: object, dst: object = None, src: object = None, axis: int = 0, mode: object = None,
+           depth: int | None = None, fifo_depth: int | None = None, burst_len: int | None = None,
+           name: str | None = None) -> Tensor:
+        """to(tensor, dst, src=None, depth=N): between stages a FIFO; towards a device, data movement.
 
-    def reuse_at(self, *args: object, **kwargs: object) -> None:
-        raise HCLNotImplementedError("reuse_at (line/window buffers) is not implemented")
+        `s.to(kernel.B, s[kernel.C], depth=4)` makes B an hls::stream from the stage that writes it
+        (or `src`) to stage C (HeteroCL's `fifo_depth` is the same as `depth`; default 2, as Vitis).
+        """
+        if isinstance(dst, (Stage, StageStmt)):
+            return self._stream(tensor, dst, src, depth, fifo_depth)
+        raise HCLNotImplementedError(
+            f"s.to(tensor, {dst!r}): moving data to a device or the host is not implemented")
 
-    def buffer_at(self, *args: object, **kwargs: object) -> None:
-        raise HCLNotImplementedError("buffer_at is not implemented")
+    def _stream(self, target: object, dst: object, src: object, depth: int | None,
+                fifo_depth: int | None) -> Tensor:
+        tensor = self._tensor(target, "s.to")
+        consumer = self.stage_of(dst)
+        if depth is not None and fifo_depth is not None and depth != fifo_depth:
+            raise APIError(f"s.to({tensor.name!r}): depth={depth} and fifo_depth={fifo_depth} disagree")
+        fifo = depth if depth is not None else fifo_depth if fifo_depth is not None else 2
+        if isinstance(fifo, bool) or not isinstance(fifo, int) or fifo < 1:
+            raise APIError(f"s.to({tensor.name!r}): depth must be an int >= 1, got {fifo!r}")
+        if src is not None:
+            producer = self.stage_of(src)
+        elif tensor.stage is not None and tensor.stage.name in self.stages:
+            producer = self.stages[tensor.stage.name]
+        else:
+            raise APIError(f"s.to: no stage produces {tensor.name!r} (an input of the design); a stream "
+                           "connects the stage that writes a tensor to the stage that reads it")
+        if not M.writes(producer.stmt, tensor):
+            raise APIError(f"s.to: stage {producer.name!r} does not write {tensor.name!r}; it cannot feed a stream")
+        if consumer is producer or not M.reads(consumer.stmt, tensor):
+            raise APIError(f"s.to: stage {consumer.name!r} does not read {tensor.name!r} written by stage "
+                           f"{producer.name!r}; a stream connects a producer to a consumer")
+        if any(t is tensor for t in self.outputs) or any(t is tensor for t in self.inputs):
+            raise APIError(f"s.to: {tensor.name!r} is an argument of the design; only a tensor between two "
+                           "stages can become a stream")
+        for other in self.stages.values():
+            if other is producer or other is consumer:
+                continue
+            uses = M.tensor_uses(other.stmt)
+            if id(tensor) in uses["read"] or id(tensor) in uses["write"]:
+                raise APIError(f"s.to: stage {other.name!r} also uses {tensor.name!r}; a stream has one "
+                               f"producer ({producer.name!r}) and one consumer ({consumer.name!r})")
+        if any(isinstance(r, M.StreamTo) and r.tensor is tensor for r in self.memory):
+            raise APIError(f"s.to: {tensor.name!r} is already a stream")
+        self.memory.append(M.StreamTo(tensor, producer.name, consumer.name, fifo))
+        return tensor
+
+    def _buffer_record(self, primitive: str, target: object, parent: object, axis: object,
+                       name: str | None) -> tuple[Tensor, Stage, str, M.BufferTensor]:
+        tensor = self._tensor(target, primitive)
+        stage = self.stage_of(parent)
+        loop = stage.spatial_loop(axis, primitive)
+        if isinstance(tensor, M.BufferTensor):
+            if tensor.owner_stage != stage.name:
+                raise APIError(f"{primitive}: {tensor.name!r} is a buffer of stage {tensor.owner_stage!r}, "
+                               f"not of stage {stage.name!r}")
+        else:
+            uses = M.tensor_uses(stage.stmt)
+            wanted = uses["read"] if primitive == "reuse_at" else uses["read"] | uses["write"]
+            if id(tensor) not in wanted:
+                verb = "read" if primitive == "reuse_at" else "read or write"
+                raise APIError(f"{primitive}: stage {stage.name!r} does not {verb} tensor {tensor.name!r}")
+        position = [h.name for h in stage.axis].index(loop) if loop in [h.name for h in stage.axis] else 0
+        kind = "reuse" if primitive == "reuse_at" else "buffer"
+        if name is None:
+            name = self.program.unique_name(f"{tensor.name}_{kind}_{position}")
+        elif not isinstance(name, str) or not name.isidentifier():
+            raise APIError(f"{primitive}: name {name!r} must be a C identifier")
+        elif name in self.program.used_names:
+            raise APIError(f"{primitive}: the name {name!r} is already taken")
+        else:
+            self.program.used_names.add(name)
+        return tensor, stage, loop, M.BufferTensor(name, tensor.dtype, kind, stage.name, tensor)
+
+    def reuse_at(self, target: object, parent: object, axis: object, name: str | None = None) -> Tensor:
+        """reuse_at(tensor, stage, axis, name=None) -> the reuse buffer (shift register, line or window buffer).
+
+        The reads of `tensor` in loop `axis` of `stage` go through a buffer that keeps what the next
+        iteration reads again; a second reuse_at on that buffer at an inner loop makes a window buffer.
+        """
+        tensor, stage, loop, buffer = self._buffer_record("reuse_at", target, parent, axis, name)
+        self.memory.append(M.ReuseAt(tensor, stage.name, loop, buffer))
+        return buffer
+
+    def buffer_at(self, target: object, parent: object, axis: object, name: str | None = None) -> Tensor:
+        """buffer_at(tensor, stage, axis, name=None) -> a local buffer of the slice one `axis` iteration uses.
+
+        Writes go to the buffer and are flushed into `tensor` after the iteration; reads come from it.
+        """
+        tensor, stage, loop, buffer = self._buffer_record("buffer_at", target, parent, axis, name)
+        self.memory.append(M.BufferAt(tensor, stage.name, loop, buffer))
+        return buffer
+
+    def record_compute_at(self, record: M.ComputeAt) -> None:
+        if record.producer in self.outlined:
+            raise APIError(f"compute_at: stage {record.producer!r} is outlined; it cannot also move into "
+                           f"stage {record.consumer!r}")
+        if any(isinstance(r, M.ComputeAt) and r.producer == record.producer for r in self.memory):
+            raise APIError(f"compute_at: stage {record.producer!r} is already computed at another stage")
+        self.memory.append(record)
 
     # ---- outlining ---------------------------------------------------------------
     def outline(self, *stage_list: object, unify: bool = False) -> list[StageFunction]:
@@ -375,7 +517,11 @@ class Schedule:
         for group in groups:
             names = group[1] if group[0] == "set" else list(group[1:])
             seen: set[str] = set()
+            moved = {r.producer: r.consumer for r in self.memory if isinstance(r, M.ComputeAt)}
             for name in names:
+                if name in moved:
+                    raise APIError(f"stage {name!r} was moved into stage {moved[name]!r} by compute_at; "
+                                   f"outline {moved[name]!r} instead")
                 if name in self.outlined or name in seen:
                     raise APIError(f"stage {name!r} is outlined twice")
                 seen.add(name)
