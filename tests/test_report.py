@@ -1,6 +1,8 @@
 """Report parsers on real Vivado/Vitis HLS reports (shared/fixtures/vitis_reports) and on edge cases.
 
 Every expected number below was read by hand from the fixture files, not produced by the parser.
+A user's clone has no ../shared: the tests that read it skip with the reason, and
+tests/test_report_data.py runs every parser branch on the hand-written reports in tests/data/.
 """
 
 from __future__ import annotations
@@ -56,13 +58,21 @@ COVERED = {
 }
 
 
+def _require_fixtures() -> None:
+    if not FIXTURES.is_dir():
+        pytest.skip(f"{FIXTURES} is absent (real Vitis reports; only CI and the dev machine have ../shared)")
+
+
 def fixture(relative: str) -> Path:
+    _require_fixtures()
     path = FIXTURES / relative
+    # With shared/ present a missing file is a defect, not a reason to skip.
     assert path.is_file(), f"missing fixture {path} (shared/ must sit beside the repository)"
     return path
 
 
 def test_every_fixture_file_is_covered():
+    _require_fixtures()
     on_disk = {
         path.relative_to(FIXTURES).as_posix()
         for path in FIXTURES.rglob("*")
