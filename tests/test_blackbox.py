@@ -17,8 +17,7 @@ from hclbuild.project.blackbox import (
     resource_usage,
     verilog_files,
 )
-from hclbuild.runtime.report import parse_csynth_xml
-from hclbuild.runtime.rtl_ports import RtlPort, parse_rtl_ports
+from hclbuild.runtime.report import RtlPort, parse_csynth_xml, parse_rtl_ports
 
 FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "vitis_reports"
 CONV = Path(__file__).resolve().parent / "data" / "fidelity" / "Stage_conv_csynth.xml"

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from hclbuild.errors import HCLNotImplementedError, ToolError
-from hclbuild.runtime.rtl_ports import RtlPort
+from hclbuild.runtime.report import RtlPort
 
 # rtl_ports keys of UG1399's RTL port protocol table, by the Vitis port-name suffix they take
 _RAM_KEYS = {"address": "RAM_address", "ce": "RAM_clock_enable", "we": "RAM_write_enable",

@@ -305,8 +305,9 @@ def csim_function(project: Project, layout: BuildLayout, func: str) -> Any:
     return result.check()
 
 
-def write_report(project: Project, layout: BuildLayout, functions: list[str]) -> list[Path]:
-    """reports/summary.json and report.md: csim per function, plus csynth/cosim when Vitis made them."""
+def write_report(project: Project, layout: BuildLayout, functions: list[str], pictures: bool = True) -> list[Path]:
+    """reports/summary.json and report.md: csim per function, plus csynth/cosim when Vitis made them,
+    and (pictures) the design graph and csynth chart linked from report.md."""
     from hclbuild.project.vitis_flow import function_reports
     from hclbuild.runtime.report import FunctionReport, parse_cosim_rpt, parse_csynth_xml, render_summary_markdown
 
@@ -326,6 +327,11 @@ def write_report(project: Project, layout: BuildLayout, functions: list[str]) ->
             "cosim": None if cosim is None else cosim.to_dict(),
         }
     markdown = f"# {project.name}\n\n" + render_summary_markdown(rows)
+    if pictures:
+        from hclbuild.project.report_pictures import picture_links, write_report_pictures
+
+        write_report_pictures(project.name, layout, rows)
+        markdown += picture_links(layout)
     write_if_changed(layout.report_summary, json.dumps(summary, indent=2, sort_keys=True) + "\n")
     write_if_changed(layout.report_markdown, markdown)
     return [layout.report_summary, layout.report_markdown]
