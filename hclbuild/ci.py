@@ -1,23 +1,90 @@
-"""`hclbuild ci github`: a GitHub Actions workflow with a build+csim job and a csynth matrix."""
+"""`hclbuild ci github|gitlab`: a CI pipeline that installs what exists, C-simulates every function,
+synthesizes each outlined function in its own job, then the top (from their RTL when the project
+says `top_assembly = "blackbox"`).
+
+The install step is the checkout itself (`pip install -e .`) when the repository is hclbuild, else
+its requirements.txt, else the pyproject.toml project that depends on hclbuild; `--install` gives
+the commands instead. The ap_types headers for g++ C simulation come from the hls4ml wheel,
+installed without its dependencies (the same as scripts/setup.sh).
+"""
 
 from __future__ import annotations
 
 import os
+import re
+import tomllib
 from pathlib import Path
 from typing import Any
 
 from hclbuild.errors import ConfigError
 
+AP_TYPES_INSTALL = "python -m pip install --no-deps 'hls4ml==1.3.0'"
+_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+def install_commands(root: Path, install: str | None = None) -> list[str]:
+    """The shell lines that install hclbuild and the project's dependencies in a fresh checkout."""
+    if install is not None:
+        lines = [line.strip() for line in install.splitlines() if line.strip()]
+        if not lines:
+            raise ConfigError("--install is empty")
+        return lines
+    pyproject = root / "pyproject.toml"
+    name = None
+    if pyproject.is_file():
+        try:
+            name = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {}).get("name")
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{pyproject}: invalid TOML: {exc}") from None
+    upgrade = "python -m pip install --upgrade pip"
+    if name == "hclbuild":
+        return [upgrade, "python -m pip install -e ."]
+    if (root / "requirements.txt").is_file():
+        return [upgrade, "python -m pip install -r requirements.txt"]
+    if name is not None:
+        return [upgrade, "python -m pip install ."]
+    raise ConfigError(f"{root}: no pyproject.toml or requirements.txt says how to install hclbuild; "
+                      "give the commands with --install")
+
+
+def pipeline_values(plans: list[Any], runner_label: str, root: Path, install: str | None) -> dict[str, Any]:
+    """What both templates print: install lines, project paths, outlined-function and top jobs."""
+    if not _LABEL.match(runner_label):
+        raise ConfigError(f"runner label {runner_label!r}: use letters, digits, '.', '-' and '_'")
+    root = Path(root)
+    paths = {p.name: os.path.relpath(p.folder, root) for p in plans}
+    jobs = [{"project": p.name, "path": paths[p.name], "function": f} for p in plans for f in p.functions[1:]]
+    tops = [{"project": p.name, "path": paths[p.name], "function": p.functions[0]} for p in plans if p.functions]
+    groups = [{"project": p.name, "path": paths[p.name], "functions": p.functions[1:]} for p in plans
+              if len(p.functions) > 1]
+    assemble = any(getattr(p.project.config, "top_assembly", "monolithic") == "blackbox" for p in plans
+                   if p.project is not None)
+    return {
+        "runner_label": runner_label,
+        "install": install_commands(root, install),
+        "ap_types": AP_TYPES_INSTALL,
+        "paths": " ".join(sorted(paths.values())),
+        "jobs": jobs,
+        "job_groups": groups,
+        "tops": tops,
+        "assemble": assemble,
+        "top_job": "assemble-top" if assemble else "csynth-top",
+    }
+
 
 def github_workflow(plans: list[Any], runner_label: str = "vitis", root: Path | None = None,
-                    install: str = "pip install hclbuild") -> str:
-    """Workflow YAML: one job for build + csim, then one csynth job per (project, function)."""
+                    install: str | None = None) -> str:
+    """GitHub Actions YAML: build+csim, a csynth matrix of outlined functions, then the tops."""
     from hclbuild.project.hls_project import render_template
 
-    if not runner_label.replace("-", "").replace("_", "").isalnum():
-        raise ConfigError(f"runner label {runner_label!r}: use letters, digits, '-' and '_'")
-    root = root or Path.cwd()
-    paths = " ".join(sorted(os.path.relpath(p.folder, root) for p in plans))
-    jobs = [{"project": p.name, "function": f} for p in plans for f in p.functions]
-    return render_template("github_workflow.yml.j2", runner_label=runner_label, jobs=jobs, paths=paths,
-                           install=install)
+    values = pipeline_values(plans, runner_label, root or Path.cwd(), install)
+    return render_template("github_workflow.yml.j2", **values)
+
+
+def gitlab_pipeline(plans: list[Any], runner_label: str = "vitis", root: Path | None = None,
+                    install: str | None = None) -> str:
+    """.gitlab-ci.yml: a csim stage, a `parallel: matrix:` csynth stage per function, then the tops."""
+    from hclbuild.project.hls_project import render_template
+
+    values = pipeline_values(plans, runner_label, root or Path.cwd(), install)
+    return render_template("gitlab_ci.yml.j2", **values)

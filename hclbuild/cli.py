@@ -3,7 +3,8 @@
     hclbuild new DIR                 scaffold a project (kernel.py + project.toml)
     hclbuild build|csim|report [PATHS] [-n N] [--build-dir DIR] [--continue]
     hclbuild list [PATHS]
-    hclbuild ci github [PATHS] [--runner-label LABEL] [--output FILE]
+    hclbuild csynth [PATHS] [--function F]   Vitis C synthesis (where a Vitis tool is on PATH)
+    hclbuild ci github|gitlab [PATHS] [--runner-label LABEL] [--install CMDS] [--output FILE]
 """
 
 from __future__ import annotations
@@ -172,8 +173,29 @@ def cmd_list(args: argparse.Namespace) -> int:
     return run_doit(["list", "--all"], projects, Path(args.build_dir).resolve())
 
 
+def cmd_csynth(args: argparse.Namespace) -> int:
+    from hclbuild.runtime.vitis import find_vitis
+    from hclbuild.tasks import plan
+
+    if find_vitis() is None:
+        raise HCLError("no Vitis HLS tool (vitis_hls, vitis-run or v++) on PATH or under $XILINX_HLS/$XILINX_VITIS: "
+                       "csynth tasks exist only where one is found")
+    projects = _projects(args.paths)
+    tasks = []
+    for entry in plan(projects):
+        if entry.error:
+            raise HCLError(entry.error)
+        if args.function is not None and args.function not in entry.functions:
+            raise HCLError(f"{entry.name}: no function {args.function!r} (functions: {', '.join(entry.functions)})")
+        tasks += [f"csynth:{entry.name}/{f}" for f in entry.functions if args.function in (None, f)]
+    options = ["-n", str(args.processes)] if args.processes and args.processes > 1 else []
+    code = run_doit(options + tasks, projects, Path(args.build_dir).resolve())
+    print_summary(summary_rows(projects, Path(args.build_dir).resolve()))
+    return code
+
+
 def cmd_ci(args: argparse.Namespace) -> int:
-    from hclbuild.ci import github_workflow
+    from hclbuild.ci import github_workflow, gitlab_pipeline
     from hclbuild.project.atomic import write_text_atomic
     from hclbuild.tasks import plan
 
@@ -182,8 +204,11 @@ def cmd_ci(args: argparse.Namespace) -> int:
     broken = [p for p in plans if p.error]
     if broken:
         raise HCLError(broken[0].error or "a project cannot be planned")
-    text = github_workflow(plans, runner_label=args.runner_label, root=Path.cwd())
-    write_text_atomic(Path(args.output), text)
+    write = github_workflow if args.provider == "github" else gitlab_pipeline
+    text = write(plans, runner_label=args.runner_label, root=Path.cwd(), install=args.install)
+    output = args.output or (".github/workflows/hclbuild.yml" if args.provider == "github" else ".gitlab-ci.yml")
+    args.output = output
+    write_text_atomic(Path(output), text)
     print(f"wrote {args.output}")
     return 0
 
@@ -207,11 +232,21 @@ def parser() -> argparse.ArgumentParser:
     lst.add_argument("paths", nargs="*")
     lst.add_argument("--build-dir", default="build")
     lst.set_defaults(run=cmd_list)
-    ci = sub.add_parser("ci", help="write a CI workflow")
-    ci.add_argument("provider", choices=["github"])
+    synth = sub.add_parser("csynth", help="Vitis C synthesis of every function (or --function)")
+    synth.add_argument("paths", nargs="*")
+    synth.add_argument("--function", default=None)
+    synth.add_argument("-n", "--processes", type=int, default=1)
+    synth.add_argument("--build-dir", default="build")
+    synth.set_defaults(run=cmd_csynth)
+    ci = sub.add_parser("ci", help="write a CI pipeline (GitHub Actions or GitLab CI)")
+    ci.add_argument("provider", choices=["github", "gitlab"])
     ci.add_argument("paths", nargs="*")
-    ci.add_argument("--runner-label", default="vitis")
-    ci.add_argument("--output", default=".github/workflows/hclbuild.yml")
+    ci.add_argument("--runner-label", default="vitis", help="label (GitHub) or tag (GitLab) of Vitis runners")
+    ci.add_argument("--install", default=None,
+                    help="install commands, one per line (default: pip install -e . of an hclbuild checkout, "
+                         "else requirements.txt)")
+    ci.add_argument("--output", default=None,
+                    help="default .github/workflows/hclbuild.yml (github) or .gitlab-ci.yml (gitlab)")
     ci.set_defaults(run=cmd_ci)
     return top
 

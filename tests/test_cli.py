@@ -65,21 +65,27 @@ def test_list_shows_per_function_tasks(tmp_path: Path) -> None:
 def test_ci_github_workflow_structure(tmp_path: Path) -> None:
     run_cli(tmp_path, "new", "p1")
     run_cli(tmp_path, "new", "p2")
+    (tmp_path / "requirements.txt").write_text("hclbuild\n")
     proc = run_cli(tmp_path, "ci", "github", "p1", "p2", "--runner-label", "vitis-2024")
     assert proc.returncode == 0, proc.stderr
     workflow = yaml.safe_load((tmp_path / ".github" / "workflows" / "hclbuild.yml").read_text())
     jobs = workflow["jobs"]
-    assert set(jobs) == {"build-csim", "csynth"}
-    steps = [s.get("run", "") for s in jobs["build-csim"]["steps"]]
-    assert "hclbuild csim p1 p2 --continue" in steps
+    assert set(jobs) == {"build-csim", "csynth", "csynth-top"}
+    steps = {s.get("name"): s.get("run", "") for s in jobs["build-csim"]["steps"]}
+    assert steps["Install"] == "python -m pip install --upgrade pip\npython -m pip install -r requirements.txt\n"
+    assert steps["Install the ap_types headers for C simulation"] == "python -m pip install --no-deps 'hls4ml==1.3.0'"
+    assert steps["Build and C-simulate every function"] == "hclbuild csim p1 p2 --continue"
     csynth = jobs["csynth"]
     assert csynth["needs"] == "build-csim"
     assert csynth["runs-on"] == ["self-hosted", "vitis-2024"]
-    matrix = csynth["strategy"]["matrix"]["include"]
-    assert matrix == [
-        {"project": "p1", "function": "top"}, {"project": "p1", "function": "Stage_scaled"},
-        {"project": "p2", "function": "top"}, {"project": "p2", "function": "Stage_scaled"},
+    # the matrix holds the outlined functions; the tops get their own job
+    assert csynth["strategy"]["matrix"]["include"] == [
+        {"project": "p1", "path": "p1", "function": "Stage_scaled"},
+        {"project": "p2", "path": "p2", "function": "Stage_scaled"},
     ]
-    run_steps = [s for s in csynth["steps"] if "run" in s]
-    assert run_steps[0]["run"] == "vitis_hls -f run_hls.tcl -tclargs csynth"
-    assert run_steps[0]["working-directory"] == "build/${{ matrix.project }}/hls/${{ matrix.function }}"
+    run_steps = [s["run"] for s in csynth["steps"] if "run" in s]
+    assert run_steps[-1] == "hclbuild csynth ${{ matrix.path }} --function ${{ matrix.function }}"
+    tops = jobs["csynth-top"]
+    assert tops["needs"] == "build-csim"
+    assert tops["strategy"]["matrix"]["include"] == [{"project": "p1", "path": "p1", "function": "top"},
+                                                    {"project": "p2", "path": "p2", "function": "top"}]

@@ -1,0 +1,93 @@
+"""`hclbuild ci github|gitlab`: the install step, the job structure (parsed as YAML), and the build-csim
+job's commands run the way a runner runs them, in a fresh virtual environment of a checkout."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hclbuild.ci import AP_TYPES_INSTALL, github_workflow, gitlab_pipeline, install_commands
+from hclbuild.errors import ConfigError
+from hclbuild.tasks import plan
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_install_is_the_checkout_of_hclbuild_itself() -> None:
+    assert install_commands(REPO) == ["python -m pip install --upgrade pip", "python -m pip install -e ."]
+
+
+def test_install_from_requirements_then_pyproject(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "mykernels"\ndependencies = ["hclbuild"]\n')
+    assert install_commands(tmp_path)[-1] == "python -m pip install ."
+    (tmp_path / "requirements.txt").write_text("hclbuild\n")
+    assert install_commands(tmp_path)[-1] == "python -m pip install -r requirements.txt"
+
+
+def test_install_option_overrides_and_nothing_known_is_an_error(tmp_path: Path) -> None:
+    assert install_commands(tmp_path, "pip install ./wheels/hclbuild.whl\n\npip install numpy") == [
+        "pip install ./wheels/hclbuild.whl", "pip install numpy"]
+    with pytest.raises(ConfigError, match="give the commands with --install"):
+        install_commands(tmp_path)
+
+
+def test_gitlab_pipeline_structure() -> None:
+    plans = plan([REPO / "projects" / "two_mm", REPO / "projects" / "gemm"])
+    pipeline = yaml.safe_load(gitlab_pipeline(plans, runner_label="vitis-2025", root=REPO))
+    assert pipeline["stages"] == ["csim", "csynth", "top"]
+    build = pipeline["build-csim"]
+    assert build["stage"] == "csim"
+    assert build["script"] == ["python -m pip install --upgrade pip", "python -m pip install -e .", AP_TYPES_INSTALL,
+                               "hclbuild csim projects/gemm projects/two_mm --continue"]
+    assert build["artifacts"]["paths"] == ["build/"]
+    csynth = pipeline["csynth"]
+    assert (csynth["stage"], csynth["tags"], csynth["needs"]) == ("csynth", ["vitis-2025"], ["build-csim"])
+    assert csynth["parallel"]["matrix"] == [
+        {"PROJECT": "two_mm", "PROJECT_PATH": "projects/two_mm", "FUNCTION": ["Stage_out_AB", "Stage_out_ABC"]},
+        {"PROJECT": "gemm", "PROJECT_PATH": "projects/gemm", "FUNCTION": ["Stage_prod"]},
+    ]
+    assert csynth["script"][-1] == 'hclbuild csynth "$PROJECT_PATH" --function "$FUNCTION"'
+    assert csynth["artifacts"]["paths"] == ["build/$PROJECT/hls/$FUNCTION/", "build/$PROJECT/csynth/$FUNCTION.xml"]
+    top = pipeline["top"]
+    assert top["needs"] == ["build-csim"]
+    assert top["parallel"]["matrix"] == [
+        {"PROJECT": "two_mm", "PROJECT_PATH": "projects/two_mm", "FUNCTION": "top"},
+        {"PROJECT": "gemm", "PROJECT_PATH": "projects/gemm", "FUNCTION": "top"},
+    ]
+
+
+def test_bad_runner_label_is_refused() -> None:
+    with pytest.raises(ConfigError, match="runner label 'a b'"):
+        github_workflow(plan([REPO / "projects" / "gemm"]), runner_label="a b", root=REPO)
+
+
+@pytest.mark.slow
+def test_build_csim_job_runs_in_a_fresh_venv_of_a_checkout(tmp_path: Path) -> None:
+    """The job's run: lines, in order, from the root of a fresh copy of the repository, with nothing
+    installed but what the lines install (the step a runner's setup-python gives: a bare python)."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    checkout = tmp_path / "checkout"
+    # the committed tree, as actions/checkout gives it
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", "HEAD"], check=True, capture_output=True).stdout
+    checkout.mkdir()
+    subprocess.run(["tar", "-x", "-C", str(checkout)], input=archive, check=True)
+    plans = plan([checkout / "projects" / "gemm"])
+    workflow = yaml.safe_load(github_workflow(plans, root=checkout))
+    steps = [step["run"] for step in workflow["jobs"]["build-csim"]["steps"] if "run" in step]
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("VIRTUAL_ENV", "PYTHON"))}
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    for step in steps:
+        done = subprocess.run(["bash", "-e", "-c", step], cwd=checkout, env=env, capture_output=True, text=True,
+                              timeout=1200, check=False)
+        assert done.returncode == 0, f"{step}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+    assert (checkout / "build" / "gemm" / "csim" / "Stage_prod.json").is_file()
+    assert '"pass": true' in (checkout / "build" / "gemm" / "csim" / "top.json").read_text()
