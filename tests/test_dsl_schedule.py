@@ -309,23 +309,6 @@ def test_reshape_to_1d_keeps_results(run, rng):
     assert "memref<48xi32>" in str(hcl.lower(s))
 
 
-# ---- not implemented ---------------------------------------------------------------------------
-
-
-def test_compute_at_raises_not_implemented():
-    s, kernel = _two_stage()
-    s[kernel.B].compute_at(s[kernel.C], kernel.C.axis[0])
-    with pytest.raises(hcl.HCLNotImplementedError, match="compute_at"):
-        hcl.lower(s)
-
-
-def test_buffer_at_raises_not_implemented():
-    s, kernel = _two_stage()
-    s.buffer_at(kernel.B, s[kernel.C], kernel.C.axis[0])
-    with pytest.raises(hcl.HCLNotImplementedError, match="buffer_at"):
-        hcl.lower(s)
-
-
 # ---- more ---------------------------------------------------------------------------------------
 
 

@@ -45,6 +45,8 @@ def _partition_strings(schedule: Schedule, tensor: object) -> tuple[str, ...]:
 
 def apply_memory_records(module: Any, schedule: Schedule) -> None:
     """reuse_at, buffer_at, compute_at and s.to records, in the order the schedule made them."""
+    from hclbuild.compiler.passes.buffer_at import BufferAtPass
+    from hclbuild.compiler.passes.compute_at import ComputeAtPass
     from hclbuild.compiler.passes.reuse_at import ReuseAtPass, fuse_fill_loops
 
     for record in schedule.memory:
@@ -53,9 +55,14 @@ def apply_memory_records(module: Any, schedule: Schedule) -> None:
             shape = ReuseAtPass(record.target.name, record.stage, record.axis, record.buffer.name,
                                 stage.reduction_loop_names(), _partition_strings(schedule, record.buffer)).run(module)
             record.buffer.shape = shape
+        elif isinstance(record, M.BufferAt):
+            record.buffer.shape = BufferAtPass(record.target.name, record.stage, record.axis, record.buffer.name,
+                                               _partition_strings(schedule, record.buffer)).run(module)
+        elif isinstance(record, M.ComputeAt):
+            axis = schedule.stages[record.consumer].current_loop(record.axis)
+            ComputeAtPass(record.producer, record.consumer, axis, record.tensor.name).run(module)
         else:
-            primitive = {M.BufferAt: "buffer_at", M.ComputeAt: "compute_at", M.StreamTo: "s.to (streams)"}
-            raise HCLNotImplementedError(f"{primitive[type(record)]} is not implemented")
+            raise HCLNotImplementedError("s.to (streams) is not implemented")
         if not module.operation.verify():
             raise CompileError(f"{type(record).__name__} produced invalid IR for {schedule.name!r}")
     if schedule.memory:

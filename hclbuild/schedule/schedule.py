@@ -260,6 +260,14 @@ class Stage:
                 names |= _leaf_names(self.spatial.binding.get(axis, ()))
         return frozenset(names)
 
+    def current_loop(self, name: str) -> str:
+        """`name`, or the innermost loop a later split made of it (x -> x.inner: HeteroCL's attach point)."""
+        leaves = [h.name for h in self.axis]
+        if name in leaves:
+            return name
+        derived = [leaf for leaf in leaves if leaf.startswith(name + ".")]
+        return derived[-1] if derived else name
+
     def spatial_loop(self, axis: object, what: str) -> str:
         """The name of a spatial loop of this stage (a reduction loop or an unknown one is an error)."""
         name = self._loop_name(axis)

@@ -9,7 +9,7 @@ error naming the stage and the tensor.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from mlir import ir
@@ -65,26 +65,35 @@ def is_loop_variable(value: ir.Value) -> bool:
     return owner is not None and owner.name in _LOOPS and value.arg_number == 0
 
 
-def linear(value: ir.Value) -> Linear | None:
-    """The subscript `value` as a Linear form of loop variables, or None when it is not affine."""
+def linear(value: ir.Value, symbol: Callable[[ir.Value], bool] | None = None) -> Linear | None:
+    """The subscript `value` as a Linear form of loop variables, or None when it is not affine.
+
+    A part that is not affine but for which `symbol` holds (e.g. `fused / 20 % 10` of outer loops
+    only) becomes a term of its own: the passes treat it as fixed while their loop runs.
+    """
     constant = _constant(value)
     if constant is not None:
         return Linear({}, constant)
     if is_loop_variable(value):
         return Linear({value: 1})
-    if not isinstance(value, ir.OpResult):
-        return None
+    found = _affine_op(value, symbol) if isinstance(value, ir.OpResult) else None
+    if found is None and symbol is not None and symbol(value):
+        return Linear({value: 1})
+    return found
+
+
+def _affine_op(value: ir.OpResult, symbol: Callable[[ir.Value], bool] | None) -> Linear | None:
     op = value.owner
     operands = list(op.operands)
     if op.name in _PASS_THROUGH:
-        return linear(operands[0])
+        return linear(operands[0], symbol)
     if op.name in ("arith.addi", "arith.subi"):
-        lhs, rhs = linear(operands[0]), linear(operands[1])
+        lhs, rhs = linear(operands[0], symbol), linear(operands[1], symbol)
         if lhs is None or rhs is None:
             return None
         return lhs.plus(rhs, 1 if op.name == "arith.addi" else -1)
     if op.name == "arith.muli":
-        lhs, rhs = linear(operands[0]), linear(operands[1])
+        lhs, rhs = linear(operands[0], symbol), linear(operands[1], symbol)
         if lhs is None or rhs is None:
             return None
         if not rhs.terms:
@@ -94,6 +103,43 @@ def linear(value: ir.Value) -> Linear | None:
     return None
 
 
+def computed_from(loop_variables: set[ir.Value]) -> Callable[[ir.Value], bool]:
+    """A `symbol` test for `linear`: values that arith ops compute from these loop variables alone."""
+
+    def test(value: ir.Value) -> bool:
+        todo, seen = [value], set()
+        while todo:
+            item = todo.pop()
+            if item in seen:
+                continue
+            seen.add(item)
+            if is_loop_variable(item):
+                if item not in loop_variables:
+                    return False
+                continue
+            if not isinstance(item, ir.OpResult) or not item.owner.name.startswith("arith."):
+                return False
+            todo.extend(item.owner.operands)
+        return True
+
+    return test
+
+
+def _recompute(value: ir.Value, memo: dict[ir.Value, ir.Value]) -> ir.Value:
+    """`value` computed again at the insertion point (a symbol's arith ops may come later in its block)."""
+    if is_loop_variable(value):
+        return value
+    if value not in memo:
+        op = value.owner
+        operands = [_recompute(v, memo) for v in op.operands]
+        clone = op.clone(ip=ir.InsertionPoint.current)
+        for old, new in zip(list(op.operands), operands):
+            if old != new:
+                clone.operation.replace_uses_of_with(old, new)
+        memo[value] = clone.results[value.result_number]
+    return memo[value]
+
+
 def index_const(value: int) -> ir.Value:
     return arith.ConstantOp(ir.IndexType.get(), int(value)).result
 
@@ -101,10 +147,13 @@ def index_const(value: int) -> ir.Value:
 def materialize(form: Linear) -> ir.Value:
     """An index value computing `form` (at the current insertion point)."""
     result: ir.Value | None = None
-    for value, coefficient in form.terms.items():
-        term = value
+    memo: dict[ir.Value, ir.Value] = {}
+    if form.const > 0 and all(c < 0 for c in form.terms.values()):
+        result, form = index_const(form.const), Linear(form.terms)  # 5 - j rather than 0 - j + 5
+    for value, coefficient in sorted(form.terms.items(), key=lambda item: item[1] < 0):
+        term = _recompute(value, memo)
         if coefficient not in (1, -1):
-            term = arith.MulIOp(value, index_const(abs(coefficient))).result
+            term = arith.MulIOp(term, index_const(abs(coefficient))).result
         if result is None:
             result = term if coefficient > 0 else arith.SubIOp(index_const(0), term).result
         elif coefficient > 0:
@@ -261,16 +310,17 @@ class Access:
         return self.op.results[0]
 
 
-def accesses(root: ir.Operation, buffer: ir.Value, stage: str, tensor: str, what: str) -> list[Access]:
+def accesses(root: ir.Operation, buffer: ir.Value, stage: str, tensor: str, what: str,
+             symbol: Callable[[ir.Value], bool] | None = None) -> list[Access]:
     """Every load and store of `buffer` inside root, with its subscripts read as Linear forms."""
     found = []
     for op in walk(root):
         if op.name == "memref.load" and op.operands[0] == buffer:
             indices = list(op.operands)[1:]
-            found.append(Access(op, False, indices, [linear(v) for v in indices]))
+            found.append(Access(op, False, indices, [linear(v, symbol) for v in indices]))
         elif op.name == "memref.store" and op.operands[1] == buffer:
             indices = list(op.operands)[2:]
-            found.append(Access(op, True, indices, [linear(v) for v in indices]))
+            found.append(Access(op, True, indices, [linear(v, symbol) for v in indices]))
         elif op != root and any(operand == buffer for operand in op.operands):
             raise APIError(f"{what}: stage {stage!r} passes {tensor!r} to {op.name}; only loads and stores "
                            "of it can be rewritten")
@@ -296,11 +346,11 @@ def guard(cond: ir.Value) -> scf.IfOp:
     return op
 
 
-def replace_in(ops: list[ir.Operation], old: ir.Value, new: ir.Value) -> None:
-    """Every use of `old` inside `ops` (nested ones too) now uses `new`."""
+def replace_in(ops: list[ir.Operation], old: ir.Value, new: ir.Value, keep: tuple[ir.Operation, ...] = ()) -> None:
+    """Every use of `old` inside `ops` (nested ones too), except by the ops in `keep`, now uses `new`."""
     for root in ops:
         for op in walk(root):
-            if any(operand == old for operand in op.operands):
+            if op not in keep and any(operand == old for operand in op.operands):
                 op.replace_uses_of_with(old, new)
 
 
@@ -310,3 +360,25 @@ def erase_dead_arith(root: ir.Operation) -> None:
         if op.name.startswith("arith.") and len(op.results) and all(
                 not any(True for _ in result.uses) for result in op.results):
             op.erase()
+
+
+def memrefs_touched(root: ir.Operation) -> tuple[set[ir.Value], set[ir.Value]]:
+    """(memrefs root loads from, memrefs it stores to); a call's memref operands count as both."""
+    reads: set[ir.Value] = set()
+    writes: set[ir.Value] = set()
+    for op in walk(root):
+        if op.name == "memref.load":
+            reads.add(op.operands[0])
+        elif op.name == "memref.store":
+            writes.add(op.operands[1])
+        elif op.name == "func.call":
+            for value in op.operands:
+                if isinstance(value.type, ir.MemRefType):
+                    reads.add(value)
+                    writes.add(value)
+    return reads, writes
+
+
+def symbols_of(found: list[Access]) -> set[ir.Value]:
+    """The non-loop-variable terms (symbols) of the accesses' subscripts."""
+    return {v for a in found for f in a.forms if f is not None for v in f.terms if not is_loop_variable(v)}

@@ -39,6 +39,7 @@ from hclbuild.compiler.passes.affine_access import (
     accesses,
     body_block,
     body_ops,
+    computed_from,
     constant_extent,
     enclosing,
     erase_dead_arith,
@@ -56,6 +57,7 @@ from hclbuild.compiler.passes.affine_access import (
     replace_in,
     set_extent,
     stage_root,
+    symbols_of,
     value_range,
     walk,
 )
@@ -274,14 +276,15 @@ def reuse_at(module: ir.Module, target: str, stage: str, axis: str, buffer: str,
         source = memref_named(top, target)
         if source is None:
             raise APIError(f"reuse_at: @{ir.StringAttr(top.attributes['sym_name']).value} has no tensor {target!r}")
-        found = accesses(loop, source, stage, target, "reuse_at")
+        axis_iv = loop_variable(loop)
+        outer = {loop_variable(op) for op in enclosing(loop, root) if op.name in ("affine.for", "scf.for")}
+        found = accesses(loop, source, stage, target, "reuse_at", computed_from(outer))
         if not found:
             raise APIError(f"reuse_at: stage {stage!r} does not read {target!r} inside loop {axis!r}")
         if any(a.is_store for a in found):
             raise APIError(f"reuse_at: stage {stage!r} writes {target!r} inside loop {axis!r}; a reuse buffer "
                            "only holds data the loop reads")
-        axis_iv = loop_variable(loop)
-        outer = {loop_variable(op) for op in enclosing(loop, root) if op.name in ("affine.for", "scf.for")}
+        outer |= symbols_of(found)
         inner = [op for op in walk(loop) if op != loop and op.name in ("affine.for", "scf.for")]
         reduction = {loop_variable(op) for op in inner if loop_name(op) in reduction_loops}
         spatial = {loop_variable(op) for op in inner} - reduction
