@@ -146,7 +146,7 @@ def cmd_new(args: argparse.Namespace) -> int:
     folder = Path(args.dir)
     if (folder / "kernel.py").exists():
         raise HCLError(f"{folder}: already a project (kernel.py exists); nothing written")
-    from hclbuild.project.atomic import write_text_atomic
+    from hclbuild.atomic import write_text_atomic
 
     folder.mkdir(parents=True, exist_ok=True)
     write_text_atomic(folder / "kernel.py", KERNEL_TEMPLATE.format(name=folder.resolve().name))
@@ -196,7 +196,7 @@ def cmd_csynth(args: argparse.Namespace) -> int:
 
 def cmd_ci(args: argparse.Namespace) -> int:
     from hclbuild.ci import github_workflow, gitlab_pipeline
-    from hclbuild.project.atomic import write_text_atomic
+    from hclbuild.atomic import write_text_atomic
     from hclbuild.tasks import plan
 
     projects = _projects(args.paths)

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hclbuild import atomic
+from hclbuild.atomic import write_bytes_atomic, write_if_changed, write_text_atomic
 from hclbuild.dsl.types import Fixed, Float, Int, UFixed, UInt, to_storage
 from hclbuild.errors import APIError, CsimError, DTypeError
-from hclbuild.project import atomic
-from hclbuild.project.atomic import write_bytes_atomic, write_if_changed, write_text_atomic
 from hclbuild.project.golden import read_vectors, write_golden, write_vectors
 
 # ---- atomic writes ------------------------------------------------------------------------------

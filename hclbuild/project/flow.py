@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from hclbuild.atomic import write_if_changed
 from hclbuild.dsl.array import Array
 from hclbuild.dsl.types import from_storage, parse_dtype, to_storage
 from hclbuild.errors import ConfigError, CsimError, HCLError
-from hclbuild.project.atomic import write_if_changed
 from hclbuild.project.config import Project
 from hclbuild.project.kernel import call_optional, kernel_schedule, load_kernel
 from hclbuild.project.layout import BuildLayout

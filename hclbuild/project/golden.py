@@ -23,10 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
+from hclbuild.atomic import write_if_changed
 from hclbuild.compiler.hls_types import c_type
 from hclbuild.dsl.types import DType, parse_dtype
 from hclbuild.errors import APIError, CsimError, DTypeError
-from hclbuild.project.atomic import write_if_changed
 
 MANIFEST = "manifest.json"
 FORMAT = "hclbuild-golden"

@@ -24,9 +24,9 @@ from typing import Any, Protocol
 import jinja2
 import numpy as np
 
+from hclbuild.atomic import write_if_changed
 from hclbuild.dsl.types import DType, parse_dtype
 from hclbuild.errors import CompileError, DTypeError
-from hclbuild.project.atomic import write_if_changed
 from hclbuild.project.config import ProjectConfig
 from hclbuild.project.golden import RETURN_NAME, container_bytes, vector_file, write_golden
 from hclbuild.project.layout import hls_project_files

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hclbuild.atomic import write_if_changed
 from hclbuild.errors import HCLNotImplementedError
-from hclbuild.project.atomic import write_if_changed
 from hclbuild.project.layout import BuildLayout
 
 GRAPH_IMAGES = ("design.svg", "design.png")

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from hclbuild.atomic import write_if_changed
 from hclbuild.errors import ToolError
-from hclbuild.project.atomic import write_if_changed
 from hclbuild.project.config import Project
 from hclbuild.project.layout import BuildLayout
 from hclbuild.runtime.vitis import ToolRun, find_csynth_report, ordered_steps, report_dirs, run_hls_steps

@@ -19,8 +19,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hclbuild.atomic import write_text_atomic
 from hclbuild.errors import CsimError, ToolError
-from hclbuild.project.atomic import write_text_atomic
 from hclbuild.runtime.aptypes import ap_types_include_dir
 
 GXX = "g++"

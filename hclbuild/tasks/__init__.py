@@ -95,7 +95,7 @@ def _run(step: Callable[..., Any], project: Project, layout: BuildLayout, *args:
     task failure. Temporaries left by a killed earlier run are swept first."""
 
     def action() -> Any:
-        from hclbuild.project.atomic import sweep_stale_temps
+        from hclbuild.atomic import sweep_stale_temps
 
         sweep_stale_temps(layout.root)
         try:

@@ -1,4 +1,7 @@
-"""Atomic file writes: an interrupted build never leaves a half file that a later build trusts."""
+"""Atomic file writes: an interrupted build never leaves a half file that a later build trusts.
+
+A leaf module (it imports nothing of hclbuild), so every layer, runtime and project alike, may use it.
+"""
 
 from __future__ import annotations
 
