@@ -1,0 +1,27 @@
+"""IR-contract MLIR (docs/IR.md) -> Vitis HLS C++: one C++ function per func.func.
+
+Integer semantics. MLIR integers are signless and wrap at their width; C++ promotes small types to
+int and signed overflow is undefined. So every SSA value becomes a local declared with the C type
+of its width and of the signedness it got from memory (the declaration truncates); sign-specific
+ops view their operands through casts to the signed/unsigned type of that width; add/sub/mul/shl
+on standard widths that could overflow `int` are computed in uint32_t/uint64_t. The generated code
+therefore needs no -fwrapv. It assumes two's complement conversions to signed types (GCC/Clang,
+and C++20). Shift amounts of standard widths are masked to the promoted width, which keeps C
+defined where MLIR has poison (shift by >= width); ap_int shifts are defined for any amount.
+
+Other conventions:
+- `index` values and loop variables are `int` (HLS designs never index beyond 2**31).
+- Fixed-point memory is ap_fixed/ap_ufixed; SSA values of it are raw bits, read and written
+  with `.range(w - 1, 0)`. Fixed scalar arguments and results are ap_fixed too.
+- Integer constants are inlined as literals spelled for the signed/unsigned view their use needs;
+  constants wider than 64 bits become locals built from 64-bit halves.
+- Side-effect-free ops whose results are unused are not emitted (no -Wunused-variable).
+- scf.for is `for (i = lo; i < hi; i += step)` whatever the sign of the step, which is how MLIR
+  defines it (and lowers it to LLVM): a negative step with lo > hi runs zero times.
+- Remainders wider than 64 bits are a - (a / b) * b: the ap_types `%` is wrong for some values.
+"""
+
+from hclbuild.compiler.emit_hls.assembly import c_signature, emit_function_files, emit_module
+from hclbuild.compiler.emit_hls.c_types import CArg, CSignature
+
+__all__ = ["CArg", "CSignature", "c_signature", "emit_function_files", "emit_module"]

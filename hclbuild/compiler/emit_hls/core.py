@@ -1,0 +1,287 @@
+"""The state every op handler of the HLS emitter works on: one func.func's C lines, its SSA values
+bound to C locals, literals and arrays, the views of a value at a signedness, and op dispatch.
+
+Op handlers are methods of mixins on EmitterCore (scalar_ops, memory_loops, ...), each module with
+one table from op name to handler; assembly.FunctionEmitter combines the mixins and merges the
+tables. A new op kind is one method and one table entry in the module of its concern.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+
+from hclbuild.compiler.emit_hls.c_types import CArg, CSignature, CType, Names, const_view, ctype_of
+from hclbuild.compiler.hls_types import c_type
+from hclbuild.dsl.types import DType, parse_dtype
+from hclbuild.errors import CompileError
+
+Handler = Callable[["EmitterCore", ir.Operation], None]
+
+# ops without side effects: skipped when nothing uses their results
+_PURE_DIALECTS = ("arith.", "math.")
+_PURE_OPS = frozenset({"memref.load", "affine.load", "affine.apply", "memref.alloc", "memref.alloca"})
+_FOLDED_CASTS = frozenset(
+    {"arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "arith.index_castui"}
+)
+_TERMINATORS = frozenset({"affine.yield", "scf.yield", "scf.condition"})
+
+
+# ---- per-function state ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """How an SSA scalar reads in C: a local or literal (`expr`), or an integer constant (`const`)."""
+
+    ctype: CType
+    expr: str = ""
+    const: int | None = None
+
+
+@dataclass(frozen=True)
+class Memory:
+    """A C array standing for a memref: its name and its element dtype."""
+
+    name: str
+    dtype: DType
+    rank: int
+
+    @property
+    def c_type(self) -> str:
+        return c_type(self.dtype)
+
+
+@dataclass
+class Carried:
+    """A C local holding a loop-carried / if-result value across a region boundary."""
+
+    name: str
+    ctype: CType
+
+
+class EmitterCore:
+    """One func.func being emitted as C++: output lines, names, and what each SSA value reads as."""
+
+    # op name -> handler(emitter, op); filled by the class that combines the handler mixins
+    HANDLERS: ClassVar[dict[str, Handler]] = {}
+
+    def __init__(self, func: ir.Operation, signature: CSignature, signatures: dict[str, CSignature]):
+        self.func = func
+        self.signatures = signatures
+        self.lines: list[str] = []
+        self.signature = signature
+        self.func_name = self.signature.name
+        self.names = Names(set(self.signatures) | {arg.name for arg in self.signature.args})
+        self.values: dict[ir.Value, Scalar] = {}
+        self.memories: dict[ir.Value, Memory] = {}
+        self.labels: set[str] = set()
+        self.stages: list[str] = []
+        self.indent = 0
+        self.temp_count = 0
+        self.dead = _dead_ops(self.func)
+
+    # ---- output --------------------------------------------------------------------------------
+
+    def _line(self, text: str) -> None:
+        self.lines.append("  " * self.indent + text)
+
+    def _temp(self) -> str:
+        name = self.names.fresh(f"v{self.temp_count}")
+        self.temp_count += 1
+        return name
+
+    def _where(self, what: str) -> str:
+        return f"@{self.func_name}: {what}"
+
+    def _fail(self, op: ir.Operation, message: str) -> CompileError:
+        return CompileError(f"@{self.func_name}: {op.name}: {message}")
+
+    # ---- values --------------------------------------------------------------------------------
+
+    def _scalar(self, value: ir.Value) -> Scalar:
+        try:
+            return self.values[value]
+        except KeyError:
+            raise CompileError(
+                self._where(f"value of type {value.type} is not a scalar the emitter knows")
+            ) from None
+
+    def _memory(self, value: ir.Value) -> Memory:
+        try:
+            return self.memories[value]
+        except KeyError:
+            raise CompileError(self._where(f"memref value of type {value.type} has no C array")) from None
+
+    def _define(self, result: ir.Value, ctype: CType, expr: str) -> None:
+        """Declare `T vN = expr;`: the declared type is what truncates to the IR width."""
+        name = self._temp()
+        self._line(f"{ctype.spelling} {name} = {expr};")
+        self.values[result] = Scalar(ctype, name)
+
+    def _view(self, value: ir.Value, signed: bool | None = None) -> str:
+        """The value as an expression of its own width, seen signed/unsigned (None: as declared)."""
+        scalar = self._scalar(value)
+        ctype = scalar.ctype
+        if scalar.const is not None:
+            return const_view(scalar.const, ctype, signed)
+        if ctype.kind == "index" and signed is False:
+            return f"(unsigned){scalar.expr}"
+        if ctype.kind != "int" or signed is None or (signed == ctype.signed and not ctype.is_bool):
+            return scalar.expr
+        if ctype.is_bool:
+            return f"({scalar.expr} ? -1 : 0)" if signed else scalar.expr
+        return f"({ctype.with_sign(signed).spelling}){scalar.expr}"
+
+    def _typed_view(self, value: ir.Value, ctype: CType) -> str:
+        """The value as exactly `ctype` (same width): ap types mixed in ?: must match exactly."""
+        scalar = self._scalar(value)
+        text = self._view(value, ctype.signed if ctype.kind == "int" and not ctype.is_bool else None)
+        if scalar.const is not None and ctype.is_ap:
+            return f"({ctype.spelling}){text}"
+        return text
+
+    def _result_type(self, result: ir.Value, operands: list[ir.Value]) -> CType:
+        """Sign-agnostic ops: unsigned when an operand (not a constant) is unsigned."""
+        ctype = ctype_of(result.type)
+        if ctype.kind != "int" or ctype.is_bool:
+            return ctype
+        unsigned = any(
+            not self.values[v].ctype.signed
+            and self.values[v].const is None
+            and not self.values[v].ctype.is_bool
+            for v in operands
+            if v in self.values
+        )
+        return ctype.with_sign(not unsigned)
+
+    def _native(self, value: ir.Value, signed: bool) -> str:
+        """The value as a C integer (int64_t/uint64_t range) even when it is an ap type beyond 64 bits."""
+        text = self._view(value, signed)
+        ctype = self._scalar(value).ctype
+        if ctype.is_ap and ctype.bits > 64 and self._scalar(value).const is None:
+            return f"({text}).to_{'int64' if signed else 'uint64'}()"
+        return text
+
+    # ---- blocks and dispatch -------------------------------------------------------------------------
+
+    def _emit_ops(self, block: ir.Block) -> ir.Operation | None:
+        """Emit the ops of a block; returns its region terminator (yield/condition), unemitted."""
+        terminator = None
+        for op in block.operations:
+            operation = op.operation
+            if operation.name in _TERMINATORS:
+                terminator = operation
+                continue
+            if operation in self.dead:
+                continue
+            handler = self.HANDLERS.get(operation.name)
+            if handler is None:
+                raise self._fail(operation, "the HLS emitter does not support this op")
+            mark = len(self.lines)
+            saved = self._materialize_constant_operand(operation)
+            try:
+                handler(self, operation)
+            except CompileError as err:
+                if str(err).startswith("@"):
+                    raise
+                raise self._fail(operation, str(err)) from None
+            if saved:
+                # drop the local again when the handler folded the op without reading it (x < x)
+                local = re.compile(rf"\b{self.values[next(iter(saved))].expr}\b")
+                if not any(local.search(line) for line in self.lines[mark + 1 :]):
+                    del self.lines[mark]
+                self.values.update(saved)
+        return terminator
+
+    def _materialize_constant_operand(self, op: ir.Operation) -> dict[ir.Value, Scalar]:
+        """An arith/math op on constants only: give its first operand a typed local; returns the old binding.
+
+        C would fold the literals itself, in its own types (`4294967295U | -5` is 32 bits, not i33)
+        and with overflow warnings; a local makes the op compute at the IR width like any other.
+        """
+        operands = list(op.operands)
+        if not op.name.startswith(_PURE_DIALECTS) or op.name in _FOLDED_CASTS or not operands:
+            return {}
+        scalars = [self.values.get(v) for v in operands]
+        if any(s is None or s.const is None for s in scalars):
+            return {}
+        first, scalar = operands[0], scalars[0]
+        name = self._temp()
+        literal = const_view(scalar.const, scalar.ctype, None)
+        if scalar.ctype.kind == "index":
+            literal = f"(int){literal}"
+        self._line(f"{scalar.ctype.spelling} {name} = {literal};")
+        self.values[first] = Scalar(scalar.ctype, name)
+        return {first: scalar}
+
+    def _bind_argument(self, arg: CArg, value: ir.Value) -> None:
+        dtype = parse_dtype(arg.dtype)
+        if arg.is_array:
+            rank = len(ir.MemRefType(value.type).shape)
+            self.memories[value] = Memory(arg.name, dtype, rank)
+            return
+        ctype = ctype_of(value.type, dtype.is_signed)
+        if arg.c_type == ctype.spelling or not has_uses(value):
+            self.values[value] = Scalar(ctype, arg.name)
+            return
+        # fixed-point (or ap_int<1>) parameters: the body works on raw bits of the IR type
+        name = self.names.fresh(f"{arg.name}_bits")
+        read = f"{arg.name}.range({dtype.bits - 1}, 0)" if dtype.is_fixed else arg.name
+        self._line(f"{ctype.spelling} {name} = {read};")
+        self.values[value] = Scalar(ctype, name)
+
+
+# ---- handler tables --------------------------------------------------------------------------
+
+
+def with_args(method: Callable[..., None], *args: object) -> Handler:
+    """A table entry for a handler method that takes leading arguments: method(emitter, *args, op)."""
+    return lambda emitter, op: method(emitter, *args, op)
+
+
+def merge_handlers(*tables: dict[str, Handler]) -> dict[str, Handler]:
+    """One table from the tables of several modules; an op claimed twice is a bug in the emitter."""
+    merged: dict[str, Handler] = {}
+    for table in tables:
+        for name, handler in table.items():
+            if name in merged:
+                raise CompileError(f"the HLS emitter registers two handlers for {name}")
+            merged[name] = handler
+    return merged
+
+
+# ---- IR helpers ------------------------------------------------------------------------------
+
+
+def walk(operation: ir.Operation) -> Iterator[ir.Operation]:
+    """Every op nested in `operation`, in program order (pre-order)."""
+    for region in operation.regions:
+        for block in region.blocks:
+            for op in block.operations:
+                yield op.operation
+                yield from walk(op.operation)
+
+
+def has_uses(value: ir.Value) -> bool:
+    return any(True for _ in value.uses)
+
+
+def _dead_ops(func: ir.Operation) -> set[ir.Operation]:
+    """Side-effect-free ops whose results nothing (alive) reads, found in one reverse sweep."""
+    dead: set[ir.Operation] = set()
+    for op in reversed(list(walk(func))):
+        pure = op.name.startswith(_PURE_DIALECTS) or op.name in _PURE_OPS
+        if not pure or not len(op.results):
+            continue
+        if all(
+            use.owner.operation in dead or use.owner.name == "memref.dealloc"
+            for r in op.results
+            for use in r.uses
+        ):
+            dead.add(op)
+    return dead

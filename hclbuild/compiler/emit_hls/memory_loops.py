@@ -1,0 +1,368 @@
+"""Memory, loop and call handlers of the HLS emitter: memref/affine buffers and accesses, affine and
+scf loops and conditionals (with loop-carried values as C locals), func.call and func.return.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+
+from hclbuild.compiler.emit_hls.c_types import (
+    INDEX,
+    CArg,
+    CType,
+    c_int,
+    check_element,
+    ctype_of,
+    default_dtype,
+    memref_shape,
+    parse_dtype_at,
+    sanitize,
+    unique,
+)
+from hclbuild.compiler.emit_hls.core import Carried, EmitterCore, Handler, Memory, Scalar, has_uses
+from hclbuild.compiler.emit_hls.pragmas import buffer_pragmas, loop_pragmas
+from hclbuild.compiler.hls_types import c_type
+from hclbuild.dsl.types import parse_dtype
+
+
+class MemoryLoopOps(EmitterCore):
+    """Handlers of memref/affine/scf/func ops (registered in MEMORY_LOOP_HANDLERS below)."""
+
+    # ---- memory --------------------------------------------------------------------------------
+
+    def _alloc(self, op: ir.Operation) -> None:
+        result = op.results[0]
+        memref_type = ir.MemRefType(result.type)
+        attributes = op.attributes
+        base = ir.StringAttr(attributes["name"]).value if "name" in attributes else "buf"
+        where = self._where(f"{op.name} '{base}'")
+        shape = memref_shape(memref_type, where)
+        if "hcl.dtype" in attributes:
+            dtype = parse_dtype_at(ir.StringAttr(attributes["hcl.dtype"]).value, where)
+            check_element(dtype, memref_type.element_type, where)
+        else:
+            dtype = default_dtype(memref_type.element_type, where)
+        name = self.names.fresh(base)
+        self._line(f"{c_type(dtype)} {name}{''.join(f'[{dim}]' for dim in shape)};")
+        for pragma in buffer_pragmas(attributes, name, len(shape), where):
+            self._line(pragma)
+        self.memories[result] = Memory(name, dtype, len(memref_type.shape))
+
+    def _dealloc(self, op: ir.Operation) -> None:
+        """Local arrays end with their scope: nothing to emit."""
+
+    def _subscripts(self, op: ir.Operation, memory: Memory, indices: list[ir.Value]) -> str:
+        if op.name.startswith("affine."):
+            affine_map = ir.AffineMapAttr(op.attributes["map"]).value
+            dims = [self._view(v) for v in indices[: affine_map.n_dims]]
+            symbols = [self._view(v) for v in indices[affine_map.n_dims :]]
+            texts = [self._affine_expr(expr, dims, symbols, op) for expr in affine_map.results]
+        else:
+            texts = [self._view(v) for v in indices]
+        if memory.rank == 0:
+            texts = ["0"]
+        return "".join(f"[{text}]" for text in texts)
+
+    def _load(self, op: ir.Operation) -> None:
+        memory = self._memory(op.operands[0])
+        element = f"{memory.name}{self._subscripts(op, memory, list(op.operands)[1:])}"
+        result = op.results[0]
+        ctype = ctype_of(result.type, memory.dtype.is_signed)
+        if memory.dtype.is_fixed:
+            element = f"{element}.range({memory.dtype.bits - 1}, 0)"
+        self._define(result, ctype, element)
+
+    def _store(self, op: ir.Operation) -> None:
+        value = op.operands[0]
+        memory = self._memory(op.operands[1])
+        element = f"{memory.name}{self._subscripts(op, memory, list(op.operands)[2:])}"
+        if memory.dtype.is_fixed:
+            element = f"{element}.range({memory.dtype.bits - 1}, 0)"
+        # a local converts to the memory's type on assignment; a literal is spelled for it
+        constant = value in self.values and self._scalar(value).const is not None
+        signed = memory.dtype.is_signed if memory.dtype.is_integral_bits and constant else None
+        self._line(f"{element} = {self._view(value, signed)};")
+
+    def _affine_apply(self, op: ir.Operation) -> None:
+        affine_map = ir.AffineMapAttr(op.attributes["map"]).value
+        operands = [self._view(v) for v in op.operands]
+        dims, symbols = operands[: affine_map.n_dims], operands[affine_map.n_dims :]
+        self._define(op.results[0], INDEX, self._affine_expr(affine_map.results[0], dims, symbols, op))
+
+    def _affine_expr(self, expr: ir.AffineExpr, dims: list[str], symbols: list[str], op: ir.Operation) -> str:
+        """C text of an affine expression; mod and floordiv round toward minus infinity."""
+        if isinstance(expr, ir.AffineConstantExpr):
+            return c_int(expr.value)
+        if isinstance(expr, ir.AffineDimExpr):
+            return dims[expr.position]
+        if isinstance(expr, ir.AffineSymbolExpr):
+            return symbols[expr.position]
+        lhs = self._affine_expr(expr.lhs, dims, symbols, op)
+        rhs = self._affine_expr(expr.rhs, dims, symbols, op)
+        if isinstance(expr, ir.AffineAddExpr):
+            return f"({lhs} + {rhs})"
+        if isinstance(expr, ir.AffineMulExpr):
+            return f"({lhs} * {rhs})"
+        if not isinstance(expr.rhs, ir.AffineConstantExpr) or expr.rhs.value <= 0:
+            raise self._fail(op, f"affine expression {expr} needs a positive constant divisor")
+        if isinstance(expr, ir.AffineModExpr):
+            return f"((({lhs} % {rhs}) + {rhs}) % {rhs})"
+        if isinstance(expr, ir.AffineFloorDivExpr):
+            return f"(({lhs} - ((({lhs} % {rhs}) + {rhs}) % {rhs})) / {rhs})"
+        return f"(({lhs} + {rhs} - 1 - (((({lhs} + {rhs} - 1) % {rhs}) + {rhs}) % {rhs})) / {rhs})"
+
+    # ---- loops and conditionals ----------------------------------------------------------------
+
+    def _affine_for(self, op: ir.Operation) -> None:
+        view = op.opview
+        lower = self._affine_bound(op, "lowerBoundMap", list(view.lowerBoundOperands))
+        upper = self._affine_bound(op, "upperBoundMap", list(view.upperBoundOperands))
+        step = ir.IntegerAttr(op.attributes["step"]).value
+        self._for_loop(op, INDEX, lower, upper, c_int(step), step == 1, "<", list(view.inits))
+
+    def _affine_bound(self, op: ir.Operation, key: str, operands: list[ir.Value]) -> str:
+        affine_map = ir.AffineMapAttr(op.attributes[key]).value
+        if len(affine_map.results) != 1:
+            raise self._fail(op, f"{key} {affine_map} has several results (max/min bounds are not supported)")
+        texts = [self._view(v) for v in operands]
+        return self._affine_expr(
+            affine_map.results[0], texts[: affine_map.n_dims], texts[affine_map.n_dims :], op
+        )
+
+    def _scf_for(self, op: ir.Operation) -> None:
+        lower, upper, step = list(op.operands)[:3]
+        iv_type = ctype_of(lower.type, "unsignedCmp" not in op.attributes)
+        signed = None if iv_type.kind == "index" else iv_type.signed
+        compare = "<"
+        bound = self._view(upper, signed)
+        if iv_type.kind == "index" and "unsignedCmp" in op.attributes:
+            bound = self._view(upper, False)
+        unit_step = self._scalar(step).const == 1
+        self._for_loop(
+            op,
+            iv_type,
+            self._view(lower, signed),
+            bound,
+            self._view(step),
+            unit_step,
+            compare,
+            list(op.operands)[3:],
+        )
+
+    def _for_loop(
+        self,
+        op: ir.Operation,
+        iv_type: CType,
+        lower: str,
+        upper: str,
+        step: str,
+        unit_step: bool,
+        compare: str,
+        inits: list[ir.Value],
+    ) -> None:
+        """`label: for (T i = lo; i < hi; i += step) {` with pragmas, body and loop-carried values."""
+        block = op.regions[0].blocks[0]
+        iv, region_args = block.arguments[0], list(block.arguments)[1:]
+        carried = self._carry_in(region_args, list(op.results), inits)
+        label, pushed = self._label(op)
+        self.names.push()
+        iv_name = self.names.fresh(_loop_name(op) or "i")
+        self.values[iv] = Scalar(iv_type, iv_name)
+        condition = f"{iv_name} {compare} {upper}"
+        if iv_type.kind == "index" and upper.startswith("(unsigned)"):
+            condition = f"(unsigned){iv_name} {compare} {upper}"
+        increment = f"{iv_name}++" if unit_step else f"{iv_name} += {step}"
+        self._line(f"{label}: for ({iv_type.spelling} {iv_name} = {lower}; {condition}; {increment}) {{")
+        self._loop_body(op, block, carried)
+        if pushed:
+            self.stages.pop()
+
+    def _loop_body(self, op: ir.Operation, block: ir.Block, carried: list[Carried | None]) -> None:
+        self.indent += 1
+        for pragma in loop_pragmas(op):
+            self._line(pragma)
+        terminator = self._emit_ops(block)
+        if terminator is not None:
+            self._assign_carried(carried, list(terminator.operands))
+        self.indent -= 1
+        self.names.pop()
+        self._line("}")
+
+    def _scf_while(self, op: ir.Operation) -> None:
+        before, after = op.regions[0].blocks[0], op.regions[1].blocks[0]
+        state = self._carry_in(list(before.arguments), [None] * len(before.arguments), list(op.operands))
+        # the values scf.condition forwards are both the loop results and the after-region arguments
+        forwarded = self._carry_in(list(after.arguments), list(op.results), [None] * len(after.arguments))
+        label, pushed = self._label(op)
+        simple = len(list(before.operations)) == 1 and not before.arguments and not after.arguments
+        self.names.push()
+        if simple:
+            condition = next(iter(before.operations)).operation
+            self._line(f"{label}: while ({self._view(condition.operands[0])}) {{")
+        else:
+            self._line(f"{label}: while (true) {{")
+        self.indent += 1
+        for pragma in loop_pragmas(op):
+            self._line(pragma)
+        if not simple:
+            condition = self._emit_ops(before)
+            self._assign_carried(forwarded, list(condition.operands)[1:])
+            self._line(f"if (!{self._view(condition.operands[0])}) break;")
+        terminator = self._emit_ops(after)
+        if terminator is not None:
+            self._assign_carried(state, list(terminator.operands))
+        self.indent -= 1
+        self.names.pop()
+        self._line("}")
+        if pushed:
+            self.stages.pop()
+
+    def _scf_if(self, op: ir.Operation) -> None:
+        results = list(op.results)
+        carried = self._carry_in([None] * len(results), results, [None] * len(results))
+        self._line(f"if ({self._view(op.operands[0])}) {{")
+        self._branch(op.regions[0], carried)
+        else_region = op.regions[1]
+        if len(else_region.blocks) and _has_content(else_region.blocks[0], carried):
+            self._line("} else {")
+            self._branch(else_region, carried)
+        self._line("}")
+
+    def _branch(self, region: ir.Region, carried: list[Carried | None]) -> None:
+        self.indent += 1
+        self.names.push()
+        terminator = self._emit_ops(region.blocks[0])
+        if terminator is not None:
+            self._assign_carried(carried, list(terminator.operands))
+        self.names.pop()
+        self.indent -= 1
+
+    def _carry_in(self, region_args: list, results: list, inits: list) -> list[Carried | None]:
+        """Declare one local per carried value that something reads; bind region args and results to it."""
+        carried: list[Carried | None] = []
+        for arg, result, init in zip(region_args, results, inits):
+            used = [v for v in (arg, result) if v is not None and has_uses(v)]
+            if not used:
+                carried.append(None)
+                continue
+            if init is not None:
+                ctype = self._scalar(init).ctype
+            else:
+                ctype = ctype_of(used[0].type)
+            name = self._temp()
+            initial = f" = {self._typed_view(init, ctype)}" if init is not None else ""
+            self._line(f"{ctype.spelling} {name}{initial};")
+            for value in (arg, result):
+                if value is not None:
+                    self.values[value] = Scalar(ctype, name)
+            carried.append(Carried(name, ctype))
+        return carried
+
+    def _assign_carried(self, carried: list[Carried | None], operands: list[ir.Value]) -> None:
+        """Assign yielded values to the carried locals, all at once (a yield may swap them)."""
+        pending = [(c, self._typed_view(v, c.ctype)) for c, v in zip(carried, operands) if c is not None]
+        pending = [(c, text) for c, text in pending if text != c.name]
+        if len(pending) > 1:
+            staged = []
+            for c, text in pending:
+                temp = self._temp()
+                self._line(f"{c.ctype.spelling} {temp} = {text};")
+                staged.append((c, temp))
+            pending = staged
+        for c, text in pending:
+            self._line(f"{c.name} = {text};")
+
+    def _label(self, op: ir.Operation) -> tuple[str, bool]:
+        """`l_<stage>_<loop>` unique in the function; pushes the stage when the loop is a stage root."""
+        attributes = op.attributes
+        pushed = "op_name" in attributes
+        if pushed:
+            self.stages.append(sanitize(ir.StringAttr(attributes["op_name"]).value))
+        loop = sanitize(_loop_name(op) or "loop")
+        base = f"l_{self.stages[-1]}_{loop}" if self.stages else f"l_{loop}"
+        label = unique(base, self.labels)
+        self.labels.add(label)
+        return label, pushed
+
+    # ---- calls ---------------------------------------------------------------------------------
+
+    def _call(self, op: ir.Operation) -> None:
+        callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+        signature = self.signatures.get(callee)
+        if signature is None:
+            raise self._fail(op, f"calls @{callee}, which has no body in the module")
+        args = [self._call_argument(op, param, value) for param, value in zip(signature.args, op.operands)]
+        call = f"{callee}({', '.join(args)})"
+        results = list(op.results)
+        if not results or not has_uses(results[0]):
+            self._line(f"{call};")
+            return
+        ret_dtype = parse_dtype(signature.ret_dtype)
+        ctype = ctype_of(results[0].type, ret_dtype.is_signed)
+        if signature.ret_c_type == ctype.spelling:
+            self._define(results[0], ctype, call)
+            return
+        returned = self._temp()
+        self._line(f"{signature.ret_c_type} {returned} = {call};")
+        read = f"{returned}.range({ret_dtype.bits - 1}, 0)" if ret_dtype.is_fixed else returned
+        self._define(results[0], ctype, read)
+
+    def _call_argument(self, op: ir.Operation, param: CArg, value: ir.Value) -> str:
+        if param.is_array:
+            memory = self._memory(value)
+            if memory.c_type != param.c_type:
+                raise self._fail(
+                    op, f"passes {memory.c_type} array '{memory.name}' as {param.c_type} '{param.name}'"
+                )
+            return memory.name
+        dtype = parse_dtype(param.dtype)
+        text = self._view(value, dtype.is_signed if dtype.is_integral_bits else None)
+        if not dtype.is_fixed:
+            return text
+        # fixed-point parameters are ap_fixed: pass the raw bits through one
+        temp = self._temp()
+        self._line(f"{param.c_type} {temp};")
+        self._line(f"{temp}.range({dtype.bits - 1}, 0) = {text};")
+        return temp
+
+    def _return(self, op: ir.Operation) -> None:
+        operands = list(op.operands)
+        if not operands:
+            return  # func.return ends the function body: a void function just falls off its end
+        ret_dtype = parse_dtype(self.signature.ret_dtype)
+        text = self._view(operands[0], ret_dtype.is_signed if ret_dtype.is_integral_bits else None)
+        if ret_dtype.is_fixed:
+            temp = self._temp()
+            self._line(f"{self.signature.ret_c_type} {temp};")
+            self._line(f"{temp}.range({ret_dtype.bits - 1}, 0) = {text};")
+            text = temp
+        self._line(f"return {text};")
+
+
+def _loop_name(op: ir.Operation) -> str | None:
+    attributes = op.attributes
+    return ir.StringAttr(attributes["loop_name"]).value if "loop_name" in attributes else None
+
+
+def _has_content(block: ir.Block, carried: list[Carried | None]) -> bool:
+    """Whether an else block does anything: ops besides the yield, or a yield to a used result."""
+    operations = list(block.operations)
+    return len(operations) > 1 or any(c is not None for c in carried)
+
+
+MEMORY_LOOP_HANDLERS: dict[str, Handler] = {
+    "memref.alloc": MemoryLoopOps._alloc,
+    "memref.alloca": MemoryLoopOps._alloc,
+    "memref.dealloc": MemoryLoopOps._dealloc,
+    "memref.load": MemoryLoopOps._load,
+    "memref.store": MemoryLoopOps._store,
+    "affine.load": MemoryLoopOps._load,
+    "affine.store": MemoryLoopOps._store,
+    "affine.apply": MemoryLoopOps._affine_apply,
+    "affine.for": MemoryLoopOps._affine_for,
+    "scf.for": MemoryLoopOps._scf_for,
+    "scf.while": MemoryLoopOps._scf_while,
+    "scf.if": MemoryLoopOps._scf_if,
+    "func.call": MemoryLoopOps._call,
+    "func.return": MemoryLoopOps._return,
+}

@@ -1,0 +1,88 @@
+"""`#pragma HLS` lines of the HLS emitter, read from IR attributes (docs/IR.md).
+
+Three places get pragmas: the top of a function body (function_pragmas), right after a local
+array's declaration (buffer_pragmas) and the top of a loop body (loop_pragmas). A new pragma kind
+(interfaces, streams) is one more case in the function for its place.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+
+from hclbuild.compiler.emit_hls.c_types import CSignature
+from hclbuild.errors import CompileError
+
+_PARTITION_TYPES = ("complete", "block", "cyclic")
+
+
+def function_pragmas(func: ir.Operation, signature: CSignature) -> list[str]:
+    """The pragmas opening a function body: dataflow, then the partitions of each array argument."""
+    pragmas = ["#pragma HLS dataflow"] if "dataflow" in func.attributes else []
+    where = f"@{signature.name}"
+    partitions = _arg_partitions(func, len(signature.args), where)
+    for arg, arg_partitions in zip(signature.args, partitions):
+        pragmas += _partition_pragmas(arg.name, arg_partitions, len(arg.shape), f"{where}: {arg.name}")
+    return pragmas
+
+
+def buffer_pragmas(attributes: ir.OpAttributeMap, name: str, rank: int, where: str) -> list[str]:
+    """The pragmas following the declaration of local array `name`: its hcl.partition entries."""
+    partitions = (
+        [ir.StringAttr(s).value for s in ir.ArrayAttr(attributes["hcl.partition"])]
+        if "hcl.partition" in attributes
+        else []
+    )
+    return _partition_pragmas(name, partitions, rank, where)
+
+
+def loop_pragmas(op: ir.Operation) -> list[str]:
+    """The pragmas opening a loop body: pipeline, unroll, dataflow."""
+    attributes = op.attributes
+    pragmas = []
+    if "pipeline_ii" in attributes:
+        pragmas.append(f"#pragma HLS pipeline II={ir.IntegerAttr(attributes['pipeline_ii']).value}")
+    if "unroll" in attributes:
+        factor = ir.IntegerAttr(attributes["unroll"]).value
+        pragmas.append("#pragma HLS unroll" if factor == 0 else f"#pragma HLS unroll factor={factor}")
+    if "dataflow" in attributes:
+        pragmas.append("#pragma HLS dataflow")
+    return pragmas
+
+
+def _arg_partitions(func: ir.Operation, count: int, where: str) -> list[list[str]]:
+    attributes = func.attributes
+    if "hcl.arg_partitions" not in attributes:
+        return [[] for _ in range(count)]
+    per_arg = [
+        [ir.StringAttr(s).value for s in ir.ArrayAttr(a)]
+        for a in ir.ArrayAttr(attributes["hcl.arg_partitions"])
+    ]
+    if len(per_arg) != count:
+        raise CompileError(f"{where}: hcl.arg_partitions has {len(per_arg)} entries for {count} arguments")
+    return per_arg
+
+
+def _partition_pragmas(name: str, partitions: list[str], rank: int, where: str) -> list[str]:
+    """`#pragma HLS array_partition` lines from "<type>:<dim>:<factor>" strings (dim 0 = all)."""
+    pragmas = []
+    for text in partitions:
+        parts = text.split(":")
+        if (
+            len(parts) != 3
+            or parts[0] not in _PARTITION_TYPES
+            or not parts[1].isdigit()
+            or not parts[2].isdigit()
+        ):
+            raise CompileError(
+                f"{where}: malformed partition '{text}' (expected '<complete|block|cyclic>:<dim>:<factor>')"
+            )
+        kind, dim, factor = parts[0], int(parts[1]), int(parts[2])
+        if dim > rank:
+            raise CompileError(f"{where}: partition '{text}' names dimension {dim} of a rank-{rank} array")
+        if kind == "complete":
+            pragmas.append(f"#pragma HLS array_partition variable={name} complete dim={dim}")
+        elif factor < 1:
+            raise CompileError(f"{where}: partition '{text}' needs a factor >= 1")
+        else:
+            pragmas.append(f"#pragma HLS array_partition variable={name} {kind} dim={dim} factor={factor}")
+    return pragmas
