@@ -1,0 +1,189 @@
+"""Expression lowering: one expr_<Class> method per dsl.expr node (constants, variables, loads,
+arithmetic, comparisons, intrinsics, bit access, calls); ev dispatches on the node's class name.
+"""
+
+from __future__ import annotations
+
+import math as pymath
+from typing import Any
+
+from mlir import ir
+from mlir.dialects import arith, func, math, memref
+
+from hclbuild.compiler.builder.state import FunctionState, mlir_type
+from hclbuild.dsl import expr as E
+from hclbuild.dsl.functions import ScalarRef, TracedFunction
+from hclbuild.dsl.tensor import Tensor
+from hclbuild.dsl.types import DType, Int, UInt
+from hclbuild.errors import APIError, CompileError
+
+
+class ExpressionLowering(FunctionState):
+    """dsl.expr nodes -> arith/math/memref/func ops; each returns the node's value."""
+
+    def ev_index(self, expr: E.Expr) -> ir.Value:
+        return self.convert(self.ev(expr), expr.dtype, DType("index", 64))
+
+    def ev(self, expr: E.Expr) -> ir.Value:
+        handler = getattr(self, f"expr_{type(expr).__name__}", None)
+        if handler is None:
+            raise CompileError(f"builder: no lowering for expression {type(expr).__name__}")
+        return handler(expr)
+
+    def expr_Const(self, expr: E.Const) -> ir.Value:
+        dt = expr.dtype
+        if dt.is_float:
+            return arith.ConstantOp(mlir_type(dt), ir.FloatAttr.get(mlir_type(dt), float(expr.value))).result
+        if dt.is_fixed:
+            return self.int_const(pymath.floor(float(expr.value) * 2**dt.frac), dt)
+        return self.int_const(int(expr.value), dt)
+
+    def expr_Var(self, expr: E.Var) -> ir.Value:
+        try:
+            return self.vars[id(expr)]
+        except KeyError:
+            raise APIError(f"loop variable {expr.name!r} is used outside its loop") from None
+
+    def expr_ScalarRef(self, expr: ScalarRef) -> ir.Value:
+        try:
+            return self.scalars[id(expr.param)]
+        except KeyError:
+            raise APIError(f"parameter {expr.param.name!r} used outside its def_ function") from None
+
+    def expr_Load(self, expr: E.Load) -> ir.Value:
+        return memref.LoadOp(self.buffer(expr.tensor), self.subscripts(expr.tensor, expr.indices)).result
+
+    def expr_AccRef(self, expr: E.AccRef) -> ir.Value:
+        return self.acc_values[-1]
+
+    def expr_Cast(self, expr: E.Cast) -> ir.Value:
+        return self.convert(self.ev(expr.value), expr.value.dtype, expr.dtype)
+
+    def expr_Binary(self, expr: E.Binary) -> ir.Value:
+        dt = expr.dtype
+        op = expr.op
+        if op in ("shl", "shr"):
+            lhs = self.convert(self.ev(expr.lhs), expr.lhs.dtype, dt)
+            amount_dt = DType("uint", dt.bits) if not dt.is_index else dt
+            rhs = self.convert(self.ev(expr.rhs), expr.rhs.dtype, amount_dt)
+            if op == "shl":
+                return arith.ShLIOp(lhs, rhs).result
+            return (arith.ShRSIOp if dt.is_signed else arith.ShRUIOp)(lhs, rhs).result
+        if dt.is_fixed and op == "mul":
+            # the raw product of the operands' raw bits: fractions add up, as in ap_fixed
+            factors = []
+            for operand in (expr.lhs, expr.rhs):
+                src = operand.dtype if not operand.dtype.is_index else Int(32)
+                raw = self.convert(self.ev(operand), operand.dtype, src)
+                factors.append(self.resize(raw, src, dt.bits))
+            return arith.MulIOp(factors[0], factors[1]).result
+        lhs = self.convert(self.ev(expr.lhs), expr.lhs.dtype, dt)
+        rhs = self.convert(self.ev(expr.rhs), expr.rhs.dtype, dt)
+        if dt.is_float:
+            return self.float_binary(op, lhs, rhs)
+        if dt.is_fixed:
+            return {"add": arith.AddIOp, "sub": arith.SubIOp}[op](lhs, rhs).result
+        signed = dt.is_signed
+        ops: dict[str, Any] = {
+            "add": arith.AddIOp, "sub": arith.SubIOp, "mul": arith.MulIOp,
+            "div": arith.DivSIOp if signed else arith.DivUIOp,
+            "floordiv": arith.FloorDivSIOp if signed else arith.DivUIOp,
+            "mod": arith.RemSIOp if signed else arith.RemUIOp,
+            "and": arith.AndIOp, "or": arith.OrIOp, "xor": arith.XOrIOp,
+        }
+        if op == "floordiv" and signed and dt.bits > 64:
+            return self.wide_floordiv(lhs, rhs, dt)
+        return ops[op](lhs, rhs).result
+
+    def wide_floordiv(self, lhs: ir.Value, rhs: ir.Value, dt: DType) -> ir.Value:
+        """Floor division built from divsi/remsi: the LLVM lowering of arith.floordivsi returns
+        wrong results beyond 64 bits (its expansion keeps only the low 64 bits)."""
+        quotient = arith.DivSIOp(lhs, rhs).result
+        remainder = arith.RemSIOp(lhs, rhs).result
+        zero = self.int_const(0, dt)
+        inexact = arith.CmpIOp(arith.CmpIPredicate.ne, remainder, zero).result
+        signs_differ = arith.XOrIOp(arith.CmpIOp(arith.CmpIPredicate.slt, remainder, zero).result,
+                                    arith.CmpIOp(arith.CmpIPredicate.slt, rhs, zero).result).result
+        step = arith.ExtUIOp(mlir_type(dt), arith.AndIOp(inexact, signs_differ).result).result
+        return arith.SubIOp(quotient, step).result
+
+    def float_binary(self, op: str, lhs: ir.Value, rhs: ir.Value) -> ir.Value:
+        if op == "floordiv":
+            return math.FloorOp(arith.DivFOp(lhs, rhs).result).result
+        table = {"add": arith.AddFOp, "sub": arith.SubFOp, "mul": arith.MulFOp, "div": arith.DivFOp,
+                 "mod": arith.RemFOp}
+        if op not in table:
+            raise CompileError(f"builder: '{op}' is not defined on floats")
+        return table[op](lhs, rhs).result
+
+    def expr_Compare(self, expr: E.Compare) -> ir.Value:
+        dt = expr.operand_dtype
+        lhs = self.convert(self.ev(expr.lhs), expr.lhs.dtype, dt)
+        rhs = self.convert(self.ev(expr.rhs), expr.rhs.dtype, dt)
+        if dt.is_float:
+            pred = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq", "ne": "une"}[expr.op]
+            # the bindings spell float predicates in upper case (OLT), integer ones in lower (slt)
+            return arith.CmpFOp(getattr(arith.CmpFPredicate, pred.upper()), lhs, rhs).result
+        sign = "s" if dt.is_signed else "u"
+        pred = {"lt": f"{sign}lt", "le": f"{sign}le", "gt": f"{sign}gt", "ge": f"{sign}ge", "eq": "eq",
+                "ne": "ne"}[expr.op]
+        return arith.CmpIOp(getattr(arith.CmpIPredicate, pred), lhs, rhs).result
+
+    def expr_Logical(self, expr: E.Logical) -> ir.Value:
+        values = [self.ev(a) for a in expr.args]
+        if expr.op == "not":
+            return arith.XOrIOp(values[0], self.int_const(1, UInt(1))).result
+        combine = arith.AndIOp if expr.op == "and" else arith.OrIOp
+        result = values[0]
+        for value in values[1:]:
+            result = combine(result, value).result
+        return result
+
+    def expr_Select(self, expr: E.Select) -> ir.Value:
+        cond = self.ev(expr.cond)
+        tv = self.convert(self.ev(expr.true_value), expr.true_value.dtype, expr.dtype)
+        fv = self.convert(self.ev(expr.false_value), expr.false_value.dtype, expr.dtype)
+        return arith.SelectOp(cond, tv, fv).result
+
+    def expr_Intrinsic(self, expr: E.Intrinsic) -> ir.Value:
+        args = [self.convert(self.ev(a), a.dtype, expr.dtype) for a in expr.args]
+        if expr.name == "abs":
+            if expr.dtype.is_float:
+                return math.AbsFOp(args[0]).result
+            return math.AbsIOp(args[0]).result
+        if expr.name == "power":
+            return math.PowFOp(args[0], args[1]).result
+        table = {"exp": math.ExpOp, "log": math.LogOp, "log2": math.Log2Op, "log10": math.Log10Op,
+                 "sqrt": math.SqrtOp, "sin": math.SinOp, "cos": math.CosOp, "tanh": math.TanhOp}
+        return table[expr.name](args[0]).result
+
+    def expr_GetBit(self, expr: E.GetBit) -> ir.Value:
+        dt = expr.value.dtype
+        value = self.ev(expr.value)
+        amount = self.convert(self.ev(expr.index), expr.index.dtype, DType("uint", dt.bits))
+        shifted = arith.ShRUIOp(value, amount).result
+        return arith.TruncIOp(ir.IntegerType.get_signless(1), shifted).result if dt.bits > 1 else shifted
+
+    def expr_GetSlice(self, expr: E.GetSlice) -> ir.Value:
+        dt = expr.value.dtype
+        value = self.ev(expr.value)
+        if expr.lo:
+            value = arith.ShRUIOp(value, self.int_const(expr.lo, DType("uint", dt.bits))).result
+        width = expr.hi - expr.lo
+        if width < dt.bits:
+            value = arith.TruncIOp(ir.IntegerType.get_signless(width), value).result
+        return value
+
+    def expr_Call(self, expr: E.Call) -> ir.Value:
+        return self.emit_call(expr.function, expr.args)
+
+    def emit_call(self, traced: TracedFunction, args: tuple[Any, ...]) -> ir.Value | None:
+        values = []
+        for param, arg in zip(traced.scope.params, args):
+            if isinstance(param, Tensor):
+                values.append(self.buffer(arg))
+            else:
+                values.append(self.convert(self.ev(arg), arg.dtype, param.dtype))
+        results = [mlir_type(traced.ret_dtype)] if traced.ret_dtype is not None else []
+        call = func.CallOp(results, ir.FlatSymbolRefAttr.get(traced.name), values)
+        return call.results[0] if results else None

@@ -1,0 +1,155 @@
+"""Reductions: hcl.sum/max/min/reducer with an accumulator and their own loops, and reductions whose
+loops the schedule reordered among the stage's spatial loops (accumulated in the output tensor).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mlir import ir
+from mlir.dialects import affine, arith, memref, scf
+
+from hclbuild.compiler.builder.state import FunctionState, walk_nodes
+from hclbuild.dsl import expr as E
+from hclbuild.dsl import stmt as S
+from hclbuild.errors import HCLNotImplementedError
+from hclbuild.schedule.loops import LoopNest
+from hclbuild.schedule.schedule import Stage
+
+
+class ReductionLowering(FunctionState):
+    """E.Reduce nodes and merged (reordered) reductions."""
+
+    def emit_merged_reduction(self, stage: S.StageStmt, loops: S.ComputeLoops, sched: Stage) -> None:
+        """A stage whose reduction loops were reordered among its spatial loops (docs/IR.md: still one
+        root op). `out[idx] = R(value, axis=...)` becomes, inside `affine.for 0 to 1 {<stage>_stage}`:
+        a plain nest over the spatial axes (loops `<axis>_init`) storing R's init into out, then the
+        scheduled merged nest doing `out[idx] = combine(out[idx], value)` (under `where`)."""
+        store, reduce = _merged_reduce_form(stage, loops, sched)
+        out = store.tensor
+        assert sched.spatial is not None
+        self._reductions = sched.reductions  # reductions nested in the value keep their own loops
+        wrapper = affine.AffineForOp(0, 1, 1)
+        wrapper.attributes["loop_name"] = ir.StringAttr.get(f"{stage.name}_stage")
+        with ir.InsertionPoint(wrapper.body):
+            init_nest = LoopNest.of_axes([(f"{ax.name}_init", ax.extent) for ax in loops.axes])
+
+            def init_body(values: dict[str, ir.Value]) -> None:
+                for ax in loops.axes:
+                    self.vars[id(ax)] = values[f"{ax.name}_init"]
+                value = self.convert(self.ev(reduce.init), reduce.init.dtype, out.dtype)
+                memref.StoreOp(value, self.buffer(out), self.subscripts(out, store.indices))
+
+            self.emit_nest(init_nest, init_body)
+
+            def main_body(values: dict[str, ir.Value]) -> None:
+                for ax in loops.axes:
+                    self.vars[id(ax)] = values[ax.name]
+                for ax in reduce.axes:
+                    offset = values[ax.name]
+                    if int(ax.lo) != 0:
+                        offset = arith.AddIOp(offset, self.index_const(int(ax.lo))).result
+                    self.vars[id(ax)] = offset
+                self.reduce_step(reduce, self.buffer(out), lambda: self.subscripts(out, store.indices))
+
+            self.emit_nest(sched.spatial, main_body, sched.dataflow_loop)
+            affine.AffineYieldOp([])
+
+    def expr_Reduce(self, expr: E.Reduce) -> ir.Value:
+        acc = self.accumulators[id(expr)]
+        zero = [self.index_const(0)]
+        memref.StoreOp(self.convert(self.ev(expr.init), expr.init.dtype, expr.dtype), acc, zero)
+        nests = self._reductions
+        axes = list(expr.axes)
+
+        def nest_for(k: int) -> None:
+            if k == len(axes):
+                self.reduce_step(expr, acc, lambda: [self.index_const(0)])
+                return
+            ax = axes[k]
+            nest = nests.get(ax.name) or LoopNest.of_axes([(ax.name, ax.extent)])
+
+            def body(values: dict[str, ir.Value]) -> None:
+                offset = values[ax.name]
+                if int(ax.lo) != 0:
+                    offset = arith.AddIOp(offset, self.index_const(int(ax.lo))).result
+                self.vars[id(ax)] = offset
+                nest_for(k + 1)
+
+            self.emit_nest(nest, body)
+
+        nest_for(0)
+        return memref.LoadOp(acc, zero).result
+
+    def reduce_step(self, expr: E.Reduce, acc: ir.Value, subscripts: Callable[[], list[ir.Value]]) -> None:
+        """acc[subscripts] = combine(acc[subscripts], value), under expr.where; acc holds expr.dtype."""
+        def step() -> None:
+            zero = subscripts()
+            current = memref.LoadOp(acc, zero).result
+            value = self.convert(self.ev(expr.value), expr.value.dtype, expr.dtype)
+            dt = expr.dtype
+            if expr.kind == "sum":
+                new = (arith.AddFOp if dt.is_float else arith.AddIOp)(current, value).result
+            elif expr.kind in ("max", "min"):
+                if dt.is_float:
+                    pred = arith.CmpFPredicate.OGT if expr.kind == "max" else arith.CmpFPredicate.OLT
+                    better = arith.CmpFOp(pred, value, current).result
+                else:
+                    sign = "s" if dt.is_signed else "u"
+                    pred = getattr(arith.CmpIPredicate, f"{sign}{'gt' if expr.kind == 'max' else 'lt'}")
+                    better = arith.CmpIOp(pred, value, current).result
+                new = arith.SelectOp(better, value, current).result
+            else:
+                self.acc_values.append(current)
+                try:
+                    new = self.convert(self.ev(expr.combine), expr.combine.dtype, dt)
+                finally:
+                    self.acc_values.pop()
+            memref.StoreOp(new, acc, zero)
+
+        if expr.where is not None:
+            op = scf.IfOp(self.ev(expr.where))
+            with ir.InsertionPoint(op.then_block):
+                step()
+                scf.YieldOp([])
+        else:
+            step()
+
+
+def _merged_reduce_form(stage: S.StageStmt, loops: S.ComputeLoops, sched: Stage) -> tuple[S.Store, E.Reduce]:
+    """The Store and its Reduce of a stage whose reduction was reordered among its spatial loops,
+    or HCLNotImplementedError when the stage is not of the one supported form."""
+    merged = list(sched.merged_reductions)
+    supported = (f"reordering reduction loops {merged} among the spatial loops of stage {stage.name!r} "
+                 "is supported when the stage stores exactly one reduction (hcl.sum/max/min or an "
+                 "hcl.reducer, with or without where=) over the merged axes, e.g. "
+                 "hcl.compute(shape, lambda i, j: hcl.sum(A[i, k] * B[k, j], axis=k))")
+    if stage.kind not in ("compute", "update") or stage.has_return or len(loops.body) != 1:
+        raise HCLNotImplementedError(supported)
+    store = loops.body[0]
+    if not isinstance(store, S.Store) or not isinstance(store.value, E.Reduce):
+        raise HCLNotImplementedError(supported + "; here the stored value is not a bare reduction")
+    reduce = store.value
+    if {ax.name for ax in reduce.axes} != set(merged):
+        raise HCLNotImplementedError(
+            supported + f"; here the reduction is over {[ax.name for ax in reduce.axes]} (merge all of its axes)")
+    if reduce.dtype != store.tensor.dtype:
+        raise HCLNotImplementedError(
+            f"stage {stage.name!r}: reordering a reduction needs the compute dtype equal to the accumulator "
+            f"dtype (the output {store.tensor.name!r} is {store.tensor.dtype.name}, the reduction accumulates "
+            f"in {reduce.dtype.name}); give hcl.compute dtype={reduce.dtype.name!r} or the reduction "
+            f"dtype={store.tensor.dtype.name!r}")
+    reads_output: list[bool] = []
+
+    def visit(node: Any) -> None:
+        if isinstance(node, E.Load) and node.tensor is store.tensor:
+            reads_output.append(True)
+        if isinstance(node, E.Call) and any(arg is store.tensor for arg in node.args):
+            reads_output.append(True)
+
+    walk_nodes([reduce.init, reduce.value, reduce.where, reduce.combine], visit)
+    if reads_output:
+        raise HCLNotImplementedError(
+            supported + f"; here the reduction reads {store.tensor.name!r}, which then holds partial results")
+    return store, reduce

@@ -1,0 +1,183 @@
+"""Per-function state of the builder: the buffers, scalars, loop variables and accumulators of one
+func.func being built, allocs, subscripts of reshaped buffers, constants, and hcl.return_ flags.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, fields, is_dataclass
+from typing import TYPE_CHECKING, Any
+
+from mlir import ir
+from mlir.dialects import arith, func, memref, scf
+
+from hclbuild.dsl import expr as E
+from hclbuild.dsl import stmt as S
+from hclbuild.dsl.functions import ScalarParam, TracedFunction
+from hclbuild.dsl.tensor import Tensor
+from hclbuild.dsl.types import DType, UInt
+from hclbuild.errors import APIError
+from hclbuild.schedule.loops import LoopNest
+
+if TYPE_CHECKING:
+    from hclbuild.compiler.builder.module import ModuleBuilder
+
+
+def mlir_type(dtype: DType) -> ir.Type:
+    if dtype.is_float:
+        return ir.F32Type.get() if dtype.bits == 32 else ir.F64Type.get()
+    if dtype.is_index:
+        return ir.IndexType.get()
+    return ir.IntegerType.get_signless(dtype.bits)
+
+
+def str_array(values: list[str]) -> ir.ArrayAttr:
+    return ir.ArrayAttr.get([ir.StringAttr.get(v) for v in values])
+
+
+def walk_nodes(node: Any, visit: Callable[[Any], None]) -> None:
+    """Visit every expression/statement below node, not entering other functions or tensors."""
+    if isinstance(node, (list, tuple)):
+        for item in node:
+            walk_nodes(item, visit)
+        return
+    if not is_dataclass(node) or isinstance(node, (TracedFunction, ScalarParam)):
+        return
+    visit(node)
+    for f in fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, (list, tuple)) or (is_dataclass(value) and not isinstance(value, type)):
+            walk_nodes(value, visit)
+
+
+@dataclass
+class ReturnTarget:
+    """Where hcl.return_ writes: an element of a tensor (compute body) or a function's result slot."""
+
+    flag: ir.Value
+    slot: ir.Value
+    indices: list[ir.Value]
+    dtype: DType
+
+
+class FunctionState:
+    """What every lowering mixin of FunctionBuilder works on: one func.func body being built."""
+
+    def __init__(self, module_builder: ModuleBuilder, fn: func.FuncOp, scope: Any, params: list[Any]):
+        self.mb = module_builder
+        self.fn = fn
+        self.scope = scope
+        self.entry = fn.add_entry_block()
+        self.buffers: dict[int, ir.Value] = {}
+        self.shapes: dict[int, tuple[int, ...]] = {}
+        self.scalars: dict[int, ir.Value] = {}
+        self.vars: dict[int, ir.Value] = {}
+        self.acc_values: list[ir.Value] = []
+        self.accumulators: dict[int, ir.Value] = {}
+        self.returns: list[ReturnTarget] = []
+        self.merged_reduces: set[int] = set()  # Reduce ids that need no accumulator (top function)
+        # the reduction loop nests (split/pipeline/unroll) of the stage being emitted
+        self._reductions: dict[str, LoopNest] = {}
+        for param, arg in zip(params, self.entry.arguments):
+            if isinstance(param, Tensor):
+                self.buffers[id(param)] = arg
+                self.shapes[id(param)] = module_builder.shape_of(param)
+            else:
+                self.scalars[id(param)] = arg
+
+    # ---- buffers -------------------------------------------------------------
+    def alloc(self, name: str, dtype: DType, shape: tuple[int, ...], partitions: list[str] | None = None) -> ir.Value:
+        op = memref.AllocOp(ir.MemRefType.get(list(shape), mlir_type(dtype)), [], [])
+        op.attributes["name"] = ir.StringAttr.get(name)
+        op.attributes["hcl.dtype"] = ir.StringAttr.get(dtype.name)
+        if partitions:
+            op.attributes["hcl.partition"] = str_array(partitions)
+        return op.result
+
+    def prepare(self, body: list[S.Stmt], local_tensors: list[Tensor], skip: set[int]) -> None:
+        """Allocate, at the top of the function, every buffer its body uses: tensors, accumulators,
+        and the flags of hcl.return_ (kept at the top so outlining finds them as plain allocs)."""
+        for tensor in local_tensors:
+            if id(tensor) in skip or id(tensor) in self.buffers:
+                continue
+            self.buffers[id(tensor)] = self.alloc(tensor.name, tensor.dtype, self.mb.shape_of(tensor),
+                                                  self.mb.partitions_of(tensor))
+            self.shapes[id(tensor)] = self.mb.shape_of(tensor)
+
+        def visit(node: Any) -> None:
+            if isinstance(node, E.Reduce) and id(node) not in self.accumulators and \
+                    id(node) not in self.merged_reduces:  # those accumulate in their output tensor
+                self.accumulators[id(node)] = self.alloc(node.name, node.dtype, (1,))
+            if isinstance(node, S.StageStmt) and node.has_return and id(node) not in self.accumulators:
+                self.accumulators[id(node)] = self.alloc(f"{node.name}_returned", UInt(1), (1,))
+
+        walk_nodes(body, visit)
+
+    # ---- return flags ------------------------------------------------------------
+    def store_const_bool(self, flag: ir.Value, value: bool) -> None:
+        memref.StoreOp(self.int_const(int(value), UInt(1)), flag, [self.index_const(0)])
+
+    def not_returned(self) -> ir.Value:
+        flag = memref.LoadOp(self.returns[-1].flag, [self.index_const(0)]).result
+        return arith.XOrIOp(flag, self.int_const(1, UInt(1))).result
+
+    def unless_returned(self) -> Any:
+        builder = self
+
+        class _Guard:
+            def __enter__(self_inner) -> None:
+                op = scf.IfOp(builder.not_returned())
+                self_inner.ip = ir.InsertionPoint(op.then_block)
+                self_inner.ip.__enter__()
+
+            def __exit__(self_inner, *exc: Any) -> None:
+                if exc[0] is None:
+                    scf.YieldOp([])
+                self_inner.ip.__exit__(*exc)
+
+        return _Guard()
+
+    # ---- buffers and constants ---------------------------------------------------------
+    def buffer(self, tensor: Tensor) -> ir.Value:
+        try:
+            return self.buffers[id(tensor)]
+        except KeyError:
+            raise APIError(
+                f"tensor {tensor.name!r} is used in function {self.scope.name!r} but is not one of its "
+                "inputs, outputs or local tensors (pass it as an argument)"
+            ) from None
+
+    def subscripts(self, tensor: Tensor, indices: tuple[E.Expr, ...]) -> list[ir.Value]:
+        if len(indices) != len(tensor.shape):
+            raise APIError(f"tensor {tensor.name!r} has {len(tensor.shape)} dimensions, indexed with {len(indices)}")
+        values = [self.ev_index(i) for i in indices]
+        shape = self.shapes.get(id(tensor), tensor.shape)
+        if shape == tensor.shape:
+            return values
+        # reshaped buffer: row-major linear index, then the new shape's subscripts
+        linear = values[0]
+        for value, dim in zip(values[1:], tensor.shape[1:]):
+            linear = arith.AddIOp(arith.MulIOp(linear, self.index_const(dim)).result, value).result
+        subs = []
+        stride = 1
+        for dim in shape[1:]:
+            stride *= dim
+        for k, dim in enumerate(shape):
+            quotient = arith.DivUIOp(linear, self.index_const(stride)).result if stride != 1 else linear
+            subs.append(arith.RemUIOp(quotient, self.index_const(dim)).result if k else quotient)
+            if k + 1 < len(shape):
+                stride //= shape[k + 1]
+        return subs
+
+    def index_const(self, value: int) -> ir.Value:
+        return arith.ConstantOp(ir.IndexType.get(), int(value)).result
+
+    def int_const(self, value: int, dtype: DType) -> ir.Value:
+        if dtype.is_index:
+            return self.index_const(value)
+        raw = int(value) & ((1 << dtype.bits) - 1)
+        signed = raw - (1 << dtype.bits) if raw >> (dtype.bits - 1) else raw
+        ty = ir.IntegerType.get_signless(dtype.bits)
+        if dtype.bits <= 64:
+            return arith.ConstantOp(ty, ir.IntegerAttr.get(ty, signed)).result
+        return arith.ConstantOp(ty, ir.Attribute.parse(f"{signed} : i{dtype.bits}")).result

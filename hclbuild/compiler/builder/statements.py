@@ -1,0 +1,148 @@
+"""Statement lowering: one stmt_<Class> method per dsl.stmt node (stores, loops, conditionals,
+hcl.return_, calls); emit_stmt dispatches on the node's class name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mlir import ir
+from mlir.dialects import affine, arith, memref, scf
+
+from hclbuild.compiler.builder.state import FunctionState
+from hclbuild.dsl import expr as E
+from hclbuild.dsl import stmt as S
+from hclbuild.dsl.types import DType, UInt
+from hclbuild.errors import APIError, CompileError
+
+
+class StatementLowering(FunctionState):
+    """dsl.stmt nodes -> affine/scf/memref ops."""
+
+    def emit_block(self, stmts: list[S.Stmt]) -> None:
+        for k, stmt in enumerate(stmts):
+            self.emit_stmt(stmt)
+            rest = stmts[k + 1:]
+            if rest and self.returns and S.contains_return([stmt]):
+                # statements after a possible hcl.return_ run only while nothing has returned
+                with self.unless_returned():
+                    self.emit_block(rest)
+                return
+
+    def emit_stmt(self, stmt: S.Stmt) -> None:
+        handler = getattr(self, f"stmt_{type(stmt).__name__}", None)
+        if handler is None:
+            raise CompileError(f"builder: no lowering for statement {type(stmt).__name__}")
+        handler(stmt)
+
+    def stmt_Store(self, stmt: S.Store) -> None:
+        value = self.convert(self.ev(stmt.value), stmt.value.dtype, stmt.tensor.dtype)
+        memref.StoreOp(value, self.buffer(stmt.tensor), self.subscripts(stmt.tensor, stmt.indices))
+
+    def stmt_StoreBits(self, stmt: S.StoreBits) -> None:
+        tensor = stmt.tensor
+        dt = tensor.dtype
+        width_t = ir.IntegerType.get_signless(dt.bits)
+        subs = self.subscripts(tensor, stmt.indices)
+        old = memref.LoadOp(self.buffer(tensor), subs).result
+        nbits = stmt.hi - stmt.lo
+        ones = (1 << nbits) - 1
+        if stmt.index is not None:
+            shift = self.convert(self.ev(stmt.index), stmt.index.dtype, DType("uint", dt.bits))
+        else:
+            shift = self.int_const(stmt.lo, DType("uint", dt.bits))
+        mask = arith.ShLIOp(self.int_const(ones, DType("uint", dt.bits)), shift).result
+        value = self.convert(self.ev(stmt.value), stmt.value.dtype, UInt(nbits))
+        value = arith.ExtUIOp(width_t, value).result if nbits < dt.bits else value
+        placed = arith.ShLIOp(value, shift).result
+        all_ones = self.int_const(-1, DType("int", dt.bits))
+        cleared = arith.AndIOp(old, arith.XOrIOp(mask, all_ones).result).result
+        new = arith.OrIOp(cleared, arith.AndIOp(placed, mask).result).result
+        memref.StoreOp(new, self.buffer(tensor), subs)
+
+    def stmt_For(self, stmt: S.For) -> None:
+        lo, hi, step = stmt.lo, stmt.hi, stmt.step
+        static = isinstance(lo, E.Const) and isinstance(hi, E.Const)
+        if static and step > 0:
+            loop = affine.AffineForOp(int(lo.value), int(hi.value), step)
+            iv = loop.induction_variable
+            body_block = loop.body
+            terminator: Callable[[], Any] = lambda: affine.AffineYieldOp([])
+            lo_v = None
+        else:
+            lo_v = self.ev_index(lo)
+            hi_v = self.ev_index(hi)
+            if step > 0:
+                span = arith.SubIOp(hi_v, lo_v).result
+            else:
+                span = arith.SubIOp(lo_v, hi_v).result
+            mag = abs(step)
+            # trip count = max(0, ceil(span / |step|)); scf.for needs a positive step
+            count = arith.CeilDivSIOp(span, self.index_const(mag)).result
+            count = arith.MaxSIOp(count, self.index_const(0)).result
+            loop = scf.ForOp(self.index_const(0), count, self.index_const(1))
+            body_block = loop.body
+            iv = None
+            terminator = lambda: scf.YieldOp([])
+        loop.attributes["loop_name"] = ir.StringAttr.get(stmt.name)
+        with ir.InsertionPoint(body_block):
+            if iv is None:
+                k = loop.induction_variable
+                offset = arith.MulIOp(k, self.index_const(step)).result
+                iv = arith.AddIOp(lo_v, offset).result
+            self.vars[id(stmt.var)] = iv
+            if self.returns and S.contains_return(stmt.body):
+                with self.unless_returned():
+                    self.emit_block(stmt.body)
+            else:
+                self.emit_block(stmt.body)
+            terminator()
+
+    def stmt_If(self, stmt: S.If) -> None:
+        cond = self.ev(stmt.cond)
+        op = scf.IfOp(cond, [], has_else=bool(stmt.orelse))
+        with ir.InsertionPoint(op.then_block):
+            self.emit_block(stmt.body)
+            scf.YieldOp([])
+        if stmt.orelse:
+            with ir.InsertionPoint(op.else_block):
+                self.emit_block(stmt.orelse)
+                scf.YieldOp([])
+
+    def stmt_While(self, stmt: S.While) -> None:
+        op = scf.WhileOp([], [])
+        op.attributes["loop_name"] = ir.StringAttr.get(self.mb.fresh_loop_name("while"))
+        before = op.before.blocks.append()
+        after = op.after.blocks.append()
+        with ir.InsertionPoint(before):
+            cond = self.ev(stmt.cond)
+            if self.returns and S.contains_return(stmt.body):
+                cond = arith.AndIOp(cond, self.not_returned()).result
+            scf.ConditionOp(cond, [])
+        with ir.InsertionPoint(after):
+            self.emit_block(stmt.body)
+            scf.YieldOp([])
+
+    def stmt_Return(self, stmt: S.Return) -> None:
+        if not self.returns or self.returns[-1] is None:
+            raise APIError("hcl.return_ outside a compute body or def_ function")
+        target = self.returns[-1]
+        with self.unless_returned():
+            if stmt.value is not None:
+                value = self.convert(self.ev(stmt.value), stmt.value.dtype, target.dtype)
+                memref.StoreOp(value, target.slot, target.indices)
+            self.store_const_bool(target.flag, True)
+
+    def stmt_CallStmt(self, stmt: S.CallStmt) -> None:
+        self.emit_call(stmt.function, stmt.args)
+
+    def stmt_Alloc(self, stmt: S.Alloc) -> None:
+        if id(stmt.tensor) not in self.buffers:
+            raise CompileError(f"builder: tensor {stmt.tensor.name!r} was not allocated")
+
+
+def is_affine_for(stmt: S.Stmt) -> bool:
+    """A for_ that becomes one affine.for (constant bounds, positive step) and nothing before it."""
+    return (isinstance(stmt, S.For) and isinstance(stmt.lo, E.Const) and isinstance(stmt.hi, E.Const)
+            and stmt.step > 0)
