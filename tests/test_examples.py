@@ -9,21 +9,52 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from hclbuild.project.config import load_project
+from hclbuild.project.kernel import design_functions, kernel_schedule, load_kernel
+
 REPO = Path(__file__).resolve().parents[1]
+PROJECTS = sorted(p for p in (REPO / "projects").iterdir() if (p / "kernel.py").is_file())
 
 
-def test_every_example_project_passes_csim(tmp_path: Path) -> None:
-    shutil.copytree(REPO / "projects", tmp_path / "projects")
+def _csim_all(tmp_path: Path, folders: list[Path]) -> None:
+    """`doit -n 2 csim` over copies of the given projects; every function's csim must pass."""
+    for folder in folders:
+        shutil.copytree(folder, tmp_path / "projects" / folder.name)
     shutil.copyfile(REPO / "dodo.py", tmp_path / "dodo.py")
     env = dict(os.environ, PYTHONPATH=str(REPO))
     proc = subprocess.run([sys.executable, "-m", "doit", "-n", "2", "csim"], cwd=tmp_path, capture_output=True,
-                          text=True, env=env, timeout=900)
+                          text=True, env=env, timeout=1800)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    names = sorted(p.name for p in (REPO / "projects").iterdir() if (p / "kernel.py").is_file())
-    assert len(names) >= 6
-    for name in names:
-        results = sorted((tmp_path / "build" / name / "csim").glob("*.json"))
-        assert results, name
-        for result in results:
-            data = json.loads(result.read_text())
-            assert data["pass"] is True and data["mismatches"] == 0 and data["compared"] > 0, (name, result.name)
+    for folder in folders:
+        functions = design_functions(kernel_schedule(load_project(folder)))
+        results = {p.stem: json.loads(p.read_text()) for p in (tmp_path / "build" / folder.name / "csim").glob("*.json")}
+        assert sorted(results) == sorted(functions), folder.name
+        for func, data in results.items():
+            assert data["pass"] is True and data["mismatches"] == 0 and data["compared"] > 0, (folder.name, func)
+
+
+def test_the_suite_has_fifteen_projects_each_with_a_numpy_model() -> None:
+    assert len(PROJECTS) >= 15
+    for folder in PROJECTS:
+        module = load_kernel(load_project(folder))
+        assert callable(getattr(module, "model", None)), f"{folder.name} has no model()"
+        assert "II" in (module.__doc__ or ""), f"{folder.name}: the docstring says no expected II"
+
+
+@pytest.mark.parametrize("folder", PROJECTS, ids=[p.name for p in PROJECTS])
+def test_every_dataset_traces(folder: Path) -> None:
+    """SMALL and MEDIUM (where a project has datasets) give a schedule; only SMALL runs in csim."""
+    project = load_project(folder)
+    if not project.config.dataset:
+        pytest.skip(f"{folder.name} has fixed sizes")
+    for dataset in ("SMALL", "MEDIUM"):
+        schedule = kernel_schedule(load_project(folder, dataset=dataset))
+        assert schedule.name == project.config.top
+
+
+@pytest.mark.slow
+def test_every_example_project_passes_csim(tmp_path: Path) -> None:
+    _csim_all(tmp_path, PROJECTS)
+

@@ -37,9 +37,10 @@ import json
 import math
 import re
 import tomllib
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from hclbuild.errors import ConfigError
 

@@ -1,14 +1,20 @@
-"""A 3x3 convolution, bias and ReLU on a 2-D image: each stage outlined into its own HLS project."""
+"""A 3x3 convolution, bias and ReLU on a 2-D image: the convolution outlined alone, bias and ReLU
+outlined together (a list of two stages), so the design has three functions.
+
+Schedule: the output loop x is pipelined and the 3x3 window unrolls inside it, which reads
+nine pixels a cycle. The image is partitioned cyclically by 3 on both dimensions, so the nine
+pixels img[y + r, x + c] fall in nine different banks, and the weights are registers.
+Expected II = 1 (each iteration starts its own sum, so no add is carried across iterations).
+"""
 
 import numpy as np
 
 import hclbuild as hcl
 
-H, W = 34, 34
 
-
-def schedule():
+def schedule(sizes):
     """The algorithm and its schedule."""
+    H, W = sizes.H, sizes.W
     hcl.init(hcl.Float())
     img = hcl.placeholder((H, W), "img")
     weight = hcl.placeholder((3, 3), "weight")
@@ -26,6 +32,8 @@ def schedule():
     s = hcl.create_schedule([img, weight, bias], kernel, name="top")
     s[kernel.conv].pipeline(kernel.conv.axis[1])
     s.partition(weight, hcl.Partition.Complete)
+    s.partition(img, hcl.Partition.Cyclic, dim=1, factor=3)
+    s.partition(img, hcl.Partition.Cyclic, dim=2, factor=3)
     s.outline(kernel.conv)
     s.outline([kernel.biased, kernel.relu])
     return s
@@ -33,6 +41,7 @@ def schedule():
 
 def model(img, weight, bias):
     """numpy model of the ReLU output."""
+    H, W = img.shape
     acc = np.zeros((H - 2, W - 2))
     for r in range(3):
         for c in range(3):

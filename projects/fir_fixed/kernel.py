@@ -1,16 +1,22 @@
-"""A 16-tap FIR filter in fixed point (ap_fixed<16,4> samples and taps, ap_fixed<32,8> accumulator)."""
+"""A FIR filter in fixed point: ap_fixed<16,4> samples and taps, an ap_fixed<32,8> accumulator.
+
+Schedule: the output loop n is pipelined and the tap loop unrolled into TAPS multipliers, so
+every cycle needs TAPS consecutive samples X[n .. n+TAPS-1] and all TAPS coefficients. The taps
+are partitioned completely (registers) and the samples cyclically by TAPS, which puts the TAPS
+samples of one output in TAPS different banks, one read each. Expected II = 1.
+"""
 
 import numpy as np
 
 import hclbuild as hcl
 
-N, TAPS = 128, 16
 SAMPLE = hcl.Fixed(16, 12)
 ACC = hcl.Fixed(32, 24)
 
 
-def schedule():
+def schedule(sizes):
     """The algorithm and its schedule."""
+    N, TAPS = sizes.N, sizes.TAPS
     X = hcl.placeholder((N + TAPS - 1,), "X", dtype=SAMPLE)
     H = hcl.placeholder((TAPS,), "H", dtype=SAMPLE)
 
@@ -22,15 +28,18 @@ def schedule():
     s[kernel.Y].pipeline(kernel.Y.axis[0])
     s[kernel.Y].unroll(kernel.Y.axis[1])
     s.partition(H, hcl.Partition.Complete)
+    s.partition(X, hcl.Partition.Cyclic, dim=1, factor=TAPS)
     return s
 
 
-def inputs(rng):
+def inputs(rng, sizes):
     """Samples in [-1, 1) and a low-pass set of taps."""
+    N, TAPS = sizes.N, sizes.TAPS
     taps = np.hanning(TAPS) / np.hanning(TAPS).sum()
     return [rng.uniform(-1, 1, N + TAPS - 1), taps]
 
 
 def model(X, H):
     """Exact: 12+12 fraction bits fit the 24 of the accumulator, so nothing is truncated."""
-    return np.array([np.dot(X[n:n + TAPS], H) for n in range(N)])
+    taps = len(H)
+    return np.array([np.dot(X[n:n + taps], H) for n in range(len(X) - taps + 1)])

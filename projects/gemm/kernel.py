@@ -1,15 +1,24 @@
-"""GEMM (PolyBench): C = alpha * A @ B + beta * C, in place on C, pipelined with a partitioned B."""
+"""GEMM (PolyBench): C = alpha * A @ B + beta * C, in place on C.
+
+Schedule, as an HLS engineer writes it: the product accumulates in i, k, j order (the reduction
+axis k moved between i and j), so the pipelined j loop updates a different prod[i, j] every
+iteration and carries no dependence through the floating-point adder. Expected II = 1 on j in
+both stages: each iteration reads B[k, j] once and reads and writes prod[i, j] once, which one
+dual-port BRAM serves; A[i, k] is invariant in j. j is unrolled by 2 with B and prod partitioned
+cyclically by 2 on their column dimension, so each of the two banks still sees one read (B) or
+one read and one write (prod) per cycle.
+"""
 
 import numpy as np
 
 import hclbuild as hcl
 
-NI, NJ, NK = 32, 32, 32
 ALPHA, BETA = 1.5, 1.2
 
 
-def schedule():
+def schedule(sizes):
     """The algorithm and its schedule."""
+    NI, NJ, NK = sizes.NI, sizes.NJ, sizes.NK
     hcl.init(hcl.Float())
     A = hcl.placeholder((NI, NK), "A")
     B = hcl.placeholder((NK, NJ), "B")
@@ -21,8 +30,14 @@ def schedule():
         hcl.update(C, lambda i, j: ALPHA * prod[i, j] + BETA * C[i, j], name="scale")
 
     s = hcl.create_schedule([A, B, C], kernel, name="top")
-    s[kernel.prod].pipeline(kernel.prod.axis[1])
-    s.partition(B, hcl.Partition.Cyclic, dim=1, factor=4)
+    i, j, k = s[kernel.prod].axis
+    s[kernel.prod].reorder(i, k, j)
+    jo, ji = s[kernel.prod].split(j, 2)
+    s[kernel.prod].pipeline(jo)
+    s[kernel.prod].unroll(ji)
+    s.partition(B, hcl.Partition.Cyclic, dim=2, factor=2)
+    s.partition(kernel.prod, hcl.Partition.Cyclic, dim=2, factor=2)
+    s[kernel.scale].pipeline(kernel.scale.axis[1])
     s.outline(kernel.prod)
     return s
 

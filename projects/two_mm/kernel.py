@@ -1,39 +1,51 @@
-"""2MM from HeteroCL's outlining proposal: E = (A @ B) @ C + D, with both products outlined.
+"""2MM (PolyBench), both products outlined one stage a function, as in HeteroCL's outlining proposal:
+tmp = alpha * A @ B, then D = beta * D + tmp @ C.
 
-Each outlined stage becomes its own Vitis HLS project (Stage_out_AB, Stage_out_ABC), next to
-the whole design (top), so the products synthesize separately and in parallel.
+Each outlined stage becomes its own Vitis HLS project (Stage_tmp, Stage_prod), next to the
+whole design (top), so the products synthesize separately and in parallel.
+
+Schedule: both products accumulate in i, k, j order (the reduction axis k between i and j), so
+the pipelined j loop writes a different element every iteration and no floating-point add is
+carried from one iteration to the next. Expected II = 1 on every j loop: per iteration one read
+of the right-hand matrix, one read and one write of the accumulator element, which fit the two
+ports of one BRAM; the left-hand element is invariant in j.
 """
 
 import numpy as np
 
 import hclbuild as hcl
 
-P, Q, R, S = 16, 22, 18, 24
+ALPHA, BETA = 1.5, 1.2
 
 
-def schedule():
+def schedule(sizes):
     """The algorithm and its schedule; hclbuild calls this to build the project."""
+    NI, NJ, NK, NL = sizes.NI, sizes.NJ, sizes.NK, sizes.NL
     hcl.init(hcl.Float())
-    A = hcl.placeholder((P, Q), "A")
-    B = hcl.placeholder((Q, R), "B")
-    C = hcl.placeholder((R, S), "C")
-    D = hcl.placeholder((P, S), "D")
+    A = hcl.placeholder((NI, NK), "A")
+    B = hcl.placeholder((NK, NJ), "B")
+    C = hcl.placeholder((NJ, NL), "C")
+    D = hcl.placeholder((NI, NL), "D")
 
     def kernel(A, B, C, D):
-        r = hcl.reduce_axis(0, Q, "r")
-        k = hcl.reduce_axis(0, R, "k")
-        out_AB = hcl.compute((P, R), lambda x, y: hcl.sum(A[x, r] * B[r, y], axis=r), name="out_AB")
-        out_ABC = hcl.compute((P, S), lambda x, y: hcl.sum(out_AB[x, k] * C[k, y], axis=k), name="out_ABC")
-        return hcl.compute((P, S), lambda x, y: out_ABC[x, y] + D[x, y], name="E")
+        k = hcl.reduce_axis(0, NK, "k")
+        m = hcl.reduce_axis(0, NJ, "m")
+        tmp = hcl.compute((NI, NJ), lambda i, j: hcl.sum(ALPHA * A[i, k] * B[k, j], axis=k), name="tmp")
+        prod = hcl.compute((NI, NL), lambda i, j: hcl.sum(tmp[i, m] * C[m, j], axis=m), name="prod")
+        hcl.update(D, lambda i, j: BETA * D[i, j] + prod[i, j], name="D_out")
 
     s = hcl.create_schedule([A, B, C, D], kernel, name="top")
-    s[kernel.out_AB].pipeline(kernel.out_AB.axis[1])
-    s[kernel.out_ABC].pipeline(kernel.out_ABC.axis[1])
-    s.outline(kernel.out_AB)
-    s.outline(kernel.out_ABC)
+    for stage in (kernel.tmp, kernel.prod):
+        i, j, r = s[stage].axis
+        s[stage].reorder(i, r, j)
+        s[stage].pipeline(j)
+    s[kernel.D_out].pipeline(kernel.D_out.axis[1])
+    s.outline(kernel.tmp)
+    s.outline(kernel.prod)
     return s
 
 
 def model(A, B, C, D):
     """The numpy model the LLVM reference is checked against."""
-    return (A.astype(np.float64) @ B @ C + D).astype(np.float32)
+    tmp = np.float32(ALPHA) * A.astype(np.float64) @ B
+    return {"D": np.float32(BETA) * D + tmp @ C}
