@@ -22,6 +22,7 @@ class CompiledDesign:
 def compile_schedule(schedule: Schedule) -> CompiledDesign:
     """Build the module, apply s.outline() requests, verify calls; every backend starts here."""
     from hclbuild.compiler.builder import build_module
+    from hclbuild.compiler.passes.outline_axis import OutlineAxisPass
     from hclbuild.compiler.passes.outline import outline_stages
     from hclbuild.compiler.passes.verify import verify_module
 
@@ -31,6 +32,8 @@ def compile_schedule(schedule: Schedule) -> CompiledDesign:
             raise CompileError(f"builder produced invalid IR for {schedule.name!r}")
         apply_memory_records(module, schedule)
         outlined: list[str] = []
+        for axis_request in schedule.axis_outlines:
+            outlined.append(OutlineAxisPass(axis_request.stage, axis_request.axis, axis_request.unify).run(module))
         for request in schedule.outlines:
             # the pass takes a list of stage names for a set and ("range", start, end) for a range
             groups = [list(g[1]) if g[0] == "set" else g for g in request.groups]

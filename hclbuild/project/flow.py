@@ -189,6 +189,15 @@ def run_reference(project: Project, layout: BuildLayout) -> dict[str, Any]:
     )
 
 
+def _scalar_storage(bits: int, dtype: Any) -> np.ndarray:
+    """The storage of a scalar argument from the raw bits a probe passed (index: a signed 64-bit value)."""
+    width = 64 if dtype.is_index else dtype.bits
+    value = bits & ((1 << width) - 1)
+    if (dtype.is_index or dtype.is_signed) and value >> (width - 1):
+        value -= 1 << width
+    return to_storage(np.array(value), dtype)
+
+
 def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any = None,
                      model_fn: Any = None) -> dict[str, Any]:
     """run_reference with the kernel's inputs(rng) and model(*inputs) given as callables (or None)."""
@@ -217,7 +226,11 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
         # the first call of a function is its golden case; later calls are not recorded
         key = (site, phase, argidx)
         if key not in captured:
-            captured[key] = read_buffer(ptr, parse_dtype(spec["dtype"]), tuple(spec["shape"]))
+            dtype = parse_dtype(spec["dtype"])
+            if not spec["shape"]:  # a scalar argument: the probe passes its bits by value
+                captured[key] = _scalar_storage(ptr, dtype)
+            else:
+                captured[key] = read_buffer(ptr, dtype, tuple(spec["shape"]))
 
     jit = JITModule(layout.top_ll.read_text(encoding="utf-8"), probe=probe)
     function = jit.function(signature)
@@ -254,7 +267,8 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
                 raise CsimError(f"{name}/{callee}: the reference run never reached call site {site_id}")
             dt = parse_dtype(arg["dtype"])
             ins[arg["name"]] = (captured[(site_id, 0, k)], dt)
-            outs[arg["name"]] = (captured[(site_id, 1, k)], dt)
+            if arg["shape"]:
+                outs[arg["name"]] = (captured[(site_id, 1, k)], dt)
         write_golden(layout.golden_dir(callee), ins, outs)
         written[callee] = site_id
     missing = [f for f in manifest["functions"] if f not in written]

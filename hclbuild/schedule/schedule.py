@@ -41,6 +41,18 @@ class OutlineRequest:
     unify: bool
 
 
+@dataclass(frozen=True)
+class AxisOutline:
+    """s[stage].outline(axis=...): the body below loop `axis` becomes a function.
+
+    `unify` is False, True (share any earlier outlined function that fits) or a function's name.
+    """
+
+    stage: str
+    axis: str
+    unify: bool | str = False
+
+
 @dataclass
 class StageFunction:
     """What s.outline returns: the name of the function a group becomes."""
@@ -299,10 +311,22 @@ class Stage:
         raise HCLNotImplementedError("systolic is not implemented")
 
     def outline(self, axis: object = None, unify: object = None) -> StageFunction:
-        """s[stage].outline(): same as s.outline(stage)."""
-        if axis is not None:
-            raise HCLNotImplementedError("outline(axis=...) (outlining a loop body below an axis)")
-        return self._schedule.outline(self)[0]
+        """s[stage].outline(axis=None, unify=None): the stage, or only the body below loop `axis`,
+        becomes a function; `unify` (a StageFunction, or True) shares an earlier function whose
+        body differs at most in constant loop bounds (they become index arguments)."""
+        if axis is None:
+            return self._schedule.outline(self, unify=unify is not None and unify is not False)[0]
+        loop = self._loop_name(axis)
+        if self.spatial is not None and not isinstance(axis, str):
+            self._nest_of(loop)  # an unknown loop is an error here, naming the stage's loops
+        if isinstance(unify, StageFunction):
+            target: bool | str = unify.name
+        elif unify is None or isinstance(unify, bool):
+            target = bool(unify)
+        else:
+            raise APIError(f"outline: unify must be a StageFunction or a bool, got {unify!r}")
+        self._schedule.record_axis_outline(AxisOutline(self.name, loop, target))
+        return unify if isinstance(unify, StageFunction) else StageFunction(f"Stage_{self.name}", [self.name])
 
     def __repr__(self) -> str:
         return f"Stage({self.name!r})"
@@ -321,6 +345,7 @@ class Schedule:
         self.partitions: dict[int, list[tuple[str, int, int]]] = {}
         self.reshapes: dict[int, tuple[int, ...]] = {}
         self.outlines: list[OutlineRequest] = []
+        self.axis_outlines: list[AxisOutline] = []
         self.outlined: set[str] = set()
         self.top_dataflow = False
         # memory customizations and streams, applied in this order after the loop nests are built
@@ -494,14 +519,27 @@ class Schedule:
         self.memory.append(record)
 
     # ---- outlining ---------------------------------------------------------------
-    def outline(self, *stage_list: object, unify: bool = False) -> list[StageFunction]:
+    def record_axis_outline(self, request: AxisOutline) -> None:
+        if request.stage in self.outlined:
+            raise APIError(f"stage {request.stage!r} is outlined twice")
+        if any(isinstance(r, M.ComputeAt) and r.producer == request.stage for r in self.memory):
+            raise APIError(f"stage {request.stage!r} was moved into another stage by compute_at")
+        self.outlined.add(request.stage)
+        self.axis_outlines.append(request)
+
+    def outline(self, *stage_list: object, unify: bool = False, axis: object = None) -> list[StageFunction]:
         """outline(stage), outline(start, end), outline([stages], [stages], ...) -> function handles.
 
         A single stage becomes @Stage_<name>; two stages (not in lists) are a start..end range
         of the dataflow graph, @Stage_<start>_<end>; each list becomes one function.
+        outline(stage, axis=loop) outlines only the body below that loop (see Stage.outline).
         """
         if not stage_list:
             raise APIError("outline needs at least one stage")
+        if axis is not None:
+            if len(stage_list) != 1 or isinstance(stage_list[0], (list, tuple)):
+                raise APIError("outline(..., axis=...) takes exactly one stage")
+            return [self.stage_of(stage_list[0]).outline(axis=axis, unify=unify)]
         groups: list[Any] = []
         handles: list[StageFunction] = []
         if all(not isinstance(x, (list, tuple)) for x in stage_list):

@@ -3,7 +3,9 @@
 Around each `func.call` to an `hcl.outlined` function in the `hcl.top` function, and for each
 memref argument k of the call, the pass inserts `func.call @hcl_probe(site, 0, k, ptr)` before the
 call and `func.call @hcl_probe(site, 1, k, ptr)` after it, ptr being the buffer's aligned address.
-The runtime binds `hcl_probe` to a Python callback that copies the buffers (docs/IR.md).
+The runtime binds `hcl_probe` to a Python callback that copies the buffers (docs/IR.md). An integer
+or index argument of at most 64 bits is probed before the call with its value (raw bits) in place
+of the pointer: `func.call @hcl_probe(site, 0, k, value)`.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ ProbeArg = tuple[str, str, tuple[int, ...]]
 class ProbeSite:
     """One probed call: its site id, the callee, and per call argument (name, dtype name, shape).
 
-    `args[k]` describes argument k of the call (shape () for a scalar, which is not probed;
+    `args[k]` describes argument k of the call (shape () for a scalar, probed by value when it is an integer;
     -1 for a dynamic dimension). `stages` are the stage names the call stands for.
     """
 
@@ -143,14 +145,19 @@ def _instrument(site: int, call: Operation, callee: Operation) -> ProbeSite:
         dtype = types[k] if k < len(types) else dtype_of_type(value.type)
         args.append((name, dtype, _shape(value)))
     probed = [k for k, value in enumerate(operands) if isinstance(value.type, MemRefType)]
+    # scalars (the loop indices of an axis-outlined body) are probed by value, before the call
+    scalars = [k for k, value in enumerate(operands) if isinstance(value.type, IndexType)
+               or isinstance(value.type, IntegerType) and IntegerType(value.type).width <= 64]
 
     with Location.unknown(ctx):
         with InsertionPoint(call):
             site_id, before, after = (_i64(n, i64) for n in (site, PHASE_BEFORE, PHASE_AFTER))
-            arg_ids = {k: _i64(k, i64) for k in probed}
+            arg_ids = {k: _i64(k, i64) for k in probed + scalars}
             pointers = {k: _pointer(operands[k], i64) for k in probed}
             for k in probed:
                 func_d.CallOp([], PROBE_FUNCTION, [site_id, before, arg_ids[k], pointers[k]])
+            for k in scalars:
+                func_d.CallOp([], PROBE_FUNCTION, [site_id, before, arg_ids[k], _as_i64(operands[k], i64)])
         with InsertionPoint.after(call):
             # the buffers do not move during the call, so the pointers taken before stay valid
             for k in probed:
@@ -164,6 +171,15 @@ def _instrument(site: int, call: Operation, callee: Operation) -> ProbeSite:
 
 def _i64(value: int, i64: IntegerType) -> Value:
     return arith.ConstantOp(i64, IntegerAttr.get(i64, value)).result
+
+
+def _as_i64(value: Value, i64: IntegerType) -> Value:
+    """A scalar argument's bits in an i64 (index cast, or zero-extended: the probe keeps raw bits)."""
+    if isinstance(value.type, IndexType):
+        return arith.IndexCastOp(i64, value).result
+    if IntegerType(value.type).width < 64:
+        return arith.ExtUIOp(i64, value).result
+    return value
 
 
 def _pointer(buffer: Value, i64: IntegerType) -> Value:

@@ -1,0 +1,180 @@
+"""outline(stage, axis=...): the body below one loop of a stage becomes a function (HeteroCL).
+
+`s[B].outline(axis=B.axis[1])` moves the body of loop `x` of stage B into
+`func.func private @Stage_B(memrefs..., y: index, x: index)`: the memrefs it uses (those read,
+in first-read order, then those only written), then the loop variables of `x` and the loops
+around it that the body uses (outermost first, named after their loops), then any other value
+from outside. Buffers that only the body uses (accumulators) move into the function. The loop
+stays in its stage, calling the function once per iteration (the call carries `hcl.stages`, the
+function `hcl.outline_axis = "<stage>:<loop>"`).
+
+With `unify`, the new body is compared with an earlier outlined function: identical bodies share
+it; bodies that differ only in the constant upper bounds of their loops share it too, each such
+bound becoming an extra `index` argument (named `<loop>_bound`), which the earlier calls pass
+as well, as HeteroCL's unify does. Memref arguments must have the same types.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+from mlir.dialects import func as func_d
+
+from hclbuild.compiler.passes.affine_access import (
+    body_block,
+    body_ops,
+    enclosing,
+    is_loop_variable,
+    loop_name,
+    loop_named,
+    loop_variable,
+    memref_dtype,
+    stage_root,
+    walk,
+)
+from hclbuild.compiler.passes.outline import (
+    dtype_of_type,
+    find_top_function,
+    functions,
+    symbol_name,
+    unique_names,
+)
+from hclbuild.errors import APIError
+
+
+def _outside_values(ops: list[ir.Operation]) -> list[ir.Value]:
+    """Values the ops use but do not define, in first-use order."""
+    inside = {op for root in ops for op in walk(root)}
+    seen: dict[ir.Value, None] = {}
+    for root in ops:
+        for op in walk(root):
+            for value in op.operands:
+                owner = value.owner.owner if isinstance(value, ir.BlockArgument) else value.owner
+                if owner is not None and owner.operation in inside:
+                    continue
+                seen.setdefault(value, None)
+    return list(seen)
+
+
+def _memref_order(ops: list[ir.Operation], memrefs: list[ir.Value]) -> list[ir.Value]:
+    """The memrefs read (first-read order), then the ones only written (first-write order)."""
+    reads: dict[ir.Value, None] = {}
+    writes: dict[ir.Value, None] = {}
+    wanted = set(memrefs)
+    for root in ops:
+        for op in walk(root):
+            if op.name == "memref.load" and op.operands[0] in wanted:
+                reads.setdefault(op.operands[0], None)
+            elif op.name == "memref.store" and op.operands[1] in wanted:
+                writes.setdefault(op.operands[1], None)
+    ordered = list(reads) + [v for v in writes if v not in reads]
+    return ordered + [v for v in memrefs if v not in ordered]
+
+
+def _describe(top: ir.Operation, value: ir.Value, fallback: str) -> tuple[str, str, ir.Attribute | None]:
+    """(name, dtype, partitions) of a value the body takes as an argument."""
+    if isinstance(value.type, ir.MemRefType):
+        if isinstance(value, ir.BlockArgument):
+            name = ir.StringAttr(ir.ArrayAttr(top.attributes["hcl.arg_names"])[value.arg_number]).value
+            parts = top.attributes["hcl.arg_partitions"] if "hcl.arg_partitions" in top.attributes else None
+            partitions = ir.ArrayAttr(parts)[value.arg_number] if parts is not None else None
+            return name, memref_dtype(top, value), partitions
+        attrs = value.owner.attributes
+        name = ir.StringAttr(attrs["name"]).value if "name" in attrs else fallback
+        return name, memref_dtype(top, value), attrs["hcl.partition"] if "hcl.partition" in attrs else None
+    if is_loop_variable(value):
+        return loop_name(value.owner.owner) or fallback, "index", None
+    return fallback, dtype_of_type(value.type), None
+
+
+def _only_used_inside(value: ir.Value, inside: set[ir.Operation]) -> bool:
+    return all(use.owner.operation in inside or use.owner.name == "memref.dealloc" for use in value.uses)
+
+
+def outline_axis(module: ir.Module, stage: str, axis: str, unify: bool | str = False) -> str:
+    """Outline the body of loop `axis` of `stage` (in place); the name of the function it calls.
+
+    HeteroCL: `s[stage].outline(axis=..., unify=...)`. `unify` is False, True (any earlier outlined
+    function that fits) or the name of the function to share.
+    """
+    with module.context, ir.Location.unknown():
+        top = find_top_function(module, "outline")
+        root = stage_root(top, stage, "outline")
+        loop = loop_named(root, axis, stage, "outline")
+        name = f"Stage_{stage}"
+        taken = {symbol_name(f) for f in functions(module)}
+        if name in taken:
+            raise APIError(f"outline: stage {stage!r} at loop {axis!r}: a function @{name} already exists")
+        body = body_ops(body_block(loop))
+        inside = {op for r in body for op in walk(r)}
+        outside = _outside_values(body)
+        constants = [v for v in outside if isinstance(v, ir.OpResult) and v.owner.name == "arith.constant"]
+        entry = body_block(top)
+        locals_ = [v for v in outside if isinstance(v, ir.OpResult) and v.owner.name == "memref.alloc"
+                   and v.owner.operation.parent == top and not len(v.owner.operands) and
+                   _only_used_inside(v, inside)]
+        memrefs = _memref_order(body, [v for v in outside if isinstance(v.type, ir.MemRefType)
+                                       and v not in locals_])
+        loops = [loop_variable(op) for op in enclosing(loop, root) + [loop] if op.name in ("affine.for", "scf.for")]
+        scalars = [v for v in loops if v in outside] + [v for v in outside if not isinstance(v.type, ir.MemRefType)
+                                                        and v not in loops and v not in constants]
+        args = memrefs + scalars
+        described = [_describe(top, v, f"v{k}") for k, v in enumerate(args)]
+        arg_names = unique_names([d[0] for d in described])
+
+        with ir.InsertionPoint(top):
+            fn = func_d.FuncOp(name, ir.FunctionType.get([v.type for v in args], []))
+        block = fn.add_entry_block()
+        with ir.InsertionPoint(block):
+            ret = func_d.ReturnOp([])
+        attrs = fn.operation.attributes
+        attrs["sym_visibility"] = ir.StringAttr.get("private")
+        attrs["hcl.outlined"] = ir.UnitAttr.get()
+        # not hcl.stages: the stage itself stays where it was, only its loop body moved
+        attrs["hcl.outline_axis"] = ir.StringAttr.get(f"{stage}:{axis}")
+        attrs["hcl.arg_names"] = ir.ArrayAttr.get([ir.StringAttr.get(n) for n in arg_names])
+        attrs["hcl.arg_types"] = ir.ArrayAttr.get([ir.StringAttr.get(d[1]) for d in described])
+        if any(d[2] is not None and len(ir.ArrayAttr(d[2])) for d in described):
+            attrs["hcl.arg_partitions"] = ir.ArrayAttr.get(
+                [d[2] if d[2] is not None else ir.ArrayAttr.get([]) for d in described])
+
+        with ir.InsertionPoint(body[0]):
+            call = func_d.CallOp([], name, args).operation
+        call.attributes["hcl.stages"] = ir.StringAttr.get(stage)
+        positions = {op: k for k, op in enumerate(body_ops(entry))}
+        for value in sorted(locals_, key=lambda v: positions[v.owner.operation]):
+            value.owner.operation.move_before(ret)
+        mapping = {value: block.arguments[k] for k, value in enumerate(args)}
+        for value in constants:
+            mapping[value] = value.owner.operation.clone(ip=ir.InsertionPoint(ret)).results[0]
+        for op in body:
+            op.move_before(ret)
+        for root_op in body:
+            for op in walk(root_op):
+                for operand in list(op.operands):
+                    if operand in mapping:
+                        op.replace_uses_of_with(operand, mapping[operand])
+        if unify:
+            from hclbuild.compiler.passes.unify import unify_with
+
+            return unify_with(module, fn.operation, call, None if unify is True else str(unify))
+        return name
+
+
+@dataclass(frozen=True)
+class OutlineAxisPass:
+    """Pass form of `outline_axis`."""
+
+    name: ClassVar[str] = "outline-axis"
+    stage: str
+    axis: str
+    unify: bool | str = False
+
+    def run(self, module: ir.Module) -> str:
+        """Outline the loop body; the callee's name."""
+        return outline_axis(module, self.stage, self.axis, self.unify)
+
+
+__all__ = ["OutlineAxisPass", "outline_axis"]
