@@ -531,3 +531,89 @@ def test_non_convex_through_a_def_call(ctx):
     # p writes t only through @scale; q reads t and feeds r, so [p, r] would split around q
     with pytest.raises(APIError, match=r"not convex: stage 'q'"):
         outline_stages(module, [["p", "r"]])
+
+
+# ---------------------------------------------------------------- one pass for many groups
+
+
+def chain_of(n: int) -> str:
+    """A top with n elementwise stages s0..s{n-1}, each reading the previous one's buffer."""
+    allocs = [(f"t{k}", "4x3") for k in range(n - 1)]
+    names = ["A"] + [f"t{k}" for k in range(n - 1)] + ["B"]
+    body = "".join(ewise_stage(f"s{k}", names[k + 1], names[k], names[k], 4, 3) for k in range(n))
+    return module_text([("A", "4x3"), ("B", "4x3")], allocs, body)
+
+
+def test_twenty_single_stage_groups_analyse_the_program_once(ctx, monkeypatch):
+    from hclbuild.compiler.passes import outline as outline_pass
+
+    built = []
+    real = outline_pass.StageProgram.__init__
+
+    def counting(self, *args, **kwargs):
+        built.append(1)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(outline_pass.StageProgram, "__init__", counting)
+    module = parse(chain_of(20))
+    names = outline_stages(module, [[f"s{k}"] for k in range(20)])
+    assert names == [f"Stage_s{k}" for k in range(20)]
+    assert len(built) == 1
+    assert module.operation.verify()
+    assert [c for c, _ in calls(funcs(module)["top"])] == [f"@Stage_s{k}" for k in range(20)]
+
+
+def test_per_group_unify_flags(ctx):
+    text = module_text(
+        [("A", "4x3"), ("B", "4x3"), ("C", "4x3"), ("D", "4x3"), ("E", "4x3"), ("F", "4x3")],
+        [],
+        ewise_stage("p", "C", "A", "A", 4, 3) + ewise_stage("q", "D", "B", "B", 4, 3)
+        + ewise_stage("r", "F", "E", "E", 4, 3),
+    )
+    module = parse(text)
+    # q keeps its own function (no unify); r, identical to p, reuses Stage_p
+    assert outline_stages(module, [["p"], ["q"], ["r"]], unify=[False, False, True]) == [
+        "Stage_p", "Stage_q", "Stage_p"]
+    assert list(funcs(module)) == ["Stage_p", "Stage_q", "top"]
+    with pytest.raises(APIError, match="2 unify flags for 3 groups"):
+        outline_stages(parse(text), [["p"], ["q"], ["r"]], unify=[True, False])
+
+
+def test_range_and_convexity_look_only_inside_the_group_window(ctx):
+    module = parse(chain_of(12))
+    # a range in the middle of a long chain and a convex pair next to it
+    assert outline_stages(module, [("range", "s3", "s6"), ["s7", "s8"]]) == ["Stage_s3_s6", "Stage_s7_s8"]
+    fs = funcs(module)
+    assert op_names(fs["Stage_s3_s6"]) == ["s3", "s4", "s5", "s6"]
+    with pytest.raises(APIError, match="not convex: stage 's5' consumes from the group"):
+        outline_stages(parse(chain_of(12)), [["s4", "s6"]])
+
+
+def test_schedule_requests_are_outlined_in_one_pass() -> None:
+    import hclbuild as hcl
+    from hclbuild.compiler.pipeline import compile_schedule
+
+    hcl.init(hcl.Float())
+    A = hcl.placeholder((4, 3), "A")
+
+    def kernel(A):
+        t = A
+        for k in range(6):
+            prev = t
+            t = hcl.compute((4, 3), lambda i, j: prev[i, j] * 2.0 + k, name=f"S{k}")
+        return t
+
+    s = hcl.create_schedule([A], kernel)
+    s.outline(kernel.S0)
+    s.outline(kernel.S1, kernel.S2)
+    s.outline([kernel.S3], [kernel.S4], unify=True)
+    design = compile_schedule(s)
+    assert design.outlined == ["Stage_S0", "Stage_S1_S2", "Stage_S3", "Stage_S4"]
+    f = hcl.build(s)
+    a = np.arange(12, dtype=np.float32).reshape(4, 3)
+    out = np.zeros((4, 3), np.float32)
+    f(a, out)
+    expected = a
+    for k in range(6):
+        expected = expected * 2 + k
+    np.testing.assert_allclose(out, expected)

@@ -34,10 +34,12 @@ def compile_schedule(schedule: Schedule) -> CompiledDesign:
         outlined: list[str] = []
         for axis_request in schedule.axis_outlines:
             outlined.append(OutlineAxisPass(axis_request.stage, axis_request.axis, axis_request.unify).run(module))
-        for request in schedule.outlines:
-            # the pass takes a list of stage names for a set and ("range", start, end) for a range
-            groups = [list(g[1]) if g[0] == "set" else g for g in request.groups]
-            outlined.extend(outline_stages(module, groups, unify=request.unify))
+        # every s.outline() request in one pass: the program is analysed once, not once per request;
+        # the pass takes a list of stage names for a set and ("range", start, end) for a range
+        groups = [list(g[1]) if g[0] == "set" else g for r in schedule.outlines for g in r.groups]
+        unify = [bool(r.unify) for r in schedule.outlines for _ in r.groups]
+        if groups:
+            outlined.extend(outline_stages(module, groups, unify=unify))
         verify_module(module)
     return CompiledDesign(module, schedule.name, outlined)
 
