@@ -8,6 +8,7 @@ from mlir.dialects.llvm import translate_module_to_llvmir
 from mlir.passmanager import PassManager
 
 from hclbuild.compiler.passes.dealloc import dealloc_allocs
+from hclbuild.compiler.work_estimate import function_work
 from hclbuild.errors import CompileError
 
 # convert-math-to-funcs first: math.ipowi (and fpowi) have no LLVM/libm lowering of their own.
@@ -29,17 +30,38 @@ LOWERING_PASSES: tuple[str, ...] = (
 # MLIR-level clean-up before lowering; the heavy optimisation is LLVM's O2/O3 in the runtime.
 CLEANUP_PASSES: tuple[str, ...] = ("canonicalize", "cse")
 
+# With run_once, memref.alloc goes through MLIR's generic allocation functions, defined here to
+# calloc/free: every buffer of the reference starts zeroed, so golden vectors of buffers a
+# function only writes depend on the design and the seed alone, not on what malloc returned.
+_GENERIC_ALLOC = "finalize-memref-to-llvm{use-generic-functions=1}"
+_ZEROED_ALLOC = {
+    "declare ptr @_mlir_memref_to_llvm_alloc(i64)":
+        "define internal ptr @_mlir_memref_to_llvm_alloc(i64 %0) {\n"
+        "  %2 = call ptr @calloc(i64 1, i64 %0)\n  ret ptr %2\n}",
+    "declare void @_mlir_memref_to_llvm_free(ptr)":
+        "define internal void @_mlir_memref_to_llvm_free(ptr %0) {\n"
+        "  call void @free(ptr %0)\n  ret void\n}",
+}
+_LIBC_ALLOC = {"calloc": "declare ptr @calloc(i64, i64)", "free": "declare void @free(ptr)"}
+
+# With run_once, a function making at most this many memory accesses per run is compiled without
+# optimisation (LLVM `optnone`): O3 would cost more than the run (see work_estimate).
+RUN_ONCE_OPTNONE_WORK = 1 << 16
+_OPTNONE = "llvm.passthrough"
+
 # Inherent attributes of func.func; everything else on a function (hcl.*, dataflow...) is
 # dropped so func-to-llvm does not carry it onto llvm.func.
 _FUNC_ATTRS_KEPT = frozenset({"sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs"})
 
 
-def lower_to_llvm_ir(module: ir.Module | ir.Operation, opt_level: int = 2) -> str:
+def lower_to_llvm_ir(module: ir.Module | ir.Operation, opt_level: int = 2, run_once: bool = False) -> str:
     """LLVM IR text of an IR-contract module; public functions get `_mlir_ciface_<name>` entry points.
 
     The module is verified, then copied into a fresh Context, so the caller's module is unchanged.
-    opt_level 0 lowers as is; 1 and above run canonicalize and cse first (LLVM O2/O3 comes later,
-    in hclbuild.runtime.llvm). Any failure raises CompileError with the MLIR diagnostic.
+    opt_level 0 lowers as is; 1 and above run integer range folding (bounds checks that cannot
+    fire go away), canonicalize and cse first (LLVM O2/O3 comes later, in hclbuild.runtime.llvm).
+    run_once (the reference run) marks functions doing little work `optnone` and zero-fills every
+    allocation. Any failure raises CompileError with the MLIR diagnostic.
     """
     if not isinstance(opt_level, int) or not 0 <= opt_level <= 3:
         raise CompileError(f"to_llvm: opt_level must be 0..3, got {opt_level!r}")
@@ -54,20 +76,40 @@ def lower_to_llvm_ir(module: ir.Module | ir.Operation, opt_level: int = 2) -> st
         raise CompileError(_format("to_llvm: cannot re-parse the module", err)) from None
     with context, ir.Location.unknown():
         _prepare_functions(copy)
+        if run_once and opt_level >= 1:
+            _mark_light_functions(copy)
         dealloc_allocs(copy)  # malloc'd buffers of the design would leak on every call
         _widen_sub_byte_memrefs(copy)
         _verify(copy.operation, "to_llvm: internal error, the prepared module does not verify")
         passes = (CLEANUP_PASSES if opt_level >= 1 else ()) + LOWERING_PASSES
+        if run_once:
+            at = passes.index("expand-strided-metadata") + 1
+            passes = passes[:at] + (_GENERIC_ALLOC,) + passes[at:]
         pipeline = f"builtin.module({', '.join(passes)})"
         try:
             PassManager.parse(pipeline).run(copy.operation)
         except ir.MLIRError as err:
             raise CompileError(_format("to_llvm: lowering to the LLVM dialect failed", err)) from None
         _check_llvm_dialect_only(copy)
+        _passthrough_attributes(copy)
         try:
-            return translate_module_to_llvmir(copy.operation)
+            text = translate_module_to_llvmir(copy.operation)
         except (ir.MLIRError, RuntimeError, ValueError) as err:
             raise CompileError(_format("to_llvm: translation to LLVM IR failed", err)) from None
+    return _define_zeroed_alloc(text) if run_once else text
+
+
+def _define_zeroed_alloc(text: str) -> str:
+    """Replace the generic allocation functions' declarations by calloc/free wrappers (see _ZEROED_ALLOC)."""
+    if not any(declaration in text for declaration in _ZEROED_ALLOC):
+        return text
+    lines = text.split("\n")
+    for k, line in enumerate(lines):
+        if line in _ZEROED_ALLOC:
+            lines[k] = _ZEROED_ALLOC[line]
+    needed = [decl for name, decl in _LIBC_ALLOC.items() if f"@{name}(" not in text]
+    first = next(k for k, line in enumerate(lines) if line.startswith(("declare", "define")))
+    return "\n".join(lines[:first] + needed + lines[first:])
 
 
 def _verify(operation: ir.Operation, summary: str) -> None:
@@ -91,6 +133,26 @@ def _prepare_functions(module: ir.Module) -> None:
         is_declaration = len(op.regions[0].blocks) == 0
         if visibility == "public" and not is_declaration:
             attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+
+
+def _mark_light_functions(module: ir.Module) -> None:
+    """`optnone noinline` on every function whose static work is at most RUN_ONCE_OPTNONE_WORK."""
+    work = function_work(module)
+    attribute = ir.ArrayAttr.get([ir.StringAttr.get("optnone"), ir.StringAttr.get("noinline")])
+    for op in module.body.operations:
+        op = op.operation
+        if op.name == "func.func" and work.get(ir.StringAttr(op.attributes["sym_name"]).value, 0) \
+                <= RUN_ONCE_OPTNONE_WORK and op.regions[0].blocks:
+            op.attributes[_OPTNONE] = attribute
+
+
+def _passthrough_attributes(module: ir.Module) -> None:
+    """func-to-llvm keeps `llvm.passthrough` as a plain attribute; LLVM IR export wants `passthrough`."""
+    for op in module.body.operations:
+        attributes = op.operation.attributes
+        if op.operation.name == "llvm.func" and _OPTNONE in attributes:
+            attributes["passthrough"] = attributes[_OPTNONE]
+            del attributes[_OPTNONE]
 
 
 def _check_llvm_dialect_only(module: ir.Module) -> None:

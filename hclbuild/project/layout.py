@@ -4,6 +4,7 @@
     build/<name>/ir/<func>.mlir           one file per function
     build/<name>/ir/manifest.json         the functions and their files
     build/<name>/llvm/top.ll              cached LLVM IR of the reference
+    build/<name>/llvm/objects/            its native code, one object per function
     build/<name>/golden/<func>/           {in,out}_<arg>.bin + manifest.json
     build/<name>/hls/<func>/              per-function Vitis HLS project folder
     build/<name>/csim/<func>.json         C simulation result
@@ -85,6 +86,11 @@ class BuildLayout:
     def top_ll(self) -> Path:
         """`llvm/top.ll`: cached LLVM IR of the reference run."""
         return self.llvm_dir / "top.ll"
+
+    @property
+    def llvm_objects_dir(self) -> Path:
+        """`llvm/objects/`: native code of each function of top.ll, named by a hash of its IR."""
+        return self.llvm_dir / "objects"
 
     # ---- golden/ ------------------------------------------------------------------------
     @property

@@ -31,6 +31,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import llvmlite.binding as llvm
@@ -39,6 +40,7 @@ import numpy as np
 from hclbuild.dsl.array import Array
 from hclbuild.dsl.types import DType, from_storage, to_storage
 from hclbuild.errors import APIError, CompileError
+from hclbuild.runtime.llvm_objects import CodeUnit, _one_line, compile_objects, declared_symbols, split_units
 from hclbuild.runtime.signature import ArgSpec, FunctionSignature
 
 ProbeHandler = Callable[[int, int, int, int], None]
@@ -74,13 +76,18 @@ def _ensure_llvm() -> None:
     _LLVM_READY = True
 
 
-def _target_machine(opt_level: int) -> llvm.TargetMachine:
-    """A target machine for the host CPU (the cache is per process, so host features are safe)."""
-    target = llvm.Target.from_default_triple()
+def _host_cpu() -> tuple[str, str]:
+    """The host CPU name and features (object caches are keyed by them, so host code is safe)."""
     try:
-        cpu, features = llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+        return llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
     except RuntimeError:
-        cpu, features = "", ""
+        return "", ""
+
+
+def _target_machine(opt_level: int) -> llvm.TargetMachine:
+    """A target machine for the host CPU at code generation level opt_level."""
+    cpu, features = _host_cpu()
+    target = llvm.Target.from_default_triple()
     return target.create_target_machine(cpu=cpu, features=features, opt=opt_level, codemodel="jitdefault")
 
 
@@ -156,46 +163,31 @@ class _Compiled:
     has_probe: bool
 
 
-def _compile(ir_text: str, opt_level: int) -> _Compiled:
+def _compile(ir_text: str, opt_level: int, cache_dir: Path | None = None) -> _Compiled:
+    """Compile function by function (hclbuild.runtime.llvm_objects) and load every object in one engine."""
     _ensure_llvm()
-    try:
-        module = llvm.parse_assembly(ir_text)
-        module.verify()
-    except RuntimeError as err:
-        raise CompileError(_one_line("LLVM IR does not parse or verify", err) + f"\n{err}") from None
-    optimizer_tm = _target_machine(opt_level)
-    module.triple = optimizer_tm.triple
-    module.data_layout = str(optimizer_tm.target_data)
-    entries: dict[str, _EntryPoint] = {}
-    has_probe = False
-    for function in module.functions:
-        if function.name == PROBE_SYMBOL and function.is_declaration:
-            has_probe = True
-        if function.name.startswith(CIFACE_PREFIX) and not function.is_declaration:
-            fn_type = function.global_value_type
-            name = function.name[len(CIFACE_PREFIX) :]
-            entries[name] = _EntryPoint(
-                name,
-                [str(param) for param in fn_type.get_function_parameters()],
-                str(fn_type.get_function_return()),
-            )
+    units = split_units(ir_text)
+    entries = _entry_points(units)
+    has_probe = PROBE_SYMBOL in declared_symbols(units)
     if entries:
-        wrappers = llvm.parse_assembly(_wrapper_ir(entries.values()))
-        wrappers.triple, wrappers.data_layout = module.triple, module.data_layout
-        module.link_in(wrappers)
-    if opt_level > 0:
-        tuning = llvm.create_pipeline_tuning_options(speed_level=opt_level)
-        builder = llvm.create_pass_builder(optimizer_tm, tuning)
-        builder.getModulePassManager().run(module, builder)
+        units.append(CodeUnit("<wrappers>", _wrapper_ir(entries.values()), light=True))
     if has_probe:
         _bind_probe_symbol()
+    machines = {level: _target_machine(level) for level in {0, opt_level}}
+    cpu, features = _host_cpu()
+    objects, _ = compile_objects(units, opt_level, machines, cpu, features, cache_dir)
     try:
-        engine = llvm.create_mcjit_compiler(module, _target_machine(opt_level))
+        # the engine's own module is empty: all code comes from the objects
+        empty = llvm.parse_assembly("")
+        empty.triple = machines[opt_level].triple
+        engine = llvm.create_mcjit_compiler(empty, machines[opt_level])
+        for data in objects:
+            engine.add_object_file(llvm.ObjectFileRef.from_data(data))
         engine.finalize_object()
     except RuntimeError as err:
         raise CompileError(_one_line("LLVM JIT compilation failed", err)) from None
     # after the engine exists: creating it is what makes the process' own symbols searchable
-    _check_external_symbols(module)
+    _check_external_symbols(declared_symbols(units))
     for entry in entries.values():
         entry.address = engine.get_function_address(WRAPPER_PREFIX + entry.name)
         if not entry.address:
@@ -203,21 +195,35 @@ def _compile(ir_text: str, opt_level: int) -> _Compiled:
     return _Compiled(engine, entries, has_probe)
 
 
-def _check_external_symbols(module: llvm.ModuleRef) -> None:
+def _entry_points(units: list[CodeUnit]) -> dict[str, _EntryPoint]:
+    """The `_mlir_ciface_` functions with their LLVM parameter and result types (parsing only their units)."""
+    entries: dict[str, _EntryPoint] = {}
+    for unit in units:
+        if f"@{CIFACE_PREFIX}" not in unit.text:
+            continue
+        try:
+            module = llvm.parse_assembly(unit.text)
+            module.verify()
+        except RuntimeError as err:
+            raise CompileError(_one_line("LLVM IR does not parse or verify", err) + f"\n{err}") from None
+        for function in module.functions:
+            if function.name.startswith(CIFACE_PREFIX) and not function.is_declaration:
+                fn_type = function.global_value_type
+                name = function.name[len(CIFACE_PREFIX) :]
+                entries[name] = _EntryPoint(
+                    name,
+                    [str(param) for param in fn_type.get_function_parameters()],
+                    str(fn_type.get_function_return()),
+                )
+    return entries
+
+
+def _check_external_symbols(names: set[str]) -> None:
     """Every declared function must exist in the process (libm, libc...) or be an LLVM intrinsic.
 
     MCJIT would otherwise leave a null address behind and the first call would crash.
     """
-    missing = [
-        function.name
-        for function in module.functions
-        if function.is_declaration
-        and not function.name.startswith("llvm.")
-        and not llvm.address_of_symbol(function.name)
-    ]
-    missing += [
-        g.name for g in module.global_variables if g.is_declaration and not llvm.address_of_symbol(g.name)
-    ]
+    missing = [name for name in names if not llvm.address_of_symbol(name)]
     if missing:
         raise CompileError(f"LLVM JIT: unresolved external symbols: {', '.join(sorted(missing))}")
 
@@ -253,21 +259,18 @@ def _wrapper_ir(entries: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _one_line(summary: str, err: Exception) -> str:
-    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
-    detail = next(
-        (line for line in lines if "error" in line.lower() and line != lines[0]), lines[-1] if lines else ""
-    )
-    return f"{summary}: {detail}" if detail else summary
-
-
 # ---- the public API ----------------------------------------------------------------------
 
 
 class JITModule:
-    """LLVM IR text compiled with llvmlite (O0-O3, MCJIT); compiled code is cached per process by IR hash."""
+    """LLVM IR text compiled with llvmlite (O0-O3, MCJIT), one object per function.
 
-    def __init__(self, ir_text: str, probe: ProbeHandler | None = None, opt_level: int = 3):
+    Engines are cached per process by IR hash; objects per function by their IR, and on disk in
+    `cache_dir` when one is given (hclbuild.runtime.llvm_objects).
+    """
+
+    def __init__(self, ir_text: str, probe: ProbeHandler | None = None, opt_level: int = 3,
+                 cache_dir: str | Path | None = None):
         if not isinstance(ir_text, str):
             raise APIError(f"JITModule: expected LLVM IR text, got {type(ir_text).__name__}")
         if opt_level not in (0, 1, 2, 3):
@@ -276,7 +279,7 @@ class JITModule:
         with _LOCK:
             compiled = _CACHE.get(key)
             if compiled is None:
-                compiled = _compile(ir_text, opt_level)
+                compiled = _compile(ir_text, opt_level, None if cache_dir is None else Path(cache_dir))
                 _CACHE[key] = compiled
         self._compiled = compiled
         self.ir_hash = key
