@@ -43,7 +43,6 @@ def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, A
     from hclbuild.compiler.passes.bounds_check import bounds_check
     from hclbuild.compiler.passes.instrument import instrument_calls
     from hclbuild.compiler.passes.split_functions import function_modules
-    from hclbuild.compiler.passes.zero_init import zero_init_allocs
     from hclbuild.compiler.pipeline import compile_schedule
     from hclbuild.compiler.signature import signature_of
     from hclbuild.compiler.to_llvm import lower_to_llvm_ir
@@ -60,16 +59,15 @@ def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, A
     with module.context:
         by_name = {op.attributes["sym_name"].value: op for op in module.body.operations
                    if "sym_name" in op.attributes}
-        for name in functions:
-            signatures[name] = signature_of(by_name[name]).to_json()
-        for name in functions[1:]:
-            write_if_changed(layout.func_mlir(name), texts[name])
+        for func in functions:
+            signatures[func] = signature_of(by_name[func]).to_json()
+        for func in functions[1:]:
+            write_if_changed(layout.func_mlir(func), texts[func])
         # the reference runs an instrumented copy; the design module itself stays clean
         instrumented = ir.Module.parse(str(module))
         sites = instrument_calls(instrumented)
         checks = bounds_check(instrumented)
-        zero_init_allocs(instrumented)
-        ll_text = lower_to_llvm_ir(instrumented)
+        ll_text = lower_to_llvm_ir(instrumented, run_once=True)
     write_if_changed(layout.top_ll, ll_text)
     manifest = {
         "format": MANIFEST_FORMAT,
@@ -86,14 +84,39 @@ def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, A
     return manifest
 
 
+# one parsed manifest per file version: a doit process emits every function of a design, and
+# re-reading a manifest that grows with the design once per function would be quadratic
+_MANIFESTS: dict[Path, tuple[tuple[int, int, int], dict[str, Any]]] = {}
+
+
 def read_ir_manifest(layout: BuildLayout) -> dict[str, Any]:
+    path = layout.ir_manifest
     try:
-        manifest = json.loads(layout.ir_manifest.read_text(encoding="utf-8"))
+        stat = path.stat()
+        version = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+        cached = _MANIFESTS.get(path)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        manifest = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise ConfigError(f"{layout.ir_manifest}: unreadable IR manifest ({exc}); run compile first") from None
-    if manifest.get("format") != MANIFEST_FORMAT:
-        raise ConfigError(f"{layout.ir_manifest}: not an hclbuild IR manifest")
+        raise ConfigError(f"{path}: unreadable IR manifest ({exc}); run compile first") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
+        raise ConfigError(f"{path}: not an hclbuild IR manifest")
+    _MANIFESTS[path] = (version, manifest)
     return manifest
+
+
+def _mlir_context() -> Any:
+    """One MLIR context per process for emitting: creating one costs ~15 ms, once per function."""
+    global _CONTEXT
+    if _CONTEXT is None:
+        from mlir import ir
+
+        _CONTEXT = ir.Context()
+    return _CONTEXT
+
+
+_CONTEXT: Any = None
 
 
 def func_ir_path(layout: BuildLayout, manifest: dict[str, Any], func: str) -> Path:
@@ -232,7 +255,7 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
             else:
                 captured[key] = read_buffer(ptr, dtype, tuple(spec["shape"]))
 
-    jit = JITModule(layout.top_ll.read_text(encoding="utf-8"), probe=probe)
+    jit = JITModule(layout.top_ll.read_text(encoding="utf-8"), probe=probe, cache_dir=layout.llvm_objects_dir)
     function = jit.function(signature)
     arrays = [Array(s, spec.dtype) for s, spec in zip(storages, signature.args)]
     function(*arrays)
@@ -296,8 +319,7 @@ def emit_design_function(layout: BuildLayout, config: Any, func: str) -> list[Pa
     manifest = read_ir_manifest(layout)
     if func not in manifest["functions"]:
         raise ConfigError(f"{config.name}: no function {func!r} (functions: {', '.join(manifest['functions'])})")
-    context = ir.Context()
-    with context, ir.Location.unknown():
+    with _mlir_context(), ir.Location.unknown():
         module = ir.Module.parse(func_ir_path(layout, manifest, func).read_text(encoding="utf-8"))
         cpp, header = emit_function_files(module, func)
         fn_op = next(op for op in module.body.operations

@@ -90,6 +90,9 @@ def source_fingerprint() -> str:
     return digest.hexdigest()
 
 
+_SWEPT: set[Path] = set()
+
+
 def _run(step: Callable[..., Any], project: Project, layout: BuildLayout, *args: Any) -> Callable[[], Any]:
     """A doit python-action running step(project, layout, *args); an HCLError becomes a one-line
     task failure. Temporaries left by a killed earlier run are swept first."""
@@ -97,7 +100,9 @@ def _run(step: Callable[..., Any], project: Project, layout: BuildLayout, *args:
     def action() -> Any:
         from hclbuild.atomic import sweep_stale_temps
 
-        sweep_stale_temps(layout.root)
+        if layout.root not in _SWEPT:  # once per process and project: a sweep walks the whole folder
+            sweep_stale_temps(layout.root)
+            _SWEPT.add(layout.root)
         try:
             step(project, layout, *args)
         except HCLError as exc:
