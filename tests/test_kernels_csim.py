@@ -522,7 +522,7 @@ def split_reorder_unroll_pipeline():
     io, ii = s[algo.B].split(algo.B.axis[0], factor=5)
     s[algo.B].reorder(ii, io)
     s[algo.B].unroll(ii, 2)
-    s[algo.B].pipeline(algo.B.axis[2])
+    s[algo.B].pipeline(algo.B.axis[1])
     model = lambda a: a * 3 - np.arange(12)[:, None] + np.arange(10)[None, :]  # noqa: E731
     return s, None, model
 

@@ -6,7 +6,8 @@ import numbers
 from contextlib import contextmanager
 from typing import Iterator
 
-from hclbuild.dsl.expr import Var, as_expr, to_bool
+from hclbuild.dsl.expr import Expr, Var, as_expr, to_bool
+from hclbuild.dsl.tensor import Tensor
 from hclbuild.dsl.stmt import For, If, Return, StageStmt, While
 from hclbuild.dsl.trace import active_program, active_scope, at_scope_top, record, recording_into
 from hclbuild.dsl.types import Index
@@ -60,18 +61,23 @@ def else_() -> Iterator[None]:
 @contextmanager
 def for_(begin: object, end: object, step: int = 1, tag: str | None = None, name: str | None = None) -> Iterator[Var]:
     """with hcl.for_(lo, hi, step=1) as i: ... a loop (negative steps count down, hi exclusive)."""
-    if isinstance(step, bool) or not isinstance(step, numbers.Integral) or step == 0:
-        raise APIError(f"hcl.for_: step must be a non-zero Python int, got {step!r}")
+    if isinstance(step, (Expr, Tensor)):
+        step = as_expr(step, Index())  # a runtime step (HeteroCL: scf.for), taken as positive
+    elif isinstance(step, bool) or not isinstance(step, numbers.Integral) or step == 0:
+        raise APIError(f"hcl.for_: step must be a non-zero int or a DSL expression, got {step!r}")
     program = active_program()
     loop_name = program.unique_name(name or tag) if (name or tag) else program.auto_name("i")
     var = Var(loop_name, begin, end)
-    stmt = For(var, as_expr(begin, Index()), as_expr(end, Index()), int(step), name=loop_name)
-    if active_scope() is program.top and at_scope_top():
-        # a loop straight in the algorithm is a stage of its own, named after the loop, so it can
-        # be outlined (s.outline("name")) like any compute stage
-        stage = StageStmt(loop_name, "imperative", [stmt])
+    stmt = For(var, as_expr(begin, Index()), as_expr(end, Index()), step if isinstance(step, Expr) else int(step),
+               name=loop_name)
+    if tag is not None or (active_scope() is program.top and at_scope_top()):
+        # a tagged loop (HeteroCL), or a loop straight in the algorithm, is a stage of its own,
+        # named by the tag (else after the loop), so it can be scheduled and outlined by name
+        stage_name = loop_name if tag is None or tag == loop_name else program.unique_name(tag)
+        stage = StageStmt(stage_name, "imperative", [stmt])
         record(stage)
-        program.stages[loop_name] = stage
+        if active_scope() is program.top and at_scope_top():
+            program.stages[stage_name] = stage
     else:
         record(stmt)
     with recording_into(stmt.body):

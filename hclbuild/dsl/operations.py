@@ -24,10 +24,10 @@ from hclbuild.dsl.expr import (
     promote,
     to_bool,
 )
-from hclbuild.dsl.stmt import Alloc, ComputeLoops, StageStmt, Store, contains_return
+from hclbuild.dsl.stmt import Alloc, ComputeLoops, For, StageStmt, Store, contains_return
 from hclbuild.dsl.tensor import Tensor, normalize_shape
 from hclbuild.dsl.trace import active_program, active_scope, at_scope_top, record, recording_into, tracing
-from hclbuild.dsl.types import DType, Float, parse_dtype
+from hclbuild.dsl.types import DType, Float, Index, parse_dtype
 from hclbuild.errors import APIError, MLIRLimitationError
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -49,7 +49,9 @@ def placeholder(shape: object, name: str | None = None, dtype: object = None) ->
     if name is not None:
         _check_name(name, "placeholder")
     # placeholders are made before tracing; their names are made unique per schedule later
-    return Tensor(name or "", shape_t, _dtype_or_default(dtype), "placeholder")
+    tensor = Tensor(name or "", shape_t, _dtype_or_default(dtype), "placeholder")
+    tensor.zero_dim = shape == ()
+    return tensor
 
 
 def _axis_names(fcompute: Callable[..., Any], ndim: int, what: str) -> list[str]:
@@ -148,11 +150,34 @@ def mutate(domain: object, fcompute: Callable[..., Any], name: str | None = None
     """hcl.mutate(domain, fcompute, name=None): run imperative fcompute at every point of domain."""
     program = active_program()
     name = program.unique_name(_check_name(name, "mutate")) if name else program.auto_name("mutate")
+    if isinstance(domain, (tuple, list)) and any(isinstance(d, (Tensor, Expr)) for d in domain):
+        _register_stage(_runtime_mutate(program, name, tuple(domain), fcompute))
+        return
     shape_t = normalize_shape(domain, f"mutate {name!r}")
     names = _axis_names(fcompute, len(shape_t), f"mutate {name!r}")
     axes = [Var(n, 0, extent) for n, extent in zip(names, shape_t)]
     body, _ = _trace_body(axes, fcompute, None, f"mutate {name!r}")
     _register_stage(StageStmt(name, "mutate", [ComputeLoops(axes, body)]))
+
+
+def _runtime_mutate(program: Any, name: str, domain: tuple, fcompute: Callable[..., Any]) -> StageStmt:
+    """A mutate whose domain has a runtime extent (a 0-d placeholder, an expression): nested
+    hcl.for_ loops with runtime bounds (scf.for), the stage's loops in domain order."""
+    names = _axis_names(fcompute, len(domain), f"mutate {name!r}")
+    loops: list[For] = []
+    for axis_name, extent in zip(names, domain):
+        if not isinstance(extent, (Tensor, Expr)) and (isinstance(extent, bool) or not isinstance(extent, int)
+                                                         or extent <= 0):
+            raise APIError(f"mutate {name!r}: domain extents must be positive ints or runtime values, "
+                           f"got {extent!r}")
+        loop_name = program.unique_name(axis_name)
+        hi = as_expr(extent, Index())
+        loops.append(For(Var(loop_name, 0, hi), Const(0, Index()), hi, 1, name=loop_name))
+    for outer, inner in zip(loops, loops[1:]):
+        outer.body.append(inner)
+    body, _ = _trace_body([loop.var for loop in loops], fcompute, None, f"mutate {name!r}")
+    loops[-1].body.extend(body)
+    return StageStmt(name, "mutate", [loops[0]])
 
 
 def scalar(value: object, name: str | None = None, dtype: object = None) -> Tensor:
@@ -222,7 +247,7 @@ def _reduction(kind: str, expr: object, axis: object, where: object, dtype: obje
     init = {"sum": lambda: Const(0.0 if dt.is_float or dt.is_fixed else 0, dt),
             "max": lambda: _extreme(dt, lowest=True),
             "min": lambda: _extreme(dt, lowest=False)}[kind]()
-    acc_name = active_program().unique_name(name or f"{kind}_acc") if tracing() else (name or kind)
+    acc_name = active_program().unique_name(name or f"{kind}_acc")
     return Reduce(kind, init, value, _axes(axis), cond, dt, acc_name)
 
 

@@ -39,7 +39,7 @@ class For(Stmt):
     var: Var
     lo: Expr
     hi: Expr
-    step: int
+    step: int | Expr  # an Expr: a runtime step, assumed positive
     body: list[Stmt] = field(default_factory=list)
     name: str = ""
 

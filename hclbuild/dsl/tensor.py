@@ -36,10 +36,17 @@ class Tensor:
         self.kind = kind  # "placeholder" | "compute" | "param" | "scalar"
         self.axis: list[Any] = []
         self.stage: Any = None  # the StageStmt that produced it (compute/scalar)
+        self.zero_dim = False  # a placeholder declared with shape (): an argument given as a number
 
     @property
     def is_scalar(self) -> bool:
-        return self.kind == "scalar"
+        """hcl.scalar results and 0-d placeholders: used in expressions as their one value."""
+        return self.kind == "scalar" or self.zero_dim
+
+    @property
+    def type(self) -> DType:
+        """HeteroCL's older name of .dtype (train_images.type.bits)."""
+        return self.dtype
 
     @property
     def ndim(self) -> int:
@@ -88,6 +95,11 @@ class Tensor:
     def __repr__(self) -> str:
         return f"Tensor({self.name!r}, {self.shape}, {self.dtype!r})"
 
+    def _value(self, op: str) -> Expr:
+        if not self.is_scalar:
+            raise APIError(f"tensor {self.name!r} used as a value in '{op}': index it, e.g. {self.name}[i]")
+        return self.v
+
     def __bool__(self) -> bool:
         return True
 
@@ -112,3 +124,22 @@ class TensorSlice:
     @property
     def dtype(self) -> DType:
         return self.tensor.dtype
+
+
+def _scalar_operator(name: str) -> Any:
+    def operator(self: Tensor, *other: object) -> Any:
+        return getattr(self._value(name.strip("_")), name)(*other)
+
+    operator.__name__ = name
+    return operator
+
+
+# a one-element tensor (hcl.scalar, a 0-d placeholder) reads as its value in arithmetic and
+# ordering comparisons, as in HeteroCL (`j >= 0`, `A[j + 1]`); == and != keep Python identity so
+# tensors stay usable in lists and sets
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+              "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__neg__",
+              "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__lshift__",
+              "__rlshift__", "__rshift__", "__rrshift__", "__invert__", "__lt__", "__le__", "__gt__",
+              "__ge__"):
+    setattr(Tensor, _name, _scalar_operator(_name))

@@ -8,7 +8,6 @@ from typing import Any, Iterator
 
 from hclbuild.dsl.stmt import Stmt
 from hclbuild.dsl.tensor import Tensor
-from hclbuild.errors import APIError
 
 
 @dataclass(eq=False)
@@ -38,14 +37,16 @@ class Program:
         self.used_names: set[str] = set()
         self.stages: dict[str, Any] = {}  # top-level stage name -> StageStmt
         self.counters: dict[str, int] = {}
+        self.duplicates: dict[str, int] = {}  # base name -> next suffix tried by unique_name
 
     def unique_name(self, base: str) -> str:
-        """base if unused, else base_1, base_2, ... (names are C identifiers later)."""
+        """base if unused, else base_0, base_1, ... (HeteroCL's UniqueName; C identifiers later)."""
         name = base
-        k = 0
+        k = self.duplicates.get(base, 0)
         while name in self.used_names:
-            k += 1
             name = f"{base}_{k}"
+            k += 1
+        self.duplicates[base] = k
         self.used_names.add(name)
         return name
 
@@ -57,21 +58,37 @@ class Program:
 
 _programs: list[Program] = []
 _scopes: list[Scope] = []
+# The algorithm written at module level (HeteroCL's global AST scope): DSL calls made while no
+# create_schedule(..., func) is tracing land here; create_schedule(tensors) with no func takes it,
+# and hcl.init() and every create_schedule start a new one.
+_module_program: Program | None = None
+
+
+def module_program() -> Program:
+    """The module-level algorithm being written (made on first use)."""
+    global _module_program
+    if _module_program is None:
+        _module_program = Program("top")
+    return _module_program
+
+
+def take_module_program() -> Program | None:
+    """The module-level algorithm written so far (None if nothing was), and start a new one."""
+    global _module_program
+    program, _module_program = _module_program, None
+    return program
 
 
 def active_program() -> Program:
-    if not _programs:
-        raise APIError("this DSL call is only valid while an algorithm is traced (inside create_schedule)")
-    return _programs[-1]
+    return _programs[-1] if _programs else module_program()
 
 
 def active_scope() -> Scope:
-    if not _scopes:
-        raise APIError("this DSL call is only valid while an algorithm is traced (inside create_schedule)")
-    return _scopes[-1]
+    return _scopes[-1] if _scopes else module_program().top
 
 
 def tracing() -> bool:
+    """True while a function body is traced (create_schedule's func, a def_ body)."""
     return bool(_scopes)
 
 

@@ -83,11 +83,12 @@ def load_kernel(project: Project) -> ModuleType:
 
 def kernel_schedule(project: Project, module: ModuleType | None = None) -> Any:
     """Call kernel.schedule() and check it returned an hcl schedule."""
-    from hclbuild.dsl.context import init
+    from hclbuild.dsl.context import reset_default_dtype
     from hclbuild.schedule.schedule import Schedule
 
     module = module or load_kernel(project)
-    init()
+    # not init(): an algorithm written at kernel.py's module level must survive until schedule()
+    reset_default_dtype()
     try:
         schedule = _call_entry(project, getattr(module, ENTRY_POINT))
     except Exception as exc:  # noqa: BLE001

@@ -1,19 +1,19 @@
-"""create_schedule, Schedule and Stage: primitives recorded as data, applied by the builder."""
+"""create_schedule and Schedule: primitives recorded as data, applied by the builder."""
 
 from __future__ import annotations
 
 import enum
-import numbers
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from hclbuild.dsl.expr import Reduce, Var
-from hclbuild.dsl.stmt import ComputeLoops, StageStmt
+from hclbuild.dsl.stmt import StageStmt, Store, StoreBits
 from hclbuild.dsl.tensor import Tensor, normalize_shape
-from hclbuild.dsl.trace import Program, program_scope
+from hclbuild.dsl.trace import Program, program_scope, take_module_program
 from hclbuild.errors import APIError, HCLNotImplementedError
 from hclbuild.schedule import memory as M
-from hclbuild.schedule.loops import LoopNest
+from hclbuild.schedule.stage import LoopHandle, Stage
+
+__all__ = ["LoopHandle", "Partition", "Schedule", "Stage", "StageFunction", "create_schedule"]
 
 
 class Partition(enum.IntEnum):
@@ -22,17 +22,6 @@ class Partition(enum.IntEnum):
     Complete = 0
     Block = 1
     Cyclic = 2
-
-
-@dataclass(frozen=True)
-class LoopHandle:
-    """A loop of a stage, as returned by stage.axis, split, fuse."""
-
-    stage: str
-    name: str
-
-    def __repr__(self) -> str:
-        return f"Loop({self.stage}.{self.name})"
 
 
 @dataclass
@@ -64,274 +53,6 @@ class StageFunction:
         return f"StageFunction({self.name!r})"
 
 
-def _reduces(stmts: list[Any]) -> list[Reduce]:
-    """Reduce expressions of a stage body (nested ones too), outermost first, in program order."""
-    found: list[Reduce] = []
-
-    def visit(node: Any) -> None:
-        if isinstance(node, Reduce):
-            found.append(node)
-        if isinstance(node, (list, tuple)):
-            for item in node:
-                visit(item)
-            return
-        if hasattr(node, "__dataclass_fields__") and not isinstance(node, (Tensor, StageStmt)):
-            for name in node.__dataclass_fields__:
-                value = getattr(node, name)
-                if isinstance(value, (list, tuple)) or hasattr(value, "__dataclass_fields__"):
-                    visit(value)
-
-    visit(stmts)
-    return found
-
-
-def _reduce_axes(stmts: list[Any]) -> list[Var]:
-    """Reduction axes used in a stage body, in first-use order."""
-    found: list[Var] = []
-    for node in _reduces(stmts):
-        for ax in node.axes:
-            if all(ax is not f for f in found):
-                found.append(ax)
-    return found
-
-
-def _leaf_names(expr: object) -> set[str]:
-    """The loop names an index expression of a LoopNest binding uses."""
-    if not isinstance(expr, tuple) or not expr:
-        return set()
-    if expr[0] == "leaf":
-        return {expr[1]}
-    found: set[str] = set()
-    for part in expr[1:]:
-        found |= _leaf_names(part)
-    return found
-
-
-class Stage:
-    """A stage of the schedule (s[kernel.B], kernel.B): loop transforms and pragmas on its loops."""
-
-    def __init__(self, schedule: Schedule, stmt: StageStmt):
-        self._schedule = schedule
-        self.stmt = stmt
-        self.name = stmt.name
-        loops = stmt.body[0] if stmt.body and isinstance(stmt.body[0], ComputeLoops) else None
-        self.spatial = LoopNest.of_axes([(ax.name, ax.extent) for ax in loops.axes]) if loops else None
-        self.reductions: dict[str, LoopNest] = {}
-        for ax in _reduce_axes(stmt.body):
-            if ax.name in self.reductions:
-                # loops are found by name: two axes of one name would share one loop nest
-                raise APIError(f"stage {self.name!r}: two different reduction axes are named {ax.name!r}; "
-                               "give each hcl.reduce_axis its own name")
-            self.reductions[ax.name] = LoopNest.of_axes([(ax.name, ax.extent)])
-        # reduction axes whose loop nest was merged into the spatial nest (by a reorder across
-        # them), in merge order; the builder then accumulates straight into the output tensor
-        self.merged_reductions: list[str] = []
-        self.dataflow_loop: str | None = None
-        self.is_dataflow = False
-
-    # ---- loop lookup ---------------------------------------------------------
-    @property
-    def axis(self) -> list[LoopHandle]:
-        """Current loops: spatial leaves outermost first, then reduction loops."""
-        names = [leaf.name for leaf in self.spatial.leaves] if self.spatial else []
-        for nest in self.reductions.values():
-            names.extend(leaf.name for leaf in nest.leaves)
-        return [LoopHandle(self.name, n) for n in names]
-
-    @property
-    def op(self) -> Stage:
-        return self
-
-    def _loop_name(self, axis: object) -> str:
-        if isinstance(axis, LoopHandle):
-            if axis.stage != self.name:
-                raise APIError(f"stage {self.name!r}: loop {axis.name!r} belongs to stage {axis.stage!r}")
-            return axis.name
-        if isinstance(axis, Var):
-            return axis.name
-        if isinstance(axis, numbers.Integral) and not isinstance(axis, bool):
-            loops = self.axis
-            if not 0 <= int(axis) < len(loops):
-                raise APIError(f"stage {self.name!r} has {len(loops)} loops, no loop {axis}")
-            return loops[int(axis)].name
-        if isinstance(axis, str):
-            return axis
-        raise APIError(f"stage {self.name!r}: {axis!r} is not a loop (use stage.axis[k], a handle or an int)")
-
-    def _nest_of(self, name: str) -> LoopNest:
-        if self.spatial is not None and self.spatial.has_leaf(name):
-            return self.spatial
-        for nest in self.reductions.values():
-            if nest.has_leaf(name):
-                return nest
-        raise APIError(f"stage {self.name!r} has no loop {name!r} (loops: {', '.join(h.name for h in self.axis)})")
-
-    # ---- loop transforms -----------------------------------------------------
-    def split(self, parent: object, factor: int | None = None, nparts: int | None = None,
-              mode: str = "transform") -> tuple[LoopHandle, LoopHandle]:
-        """split(axis, factor=None, nparts=None) -> (outer, inner), named x.outer / x.inner."""
-        name = self._loop_name(parent)
-        outer, inner = self._nest_of(name).split(name, factor, nparts)
-        return LoopHandle(self.name, outer), LoopHandle(self.name, inner)
-
-    def reorder(self, *axes: object) -> None:
-        """reorder(*axes): the named loops take each other's places in the given order.
-
-        Loops of reductions may be placed among the spatial loops (GEMM in i, k, j order): each
-        reduction involved has its loop nest (with its splits and pragmas) merged, innermost, into
-        the spatial nest first, together with the other axes of every Reduce that uses it, and the
-        reorder then happens in the merged nest. The builder supports a merged reduction when the
-        stage stores exactly one Reduce expression over the merged axes (see builder.py).
-        """
-        names = [self._loop_name(a) for a in axes]
-        nests = {id(self._nest_of(n)) for n in names}
-        if len(nests) != 1:
-            if self.spatial is None:
-                raise HCLNotImplementedError(
-                    f"reorder across reduction loops of different reductions in stage {self.name!r} "
-                    "(reorder within one band)")
-            self._merge_reductions([n for n in names if not self.spatial.has_leaf(n)])
-        self._nest_of(names[0]).reorder(names)
-
-    def _merge_reductions(self, loop_names: list[str]) -> None:
-        """Merge the reduction nests holding loop_names (and the other axes of the Reduces that use
-        them) into the spatial nest, innermost, in the order the stage's reductions were found."""
-        assert self.spatial is not None
-        wanted: set[str] = set()
-        for loop in loop_names:
-            for axis, nest in self.reductions.items():
-                if nest.has_leaf(loop):
-                    wanted.add(axis)
-        # a Reduce is never half merged: its other axes come along
-        changed = True
-        while changed:
-            changed = False
-            for node in _reduces(self.stmt.body):
-                axis_names = {ax.name for ax in node.axes}
-                if axis_names & wanted and not axis_names <= wanted | set(self.merged_reductions):
-                    wanted |= axis_names - set(self.merged_reductions)
-                    changed = True
-        order = [a for a in self.reductions if a in wanted]
-        taken = set(self.spatial.extents) | {leaf.name for leaf in self.spatial.leaves}
-        for axis in order:  # checked before anything changes
-            nest = self.reductions[axis]
-            names = set(nest.extents) | {leaf.name for leaf in nest.leaves}
-            if taken & names:
-                raise APIError(f"stage {self.name!r}: reduction axis {axis!r} cannot join the spatial loops, "
-                               f"a loop named {sorted(taken & names)[0]!r} is already there; rename the axis")
-            taken |= names
-        for axis in order:
-            self.spatial.merge(self.reductions[axis])
-            del self.reductions[axis]
-            self.merged_reductions.append(axis)
-
-    def fuse(self, *axes: object) -> LoopHandle:
-        """fuse(*axes) -> one loop named x_y_fused."""
-        names = [self._loop_name(a) for a in axes]
-        if len({id(self._nest_of(n)) for n in names}) != 1:
-            raise HCLNotImplementedError(f"fuse across spatial and reduction loops in stage {self.name!r}")
-        return LoopHandle(self.name, self._nest_of(names[0]).fuse(names))
-
-    def tile(self, x_parent: object, y_parent: object, x_factor: int, y_factor: int) -> tuple[LoopHandle, ...]:
-        """tile(x, y, xf, yf) -> (x.outer, y.outer, x.inner, y.inner)."""
-        xo, xi = self.split(x_parent, x_factor)
-        yo, yi = self.split(y_parent, y_factor)
-        self.reorder(xo, yo, xi, yi)
-        return xo, yo, xi, yi
-
-    # ---- pragmas -------------------------------------------------------------
-    def unroll(self, var: object, factor: int = 0) -> None:
-        """unroll(axis, factor=0): 0 unrolls fully."""
-        if not isinstance(factor, int) or isinstance(factor, bool) or factor < 0:
-            raise APIError(f"unroll: factor must be an int >= 0, got {factor!r}")
-        name = self._loop_name(var)
-        self._nest_of(name).leaf(name).attrs["unroll"] = factor
-
-    def pipeline(self, var: object, initiation_interval: int = 1) -> None:
-        """pipeline(axis, initiation_interval=1)."""
-        if not isinstance(initiation_interval, int) or isinstance(initiation_interval, bool) or initiation_interval < 1:
-            raise APIError(f"pipeline: initiation_interval must be an int >= 1, got {initiation_interval!r}")
-        name = self._loop_name(var)
-        self._nest_of(name).leaf(name).attrs["pipeline_ii"] = initiation_interval
-
-    def parallel(self, var: object) -> None:
-        """parallel(axis): mark the loop parallel."""
-        name = self._loop_name(var)
-        self._nest_of(name).leaf(name).attrs["parallel"] = True
-
-    def dataflow(self, axis: object = None) -> None:
-        """dataflow(): #pragma HLS dataflow in this stage's outermost loop (or the given loop)."""
-        self.is_dataflow = True
-        self.dataflow_loop = None if axis is None else self._loop_name(axis)
-
-    def reduction_loop_names(self) -> frozenset[str]:
-        """Names of the loops that run this stage's reductions (merged among the spatial loops too)."""
-        names = {leaf.name for nest in self.reductions.values() for leaf in nest.leaves}
-        if self.spatial is not None:
-            for axis in self.merged_reductions:
-                names |= _leaf_names(self.spatial.binding.get(axis, ()))
-        return frozenset(names)
-
-    def current_loop(self, name: str) -> str:
-        """`name`, or the innermost loop a later split made of it (x -> x.inner: HeteroCL's attach point)."""
-        leaves = [h.name for h in self.axis]
-        if name in leaves:
-            return name
-        derived = [leaf for leaf in leaves if leaf.startswith(name + ".")]
-        return derived[-1] if derived else name
-
-    def spatial_loop(self, axis: object, what: str) -> str:
-        """The name of a spatial loop of this stage (a reduction loop or an unknown one is an error)."""
-        name = self._loop_name(axis)
-        if self.spatial is None:
-            if isinstance(axis, str):
-                return name  # an hcl.for_ stage: its loops are known to the builder by name
-            raise APIError(f"{what}: stage {self.name!r} has no compute loops; name an hcl.for_ loop as a string")
-        if not self.spatial.has_leaf(name):
-            self._nest_of(name)  # unknown loops get the list of loops
-            raise APIError(f"{what}: loop {name!r} of stage {self.name!r} is a reduction loop; give a spatial loop")
-        return name
-
-    def compute_at(self, parent: object, axis: object) -> None:
-        """compute_at(parent, axis): compute this stage inside loop `axis` of stage `parent`, on demand."""
-        consumer = self._schedule.stage_of(parent)
-        loop = consumer.spatial_loop(axis, "compute_at")
-        tensor = self.stmt.output
-        if consumer is self:
-            raise APIError(f"compute_at: stage {self.name!r} cannot be computed at itself")
-        if tensor is None or not M.reads(consumer.stmt, tensor):
-            what = f"its tensor {tensor.name!r}" if tensor is not None else "a tensor"
-            raise APIError(f"compute_at: stage {consumer.name!r} does not consume stage {self.name!r} "
-                           f"(it never reads {what})")
-        self._schedule.record_compute_at(M.ComputeAt(self.name, consumer.name, loop, tensor))
-
-    # ---- not implemented here -------------------------------------------------
-
-    def systolic(self) -> None:
-        raise HCLNotImplementedError("systolic is not implemented")
-
-    def outline(self, axis: object = None, unify: object = None) -> StageFunction:
-        """s[stage].outline(axis=None, unify=None): the stage, or only the body below loop `axis`,
-        becomes a function; `unify` (a StageFunction, or True) shares an earlier function whose
-        body differs at most in constant loop bounds (they become index arguments)."""
-        if axis is None:
-            return self._schedule.outline(self, unify=unify is not None and unify is not False)[0]
-        loop = self._loop_name(axis)
-        if self.spatial is not None and not isinstance(axis, str):
-            self._nest_of(loop)  # an unknown loop is an error here, naming the stage's loops
-        if isinstance(unify, StageFunction):
-            target: bool | str = unify.name
-        elif unify is None or isinstance(unify, bool):
-            target = bool(unify)
-        else:
-            raise APIError(f"outline: unify must be a StageFunction or a bool, got {unify!r}")
-        self._schedule.record_axis_outline(AxisOutline(self.name, loop, target))
-        return unify if isinstance(unify, StageFunction) else StageFunction(f"Stage_{self.name}", [self.name])
-
-    def __repr__(self) -> str:
-        return f"Stage({self.name!r})"
-
-
 class Schedule:
     """A traced algorithm plus the primitives applied to it (HeteroCL's Schedule)."""
 
@@ -341,7 +62,13 @@ class Schedule:
         self.inputs = inputs
         self.outputs = outputs
         self.func = func
-        self.stages: dict[str, Stage] = {name: Stage(self, st) for name, st in program.stages.items()}
+        # every stage, nested ones too (a compute inside a mutate body is schedulable); nested
+        # stages, named loops and written tensors are attributes of their parent stage
+        self.stages: dict[str, Stage] = {}
+        self.parents: dict[str, str] = {}  # nested stage name -> its parent stage's name
+        for stmt in program.top.body:
+            if isinstance(stmt, StageStmt):
+                self._add_stage(stmt, None)
         self.partitions: dict[int, list[tuple[str, int, int]]] = {}
         self.reshapes: dict[int, tuple[int, ...]] = {}
         self.outlines: list[OutlineRequest] = []
@@ -350,6 +77,40 @@ class Schedule:
         self.top_dataflow = False
         # memory customizations and streams, applied in this order after the loop nests are built
         self.memory: list[M.MemoryRecord] = []
+
+    def _add_stage(self, stmt: StageStmt, parent: Stage | None) -> None:
+        stage = Stage(self, stmt)
+        self.stages[stmt.name] = stage
+        if parent is not None:
+            self.parents[stmt.name] = parent.name
+            parent.children.setdefault(stmt.name, stage)
+        for loop in stage.for_loops:
+            stage.children.setdefault(loop.name, LoopHandle(stage.name, loop.name))
+        for nested in _nested_stages(stmt.body):
+            self._add_stage(nested, stage)
+        for tensor in _written_tensors(stmt.body):
+            if tensor.name:
+                stage.children.setdefault(tensor.name, tensor)
+
+    @property
+    def ast(self) -> Program:
+        """The traced program (HeteroCL's s.ast; print it for a summary)."""
+        return self.program
+
+    @property
+    def module(self) -> Any:
+        """The MLIR module of this schedule (HeteroCL's s.module), built and verified."""
+        from hclbuild.compiler.pipeline import compile_schedule
+
+        return compile_schedule(self).module
+
+    @property
+    def top_func(self) -> Any:
+        """The top func.func of s.module (HeteroCL's s.top_func)."""
+        for op in self.module.body.operations:
+            if "hcl.top" in op.attributes:
+                return op
+        raise APIError(f"schedule {self.name!r}: the module has no top function")
 
     # ---- lookup --------------------------------------------------------------
     def stage_of(self, target: object) -> Stage:
@@ -391,8 +152,10 @@ class Schedule:
             raise APIError(f"partition: unknown partition_type {partition_type!r}")
         if isinstance(tensor, M.BufferTensor) and tensor.shape is None:
             pass  # its rank is known once the buffer exists; the emitter checks dim then
-        elif not isinstance(dim, int) or not 0 <= dim <= len(tensor.shape):
-            raise APIError(f"partition: dim {dim!r} out of range for {tensor.name!r} of shape {tensor.shape}")
+        elif not isinstance(dim, int) or not 0 <= dim <= len(self.reshapes.get(id(tensor), tensor.shape)):
+            # after s.reshape the dimensions are the new shape's
+            shape = self.reshapes.get(id(tensor), tensor.shape)
+            raise APIError(f"partition: dim {dim!r} out of range for {tensor.name!r} of shape {shape}")
         if kind != "complete" and (not isinstance(factor, int) or factor < 1):
             raise APIError(f"partition: {kind} partitioning of {tensor.name!r} needs a factor >= 1")
         self.partitions.setdefault(id(tensor), []).append((kind, dim, 0 if kind == "complete" else factor))
@@ -527,19 +290,21 @@ class Schedule:
         self.outlined.add(request.stage)
         self.axis_outlines.append(request)
 
-    def outline(self, *stage_list: object, unify: bool = False, axis: object = None) -> list[StageFunction]:
-        """outline(stage), outline(start, end), outline([stages], [stages], ...) -> function handles.
+    def outline(self, *stage_list: object, unify: bool = False,
+                axis: object = None) -> StageFunction | list[StageFunction]:
+        """outline(stage), outline(start, end), outline([stages], [stages], ...) -> the function
+        handle, or a list of them for several groups (HeteroCL's return).
+        outline(stage, axis=loop) outlines only the body below that loop (see Stage.outline).
 
         A single stage becomes @Stage_<name>; two stages (not in lists) are a start..end range
         of the dataflow graph, @Stage_<start>_<end>; each list becomes one function.
-        outline(stage, axis=loop) outlines only the body below that loop (see Stage.outline).
         """
         if not stage_list:
             raise APIError("outline needs at least one stage")
         if axis is not None:
             if len(stage_list) != 1 or isinstance(stage_list[0], (list, tuple)):
                 raise APIError("outline(..., axis=...) takes exactly one stage")
-            return [self.stage_of(stage_list[0]).outline(axis=axis, unify=unify)]
+            return self.stage_of(stage_list[0]).outline(axis=axis, unify=unify)
         groups: list[Any] = []
         handles: list[StageFunction] = []
         if all(not isinstance(x, (list, tuple)) for x in stage_list):
@@ -573,33 +338,33 @@ class Schedule:
                 seen.add(name)
             self.outlined.update(names)
         self.outlines.append(OutlineRequest(groups, unify))
-        return handles
+        return handles[0] if len(handles) == 1 else handles
 
 
 def create_schedule(inputs: object, func: Callable[..., Any] | None = None, name: str | None = None) -> Schedule:
-    """hcl.create_schedule(inputs, func=None, name=None): trace func(*inputs) into a schedule."""
+    """hcl.create_schedule(inputs, func=None, name=None): trace func(*inputs) into a schedule.
+
+    Without func, the algorithm is what was written at module level since hcl.init() (or the last
+    create_schedule), and `inputs` lists every argument of the design in order, outputs included.
+    """
     if isinstance(inputs, Tensor):
         inputs = [inputs]
     if not isinstance(inputs, (list, tuple)) or not all(isinstance(t, Tensor) for t in inputs):
         raise APIError("create_schedule: inputs must be a list of hcl.placeholder tensors")
-    if func is None:
-        raise HCLNotImplementedError("create_schedule without func (HeteroCL's imperative mode)")
-    if not callable(func):
+    if func is not None and not callable(func):
         raise APIError("create_schedule: func must be callable")
     top_name = name or "top"
     if not top_name.isidentifier():
         raise APIError(f"create_schedule: name {top_name!r} must be a C identifier")
+    module_level = take_module_program()  # HeteroCL drops it when func is given, as here
+    if func is None:
+        return _module_level_schedule(module_level, list(inputs), top_name)
     program = Program(top_name)
     program.used_names.add(top_name)
     for k, tensor in enumerate(inputs):
         if tensor.kind != "placeholder":
             raise APIError(f"create_schedule: input {k} ({tensor.name!r}) is not a placeholder")
-        if not tensor.name:
-            tensor.name = program.auto_name("placeholder")
-        elif tensor.name in program.used_names:
-            raise APIError(f"create_schedule: two inputs are named {tensor.name!r}")
-        else:
-            program.used_names.add(tensor.name)
+        _name_argument(program, tensor)
     with program_scope(program):
         program.top.params.extend(inputs)
         result = func(*inputs)
@@ -618,3 +383,72 @@ def create_schedule(inputs: object, func: Callable[..., Any] | None = None, name
         except (AttributeError, TypeError):
             pass  # builtins and bound methods take no attributes; s["name"] still works
     return schedule
+
+
+def _name_argument(program: Program, tensor: Tensor) -> None:
+    if not tensor.name:
+        tensor.name = program.auto_name("placeholder")
+    elif tensor.name in program.used_names:
+        raise APIError(f"create_schedule: two inputs are named {tensor.name!r}")
+    else:
+        program.used_names.add(tensor.name)
+
+
+def _module_level_schedule(program: Program | None, tensors: list[Tensor], top_name: str) -> Schedule:
+    """create_schedule([A, B]) with no func: the listed tensors (placeholders and tensors the
+    module-level algorithm computed) are the arguments, in order; the design returns nothing."""
+    if program is None or not program.top.body:
+        raise APIError("create_schedule: received an empty algorithm (no function given and nothing "
+                       "written at module level since hcl.init())")
+    if top_name in program.used_names:
+        raise APIError(f"create_schedule: name {top_name!r} is already a stage or tensor of the algorithm")
+    program.name = program.top.name = top_name
+    program.used_names.add(top_name)
+    local = {id(t) for t in program.top.allocs}
+    seen: set[int] = set()
+    for k, tensor in enumerate(tensors):
+        if id(tensor) in seen:
+            raise APIError(f"create_schedule: tensor {tensor.name!r} is listed twice")
+        seen.add(id(tensor))
+        if tensor.kind == "placeholder":
+            _name_argument(program, tensor)
+        elif id(tensor) not in local:
+            raise APIError(f"create_schedule: argument {k} ({tensor.name!r}) is neither a placeholder nor "
+                           "a tensor computed at module level since hcl.init()")
+    program.top.params.extend(tensors)
+    return Schedule(program, tensors, [], None)
+
+
+def _nested_stages(stmts: list[Any]) -> list[StageStmt]:
+    """Stages directly inside a stage's body (at any depth of loops and branches, not deeper stages)."""
+    found: list[StageStmt] = []
+
+    def visit(items: list[Any]) -> None:
+        for stmt in items:
+            if isinstance(stmt, StageStmt):
+                found.append(stmt)
+                continue
+            for child in ("body", "orelse"):
+                value = getattr(stmt, child, None)
+                if isinstance(value, list):
+                    visit(value)
+
+    visit(stmts)
+    return found
+
+
+def _written_tensors(stmts: list[Any]) -> list[Tensor]:
+    """Tensors stored to anywhere in stmts (nested stages included), in first-store order."""
+    found: list[Tensor] = []
+
+    def visit(items: list[Any]) -> None:
+        for stmt in items:
+            if isinstance(stmt, (Store, StoreBits)) and all(stmt.tensor is not t for t in found):
+                found.append(stmt.tensor)
+            for child in ("body", "orelse"):
+                value = getattr(stmt, child, None)
+                if isinstance(value, list):
+                    visit(value)
+
+    visit(stmts)
+    return found

@@ -10,7 +10,7 @@ from mlir import ir
 from mlir.dialects import affine, arith, scf
 
 from hclbuild.compiler.builder.state import FunctionState, ReturnTarget
-from hclbuild.compiler.builder.statements import is_affine_for
+from hclbuild.compiler.builder.statements import is_affine_for, set_pragmas
 from hclbuild.dsl import stmt as S
 from hclbuild.errors import CompileError
 from hclbuild.schedule.loops import LoopNest
@@ -21,11 +21,15 @@ class StageLowering(FunctionState):
     """Stage roots, compute loop nests and the index expressions of scheduled loops."""
 
     def stmt_StageStmt(self, stage: S.StageStmt, top_level: bool = False) -> ir.Operation:
-        sched_stage = self.mb.schedule.stages.get(stage.name) if top_level else None
+        sched_stage = self.mb.schedule.stages.get(stage.name)
+        if sched_stage is not None and (sched_stage.stmt is not stage or self.scope is not self.mb.schedule.program.top):
+            sched_stage = None  # a stage of a def_ body, or a wrapper made here: no schedule of its own
         block = self.entry if top_level else None
         before = len(list(block.operations)) if block is not None else 0
         if stage.has_return:
             self.returns.append(None)  # type: ignore[arg-type]  # filled per element in ComputeLoops
+        saved_plans = self.loop_plans  # nested stages schedule their own hcl.for_ loops
+        self.loop_plans = sched_stage.loop_plans if sched_stage is not None else {}
         try:
             if (len(stage.body) == 1 and isinstance(stage.body[0], S.ComputeLoops) and sched_stage is not None
                     and sched_stage.merged_reductions):
@@ -41,6 +45,7 @@ class StageLowering(FunctionState):
                     self.emit_block(stage.body)
                     affine.AffineYieldOp([])
         finally:
+            self.loop_plans = saved_plans
             if stage.has_return:
                 self.returns.pop()
         if block is None:
@@ -99,11 +104,7 @@ class StageLowering(FunctionState):
             leaf = nest.leaves[k]
             loop = affine.AffineForOp(0, leaf.extent, 1)
             loop.attributes["loop_name"] = ir.StringAttr.get(leaf.name)
-            for key, value in leaf.attrs.items():
-                if value is True:
-                    loop.attributes[key] = ir.UnitAttr.get()
-                else:
-                    loop.attributes[key] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), int(value))
+            set_pragmas(loop, leaf.attrs)
             if dataflow_loop == leaf.name:
                 loop.attributes["dataflow"] = ir.UnitAttr.get()
             leaf_values[leaf.name] = loop.induction_variable

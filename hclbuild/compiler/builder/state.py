@@ -78,6 +78,8 @@ class FunctionState:
         self.merged_reduces: set[int] = set()  # Reduce ids that need no accumulator (top function)
         # the reduction loop nests (split/pipeline/unroll) of the stage being emitted
         self._reductions: dict[str, LoopNest] = {}
+        # the plans of the hcl.for_ loops of the stage being emitted (schedule/stage.py)
+        self.loop_plans: dict[str, LoopNest] = {}
         for param, arg in zip(params, self.entry.arguments):
             if isinstance(param, Tensor):
                 self.buffers[id(param)] = arg

@@ -62,7 +62,15 @@ class StatementLowering(FunctionState):
         memref.StoreOp(new, self.buffer(tensor), subs)
 
     def stmt_For(self, stmt: S.For) -> None:
+        plan = self.loop_plans.get(stmt.name)
+        if plan is not None and (len(plan.leaves) != 1 or plan.leaves[0].name != stmt.name):
+            self.emit_planned_for(stmt, plan)  # split or fused by the schedule
+            return
+        pragmas = plan.leaves[0].attrs if plan is not None else {}
         lo, hi, step = stmt.lo, stmt.hi, stmt.step
+        if isinstance(step, E.Expr):
+            self.emit_runtime_step_for(stmt, pragmas)
+            return
         static = isinstance(lo, E.Const) and isinstance(hi, E.Const)
         if static and step > 0:
             loop = affine.AffineForOp(int(lo.value), int(hi.value), step)
@@ -86,18 +94,52 @@ class StatementLowering(FunctionState):
             iv = None
             terminator = lambda: scf.YieldOp([])
         loop.attributes["loop_name"] = ir.StringAttr.get(stmt.name)
+        set_pragmas(loop, pragmas)
         with ir.InsertionPoint(body_block):
             if iv is None:
                 k = loop.induction_variable
                 offset = arith.MulIOp(k, self.index_const(step)).result
                 iv = arith.AddIOp(lo_v, offset).result
-            self.vars[id(stmt.var)] = iv
-            if self.returns and S.contains_return(stmt.body):
-                with self.unless_returned():
-                    self.emit_block(stmt.body)
-            else:
-                self.emit_block(stmt.body)
+            self.emit_loop_body(stmt, iv)
             terminator()
+
+    def emit_loop_body(self, stmt: S.For, iv: ir.Value) -> None:
+        """The body of an hcl.for_ with its variable bound to iv (guarded after a possible return_)."""
+        self.vars[id(stmt.var)] = iv
+        if self.returns and S.contains_return(stmt.body):
+            with self.unless_returned():
+                self.emit_block(stmt.body)
+        else:
+            self.emit_block(stmt.body)
+
+    def emit_runtime_step_for(self, stmt: S.For, pragmas: dict[str, int | bool]) -> None:
+        """hcl.for_(lo, hi, step) with a runtime step (positive, as HeteroCL's scf.for needs):
+        max(0, ceil((hi - lo) / step)) trips of scf.for, the variable lo + k * step."""
+        lo_v, hi_v, step_v = self.ev_index(stmt.lo), self.ev_index(stmt.hi), self.ev_index(stmt.step)
+        count = arith.CeilDivSIOp(arith.SubIOp(hi_v, lo_v).result, step_v).result
+        count = arith.MaxSIOp(count, self.index_const(0)).result
+        loop = scf.ForOp(self.index_const(0), count, self.index_const(1))
+        loop.attributes["loop_name"] = ir.StringAttr.get(stmt.name)
+        set_pragmas(loop, pragmas)
+        with ir.InsertionPoint(loop.body):
+            offset = arith.MulIOp(loop.induction_variable, step_v).result
+            self.emit_loop_body(stmt, arith.AddIOp(lo_v, offset).result)
+            scf.YieldOp([])
+
+    def emit_planned_for(self, stmt: S.For, plan: Any) -> None:
+        """A constant-bound hcl.for_ through its schedule plan (split, pragmas): the loop variable
+        is lo + step * (the plan's index of the loop)."""
+        lo, step = int(stmt.lo.value), stmt.step
+
+        def body(values: dict[str, ir.Value]) -> None:
+            iv = values[stmt.name]
+            if step != 1:
+                iv = arith.MulIOp(iv, self.index_const(step)).result
+            if lo != 0:
+                iv = arith.AddIOp(iv, self.index_const(lo)).result
+            self.emit_loop_body(stmt, iv)
+
+        self.emit_nest(plan, body)
 
     def stmt_If(self, stmt: S.If) -> None:
         cond = self.ev(stmt.cond)
@@ -145,4 +187,13 @@ class StatementLowering(FunctionState):
 def is_affine_for(stmt: S.Stmt) -> bool:
     """A for_ that becomes one affine.for (constant bounds, positive step) and nothing before it."""
     return (isinstance(stmt, S.For) and isinstance(stmt.lo, E.Const) and isinstance(stmt.hi, E.Const)
-            and stmt.step > 0)
+            and isinstance(stmt.step, int) and stmt.step > 0)
+
+
+def set_pragmas(loop: Any, attrs: dict[str, int | bool]) -> None:
+    """Loop pragma attributes (docs/IR.md): unit for True, i32 otherwise."""
+    for key, value in attrs.items():
+        if value is True:
+            loop.attributes[key] = ir.UnitAttr.get()
+        else:
+            loop.attributes[key] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), int(value))

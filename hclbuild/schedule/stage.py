@@ -1,0 +1,356 @@
+"""Stage handles of a schedule: loop lookup, loop transforms and pragmas, recorded as plans."""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hclbuild.dsl.expr import Const, Reduce, Var
+from hclbuild.dsl.stmt import ComputeLoops, For, StageStmt
+from hclbuild.dsl.tensor import Tensor
+from hclbuild.errors import APIError, HCLNotImplementedError
+from hclbuild.schedule import memory as M
+from hclbuild.schedule.loops import LoopNest
+
+if TYPE_CHECKING:
+    from hclbuild.schedule.schedule import Schedule, StageFunction
+
+
+@dataclass(frozen=True)
+class LoopHandle:
+    """A loop of a stage, as returned by stage.axis, split, fuse."""
+
+    stage: str
+    name: str
+
+    def __repr__(self) -> str:
+        return f"Loop({self.stage}.{self.name})"
+
+
+def _reduces(stmts: list[Any]) -> list[Reduce]:
+    """Reduce expressions of a stage body (nested ones too), outermost first, in program order."""
+    found: list[Reduce] = []
+
+    def visit(node: Any) -> None:
+        if isinstance(node, Reduce):
+            found.append(node)
+        if isinstance(node, (list, tuple)):
+            for item in node:
+                visit(item)
+            return
+        if hasattr(node, "__dataclass_fields__") and not isinstance(node, (Tensor, StageStmt)):
+            for name in node.__dataclass_fields__:
+                value = getattr(node, name)
+                if isinstance(value, (list, tuple)) or hasattr(value, "__dataclass_fields__"):
+                    visit(value)
+
+    visit(stmts)
+    return found
+
+
+def _reduce_axes(stmts: list[Any]) -> list[Var]:
+    """Reduction axes used in a stage body, in first-use order."""
+    found: list[Var] = []
+    for node in _reduces(stmts):
+        for ax in node.axes:
+            if all(ax is not f for f in found):
+                found.append(ax)
+    return found
+
+
+class Stage:
+    """A stage of the schedule (s[kernel.B], kernel.B): loop transforms and pragmas on its loops."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        if not args or isinstance(args[0], str) or args[0] is None:
+            # hcl.Stage("name"): HeteroCL's older imperative block, a stage of the algorithm
+            from hclbuild.dsl.stage_block import StageBlock
+
+            return StageBlock(*args, **kwargs)
+        return super().__new__(cls)
+
+    def __init__(self, schedule: Schedule, stmt: StageStmt):
+        self._schedule = schedule
+        self.stmt = stmt
+        self.name = stmt.name
+        loops = stmt.body[0] if stmt.body and isinstance(stmt.body[0], ComputeLoops) else None
+        self.spatial = LoopNest.of_axes([(ax.name, ax.extent) for ax in loops.axes]) if loops else None
+        self.reductions: dict[str, LoopNest] = {}
+        for ax in _reduce_axes(stmt.body):
+            if ax.name in self.reductions:
+                # loops are found by name: two axes of one name would share one loop nest
+                raise APIError(f"stage {self.name!r}: two different reduction axes are named {ax.name!r}; "
+                               "give each hcl.reduce_axis its own name")
+            self.reductions[ax.name] = LoopNest.of_axes([(ax.name, ax.extent)])
+        # hcl.for_ loops inside the stage's body (not in nested stages), outermost first: each with
+        # constant bounds and a positive step gets a plan of its own (split, pipeline, unroll...)
+        self.for_loops = _for_loops(stmt.body)
+        self.loop_plans: dict[str, LoopNest] = {
+            loop.name: LoopNest.of_axes([(loop.name, _trip_count(loop))])
+            for loop in self.for_loops if _trip_count(loop) is not None}
+        # HeteroCL fixes a stage's axes when it is created: axis[k] names the k-th original loop
+        # whatever split/fuse did since (the standard tiling splits axis[0], then axis[1])
+        if loops is not None:
+            self._axes = [ax.name for ax in loops.axes] + list(self.reductions)
+        else:
+            self._axes = [loop.name for loop in self.for_loops]
+        # reduction axes whose loop nest was merged into the spatial nest (by a reorder across
+        # them), in merge order; the builder then accumulates straight into the output tensor
+        self.merged_reductions: list[str] = []
+        self.dataflow_loop: str | None = None
+        self.is_dataflow = False
+        self.children: dict[str, Any] = {}  # nested stages, named loops, tensors written (attributes)
+
+    def __getattr__(self, name: str) -> Any:
+        children = self.__dict__.get("children")
+        if children is not None and name in children:
+            return children[name]
+        raise AttributeError(f"stage {self.__dict__.get('name')!r} has no loop, nested stage or tensor {name!r}")
+
+    # ---- loop lookup ---------------------------------------------------------
+    @property
+    def axis(self) -> list[LoopHandle]:
+        """The stage's loops as created (HeteroCL): spatial axes, then reduction axes; the
+        hcl.for_ loops of an imperative stage. Split/fuse results are the handles they return."""
+        return [LoopHandle(self.name, n) for n in self._axes]
+
+    @property
+    def op(self) -> Stage:
+        return self
+
+    def _loop_name(self, axis: object) -> str:
+        if isinstance(axis, LoopHandle):
+            if axis.stage != self.name:
+                raise APIError(f"stage {self.name!r}: loop {axis.name!r} belongs to stage {axis.stage!r}")
+            return axis.name
+        if isinstance(axis, Var):
+            return axis.name
+        if isinstance(axis, numbers.Integral) and not isinstance(axis, bool):
+            loops = self.axis  # integers name the original loops, as HeteroCL's do
+            if not 0 <= int(axis) < len(loops):
+                raise APIError(f"stage {self.name!r} has {len(loops)} loops, no loop {axis}")
+            return loops[int(axis)].name
+        if isinstance(axis, str):
+            return axis
+        raise APIError(f"stage {self.name!r}: {axis!r} is not a loop (use stage.axis[k], a handle or an int)")
+
+    def _nest_of(self, name: str) -> LoopNest:
+        if self.spatial is not None and self.spatial.has_leaf(name):
+            return self.spatial
+        for nest in list(self.reductions.values()) + list(self.loop_plans.values()):
+            if nest.has_leaf(name):
+                return nest
+        raise APIError(f"stage {self.name!r} has no loop {name!r} (loops: {', '.join(self.leaf_names())})")
+
+    def leaf_names(self) -> list[str]:
+        """Every loop the stage has now (after split/fuse), spatial first."""
+        nests = ([self.spatial] if self.spatial else []) + list(self.reductions.values()) + \
+            list(self.loop_plans.values())
+        return [leaf.name for nest in nests for leaf in nest.leaves]
+
+    # ---- loop transforms -----------------------------------------------------
+    def split(self, parent: object, factor: int | None = None, nparts: int | None = None,
+              mode: str = "transform") -> tuple[LoopHandle, LoopHandle]:
+        """split(axis, factor=None, nparts=None) -> (outer, inner), named x.outer / x.inner."""
+        name = self._loop_name(parent)
+        outer, inner = self._nest_of(name).split(name, factor, nparts)
+        return LoopHandle(self.name, outer), LoopHandle(self.name, inner)
+
+    def reorder(self, *axes: object) -> None:
+        """reorder(*axes): the named loops take each other's places in the given order.
+
+        Loops of reductions may be placed among the spatial loops (GEMM in i, k, j order): each
+        reduction involved has its loop nest (with its splits and pragmas) merged, innermost, into
+        the spatial nest first, together with the other axes of every Reduce that uses it, and the
+        reorder then happens in the merged nest. The builder supports a merged reduction when the
+        stage stores exactly one Reduce expression over the merged axes (see builder.py).
+        """
+        names = [self._loop_name(a) for a in axes]
+        nests = {id(self._nest_of(n)) for n in names}
+        if len(nests) != 1:
+            if self.spatial is None:
+                raise HCLNotImplementedError(
+                    f"reorder across reduction loops of different reductions in stage {self.name!r} "
+                    "(reorder within one band)")
+            self._merge_reductions([n for n in names if not self.spatial.has_leaf(n)])
+        self._nest_of(names[0]).reorder(names)
+
+    def _merge_reductions(self, loop_names: list[str]) -> None:
+        """Merge the reduction nests holding loop_names (and the other axes of the Reduces that use
+        them) into the spatial nest, innermost, in the order the stage's reductions were found."""
+        assert self.spatial is not None
+        wanted: set[str] = set()
+        for loop in loop_names:
+            for axis, nest in self.reductions.items():
+                if nest.has_leaf(loop):
+                    wanted.add(axis)
+        # a Reduce is never half merged: its other axes come along
+        changed = True
+        while changed:
+            changed = False
+            for node in _reduces(self.stmt.body):
+                axis_names = {ax.name for ax in node.axes}
+                if axis_names & wanted and not axis_names <= wanted | set(self.merged_reductions):
+                    wanted |= axis_names - set(self.merged_reductions)
+                    changed = True
+        order = [a for a in self.reductions if a in wanted]
+        taken = set(self.spatial.extents) | {leaf.name for leaf in self.spatial.leaves}
+        for axis in order:  # checked before anything changes
+            nest = self.reductions[axis]
+            names = set(nest.extents) | {leaf.name for leaf in nest.leaves}
+            if taken & names:
+                raise APIError(f"stage {self.name!r}: reduction axis {axis!r} cannot join the spatial loops, "
+                               f"a loop named {sorted(taken & names)[0]!r} is already there; rename the axis")
+            taken |= names
+        for axis in order:
+            self.spatial.merge(self.reductions[axis])
+            del self.reductions[axis]
+            self.merged_reductions.append(axis)
+
+    def fuse(self, *axes: object) -> LoopHandle:
+        """fuse(*axes) -> one loop named x_y_fused."""
+        names = [self._loop_name(a) for a in axes]
+        if len({id(self._nest_of(n)) for n in names}) != 1:
+            raise HCLNotImplementedError(f"fuse across spatial and reduction loops in stage {self.name!r}")
+        return LoopHandle(self.name, self._nest_of(names[0]).fuse(names))
+
+    def tile(self, x_parent: object, y_parent: object, x_factor: int, y_factor: int) -> tuple[LoopHandle, ...]:
+        """tile(x, y, xf, yf) -> (x.outer, y.outer, x.inner, y.inner)."""
+        xo, xi = self.split(x_parent, x_factor)
+        yo, yi = self.split(y_parent, y_factor)
+        self.reorder(xo, yo, xi, yi)
+        return xo, yo, xi, yi
+
+    # ---- pragmas -------------------------------------------------------------
+    def unroll(self, var: object, factor: int = 0) -> None:
+        """unroll(axis, factor=0): 0 unrolls fully."""
+        if not isinstance(factor, int) or isinstance(factor, bool) or factor < 0:
+            raise APIError(f"unroll: factor must be an int >= 0, got {factor!r}")
+        name = self._loop_name(var)
+        self._nest_of(name).leaf(name).attrs["unroll"] = factor
+
+    def pipeline(self, var: object, initiation_interval: int = 1) -> None:
+        """pipeline(axis, initiation_interval=1)."""
+        if not isinstance(initiation_interval, int) or isinstance(initiation_interval, bool) or initiation_interval < 1:
+            raise APIError(f"pipeline: initiation_interval must be an int >= 1, got {initiation_interval!r}")
+        name = self._loop_name(var)
+        self._nest_of(name).leaf(name).attrs["pipeline_ii"] = initiation_interval
+
+    def parallel(self, var: object) -> None:
+        """parallel(axis): mark the loop parallel."""
+        name = self._loop_name(var)
+        self._nest_of(name).leaf(name).attrs["parallel"] = True
+
+    def dataflow(self, axis: object = None) -> None:
+        """dataflow(): #pragma HLS dataflow in this stage's outermost loop (or the given loop)."""
+        self.is_dataflow = True
+        self.dataflow_loop = None if axis is None else self._loop_name(axis)
+
+    # ---- not implemented here -------------------------------------------------
+    def reduction_loop_names(self) -> frozenset[str]:
+        """Names of the loops that run this stage's reductions (merged among the spatial loops too)."""
+        names = {leaf.name for nest in self.reductions.values() for leaf in nest.leaves}
+        if self.spatial is not None:
+            for axis in self.merged_reductions:
+                names |= _leaf_names(self.spatial.binding.get(axis, ()))
+        return frozenset(names)
+
+    def current_loop(self, name: str) -> str:
+        """`name`, or the innermost loop a later split made of it (x -> x.inner: HeteroCL's attach point)."""
+        leaves = self.leaf_names()
+        if name in leaves:
+            return name
+        derived = [leaf for leaf in leaves if leaf.startswith(name + ".")]
+        return derived[-1] if derived else name
+
+    def spatial_loop(self, axis: object, what: str) -> str:
+        """The name of a spatial loop of this stage (a reduction loop or an unknown one is an error)."""
+        name = self._loop_name(axis)
+        if self.spatial is None:
+            if isinstance(axis, str):
+                return name  # an hcl.for_ stage: its loops are known to the builder by name
+            raise APIError(f"{what}: stage {self.name!r} has no compute loops; name an hcl.for_ loop as a string")
+        if not self.spatial.has_leaf(name):
+            self._nest_of(name)  # unknown loops get the list of loops
+            raise APIError(f"{what}: loop {name!r} of stage {self.name!r} is a reduction loop; give a spatial loop")
+        return name
+
+    def compute_at(self, parent: object, axis: object) -> None:
+        """compute_at(parent, axis): compute this stage inside loop `axis` of stage `parent`, on demand."""
+        consumer = self._schedule.stage_of(parent)
+        loop = consumer.spatial_loop(axis, "compute_at")
+        tensor = self.stmt.output
+        if consumer is self:
+            raise APIError(f"compute_at: stage {self.name!r} cannot be computed at itself")
+        if tensor is None or not M.reads(consumer.stmt, tensor):
+            what = f"its tensor {tensor.name!r}" if tensor is not None else "a tensor"
+            raise APIError(f"compute_at: stage {consumer.name!r} does not consume stage {self.name!r} "
+                           f"(it never reads {what})")
+        self._schedule.record_compute_at(M.ComputeAt(self.name, consumer.name, loop, tensor))
+
+    def systolic(self) -> None:
+        raise HCLNotImplementedError("systolic is not implemented")
+
+    def outline(self, axis: object = None, unify: object = None) -> StageFunction:
+        """s[stage].outline(axis=None, unify=None): the stage, or only the body below loop `axis`,
+        becomes a function; `unify` (a StageFunction, or True) shares an earlier function whose
+        body differs at most in constant loop bounds (they become index arguments)."""
+        from hclbuild.schedule.schedule import AxisOutline, StageFunction
+
+        if axis is None:
+            return self._schedule.outline(self, unify=unify is not None and unify is not False)
+        loop = self._loop_name(axis)
+        if self.spatial is not None and not isinstance(axis, str):
+            self._nest_of(loop)  # an unknown loop is an error here, naming the stage's loops
+        if isinstance(unify, StageFunction):
+            target: bool | str = unify.name
+        elif unify is None or isinstance(unify, bool):
+            target = bool(unify)
+        else:
+            raise APIError(f"outline: unify must be a StageFunction or a bool, got {unify!r}")
+        self._schedule.record_axis_outline(AxisOutline(self.name, loop, target))
+        return unify if isinstance(unify, StageFunction) else StageFunction(f"Stage_{self.name}", [self.name])
+
+    def __repr__(self) -> str:
+        return f"Stage({self.name!r})"
+
+
+def _leaf_names(expr: object) -> set[str]:
+    """The loop names an index expression of a LoopNest binding uses."""
+    if not isinstance(expr, tuple) or not expr:
+        return set()
+    if expr[0] == "leaf":
+        return {expr[1]}
+    found: set[str] = set()
+    for part in expr[1:]:
+        found |= _leaf_names(part)
+    return found
+
+
+def _for_loops(stmts: list[Any]) -> list[For]:
+    """hcl.for_ loops in stmts, outermost first, not entering nested stages."""
+    found: list[For] = []
+
+    def visit(items: list[Any]) -> None:
+        for stmt in items:
+            if isinstance(stmt, StageStmt):
+                continue
+            if isinstance(stmt, For):
+                found.append(stmt)
+            if isinstance(stmt, ComputeLoops):
+                visit(stmt.body)
+            for child in ("body", "orelse"):
+                value = getattr(stmt, child, None)
+                if isinstance(value, list) and not isinstance(stmt, ComputeLoops):
+                    visit(value)
+
+    visit(stmts)
+    return found
+
+
+def _trip_count(loop: For) -> int | None:
+    """Trips of a for_ with constant bounds and a positive step, else None (no plan)."""
+    if not (isinstance(loop.lo, Const) and isinstance(loop.hi, Const)) or not isinstance(loop.step, int) or loop.step <= 0:
+        return None
+    return max(0, -(-(int(loop.hi.value) - int(loop.lo.value)) // loop.step))
