@@ -38,7 +38,9 @@ def build(schedule: Schedule, target: str | None = None, name: str | None = None
     with design.module.context:
         signature = signature_of(top)
     ir_text = lower_to_llvm_ir(design.module)
-    return JITModule(ir_text).function(signature)
+    from hclbuild.host_args import HostFunction
+
+    return HostFunction(JITModule(ir_text).function(signature), list(schedule.inputs) + list(schedule.outputs))
 
 
 def _rename_reserved_top(design: Any) -> None:
