@@ -50,6 +50,13 @@ from hclbuild.errors import (
 )
 from hclbuild.schedule.schedule import Partition, Schedule, Stage, StageFunction, create_schedule
 
+from hclbuild.platform import Platform
+from hclbuild.schedule.scheme import Scheme, create_schedule_from_scheme, create_scheme
+from hclbuild.compiler.loop_nests import get_affine_loop_nests
+from hclbuild import operation, report  # noqa: E402  HeteroCL users import from these modules
+
+customize = create_schedule  # HeteroCL's other name
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -60,4 +67,8 @@ __all__ = [
     "log10", "log2", "lower", "max", "min", "mutate", "not_", "or_", "placeholder", "power",
     "reduce_axis", "reducer", "return_", "scalar", "select", "sin", "sqrt", "sum", "tan", "tanh",
     "update", "while_",
+]
+__all__ += [
+    "Platform", "Scheme", "create_schedule_from_scheme", "create_scheme", "customize",
+    "get_affine_loop_nests", "operation", "report",
 ]

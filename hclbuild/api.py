@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hclbuild.errors import APIError
+from hclbuild.errors import APIError, HCLNotImplementedError
 from hclbuild.schedule.schedule import Schedule
 
 
@@ -16,13 +16,21 @@ def lower(schedule: Schedule, name: str | None = None, **_: Any) -> Any:
     return compile_schedule(schedule).module
 
 
-def build(schedule: Schedule, target: str | None = None, name: str | None = None, **_: Any) -> Any:
-    """hcl.build(s, target=None|"llvm"|"vhls"): a callable (LLVM JIT) or the Vitis HLS C++ text."""
+def build(schedule: Schedule, target: Any = None, name: str | None = None, **_: Any) -> Any:
+    """hcl.build(s, target=None|"llvm"|"vhls"|hcl.Platform): a callable (LLVM JIT), the Vitis HLS
+    C++ text, or what the platform's mode asks for (hclbuild/platform.py)."""
     from hclbuild.compiler.pipeline import compile_schedule
 
     _check(schedule, "build")
+    from hclbuild.platform import Platform, build_for_platform
+
+    if isinstance(target, Platform):
+        return build_for_platform(schedule, target)
+    if target in ("ihls", "vhls_csim", "soda", "soda_xhls", "merlinc", "aocl", "sdaccel"):
+        raise HCLNotImplementedError(f"build: target {target!r} (HeteroCL's) is not generated here; use "
+                                     "'vhls', or an hcl.Platform in mode 'csim' for a g++-simulated project")
     if target not in (None, "llvm", "vhls"):
-        raise APIError(f"build: unknown target {target!r} (use None, 'llvm' or 'vhls')")
+        raise APIError(f"build: unknown target {target!r} (use None, 'llvm', 'vhls' or an hcl.Platform)")
     design = compile_schedule(schedule)
     if target == "vhls":
         from hclbuild.compiler.emit_hls import emit_module

@@ -302,6 +302,16 @@ class AccRef(Expr):
     dtype: DType
 
 
+@dataclass(eq=False)
+class ImperativeValue(Expr):
+    """The value of imperative code: run `body` (statements); its hcl.return_ gives the value, and
+    `default` when no return_ runs (a reducer whose function uses hcl.if_ / hcl.return_)."""
+
+    body: list  # statements (hclbuild.dsl.stmt)
+    default: Expr
+    dtype: DType
+
+
 # ---- constructors and type rules ------------------------------------------------------
 
 

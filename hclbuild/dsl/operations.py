@@ -15,6 +15,7 @@ from hclbuild.dsl.expr import (
     Cast,
     Const,
     Expr,
+    ImperativeValue,
     Intrinsic,
     Logical,
     Reduce,
@@ -24,7 +25,7 @@ from hclbuild.dsl.expr import (
     promote,
     to_bool,
 )
-from hclbuild.dsl.stmt import Alloc, ComputeLoops, For, StageStmt, Store, contains_return
+from hclbuild.dsl.stmt import Alloc, ComputeLoops, For, Return, StageStmt, Store, contains_return
 from hclbuild.dsl.tensor import Tensor, normalize_shape
 from hclbuild.dsl.trace import active_program, active_scope, at_scope_top, record, recording_into, tracing
 from hclbuild.dsl.types import DType, Float, Index, parse_dtype
@@ -80,6 +81,7 @@ def _register_stage(stage: StageStmt) -> None:
 
 
 def _new_tensor(name: str, shape: tuple[int, ...], dtype: DType, kind: str) -> Tensor:
+    dtype = active_program().dtype_overrides.get(name, dtype)
     tensor = Tensor(name, shape, dtype, kind)
     scope = active_scope()
     if at_scope_top():
@@ -275,12 +277,32 @@ def reducer(init: object, freduce: Callable[[Expr, Expr], Any], dtype: object = 
         dt = parse_dtype(dtype) if dtype is not None else base_dtype
         value = as_expr(expr)
         acc = AccRef(dt)
-        combined = as_expr(freduce(value, acc), dt)
+        combined = _reducer_body(freduce, value, acc, dt)
         cond = None if where is True else to_bool(where)
         acc_name = active_program().unique_name(name or "reducer_acc")
         return Reduce("custom", as_expr(init, dt), value, _axes(axis), cond, dt, acc_name, combine=combined)
 
     return reduce_with
+
+
+def _reducer_body(freduce: Callable[..., Any], value: Expr, acc: AccRef, dtype: DType) -> Expr:
+    """The new accumulator of a custom reducer: freduce's returned expression, or, when freduce is
+    imperative (hcl.if_ ... hcl.return_(...)), its statements as one value (HeteroCL's example 2)."""
+    scope = active_scope()
+    stmts: list = []
+    scope.return_depth += 1
+    try:
+        with recording_into(stmts):
+            result = freduce(value, acc)
+    finally:
+        scope.return_depth -= 1
+    if not stmts:
+        return as_expr(result, dtype)
+    if result is not None:
+        stmts.append(Return(as_expr(result, dtype)))
+    elif not contains_return(stmts):
+        raise APIError("hcl.reducer: the reduction function returned nothing (return a value or use hcl.return_)")
+    return ImperativeValue(stmts, acc, dtype)
 
 
 def select(cond: object, true_value: object, false_value: object) -> Expr:

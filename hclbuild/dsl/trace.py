@@ -38,6 +38,7 @@ class Program:
         self.stages: dict[str, Any] = {}  # top-level stage name -> StageStmt
         self.counters: dict[str, int] = {}
         self.duplicates: dict[str, int] = {}  # base name -> next suffix tried by unique_name
+        self.dtype_overrides: dict[str, Any] = {}  # tensor name -> DType (a scheme's downsize/quantize)
 
     def unique_name(self, base: str) -> str:
         """base if unused, else base_0, base_1, ... (HeteroCL's UniqueName; C identifiers later)."""

@@ -77,6 +77,7 @@ class Schedule:
         self.top_dataflow = False
         # memory customizations and streams, applied in this order after the loop nests are built
         self.memory: list[M.MemoryRecord] = []
+        self.data_movement: dict[int, tuple[str, int | None]] = {}  # s.to(tensor, platform device)
 
     def _add_stage(self, stmt: StageStmt, parent: Stage | None) -> None:
         stage = Stage(self, stmt)
@@ -102,7 +103,9 @@ class Schedule:
         """The MLIR module of this schedule (HeteroCL's s.module), built and verified."""
         from hclbuild.compiler.pipeline import compile_schedule
 
-        return compile_schedule(self).module
+        # kept on the schedule: ops taken from it (s.top_func) must not outlive their module
+        self._module = compile_schedule(self).module
+        return self._module
 
     @property
     def top_func(self) -> Any:
@@ -188,8 +191,21 @@ class Schedule:
         """
         if isinstance(dst, (Stage, StageStmt)):
             return self._stream(tensor, dst, src, depth, fifo_depth)
+        if getattr(dst, "kind", None) in ("host", "xcel"):  # a platform's device (hclbuild/platform.py)
+            return self._move(tensor, dst.kind, burst_len)
         raise HCLNotImplementedError(
             f"s.to(tensor, {dst!r}): moving data to a device or the host is not implemented")
+
+    def _move(self, targets: object, device: str, burst_len: int | None) -> Any:
+        """s.to(tensors, platform.xcel|host, burst_len=n): where arguments' data moves (recorded in
+        data_movement: tensor id -> (device, burst length)); returns the tensor(s)."""
+        if burst_len is not None and (isinstance(burst_len, bool) or not isinstance(burst_len, int) or burst_len < 1):
+            raise APIError(f"s.to: burst_len must be a positive int, got {burst_len!r}")
+        items = targets if isinstance(targets, (list, tuple)) else [targets]
+        tensors = [self._tensor(item, "s.to") for item in items]
+        for tensor in tensors:
+            self.data_movement[id(tensor)] = (device, burst_len)
+        return tensors if isinstance(targets, (list, tuple)) else tensors[0]
 
     def _stream(self, target: object, dst: object, src: object, depth: int | None,
                 fifo_depth: int | None) -> Tensor:
@@ -359,7 +375,16 @@ def create_schedule(inputs: object, func: Callable[..., Any] | None = None, name
     module_level = take_module_program()  # HeteroCL drops it when func is given, as here
     if func is None:
         return _module_level_schedule(module_level, list(inputs), top_name)
+    return trace_schedule(list(inputs), func, top_name, {})
+
+
+def trace_schedule(inputs: list[Tensor], func: Callable[..., Any], name: str | None,
+                   dtypes: dict[str, Any]) -> Schedule:
+    """Trace func(*inputs) into a schedule; tensors named in `dtypes` are made with those dtypes
+    (a scheme's downsize/quantize)."""
+    top_name = name or "top"
     program = Program(top_name)
+    program.dtype_overrides.update(dtypes)
     program.used_names.add(top_name)
     for k, tensor in enumerate(inputs):
         if tensor.kind != "placeholder":

@@ -10,7 +10,7 @@ from typing import Any
 from mlir import ir
 from mlir.dialects import affine, arith, memref, scf
 
-from hclbuild.compiler.builder.state import FunctionState, walk_nodes
+from hclbuild.compiler.builder.state import FunctionState, ReturnTarget, walk_nodes
 from hclbuild.dsl import expr as E
 from hclbuild.dsl import stmt as S
 from hclbuild.errors import HCLNotImplementedError
@@ -81,6 +81,20 @@ class ReductionLowering(FunctionState):
 
         nest_for(0)
         return memref.LoadOp(acc, zero).result
+
+    def expr_ImperativeValue(self, expr: E.ImperativeValue) -> ir.Value:
+        """A reducer function's statements run with a return slot (allocated by prepare): the value
+        is what their hcl.return_ stored, else the default (the running accumulator)."""
+        slot, flag = self.accumulators[id(expr)]
+        zero = [self.index_const(0)]
+        self.store_const_bool(flag, False)
+        memref.StoreOp(self.convert(self.ev(expr.default), expr.default.dtype, expr.dtype), slot, zero)
+        self.returns.append(ReturnTarget(flag, slot, zero, expr.dtype))
+        try:
+            self.emit_block(expr.body)
+        finally:
+            self.returns.pop()
+        return memref.LoadOp(slot, zero).result
 
     def reduce_step(self, expr: E.Reduce, acc: ir.Value, subscripts: Callable[[], list[ir.Value]]) -> None:
         """acc[subscripts] = combine(acc[subscripts], value), under expr.where; acc holds expr.dtype."""

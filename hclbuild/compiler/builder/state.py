@@ -112,6 +112,9 @@ class FunctionState:
                 self.accumulators[id(node)] = self.alloc(node.name, node.dtype, (1,))
             if isinstance(node, S.StageStmt) and node.has_return and id(node) not in self.accumulators:
                 self.accumulators[id(node)] = self.alloc(f"{node.name}_returned", UInt(1), (1,))
+            if isinstance(node, E.ImperativeValue) and id(node) not in self.accumulators:
+                self.accumulators[id(node)] = (self.alloc("reducer_value", node.dtype, (1,)),
+                                               self.alloc("reducer_returned", UInt(1), (1,)))
 
         walk_nodes(body, visit)
 

@@ -1,0 +1,282 @@
+"""HeteroCL's API surface: schemes, module aliases, loop nests, host arguments, older imperative
+forms (hcl.Stage, nested stages, runtime trip counts) and the bugs of issue #10."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import hclbuild as hcl
+from hclbuild.errors import APIError
+from tests.dsl_helpers import loops
+
+
+# ---- schemes: downsize / quantize --------------------------------------------------------------
+
+
+def _two_stage(A):
+    B = hcl.compute(A.shape, lambda x: A[x] * 3, "B")
+    return hcl.compute(A.shape, lambda x: B[x] + 1, "C")
+
+
+def test_downsize_retypes_an_intermediate_and_an_output(rng):
+    A = hcl.placeholder((8,), "A")
+    sm = hcl.create_scheme([A], _two_stage)
+    sm.downsize([_two_stage.B, _two_stage.C], hcl.UInt(4))
+    s = hcl.create_schedule_from_scheme(sm)
+    assert s[_two_stage.C].stmt.output.dtype == hcl.UInt(4)
+    a = rng.integers(0, 100, 8, dtype=np.int32)
+    c = np.zeros(8, np.uint8)
+    hcl.build(s)(a, c)
+    np.testing.assert_array_equal(c, ((a * 3) % 16 + 1) % 16)
+
+
+def test_quantize_stores_fixed_point_with_truncation_toward_minus_infinity(rng):
+    hcl.init(hcl.Float())
+    A = hcl.placeholder((10,), "A")
+
+    def kernel(A):
+        return hcl.compute(A.shape, lambda x: hcl.tanh(A[x]), "B")
+
+    sm = hcl.create_scheme([A], kernel)
+    sm.quantize(kernel.B, hcl.Fixed(10, 8))
+    s = hcl.create_schedule_from_scheme(sm)
+    a = (rng.random(10) * 2 - 1).astype(np.float32)
+    out = hcl.asarray(np.zeros(10), dtype=hcl.Fixed(10, 8))
+    hcl.build(s)(a, out)
+    # AP_TRN (hclbuild's deliberate difference from HeteroCL's round-toward-zero)
+    np.testing.assert_array_equal(out.asnumpy(), np.floor(np.tanh(a).astype(np.float64) * 256) / 256)
+
+
+def test_scheme_checks_the_kind_of_type():
+    A = hcl.placeholder((4,), "A")
+    sm = hcl.create_scheme(A, _two_stage)
+    with pytest.raises(APIError, match="not an integer type"):
+        sm.downsize(_two_stage.B, hcl.Fixed(8, 4))
+    with pytest.raises(APIError, match="not a fixed-point type"):
+        sm.quantize(_two_stage.B, hcl.Int(8))
+
+
+def test_customize_operation_and_report_are_heterocl_names():
+    assert hcl.customize is hcl.create_schedule
+    assert hcl.operation.compute is hcl.compute and hcl.operation.placeholder is hcl.placeholder
+    assert callable(hcl.report.parse_xml)
+
+
+# ---- loop nests and the module of a schedule ------------------------------------------------------
+
+
+def test_get_affine_loop_nests_has_heterocls_shape():
+    A = hcl.placeholder((8, 6), "A")
+
+    def kernel(A):
+        B = hcl.compute((8, 6), lambda i, j: A[i, j] + 1, "B")
+        return hcl.compute((8, 6), lambda x, y: B[x, y] * 2, "C")
+
+    s = hcl.create_schedule([A], kernel)
+    s[kernel.B].split(kernel.B.axis[1], 3)
+    nests = hcl.get_affine_loop_nests(s.top_func)
+    assert [[loop["name"] for loop in nest] for nest in nests] == [["i", "j.outer", "j.inner"], ["x", "y"]]
+    assert nests[1][0]["body"].name == "affine.for"
+
+
+# ---- host arguments ---------------------------------------------------------------------------------
+
+
+def test_python_number_for_a_zero_dim_placeholder(rng):
+    a = hcl.placeholder((), "a")
+    A = hcl.placeholder((3, 4), "A")
+
+    def kernel(a, A):
+        return hcl.compute(A.shape, lambda x, y: A[x, y] + a, "B")
+
+    f = hcl.build(hcl.create_schedule([a, A], kernel))
+    arr = rng.integers(0, 50, (3, 4), dtype=np.int32)
+    out = np.zeros((3, 4), np.int32)
+    f(10, arr, out)
+    np.testing.assert_array_equal(out, arr + 10)
+    f(np.int64(-3), arr, out)
+    np.testing.assert_array_equal(out, arr - 3)
+
+
+def test_a_number_for_a_shaped_placeholder_is_still_refused():
+    A = hcl.placeholder((1,), "A")
+    f = hcl.build(hcl.create_schedule([A], lambda A: hcl.compute((1,), lambda i: A[i], "B")))
+    with pytest.raises(APIError, match="expected a numpy array"):
+        f(3, np.zeros(1, np.int32))
+
+
+def test_same_width_other_signedness_is_reinterpreted_in_place():
+    A = hcl.placeholder((4,), "A", hcl.UInt(32))
+
+    def kernel(A):
+        return hcl.compute((4,), lambda i: A[i] + 1, "B", dtype=hcl.UInt(32))
+
+    f = hcl.build(hcl.create_schedule([A], kernel))
+    a = np.array([1, 2, 3, 4], np.int32)
+    b = np.zeros(4, np.int32)  # the output too: written through a view
+    f(a, b)
+    np.testing.assert_array_equal(b, [2, 3, 4, 5])
+    with pytest.raises(APIError, match="numpy dtype int64"):
+        f(np.zeros(4, np.int64), b)
+
+
+# ---- older and imperative forms ----------------------------------------------------------------------
+
+
+def test_stage_block_names_an_imperative_stage_with_its_loops(rng):
+    A = hcl.placeholder((10,), "A")
+
+    def kernel(A):
+        with hcl.Stage("S"):
+            with hcl.for_(0, 10, name="i") as i:
+                A[i] = A[i] * 2 - 10
+
+    s = hcl.create_schedule([A], kernel)
+    stage = kernel.S
+    assert stage.i == stage.axis[0]
+    outer, inner = s[stage].split(stage.i, 4)
+    s[stage].unroll(inner)
+    names = [attrs["loop_name"] for _, attrs in loops(s)]
+    assert names == ['"i.outer"', '"i.inner"']
+    a = rng.integers(-9, 9, 10, dtype=np.int32)
+    expected = a * 2 - 10
+    hcl.build(s)(a)
+    np.testing.assert_array_equal(a, expected)
+
+
+def test_nested_stages_are_attributes_and_schedulable(rng):
+    A = hcl.placeholder((4, 6), "A")
+    T = hcl.placeholder((4,), "T")
+
+    def kernel(A, T):
+        def body(_):
+            with hcl.for_(0, 4, name="n") as n:
+                T[n] = 0
+            part = hcl.compute((4, 6), lambda x, y: A[x, y] * 2, "part")
+
+            def add_row(r):
+                with hcl.for_(0, 6, name="d") as d:
+                    T[r] += part[r, d]
+
+            hcl.mutate((4,), add_row, "add_row")
+
+        hcl.mutate((2,), body, "main")
+
+    s = hcl.create_schedule([A, T], kernel)
+    main = kernel.main
+    assert main.add_row is s[main.add_row] and main.n.name == "n" and main.T is T
+    s[main].pipeline(main.n)
+    s[main.part].unroll(1)
+    s[main.add_row].pipeline(0)
+    s.partition(main.part, dim=2)
+    attrs = {a["loop_name"].strip('"'): a for _, a in loops(s)}
+    assert attrs["n"]["pipeline_ii"] == "1 : i32" and attrs["y"]["unroll"] == "0 : i32"
+    assert attrs["r"]["pipeline_ii"] == "1 : i32" and "partition" not in attrs["r"]
+    a = rng.integers(-9, 9, (4, 6), dtype=np.int32)
+    t = np.zeros(4, np.int32)
+    hcl.build(s)(a, t)
+    np.testing.assert_array_equal(t, (a * 2).sum(axis=1))
+
+
+def test_runtime_trip_count_from_a_zero_dim_placeholder(rng):
+    A = hcl.placeholder((16,), "A")
+    N = hcl.placeholder((), "N")
+
+    def kernel(A, N):
+        def bump(k):
+            A[k] = A[k] + 100
+
+        hcl.mutate((N,), bump, "calc")
+
+    s = hcl.create_schedule([A, N], kernel)
+    assert s["calc"].axis[0].name == "k"
+    assert any(op == "scf.for" for op, _ in loops(s))
+    a = rng.integers(0, 9, 16, dtype=np.int32)
+    expected = a.copy()
+    expected[:5] += 100
+    hcl.build(s)(a, 5)
+    np.testing.assert_array_equal(a, expected)
+
+
+def test_for_with_a_runtime_step(rng):
+    A = hcl.placeholder((12,), "A")
+    S = hcl.placeholder((), "S")
+
+    def kernel(A, S):
+        with hcl.for_(1, 12, S) as i:
+            A[i] = -1
+
+    s = hcl.create_schedule([A, S], kernel)
+    a = np.zeros(12, np.int32)
+    hcl.build(s)(a, 4)
+    np.testing.assert_array_equal(a, [0 if k % 4 != 1 else -1 for k in range(12)])
+
+
+def test_scalar_tensors_read_as_values(rng):
+    A = hcl.placeholder((6,), "A")
+
+    def kernel(A):
+        j = hcl.scalar(5, "j")
+        with hcl.while_(j >= 1):
+            A[j] = A[j - 1] + j
+            j.v -= 1
+
+    s = hcl.create_schedule([A], kernel)
+    a = np.arange(6, dtype=np.int32)
+    expected = a.copy()
+    for k in range(5, 0, -1):
+        expected[k] = expected[k - 1] + k
+    hcl.build(s)(a)
+    np.testing.assert_array_equal(a, expected)
+
+
+# ---- bugs of issue #10 -------------------------------------------------------------------------------
+
+
+def test_imperative_reducer_body(rng):
+    def step(x, y):
+        with hcl.if_(x > 5):
+            hcl.return_(y + x)
+        with hcl.else_():
+            hcl.return_(y - x)
+
+    my_sum = hcl.reducer(0, step)
+    A = hcl.placeholder((4, 10), "A")
+
+    def kernel(A):
+        r = hcl.reduce_axis(0, 10, "r")
+        return hcl.compute((4,), lambda i: my_sum(A[i, r], axis=r), "B")
+
+    s = hcl.create_schedule([A], kernel)
+    a = rng.integers(0, 12, (4, 10), dtype=np.int32)
+    b = np.zeros(4, np.int32)
+    hcl.build(s)(a, b)
+    np.testing.assert_array_equal(b, np.where(a > 5, a, -a).sum(axis=1))
+
+
+def test_repeated_names_count_from_zero_like_heterocl():
+    A = hcl.placeholder((2,), "A")
+
+    def kernel(A):
+        first = hcl.scalar(0, "tmp")
+        second = hcl.scalar(1, "tmp")
+        third = hcl.scalar(2, "tmp")
+        return hcl.compute((2,), lambda i: A[i] + first.v + second.v + third.v, "B")
+
+    s = hcl.create_schedule([A], kernel)
+    assert [n for n in s.stages if n.startswith("tmp")] == ["tmp", "tmp_0", "tmp_1"]
+
+
+def test_partition_after_reshape_uses_the_new_shape():
+    A = hcl.placeholder((10, 10), "A")
+
+    def kernel(A):
+        return hcl.compute((10, 10), lambda i, j: A[i, j] + 1, "B")
+
+    s = hcl.create_schedule([A], kernel)
+    s.reshape(kernel.B, (10, 2, 5))
+    s.partition(kernel.B, dim=3)
+    assert '"complete:3:0"' in str(hcl.lower(s))
+    with pytest.raises(APIError, match=r"dim 4 out of range .* \(10, 2, 5\)"):
+        s.partition(kernel.B, dim=4)
