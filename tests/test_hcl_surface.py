@@ -191,7 +191,9 @@ def test_runtime_trip_count_from_a_zero_dim_placeholder(rng):
 
     s = hcl.create_schedule([A, N], kernel)
     assert s["calc"].axis[0].name == "k"
-    assert any(op == "scf.for" for op, _ in loops(s))
+    (attrs,) = [a for op, a in loops(s) if op == "scf.for"]
+    assert attrs["hcl.max_trip"] == "16 : i32"  # k subscripts A's 16 elements
+    assert "#pragma HLS loop_tripcount max=16" in hcl.build(s, target="vhls")
     a = rng.integers(0, 9, 16, dtype=np.int32)
     expected = a.copy()
     expected[:5] += 100

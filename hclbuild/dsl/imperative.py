@@ -6,9 +6,9 @@ import numbers
 from contextlib import contextmanager
 from typing import Iterator
 
-from hclbuild.dsl.expr import Expr, Var, as_expr, to_bool
+from hclbuild.dsl.expr import Const, Expr, Var, as_expr, to_bool
 from hclbuild.dsl.tensor import Tensor
-from hclbuild.dsl.stmt import For, If, Return, StageStmt, While
+from hclbuild.dsl.stmt import For, If, Return, StageStmt, While, inferred_max_trip
 from hclbuild.dsl.trace import active_program, active_scope, at_scope_top, record, recording_into
 from hclbuild.dsl.types import Index
 from hclbuild.errors import APIError
@@ -82,6 +82,9 @@ def for_(begin: object, end: object, step: int = 1, tag: str | None = None, name
         record(stmt)
     with recording_into(stmt.body):
         yield var
+    if isinstance(stmt.lo, Const) and int(stmt.lo.value) == 0 and not isinstance(stmt.hi, Const) \
+            and stmt.step == 1:
+        stmt.max_trip = inferred_max_trip(stmt)
 
 
 @contextmanager

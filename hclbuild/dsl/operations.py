@@ -25,7 +25,7 @@ from hclbuild.dsl.expr import (
     promote,
     to_bool,
 )
-from hclbuild.dsl.stmt import Alloc, ComputeLoops, For, Return, StageStmt, Store, contains_return
+from hclbuild.dsl.stmt import Alloc, ComputeLoops, For, Return, StageStmt, Store, contains_return, inferred_max_trip
 from hclbuild.dsl.tensor import Tensor, normalize_shape
 from hclbuild.dsl.trace import active_program, active_scope, at_scope_top, record, recording_into, tracing
 from hclbuild.dsl.types import DType, Float, Index, parse_dtype
@@ -179,6 +179,9 @@ def _runtime_mutate(program: Any, name: str, domain: tuple, fcompute: Callable[.
         outer.body.append(inner)
     body, _ = _trace_body([loop.var for loop in loops], fcompute, None, f"mutate {name!r}")
     loops[-1].body.extend(body)
+    for loop in loops:
+        if not isinstance(loop.hi, Const):
+            loop.max_trip = inferred_max_trip(loop)
     return StageStmt(name, "mutate", [loops[0]])
 
 

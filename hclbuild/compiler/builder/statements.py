@@ -95,6 +95,8 @@ class StatementLowering(FunctionState):
             terminator = lambda: scf.YieldOp([])
         loop.attributes["loop_name"] = ir.StringAttr.get(stmt.name)
         set_pragmas(loop, pragmas)
+        if iv is None and stmt.max_trip is not None:
+            loop.attributes["hcl.max_trip"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), stmt.max_trip)
         with ir.InsertionPoint(body_block):
             if iv is None:
                 k = loop.induction_variable

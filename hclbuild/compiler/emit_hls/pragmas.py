@@ -46,6 +46,8 @@ def loop_pragmas(op: ir.Operation) -> list[str]:
         pragmas.append("#pragma HLS unroll" if factor == 0 else f"#pragma HLS unroll factor={factor}")
     if "dataflow" in attributes:
         pragmas.append("#pragma HLS dataflow")
+    if "hcl.max_trip" in attributes:  # a runtime trip count: tells csynth its bound (docs/IR.md)
+        pragmas.append(f"#pragma HLS loop_tripcount max={ir.IntegerAttr(attributes['hcl.max_trip']).value}")
     return pragmas
 
 
