@@ -444,21 +444,29 @@ def _module_level_schedule(program: Program | None, tensors: list[Tensor], top_n
     return Schedule(program, tensors, [], None)
 
 
+def _visit_statements(stmts: list[Any], visit: Callable[[Any], bool]) -> None:
+    """Call visit on every statement of stmts and of their bodies; visit returns False to not
+    look inside a statement."""
+    for stmt in stmts:
+        if not visit(stmt):
+            continue
+        for child in ("body", "orelse"):
+            value = getattr(stmt, child, None)
+            if isinstance(value, list):
+                _visit_statements(value, visit)
+
+
 def _nested_stages(stmts: list[Any]) -> list[StageStmt]:
     """Stages directly inside a stage's body (at any depth of loops and branches, not deeper stages)."""
     found: list[StageStmt] = []
 
-    def visit(items: list[Any]) -> None:
-        for stmt in items:
-            if isinstance(stmt, StageStmt):
-                found.append(stmt)
-                continue
-            for child in ("body", "orelse"):
-                value = getattr(stmt, child, None)
-                if isinstance(value, list):
-                    visit(value)
+    def visit(stmt: Any) -> bool:
+        if isinstance(stmt, StageStmt):
+            found.append(stmt)
+            return False
+        return True
 
-    visit(stmts)
+    _visit_statements(stmts, visit)
     return found
 
 
@@ -466,14 +474,10 @@ def _written_tensors(stmts: list[Any]) -> list[Tensor]:
     """Tensors stored to anywhere in stmts (nested stages included), in first-store order."""
     found: list[Tensor] = []
 
-    def visit(items: list[Any]) -> None:
-        for stmt in items:
-            if isinstance(stmt, (Store, StoreBits)) and all(stmt.tensor is not t for t in found):
-                found.append(stmt.tensor)
-            for child in ("body", "orelse"):
-                value = getattr(stmt, child, None)
-                if isinstance(value, list):
-                    visit(value)
+    def visit(stmt: Any) -> bool:
+        if isinstance(stmt, (Store, StoreBits)) and all(stmt.tensor is not t for t in found):
+            found.append(stmt.tensor)
+        return True
 
-    visit(stmts)
+    _visit_statements(stmts, visit)
     return found
