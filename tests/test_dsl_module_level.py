@@ -218,3 +218,20 @@ def test_schedule_module_and_top_func():
     s = hcl.create_schedule([A, B])
     assert s.top_func.attributes["sym_name"].value == "top"
     assert "func.func @top(" in str(s.module)
+
+
+def test_a_project_kernel_written_at_module_level(tmp_path):
+    from hclbuild.project.config import load_project
+    from hclbuild.project.kernel import kernel_schedule
+
+    folder = tmp_path / "modlevel"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(
+        "import hclbuild as hcl\n"
+        "hcl.init(hcl.Float())\n"
+        "A = hcl.placeholder((4,), 'A')\n"
+        "B = hcl.compute((4,), lambda i: A[i] * 2.0, 'B')\n"
+        "def schedule():\n"
+        "    return hcl.create_schedule([A, B])\n")
+    s = kernel_schedule(load_project(folder))
+    assert list(s.stages) == ["B"] and hcl.build(s).signature.arg_names == ["A", "B"]
