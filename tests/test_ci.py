@@ -17,6 +17,8 @@ from hclbuild.errors import ConfigError
 from hclbuild.tasks import plan
 
 REPO = Path(__file__).resolve().parents[1]
+# frozen copies of two examples: the examples in projects/ evolve, these tests must not follow them
+PROJECTS = REPO / "tests" / "data" / "projects"
 
 
 def test_install_is_the_checkout_of_hclbuild_itself() -> None:
@@ -38,33 +40,33 @@ def test_install_option_overrides_and_nothing_known_is_an_error(tmp_path: Path) 
 
 
 def test_gitlab_pipeline_structure() -> None:
-    plans = plan([REPO / "projects" / "two_mm", REPO / "projects" / "gemm"])
+    plans = plan([PROJECTS / "two_mm", PROJECTS / "gemm"])
     pipeline = yaml.safe_load(gitlab_pipeline(plans, runner_label="vitis-2025", root=REPO))
     assert pipeline["stages"] == ["csim", "csynth", "top"]
     build = pipeline["build-csim"]
     assert build["stage"] == "csim"
     assert build["script"] == ["python -m pip install --upgrade pip", "python -m pip install -e .", AP_TYPES_INSTALL,
-                               "hclbuild csim projects/gemm projects/two_mm --continue"]
+                               "hclbuild csim tests/data/projects/gemm tests/data/projects/two_mm --continue"]
     assert build["artifacts"]["paths"] == ["build/"]
     csynth = pipeline["csynth"]
     assert (csynth["stage"], csynth["tags"], csynth["needs"]) == ("csynth", ["vitis-2025"], ["build-csim"])
     assert csynth["parallel"]["matrix"] == [
-        {"PROJECT": "two_mm", "PROJECT_PATH": "projects/two_mm", "FUNCTION": ["Stage_out_AB", "Stage_out_ABC"]},
-        {"PROJECT": "gemm", "PROJECT_PATH": "projects/gemm", "FUNCTION": ["Stage_prod"]},
+        {"PROJECT": "two_mm", "PROJECT_PATH": "tests/data/projects/two_mm", "FUNCTION": ["Stage_out_AB", "Stage_out_ABC"]},
+        {"PROJECT": "gemm", "PROJECT_PATH": "tests/data/projects/gemm", "FUNCTION": ["Stage_prod"]},
     ]
     assert csynth["script"][-1] == 'hclbuild csynth "$PROJECT_PATH" --function "$FUNCTION"'
     assert csynth["artifacts"]["paths"] == ["build/$PROJECT/hls/$FUNCTION/", "build/$PROJECT/csynth/$FUNCTION.xml"]
     top = pipeline["top"]
     assert top["needs"] == ["build-csim"]
     assert top["parallel"]["matrix"] == [
-        {"PROJECT": "two_mm", "PROJECT_PATH": "projects/two_mm", "FUNCTION": "top"},
-        {"PROJECT": "gemm", "PROJECT_PATH": "projects/gemm", "FUNCTION": "top"},
+        {"PROJECT": "two_mm", "PROJECT_PATH": "tests/data/projects/two_mm", "FUNCTION": "top"},
+        {"PROJECT": "gemm", "PROJECT_PATH": "tests/data/projects/gemm", "FUNCTION": "top"},
     ]
 
 
 def test_bad_runner_label_is_refused() -> None:
     with pytest.raises(ConfigError, match="runner label 'a b'"):
-        github_workflow(plan([REPO / "projects" / "gemm"]), runner_label="a b", root=REPO)
+        github_workflow(plan([PROJECTS / "gemm"]), runner_label="a b", root=REPO)
 
 
 @pytest.mark.slow

@@ -24,7 +24,7 @@ WHICH = shutil.which
 
 @pytest.fixture(scope="module")
 def two_mm(tmp_path_factory: pytest.TempPathFactory) -> tuple:
-    project = load_project(REPO / "projects" / "two_mm")
+    project = load_project(REPO / "tests" / "data" / "projects" / "two_mm")  # frozen copy
     layout = BuildLayout(tmp_path_factory.mktemp("build"), project.name)
     manifest = compile_project(project, layout)
     return project, layout, manifest
