@@ -543,6 +543,43 @@ def tile_fuse_partition():
     return s, None, lambda a: (a * 2).T + 1
 
 
+# ---- regressions found by the example suite ----------------------------------------------------
+
+
+def _relu_of_sum_used_twice():
+    """A fixed-point conv-like reduction whose value is used twice (ReLU): ResNet-20's layer form."""
+    A = hcl.placeholder((6, 8), "A", dtype=hcl.Fixed(16, 8))
+    W = hcl.placeholder((8,), "W", dtype=hcl.Fixed(8, 6))
+
+    def algo(A, W):
+        k = hcl.reduce_axis(0, 8, "k")
+
+        def relu(i):
+            v = hcl.sum(A[i, k] * W[k], axis=k, dtype=hcl.Fixed(32, 14))
+            return hcl.select(v > 0, v, 0)
+
+        return hcl.compute((6,), relu, name="B", dtype=hcl.Fixed(16, 8))
+
+    s = hcl.create_schedule([A, W], algo)
+
+    def model(a, w):
+        raw = (np.round(a * 256).astype(np.int64) * np.round(w * 64).astype(np.int64)).sum(axis=1)
+        return np.floor(np.maximum(raw, 0) / 64) / 256
+
+    return s, None, model
+
+
+@kernel
+def reduction_used_twice_fixed():
+    return _relu_of_sum_used_twice()
+
+
+def test_a_reduction_used_twice_runs_its_loop_once() -> None:
+    hcl.init()
+    s, _, _ = _relu_of_sum_used_twice()
+    assert str(hcl.lower(s)).count('loop_name = "k"') == 1
+
+
 KERNEL_NAMES = sorted(KERNELS)
 
 

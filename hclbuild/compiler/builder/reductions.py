@@ -57,6 +57,15 @@ class ReductionLowering(FunctionState):
             affine.AffineYieldOp([])
 
     def expr_Reduce(self, expr: E.Reduce) -> ir.Value:
+        here = ir.InsertionPoint.current.block
+        known = self.reduce_values.get(id(expr))
+        if known is not None and _encloses(known[1], here):
+            return known[0]  # computed earlier in this block or an enclosing one: it dominates here
+        value = self._emit_reduce(expr)
+        self.reduce_values[id(expr)] = (value, here)
+        return value
+
+    def _emit_reduce(self, expr: E.Reduce) -> ir.Value:
         acc = self.accumulators[id(expr)]
         zero = [self.index_const(0)]
         memref.StoreOp(self.convert(self.ev(expr.init), expr.init.dtype, expr.dtype), acc, zero)
@@ -129,6 +138,17 @@ class ReductionLowering(FunctionState):
                 scf.YieldOp([])
         else:
             step()
+
+
+def _encloses(outer: ir.Block, block: ir.Block) -> bool:
+    """True when block is outer or nested in an op of outer (within one function)."""
+    while True:
+        if block == outer:
+            return True
+        owner = block.owner
+        if owner is None or owner.operation.name == "func.func":
+            return False
+        block = owner.operation.block
 
 
 def _merged_reduce_form(stage: S.StageStmt, loops: S.ComputeLoops, sched: Stage) -> tuple[S.Store, E.Reduce]:

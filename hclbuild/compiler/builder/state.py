@@ -74,6 +74,9 @@ class FunctionState:
         self.vars: dict[int, ir.Value] = {}
         self.acc_values: list[ir.Value] = []
         self.accumulators: dict[int, ir.Value] = {}
+        # Reduce id -> (its value, the block it was computed in): a reduction used twice in one
+        # expression (v = hcl.sum(...); hcl.select(v > 0, v, 0)) runs its loops once
+        self.reduce_values: dict[int, tuple[ir.Value, ir.Block]] = {}
         self.returns: list[ReturnTarget] = []
         self.merged_reduces: set[int] = set()  # Reduce ids that need no accumulator (top function)
         # the reduction loop nests (split/pipeline/unroll) of the stage being emitted
