@@ -1,0 +1,207 @@
+"""ResNet-20 for CIFAR-10 (He et al. 2016, section 4.2) in fixed point, every conv its own function.
+
+Network: conv1 (3 -> 16) and 3 stages of 3 basic blocks (16, 32, 64 channels on 32x32, 16x16,
+8x8 maps); a block is conv3x3 -> ReLU -> conv3x3 -> + shortcut -> ReLU. The first block of
+stages 2 and 3 halves the map with stride 2 and projects its shortcut with a 1x1 conv of
+stride 2 (option B of the paper). Then a global 8x8 average pool and a dense 64 -> 10 layer.
+Batch norm is folded into each conv (weights and a per-channel bias), as deployed networks do.
+Weights are random (He-scaled, from the project's seed), the input is one 32x32x3 image.
+
+Number formats (ap_fixed, truncation and wrap-around as Vitis' defaults AP_TRN/AP_WRAP):
+- activations and biases Fixed(16, 8): range [-128, 128), step 1/256;
+- weights Fixed(8, 6): range [-2, 2), step 1/64 (folded BN scales stay below 2);
+- accumulators Fixed(32, 14): the exact product format (8 + 6 fraction bits) with 18 integer
+  bits, so a 576-term 3x3x64 sum never wraps; bias and shortcut are added at full precision, ReLU
+  is applied, and the result is truncated (floor) to Fixed(16, 8) when stored.
+- average pool: a Fixed(24, 8) sum of the 64 values, shifted right by 6 (floor of the mean).
+The numpy model is the same integer arithmetic (raw bits in int64), so it is bit-exact.
+
+Functions: Stage_<layer> for each of the 21 convs (`conv1`, `s1b1_a`, `s1b1_b`, ...,
+`s2b1_proj`, ...), Stage_pool and Stage_fc, each outlined alone (the ~100-stage design that took
+an hour to synthesize flat becomes 23 small HLS projects that build in parallel).
+
+Schedule: every conv pipelines its innermost reduction loop (kernel column c; ci for the 1x1
+projections), which Vitis flattens with ci and r into one loop of CIN * 9 (or CIN) iterations
+per output pixel: one activation read and one weight read per cycle and a one-cycle integer add
+into the accumulator, so the expected II = 1 (one MAC a cycle and function; the padding test is
+a predicate on the read). The pool and the dense layer pipeline their reductions the same way
+(II = 1, one read a cycle).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+import hclbuild as hcl
+
+ACT = hcl.Fixed(16, 8)
+WEIGHT = hcl.Fixed(8, 6)
+ACC = hcl.Fixed(32, 14)
+POOL_ACC = hcl.Fixed(24, 8)
+ACT_FRAC, WEIGHT_FRAC, ACC_FRAC = 8, 6, 14
+IMAGE = (3, 32, 32)
+CLASSES = 10
+
+
+@dataclass(frozen=True)
+class Conv:
+    """One conv layer with its folded batch norm: src -> name, optionally + shortcut, then ReLU."""
+
+    name: str
+    src: str
+    cin: int
+    cout: int
+    size: int  # input map height = width
+    stride: int
+    kernel: int  # 3 (padding 1) or 1 (no padding)
+    relu: bool
+    shortcut: str | None = None  # tensor added before the ReLU
+
+    @property
+    def out_size(self) -> int:
+        return self.size // self.stride
+
+
+def layers() -> list[Conv]:
+    """The 21 convs of ResNet-20, in program order."""
+    convs = [Conv("conv1", "image", 3, 16, 32, 1, 3, True)]
+    src, cin, size = "conv1", 16, 32
+    for stage, cout in enumerate((16, 32, 64), start=1):
+        for block in range(1, 4):
+            stride = 2 if stage > 1 and block == 1 else 1
+            prefix = f"s{stage}b{block}"
+            convs.append(Conv(f"{prefix}_a", src, cin, cout, size, stride, 3, True))
+            shortcut = src
+            if stride == 2:
+                convs.append(Conv(f"{prefix}_proj", src, cin, cout, size, 2, 1, False))
+                shortcut = f"{prefix}_proj"
+            size //= stride
+            convs.append(Conv(f"{prefix}_b", f"{prefix}_a", cout, cout, size, 1, 3, True, shortcut))
+            src, cin = f"{prefix}_b", cout
+    return convs
+
+
+def _conv(layer: Conv, tensors: dict, w, b):
+    """The DSL stage of one conv: a Fixed(32, 14) sum over ci (and r, c), plus bias (and shortcut), ReLU."""
+    src = tensors[layer.src]
+    shortcut = tensors[layer.shortcut] if layer.shortcut else None
+    ci = hcl.reduce_axis(0, layer.cin, "ci")
+    if layer.kernel == 3:
+        r = hcl.reduce_axis(0, 3, "r")
+        c = hcl.reduce_axis(0, 3, "c")
+
+        def total(co, y, x):
+            iy, ix = y * layer.stride + r - 1, x * layer.stride + c - 1
+            inside = hcl.and_(iy >= 0, iy < layer.size, ix >= 0, ix < layer.size)  # zero padding
+            return hcl.sum(src[ci, iy, ix] * w[co, ci, r, c], axis=[ci, r, c], where=inside, dtype=ACC)
+    else:
+        def total(co, y, x):
+            return hcl.sum(src[ci, y * layer.stride, x * layer.stride] * w[co, ci, 0, 0], axis=ci, dtype=ACC)
+
+    def pixel(co, y, x):
+        value = total(co, y, x) + b[co]
+        if shortcut is not None:
+            value = value + shortcut[co, y, x]
+        return hcl.select(value > 0, value, 0) if layer.relu else value
+
+    return hcl.compute((layer.cout, layer.out_size, layer.out_size), pixel, name=layer.name, dtype=ACT)
+
+
+def schedule():
+    """The algorithm and its schedule."""
+    convs = layers()
+    image = hcl.placeholder(IMAGE, "image", dtype=ACT)
+    params = []
+    for layer in convs:
+        params.append(hcl.placeholder((layer.cout, layer.cin, layer.kernel, layer.kernel), f"w_{layer.name}",
+                                      dtype=WEIGHT))
+        params.append(hcl.placeholder((layer.cout,), f"b_{layer.name}", dtype=ACT))
+    fc_w = hcl.placeholder((CLASSES, 64), "w_fc", dtype=WEIGHT)
+    fc_b = hcl.placeholder((CLASSES,), "b_fc", dtype=ACT)
+
+    def resnet20(image, *weights):
+        tensors = {"image": image}
+        for k, layer in enumerate(convs):
+            tensors[layer.name] = _conv(layer, tensors, weights[2 * k], weights[2 * k + 1])
+        last = tensors[convs[-1].name]
+        i = hcl.reduce_axis(0, 8, "i")
+        j = hcl.reduce_axis(0, 8, "j")
+        pool = hcl.compute((64,), lambda ch: hcl.sum(last[ch, i, j], axis=[i, j], dtype=POOL_ACC) >> 6,
+                           name="pool", dtype=ACT)
+        w, b = weights[-2], weights[-1]
+        k = hcl.reduce_axis(0, 64, "k")
+        return hcl.compute((CLASSES,), lambda o: hcl.sum(pool[k] * w[o, k], axis=k, dtype=ACC) + b[o],
+                           name="fc", dtype=ACT)
+
+    s = hcl.create_schedule([image, *params, fc_w, fc_b], resnet20, name="top")
+    for layer in convs:
+        stage = getattr(resnet20, layer.name)
+        s[stage].pipeline(stage.axis[-1])
+        s.outline(stage)
+    for stage in (resnet20.pool, resnet20.fc):
+        s[stage].pipeline(stage.axis[-1])
+        s.outline(stage)
+    return s
+
+
+def inputs(rng):
+    """An image in [-1, 1) and random folded conv + BN parameters (He-scaled), all on the fixed grid."""
+    def on_grid(values, frac, bits):
+        lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+        return np.clip(np.floor(values * 2**frac), lo, hi) / 2**frac
+
+    arrays = [on_grid(rng.uniform(-1, 1, IMAGE), ACT_FRAC, 16)]
+    for layer in layers():
+        fan_in = layer.cin * layer.kernel * layer.kernel
+        # the second conv of a block starts smaller, so the residual sum stays in range
+        scale = 0.5 if layer.name.endswith("_b") else 1.0
+        std = scale * np.sqrt(2.0 / fan_in)
+        arrays.append(on_grid(rng.normal(0, std, (layer.cout, layer.cin, layer.kernel, layer.kernel)),
+                              WEIGHT_FRAC, 8))
+        arrays.append(on_grid(rng.normal(0, 0.1, layer.cout), ACT_FRAC, 16))
+    arrays.append(on_grid(rng.normal(0, np.sqrt(1.0 / 64), (CLASSES, 64)), WEIGHT_FRAC, 8))
+    arrays.append(on_grid(rng.normal(0, 0.1, CLASSES), ACT_FRAC, 16))
+    return arrays
+
+
+# ---- the numpy model: raw fixed-point bits in int64 ------------------------------------------
+
+
+def _raw(values, frac):
+    return np.round(np.asarray(values, dtype=np.float64) * 2**frac).astype(np.int64)
+
+
+def _wrap(raw, bits):
+    return ((raw + (1 << (bits - 1))) & ((1 << bits) - 1)) - (1 << (bits - 1))
+
+
+def _conv_raw(layer: Conv, src, w, b, shortcut):
+    """Integer conv: Fixed(32, 14) sum (wraps at 32 bits), + bias and shortcut, ReLU, floor to Fixed(16, 8)."""
+    pad = layer.kernel // 2
+    padded = np.pad(src, ((0, 0), (pad, pad), (pad, pad)))
+    n, s = layer.out_size, layer.stride
+    acc = np.zeros((layer.cout, n, n), dtype=np.int64)
+    for r in range(layer.kernel):
+        for c in range(layer.kernel):
+            window = padded[:, r:r + s * n:s, c:c + s * n:s]
+            acc += np.einsum("oc,chw->ohw", w[:, :, r, c], window)
+    value = _wrap(acc, 32) + (b << (ACC_FRAC - ACT_FRAC))[:, None, None]
+    if shortcut is not None:
+        value = value + (shortcut << (ACC_FRAC - ACT_FRAC))
+    if layer.relu:
+        value = np.where(value > 0, value, 0)
+    return _wrap(value >> (ACC_FRAC - ACT_FRAC), 16)
+
+
+def model(image, *weights):
+    """numpy model of the logits, bit-exact: the same integer arithmetic as ap_fixed."""
+    tensors = {"image": _raw(image, ACT_FRAC)}
+    for k, layer in enumerate(layers()):
+        w, b = _raw(weights[2 * k], WEIGHT_FRAC), _raw(weights[2 * k + 1], ACT_FRAC)
+        shortcut = tensors[layer.shortcut] if layer.shortcut else None
+        tensors[layer.name] = _conv_raw(layer, tensors[layer.src], w, b, shortcut)
+    last = tensors[layers()[-1].name]
+    pool = _wrap(_wrap(last.sum(axis=(1, 2)), 24) >> 6, 16)
+    w, b = _raw(weights[-2], WEIGHT_FRAC), _raw(weights[-1], ACT_FRAC)
+    logits = _wrap(w @ pool, 32) + (b << (ACC_FRAC - ACT_FRAC))
+    return _wrap(logits >> (ACC_FRAC - ACT_FRAC), 16) / 2**ACT_FRAC
