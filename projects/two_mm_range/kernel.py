@@ -1,9 +1,10 @@
-"""2MM (PolyBench) with both products outlined together as a start..end range of stages:
-tmp = alpha * A @ B, then D = beta * D + tmp @ C.
+"""2MM from HeteroCL's outlining proposal, E = (A @ B) @ C + D, with both products outlined
+together as a start..end range of stages.
 
-`s.outline(kernel.tmp, kernel.prod)` makes one function, Stage_tmp_prod, of every stage on the
-dataflow paths from tmp to prod; tmp, produced and consumed only inside it, becomes a local
-array of that function instead of an argument. Compare two_mm, which outlines each product alone.
+`s.outline(kernel.out_AB, kernel.out_ABC)` makes one function, Stage_out_AB_out_ABC, of every
+stage on the dataflow paths from out_AB to out_ABC; out_AB, produced and consumed only inside it,
+becomes a local array of that function instead of an argument. Compare two_mm, which outlines
+each product alone.
 
 Schedule: both products accumulate in i, k, j order (the reduction axis k between i and j), so
 the pipelined j loop writes a different element every iteration and no floating-point add is
@@ -15,8 +16,6 @@ ports of one BRAM; the left-hand element is invariant in j.
 import numpy as np
 
 import hclbuild as hcl
-
-ALPHA, BETA = 1.5, 1.2
 
 
 def schedule(sizes):
@@ -31,21 +30,20 @@ def schedule(sizes):
     def kernel(A, B, C, D):
         k = hcl.reduce_axis(0, NK, "k")
         m = hcl.reduce_axis(0, NJ, "m")
-        tmp = hcl.compute((NI, NJ), lambda i, j: hcl.sum(ALPHA * A[i, k] * B[k, j], axis=k), name="tmp")
-        prod = hcl.compute((NI, NL), lambda i, j: hcl.sum(tmp[i, m] * C[m, j], axis=m), name="prod")
-        hcl.update(D, lambda i, j: BETA * D[i, j] + prod[i, j], name="D_out")
+        out_AB = hcl.compute((NI, NJ), lambda i, j: hcl.sum(A[i, k] * B[k, j], axis=k), name="out_AB")
+        out_ABC = hcl.compute((NI, NL), lambda i, j: hcl.sum(out_AB[i, m] * C[m, j], axis=m), name="out_ABC")
+        return hcl.compute((NI, NL), lambda i, j: out_ABC[i, j] + D[i, j], name="E")
 
     s = hcl.create_schedule([A, B, C, D], kernel, name="top")
-    for stage in (kernel.tmp, kernel.prod):
+    for stage in (kernel.out_AB, kernel.out_ABC):
         i, j, r = s[stage].axis
         s[stage].reorder(i, r, j)
         s[stage].pipeline(j)
-    s[kernel.D_out].pipeline(kernel.D_out.axis[1])
-    s.outline(kernel.tmp, kernel.prod)
+    s[kernel.E].pipeline(kernel.E.axis[1])
+    s.outline(kernel.out_AB, kernel.out_ABC)
     return s
 
 
 def model(A, B, C, D):
     """The numpy model the LLVM reference is checked against."""
-    tmp = np.float32(ALPHA) * A.astype(np.float64) @ B
-    return {"D": np.float32(BETA) * D + tmp @ C}
+    return (A.astype(np.float64) @ B @ C + D).astype(np.float32)
