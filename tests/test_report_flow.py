@@ -28,11 +28,11 @@ def test_report_has_csim_and_csynth_columns(tmp_path: Path) -> None:
         emit_function(project, layout, func)
         csim_function(project, layout, func)
     # stand in for a csynth run of one function with a real report (values below are the file's)
-    xml = layout.csynth_xml("Stage_tmp")
+    xml = layout.csynth_xml("Stage_out_AB")
     xml.parent.mkdir(parents=True)
     shutil.copyfile(fixture, xml)
     write_report(project, layout, manifest["functions"])
-    rows = [line for line in layout.report_markdown.read_text().splitlines() if line.startswith("| Stage_tmp |")]
+    rows = [line for line in layout.report_markdown.read_text().splitlines() if line.startswith("| Stage_out_AB |")]
     assert len(rows) == 1
     cells = [c.strip() for c in rows[0].strip("|").split("|")]
     assert cells[1] == "pass"
@@ -41,6 +41,6 @@ def test_report_has_csim_and_csynth_columns(tmp_path: Path) -> None:
     assert cells[8] == "16 (0.02%)"  # FF, of 106400 available
     summary = summary_rows([REPO / "projects" / "two_mm"], tmp_path / "build")
     by_func = {row["function"]: row for row in summary}
-    assert by_func["Stage_tmp"]["latency"] == "15"
-    assert "LUT 81" in by_func["Stage_tmp"]["resources"]
+    assert by_func["Stage_out_AB"]["latency"] == "15"
+    assert "LUT 81" in by_func["Stage_out_AB"]["resources"]
     assert by_func["top"]["csim"] == "pass" and by_func["top"]["latency"] == "-"
