@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -98,7 +97,12 @@ def run_doit(command: list[str], projects: list[Path], build_root: Path) -> int:
 
 
 def summary_rows(projects: list[Path], build_root: Path) -> list[dict[str, Any]]:
-    """One row per function: csim pass/fail and max error, latency/resources when csynth ran."""
+    """One row per function: csim pass / FAIL / not run (with the reason), max error, csynth numbers.
+
+    A csim result counts only when every task it comes from succeeded on the files now on disk
+    (project.attempts); a pass left by an earlier run of changed or failed inputs is "not run".
+    """
+    from hclbuild.project.attempts import function_states, known_functions
     from hclbuild.project.config import load_project
     from hclbuild.project.layout import BuildLayout
     from hclbuild.project.vitis_flow import function_reports
@@ -111,17 +115,13 @@ def summary_rows(projects: list[Path], build_root: Path) -> list[dict[str, Any]]
         except HCLError:
             name = folder.name
         layout = BuildLayout(build_root, name)
-        manifest = layout.ir_manifest
-        functions = json.loads(manifest.read_text())["functions"] if manifest.exists() else []
-        for func in functions:
-            row: dict[str, Any] = {"project": name, "function": func, "csim": "-", "max_abs_err": "-",
-                                   "latency": "-", "resources": "-"}
-            csim = layout.csim_json(func)
-            if csim.exists():
-                data = json.loads(csim.read_text())
-                row["csim"] = "pass" if data.get("pass") else "FAIL"
-                row["max_abs_err"] = f"{data.get('max_abs_err', 0):.3g}"
-            xml, _ = function_reports(layout, func)
+        for state in function_states(layout, known_functions(layout)):
+            row: dict[str, Any] = {"project": name, "function": state.func, "csim": state.state,
+                                   "max_abs_err": "-", "latency": "-", "resources": "-",
+                                   "reason": state.reason or ""}
+            if state.csim is not None:
+                row["max_abs_err"] = f"{state.csim.get('max_abs_err', 0):.3g}"
+            xml, _ = function_reports(layout, state.func)
             if xml is not None:
                 report = parse_csynth_xml(xml)
                 row["latency"] = "-" if report.worst_latency is None else str(report.worst_latency)
@@ -139,7 +139,12 @@ def print_summary(rows: list[dict[str, Any]]) -> None:
     print("  ".join(c.ljust(widths[c]) for c in cols))
     print("  ".join("-" * widths[c] for c in cols))
     for row in rows:
-        print("  ".join(str(row[c]).ljust(widths[c]) for c in cols))
+        print("  ".join(str(row[c]).ljust(widths[c]) for c in cols).rstrip())
+    reasons = [row for row in rows if row["reason"]]
+    if reasons:
+        print()
+        for row in reasons:
+            print(f"{row['project']}/{row['function']}: {row['csim']}: {row['reason']}")
 
 
 def cmd_new(args: argparse.Namespace) -> int:

@@ -344,31 +344,6 @@ def csim_function(project: Project, layout: BuildLayout, func: str) -> Any:
 def write_report(project: Project, layout: BuildLayout, functions: list[str], pictures: bool = True) -> list[Path]:
     """reports/summary.json and report.md: csim per function, plus csynth/cosim when Vitis made them,
     and (pictures) the design graph and csynth chart linked from report.md."""
-    from hclbuild.project.vitis_flow import function_reports
-    from hclbuild.runtime.report import FunctionReport, parse_cosim_rpt, parse_csynth_xml, render_summary_markdown
+    from hclbuild.project.report import write_project_report
 
-    rows = []
-    summary: dict[str, Any] = {"project": project.name, "functions": {}}
-    for func in functions:
-        csim_path = layout.csim_json(func)
-        csim = json.loads(csim_path.read_text(encoding="utf-8")) if csim_path.exists() else None
-        csynth_path, cosim_path = function_reports(layout, func)
-        csynth = parse_csynth_xml(csynth_path) if csynth_path is not None else None
-        cosim = parse_cosim_rpt(cosim_path) if cosim_path is not None else None
-        rows.append(FunctionReport(name=func, csim=None if csim is None else bool(csim.get("pass")),
-                                   csynth=csynth, cosim=cosim))
-        summary["functions"][func] = {
-            "csim": csim,
-            "csynth": None if csynth is None else csynth.to_dict(),
-            "cosim": None if cosim is None else cosim.to_dict(),
-        }
-    markdown = f"# {project.name}\n\n" + render_summary_markdown(rows)
-    if pictures:
-        from hclbuild.project.report_pictures import picture_links, write_report_pictures
-
-        write_report_pictures(project.name, layout, rows)
-        markdown += picture_links(layout)
-    write_if_changed(layout.report_summary, json.dumps(summary, indent=2, sort_keys=True) + "\n")
-    write_if_changed(layout.report_markdown, markdown)
-    return [layout.report_summary, layout.report_markdown]
-
+    return write_project_report(project.name, layout, functions, pictures=pictures)

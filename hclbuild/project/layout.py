@@ -11,6 +11,7 @@
     build/<name>/csynth/<func>.xml        the function's csynth report, copied from either Vitis layout
     build/<name>/cosim/<func>.rpt         its co-simulation report, likewise
     build/<name>/reports/                 summary.json, report.md, plots
+    build/<name>/status/                  the latest attempt of every task (project/attempts.py)
 
 Only this module spells these paths; tasks and runtimes ask a BuildLayout.
 """
@@ -186,3 +187,15 @@ class BuildLayout:
     def report_markdown(self) -> Path:
         """`reports/report.md`."""
         return self.reports_dir / "report.md"
+
+    # ---- status/ ------------------------------------------------------------------------
+    @property
+    def status_dir(self) -> Path:
+        """`build/<name>/status/`: one record per task of its latest attempt."""
+        return self.root / "status"
+
+    def task_status(self, step: str, func: str | None = None) -> Path:
+        """`status/<step>.json` of a project-wide task, `status/<step>/<func>.json` of a per-function one."""
+        if func is None:
+            return self.status_dir / f"{_checked(step)}.json"
+        return self.status_dir / _checked(step) / f"{_checked(func)}.json"

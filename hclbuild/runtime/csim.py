@@ -17,10 +17,10 @@ import subprocess
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from hclbuild.atomic import write_text_atomic
-from hclbuild.errors import CsimError, ToolError
+from hclbuild.errors import CsimError, HCLError, ToolError
 from hclbuild.runtime.aptypes import ap_types_include_dir
 
 GXX = "g++"
@@ -131,9 +131,11 @@ def run_csim(func_dir: str | Path, out_json: str | Path, timeout: float = DEFAUL
              ap_include_dir: str | Path | None = None) -> CsimResult:
     """Compile `tb_<func>.cpp` + `<func>.cpp` with g++, run the testbench on data/, write out_json.
 
-    `func_dir` is `build/<name>/hls/<func>/`; the project name defaults to `<name>`. A compile
-    failure raises ToolError with g++'s first error line verbatim (after writing out_json). A run
-    that mismatches, crashes or times out returns a failed CsimResult; call `.check()` to raise.
+    `func_dir` is `build/<name>/hls/<func>/`; the project name defaults to `<name>`. out_json is
+    written in every outcome. A run that cannot start (no g++, no ap_types headers, an incomplete
+    folder) or does not compile raises ToolError/CsimError (g++'s first error line verbatim) after
+    writing a failed result; a run that mismatches, crashes or times out returns a failed
+    CsimResult; call `.check()` to raise.
     """
     folder = Path(func_dir)
     func = folder.name
@@ -141,10 +143,21 @@ def run_csim(func_dir: str | Path, out_json: str | Path, timeout: float = DEFAUL
     out_path = Path(out_json)
     head = f"{project_name}/{func}"
 
+    result = CsimResult(project=project_name, func=func, passed=False)
+    # replaced below in every outcome; if this process is killed, this is what stays
+    _write_result(out_path, CsimResult(project=project_name, func=func, passed=False,
+                                       error="csim started but did not finish (interrupted?)"))
+
+    def give_up(error: HCLError) -> NoReturn:
+        # a run that cannot even start must not leave the previous result in place
+        result.error = str(error).removeprefix(f"{head}: ")
+        _write_result(out_path, result)
+        raise error
+
     tb_file, top_file, header_file = folder / testbench_name(func), folder / f"{func}.cpp", folder / f"{func}.h"
     for required in (tb_file, top_file, folder / "data" / "manifest.json"):
         if not required.is_file():
-            raise CsimError(f"{head}: {required} not found (the function's HLS folder is incomplete)")
+            give_up(CsimError(f"{head}: {required} not found (the function's HLS folder is incomplete)"))
     sources = [tb_file.read_text(encoding="utf-8", errors="replace"),
                top_file.read_text(encoding="utf-8", errors="replace")]
     if header_file.is_file():
@@ -152,19 +165,18 @@ def run_csim(func_dir: str | Path, out_json: str | Path, timeout: float = DEFAUL
 
     compiler = shutil.which(gxx)
     if compiler is None:
-        raise ToolError(f"{head}: {gxx} not found on PATH (C simulation needs a C++ compiler)")
+        give_up(ToolError(f"{head}: {gxx} not found on PATH (C simulation needs a C++ compiler)"))
     command = [compiler, *GXX_FLAGS, "-I."]
     if needs_ap_include(*sources):
         include = Path(ap_include_dir) if ap_include_dir is not None else ap_types_include_dir()
         if include is None:
-            raise ToolError(f"{head}: the sources include ap_*.h/hls_*.h but no ap_types headers were found "
-                            "(install hls4ml or set XILINX_HLS)")
+            give_up(ToolError(f"{head}: the sources include ap_*.h/hls_*.h but no ap_types headers were found "
+                              "(install hls4ml or set XILINX_HLS)"))
         command += [*AP_GXX_FLAGS, "-isystem", str(include)]
     executable = f"{OUT_DIR}/tb_{func}"
     command += [tb_file.name, top_file.name, "-o", executable]
     (folder / OUT_DIR).mkdir(exist_ok=True)
 
-    result = CsimResult(project=project_name, func=func, passed=False)
     started = time.monotonic()
     try:
         # C locale: ASCII quotes and English messages, the same on every machine

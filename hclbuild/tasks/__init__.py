@@ -93,9 +93,18 @@ def source_fingerprint() -> str:
 _SWEPT: set[Path] = set()
 
 
-def _run(step: Callable[..., Any], project: Project, layout: BuildLayout, *args: Any) -> Callable[[], Any]:
+def _run(step: Callable[..., Any], project: Project, layout: BuildLayout, *args: Any,
+         attempt: tuple[str, str | None, list[str]] | None = None,
+         verdicts: tuple[str, ...] | list[str] = ()) -> Callable[[], Any]:
     """A doit python-action running step(project, layout, *args); an HCLError becomes a one-line
-    task failure. Temporaries left by a killed earlier run are swept first."""
+    task failure. Temporaries left by a killed earlier run are swept first.
+
+    With `attempt=(step name, function or None, input files)` the action records its attempt in
+    build/<name>/status/ and rewrites the project's report when it starts and when it ends
+    (project.report), so the report shows this attempt's outcome even when doit skips
+    `report:<name>` because a task it depends on failed (with or without --continue).
+    `verdicts` (csim's result file) are removed before the attempt starts.
+    """
 
     def action() -> Any:
         from hclbuild.atomic import sweep_stale_temps
@@ -103,14 +112,33 @@ def _run(step: Callable[..., Any], project: Project, layout: BuildLayout, *args:
         if layout.root not in _SWEPT:  # once per process and project: a sweep walks the whole folder
             sweep_stale_temps(layout.root)
             _SWEPT.add(layout.root)
+        record = None
+        if attempt is not None:
+            from hclbuild.project.report import start_attempt
+
+            record = start_attempt(layout, *attempt, verdicts=verdicts)
+        error: str | None = None
         try:
             step(project, layout, *args)
         except HCLError as exc:
-            return TaskFailed(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-        return True
+            error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        except Exception as exc:
+            # a bug, not bad input: doit shows the traceback, the record shows the task failed
+            _finish(layout, attempt, record, f"{type(exc).__name__}: {exc}")
+            raise
+        _finish(layout, attempt, record, error)
+        return TaskFailed(error) if error is not None else True
 
     action.__name__ = getattr(step, "__name__", "step")
     return action
+
+
+def _finish(layout: BuildLayout, attempt: tuple[str, str | None, list[str]] | None, record: Any,
+            error: str | None) -> None:
+    if attempt is not None:
+        from hclbuild.project.report import end_attempt
+
+        end_attempt(layout, attempt[0], attempt[1], record, error)
 
 
 def _remove(*folders: Path) -> Callable[[], None]:
@@ -126,8 +154,13 @@ def _remove(*folders: Path) -> Callable[[], None]:
     return action
 
 
-def _fail(message: str) -> Callable[[], Any]:
+def _fail(layout: BuildLayout, message: str) -> Callable[[], Any]:
+    """The compile action of a project that cannot be planned: record the failure, then fail."""
+
     def action() -> Any:
+        from hclbuild.project.report import end_attempt, start_attempt
+
+        end_attempt(layout, "compile", None, start_attempt(layout, "compile", None, []), message)
         return TaskFailed(message)
 
     return action
@@ -179,7 +212,8 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint: str, vitis:
     name = entry.name
     if entry.project is None or entry.error is not None:
         # a broken project fails its own task; others still run under `doit --continue`
-        yield {"basename": "compile", "name": name, "actions": [_fail(entry.error or "unknown error")],
+        failing = _fail(BuildLayout(Path(build_root), name), entry.error or "unknown error")
+        yield {"basename": "compile", "name": name, "actions": [failing],
                "doc": f"{name}: cannot be planned: {entry.error}", "uptodate": [False]}
         for group in ("reference", "emit", "csim", "report"):
             # so that `doit csim` (not only `doit compile`) reports the broken project
@@ -196,17 +230,18 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint: str, vitis:
     yield {
         "basename": "compile", "name": name,
         "doc": f"{name}: kernel.py -> ir/*.mlir (one per function) + llvm/top.ll",
-        "actions": [_run(_compile, project, layout)],
+        "actions": [_run(_compile, project, layout, attempt=("compile", None, inputs))],
         "file_dep": inputs,
         "targets": ir_files + [str(layout.top_ll), str(layout.ir_manifest)],
-        "uptodate": [stamp], "clean": [_remove(layout.ir_dir, layout.llvm_dir)],
+        "uptodate": [stamp], "clean": [_remove(layout.ir_dir, layout.llvm_dir, layout.status_dir)],
     }
     golden = {f: str(layout.golden_dir(f) / "manifest.json") for f in functions}
+    reference_deps = [str(layout.top_ll), str(layout.ir_manifest)] + inputs
     yield {
         "basename": "reference", "name": name,
         "doc": f"{name}: LLVM reference run of llvm/top.ll -> golden vectors per function",
-        "actions": [_run(_reference, project, layout)],
-        "file_dep": [str(layout.top_ll), str(layout.ir_manifest)] + inputs,
+        "actions": [_run(_reference, project, layout, attempt=("reference", None, reference_deps))],
+        "file_dep": reference_deps,
         "targets": list(golden.values()),
         "uptodate": [stamp], "clean": [_remove(*(layout.golden_dir(f) for f in functions))],
     }
@@ -215,22 +250,25 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint: str, vitis:
         ir_file = str(layout.top_mlir if func == top else layout.func_mlir(func))
         files = [str(path) for path in layout.hls_files(func)]
         toml = [str(project.toml_path)] if project.toml_path.is_file() else []
+        emit_deps = [ir_file, golden[func]] + toml
         yield {
             "basename": "emit", "name": f"{name}/{func}",
             "doc": f"{name}: Vitis HLS project of {func} (C++, testbench, tcl, cfg, Makefile)",
-            "actions": [_run(_emit, project, layout, func)],
-            "file_dep": [ir_file, golden[func]] + toml,
+            "actions": [_run(_emit, project, layout, func, attempt=("emit", func, emit_deps))],
+            "file_dep": emit_deps,
             "targets": files,
             "uptodate": [stamp], "clean": [_remove(layout.hls_dir(func))],
         }
         csim_json = str(layout.csim_json(func))
+        csim_deps = [str(layout.hls_cpp(func)), str(layout.hls_header(func)), str(layout.hls_testbench(func)),
+                     str(layout.hls_data_dir(func) / "manifest.json")]
         csim_results.append(csim_json)
         yield {
             "basename": "csim", "name": f"{name}/{func}",
             "doc": f"{name}: g++ C simulation of {func} against the LLVM golden vectors",
-            "actions": [_run(_csim, project, layout, func)],
-            "file_dep": [str(layout.hls_cpp(func)), str(layout.hls_header(func)), str(layout.hls_testbench(func)),
-                         str(layout.hls_data_dir(func) / "manifest.json")],
+            "actions": [_run(_csim, project, layout, func, attempt=("csim", func, csim_deps),
+                             verdicts=[csim_json])],
+            "file_dep": csim_deps,
             "targets": [csim_json],
             "uptodate": [stamp], "clean": True,
         }

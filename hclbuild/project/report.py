@@ -1,0 +1,111 @@
+"""A project's reports/summary.json and report.md, kept in step with every task attempt.
+
+Each function's csim column is its verdict from project.attempts (pass, FAIL, or not run with
+the reason), never a csim/<func>.json that a failed, interrupted or outdated run left behind;
+the tasks that failed or did not finish are listed below the table. The task actions call
+`start_attempt` and `end_attempt`, which rewrite the report, so it shows the latest attempt of
+every function even when doit skips `report:<name>` because a task it depends on failed.
+Without pictures it needs no numpy, MLIR or jinja2.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from hclbuild.atomic import write_if_changed
+from hclbuild.project.attempts import (
+    FAIL,
+    NOT_RUN,
+    PASS,
+    Attempt,
+    begin_attempt,
+    failed_attempts,
+    finish_attempt,
+    function_states,
+    known_functions,
+    project_lock,
+)
+from hclbuild.project.layout import BuildLayout
+
+
+def write_project_report(name: str, layout: BuildLayout, functions: list[str] | None = None,
+                         pictures: bool = False) -> list[Path]:
+    """Rewrite the report; `functions` defaults to those of the latest compiled design.
+
+    With `pictures` the design graph and csynth chart are drawn too (project.report_pictures, which
+    needs MLIR); without, report.md links the pictures an earlier report:<name> drew.
+    """
+    with project_lock(layout):
+        return _write(name, layout, functions, pictures)
+
+
+def start_attempt(layout: BuildLayout, step: str, func: str | None, inputs: list[str],
+                  verdicts: Iterable[str | Path] = ()) -> Attempt:
+    """Record that a task starts, first removing `verdicts` (csim's result) and the report.
+
+    The removals come first and each is one unlink, so a process killed at any point of this
+    leaves neither an earlier pass nor a report that still shows one.
+    """
+    with project_lock(layout):
+        for path in verdicts:
+            Path(path).unlink(missing_ok=True)
+        layout.report_summary.unlink(missing_ok=True)
+        layout.report_markdown.unlink(missing_ok=True)
+        attempt = begin_attempt(layout, step, func, inputs)
+        _write(layout.project_name, layout, None, False)
+    return attempt
+
+
+def end_attempt(layout: BuildLayout, step: str, func: str | None, attempt: Attempt,
+                error: str | None) -> None:
+    """Record how a task ended (error None: it succeeded) and rewrite the report."""
+    with project_lock(layout):
+        finish_attempt(layout, step, func, attempt, error)
+        _write(layout.project_name, layout, None, False)
+
+
+def _write(name: str, layout: BuildLayout, functions: list[str] | None, pictures: bool) -> list[Path]:
+    from hclbuild.project.report_pictures import picture_links, write_report_pictures
+    from hclbuild.project.vitis_flow import function_reports
+    from hclbuild.runtime.report import (
+        FunctionReport,
+        parse_cosim_rpt,
+        parse_csynth_xml,
+        render_summary_markdown,
+    )
+
+    states = function_states(layout, known_functions(layout) if functions is None else functions)
+    rows = []
+    summary: dict[str, Any] = {"project": name, "functions": {}}
+    for state in states:
+        csynth_path, cosim_path = function_reports(layout, state.func)
+        csynth = parse_csynth_xml(csynth_path) if csynth_path is not None else None
+        cosim = parse_cosim_rpt(cosim_path) if cosim_path is not None else None
+        verdict = {PASS: True, FAIL: False, NOT_RUN: None}[state.state]
+        rows.append(FunctionReport(name=state.func, csim=verdict, csynth=csynth, cosim=cosim))
+        summary["functions"][state.func] = {
+            "state": state.state,
+            "reason": state.reason,
+            "csim": state.csim,
+            "csynth": None if csynth is None else csynth.to_dict(),
+            "cosim": None if cosim is None else cosim.to_dict(),
+        }
+    problems = failed_attempts(layout)
+    summary["problems"] = [{"task": a.task, "state": a.state, "error": a.error} for a in problems]
+    markdown = f"# {name}\n\n" + render_summary_markdown(rows)
+    markdown += "\n## C simulation\n\n" + "".join(
+        f"- {s.func}: {s.state}" + (f": {s.reason}" if s.reason else "") + "\n" for s in states
+    )
+    if problems:
+        markdown += "\n## Tasks that failed or did not finish\n\n" + "".join(
+            f"- {a.task}: " + (f"failed: {a.error}" if a.error else "did not finish") + "\n" for a in problems
+        )
+    if pictures:
+        write_report_pictures(name, layout, rows)
+    markdown += picture_links(layout)
+    write_if_changed(layout.report_summary, json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    write_if_changed(layout.report_markdown, markdown)
+    return [layout.report_summary, layout.report_markdown]
