@@ -16,9 +16,15 @@ def lower(schedule: Schedule, name: str | None = None, **_: Any) -> Any:
     return compile_schedule(schedule).module
 
 
-def build(schedule: Schedule, target: Any = None, name: str | None = None, **_: Any) -> Any:
+def build(schedule: Schedule, target: Any = None, name: str | None = None, checked_division: bool = True,
+          **_: Any) -> Any:
     """hcl.build(s, target=None|"llvm"|"vhls"|hcl.Platform): a callable (LLVM JIT), the Vitis HLS
-    C++ text, or what the platform's mode asks for (hclbuild/platform.py)."""
+    C++ text, or what the platform's mode asks for (hclbuild/platform.py).
+
+    With `checked_division` (the default) the callable raises hclbuild.errors.DivisionError naming
+    the function and stage when an integer division meets a zero divisor (or the most negative
+    value divided by -1) instead of letting the process die of SIGFPE; False drops the checks.
+    """
     from hclbuild.compiler.pipeline import compile_schedule
 
     _check(schedule, "build")
@@ -45,10 +51,29 @@ def build(schedule: Schedule, target: Any = None, name: str | None = None, **_: 
     top = _top_func(design)
     with design.module.context:
         signature = signature_of(top)
+    probe = None
+    if checked_division:
+        from hclbuild.compiler.passes.checked_division import check_divisions
+
+        probe = _division_probe(check_divisions(design.module))
     ir_text = lower_to_llvm_ir(design.module)
     from hclbuild.host_args import HostFunction
 
-    return HostFunction(JITModule(ir_text).function(signature), list(schedule.inputs) + list(schedule.outputs))
+    function = JITModule(ir_text, probe=probe).function(signature)
+    return HostFunction(function, list(schedule.inputs) + list(schedule.outputs))
+
+
+def _division_probe(checks: list[Any]) -> Any:
+    """The probe handler of a checked build: a division check that fires raises DivisionError."""
+    from hclbuild.compiler.passes.checked_division import PHASE_DIVISION
+    from hclbuild.errors import DivisionError
+
+    def probe(check: int, phase: int, kind: int, _: int) -> None:
+        if phase == PHASE_DIVISION:
+            # raised once native code returns (runtime.llvm keeps it until then)
+            raise DivisionError(checks[check].message(kind))
+
+    return probe if checks else None
 
 
 def _rename_reserved_top(design: Any) -> None:

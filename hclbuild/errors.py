@@ -31,6 +31,10 @@ class CsimError(HCLError):
     """A C simulation compiled but its outputs differ from the golden outputs."""
 
 
+class DivisionError(HCLError, ArithmeticError):
+    """A kernel run divided by zero (or the most negative integer by -1); the message names the stage."""
+
+
 class HCLNotImplementedError(HCLError, NotImplementedError):
     """A documented feature that hclbuild does not implement yet; the message names it."""
 

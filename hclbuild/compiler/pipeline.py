@@ -22,14 +22,19 @@ class CompiledDesign:
 def compile_schedule(schedule: Schedule) -> CompiledDesign:
     """Build the module, apply s.outline() requests, verify calls; every backend starts here."""
     from hclbuild.compiler.builder import build_module
-    from hclbuild.compiler.passes.outline_axis import OutlineAxisPass
+    from hclbuild.compiler.passes.constant_divisor import check_constant_divisors
+    from hclbuild.compiler.passes.constant_subscript import check_constant_subscripts
     from hclbuild.compiler.passes.outline import outline_stages
+    from hclbuild.compiler.passes.outline_axis import OutlineAxisPass
     from hclbuild.compiler.passes.verify import verify_module
 
     module = build_module(schedule)
     with module.context:
         if not module.operation.verify():
             raise CompileError(f"builder produced invalid IR for {schedule.name!r}")
+        # known-wrong before anything runs: a divisor that is 0, a subscript outside its tensor
+        check_constant_divisors(module)
+        check_constant_subscripts(module)
         apply_memory_records(module, schedule)
         outlined: list[str] = []
         for axis_request in schedule.axis_outlines:

@@ -20,7 +20,7 @@ import numpy as np
 from hclbuild.atomic import write_if_changed
 from hclbuild.dsl.array import Array
 from hclbuild.dsl.types import from_storage, parse_dtype, to_storage
-from hclbuild.errors import ConfigError, CsimError, HCLError
+from hclbuild.errors import ConfigError, CsimError, DivisionError, HCLError
 from hclbuild.project.config import Project
 from hclbuild.project.kernel import call_optional, kernel_schedule, load_kernel
 from hclbuild.project.layout import BuildLayout
@@ -41,6 +41,7 @@ def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, A
     from mlir import ir
 
     from hclbuild.compiler.passes.bounds_check import bounds_check
+    from hclbuild.compiler.passes.checked_division import check_divisions
     from hclbuild.compiler.passes.instrument import instrument_calls
     from hclbuild.compiler.passes.split_functions import function_modules
     from hclbuild.compiler.pipeline import compile_schedule
@@ -67,6 +68,7 @@ def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, A
         instrumented = ir.Module.parse(str(module))
         sites = instrument_calls(instrumented)
         checks = bounds_check(instrumented)
+        divisions = check_divisions(instrumented)
         ll_text = lower_to_llvm_ir(instrumented, run_once=True)
     write_if_changed(layout.top_ll, ll_text)
     manifest = {
@@ -77,6 +79,7 @@ def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, A
         "signatures": signatures,
         "probes": [site.to_json() for site in sites],
         "bounds": [check.to_json() for check in checks],
+        "divisions": [check.to_json() for check in divisions],
         "inputs": [t.name for t in schedule.inputs],
         "outputs": [t.name for t in schedule.outputs],
     }
@@ -239,11 +242,16 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
     captured: dict[tuple[int, int, int], np.ndarray] = {}
 
     out_of_bounds: list[tuple[int, int, int]] = []
+    bad_divisions: list[tuple[int, int]] = []
 
     def probe(site: int, phase: int, argidx: int, ptr: int) -> None:
         if phase == 2:  # a bounds check fired: (check, dimension, index); the access was skipped
             if not out_of_bounds:
                 out_of_bounds.append((site, argidx, ptr))
+            return
+        if phase == 3:  # a division check fired: (check, kind); the division was skipped
+            if not bad_divisions:
+                bad_divisions.append((site, argidx))
             return
         spec = sites[site]["args"][argidx]
         # the first call of a function is its golden case; later calls are not recorded
@@ -269,6 +277,9 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
             f"{name}: {where} {'reads' if info['kind'] == 'load' else 'writes'} {info['tensor']} outside its "
             f"shape {tuple(info['shape'])}: subscript {dim} is {signed}"
         )
+    if bad_divisions:
+        check, kind = bad_divisions[0]
+        raise DivisionError(f"{name}: {manifest['divisions'][check]['messages'][kind]}")
     model_checked = _check_model(name, config, model_fn, signature, n_inputs, before, after)
 
     written: dict[str, int] = {}

@@ -38,7 +38,7 @@ class BoundsCheck:
                 "shape": list(self.shape), "kind": self.kind}
 
 
-def _names(fn: ir.OpView) -> dict[Any, str]:
+def tensor_names(fn: ir.OpView) -> dict[Any, str]:
     """memref value -> tensor name (alloc `name`, or the function's hcl.arg_names)."""
     names: dict[Any, str] = {}
     attrs = fn.operation.attributes
@@ -56,7 +56,7 @@ def _names(fn: ir.OpView) -> dict[Any, str]:
     return names
 
 
-def _stage_of(op: ir.Operation, fn: ir.Operation) -> str:
+def stage_of(op: ir.Operation, fn: ir.Operation) -> str:
     """op_name of the outermost op of fn's body enclosing op (its stage)."""
     stage = ""
     node = op
@@ -68,7 +68,7 @@ def _stage_of(op: ir.Operation, fn: ir.Operation) -> str:
     return stage
 
 
-def _declare_probe(module: ir.Module) -> None:
+def declare_probe(module: ir.Module) -> None:
     for op in module.body.operations:
         if "sym_name" in op.attributes and ir.StringAttr(op.attributes["sym_name"]).value == PROBE:
             return
@@ -189,7 +189,7 @@ def bounds_check(module: ir.Module) -> list[BoundsCheck]:
             if fn.operation.name != "func.func" or not fn.regions[0].blocks:
                 continue
             fn_name = ir.StringAttr(fn.operation.attributes["sym_name"]).value
-            names = _names(fn)
+            names = tensor_names(fn)
 
             def visit(op: ir.Operation, fn_name: str = fn_name, names: dict = names, fn: ir.OpView = fn) -> ir.WalkResult:
                 if op.name in ("memref.load", "memref.store"):
@@ -200,13 +200,13 @@ def bounds_check(module: ir.Module) -> list[BoundsCheck]:
                     unproven = [(d, v, n) for d, (v, n) in enumerate(zip(indices, shape))
                                 if not ranges.inside(v, n)]
                     if unproven:
-                        accesses.append((op, unproven, shape, fn_name, _stage_of(op, fn.operation),
+                        accesses.append((op, unproven, shape, fn_name, stage_of(op, fn.operation),
                                          names.get(memref_value, "?")))
                 return ir.WalkResult.ADVANCE
 
             fn.operation.walk(visit)
         if accesses:
-            _declare_probe(module)
+            declare_probe(module)
         for check, (op, subscripts, shape, fn_name, stage, tensor) in enumerate(accesses):
             kind = "load" if op.name == "memref.load" else "store"
             checks.append(BoundsCheck(check, fn_name, stage, tensor, tuple(shape), kind))

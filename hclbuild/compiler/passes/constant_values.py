@@ -1,0 +1,37 @@
+"""The integer value an SSA value has whatever the inputs: an arith.constant seen through casts.
+
+The build-time checks (constant_divisor, constant_subscript) ask this of a divisor or a
+subscript; a value computed from loop variables or loaded from memory has none.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+
+# value-preserving for the small constants that matter here (0, -1, a subscript)
+_CASTS = frozenset({"arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci",
+                    "arith.bitcast"})
+
+
+def constant_int(value: ir.Value) -> int | None:
+    """The integer of an arith.constant behind `value` (through casts and shifts of 0), else None."""
+    for _ in range(32):  # a chain of casts is short; the bound keeps a malformed cycle finite
+        owner = value.owner
+        if not isinstance(owner, ir.Operation) and not isinstance(owner, ir.OpView):
+            return None  # a block argument: a loop variable or a function argument
+        op = owner.operation if isinstance(owner, ir.OpView) else owner
+        if op.name == "arith.constant":
+            attr = op.attributes["value"]
+            return attr.value if isinstance(attr, ir.IntegerAttr) else None
+        if op.name in _CASTS:
+            value = op.operands[0]
+            continue
+        if op.name in ("arith.shli", "arith.shrsi", "arith.shrui") and constant_int(op.operands[0]) == 0:
+            return 0
+        return None
+    return None
+
+
+def stage_label(stage: str, function: str) -> str:
+    """'stage S' when the op sits in a stage, else 'function f' (for one-line errors)."""
+    return f"stage {stage}" if stage else f"function {function}"
