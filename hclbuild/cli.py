@@ -67,7 +67,7 @@ def _projects(paths: list[str]) -> list[Path]:
     from hclbuild.tasks import discover
 
     found: list[Path] = []
-    for raw in paths or ["projects" if Path("projects").is_dir() else "."]:
+    for raw in paths or [_default_path()]:
         path = Path(raw).resolve()
         if not path.exists():
             raise HCLError(f"{raw}: no such project or folder")
@@ -75,6 +75,27 @@ def _projects(paths: list[str]) -> list[Path]:
     if not found:
         raise HCLError(f"no project (a folder with kernel.py) under {', '.join(paths) or '.'}")
     return sorted(set(found))
+
+
+def _default_path() -> str:
+    return "projects" if Path("projects").is_dir() else "."
+
+
+def _build_root(args: argparse.Namespace) -> Path:
+    """--build-dir, else `build/` beside what PATHS name (a project or a folder of projects).
+
+    Never the current directory as such: `hclbuild csim myproj` run from anywhere builds in
+    myproj/../build, so every run of one project shares one build folder.
+    """
+    if args.build_dir is not None:
+        root = Path(args.build_dir).resolve()
+        if root.exists() and not root.is_dir():
+            raise HCLError(f"--build-dir {args.build_dir}: exists and is not a folder")
+        return root
+    roots = {Path(raw).resolve().parent / "build" for raw in (args.paths or [_default_path()])}
+    if len(roots) > 1:
+        raise HCLError(f"{', '.join(args.paths)} are in different folders: choose one with --build-dir")
+    return roots.pop()
 
 
 def _loader_namespace(projects: list[Path], build_root: Path) -> dict[str, Any]:
@@ -148,21 +169,28 @@ def print_summary(rows: list[dict[str, Any]]) -> None:
 
 
 def cmd_new(args: argparse.Namespace) -> int:
+    import shlex
+
+    from hclbuild.atomic import write_text_atomic
+    from hclbuild.project.config import is_project_name
+
     folder = Path(args.dir)
+    name = folder.resolve().name
+    if not is_project_name(name):
+        raise HCLError(f"{args.dir}: {name!r} is not a valid project name (letters, digits, '_', '-', '.'; "
+                       "it names the build folder and the doit tasks); nothing written")
     if (folder / "kernel.py").exists():
         raise HCLError(f"{folder}: already a project (kernel.py exists); nothing written")
-    from hclbuild.atomic import write_text_atomic
-
     folder.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(folder / "kernel.py", KERNEL_TEMPLATE.format(name=folder.resolve().name))
+    write_text_atomic(folder / "kernel.py", KERNEL_TEMPLATE.format(name=name))
     write_text_atomic(folder / "project.toml", TOML_TEMPLATE)
-    print(f"created {folder}/kernel.py and {folder}/project.toml; run: hclbuild csim {folder}")
+    print(f"created {folder / 'kernel.py'} and {folder / 'project.toml'}; run: hclbuild csim {shlex.quote(args.dir)}")
     return 0
 
 
 def cmd_tasks(args: argparse.Namespace) -> int:
     projects = _projects(args.paths)
-    build_root = Path(args.build_dir).resolve()
+    build_root = _build_root(args)
     command = {"build": ["build"], "csim": ["csim"], "report": ["csim", "report"]}[args.command]
     options = ["-n", str(args.processes)] if args.processes and args.processes > 1 else []
     if args.keep_going:
@@ -175,7 +203,7 @@ def cmd_tasks(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     projects = _projects(args.paths)
-    return run_doit(["list", "--all"], projects, Path(args.build_dir).resolve())
+    return run_doit(["list", "--all"], projects, _build_root(args))
 
 
 def cmd_csynth(args: argparse.Namespace) -> int:
@@ -194,8 +222,9 @@ def cmd_csynth(args: argparse.Namespace) -> int:
             raise HCLError(f"{entry.name}: no function {args.function!r} (functions: {', '.join(entry.functions)})")
         tasks += [f"csynth:{entry.name}/{f}" for f in entry.functions if args.function in (None, f)]
     options = ["-n", str(args.processes)] if args.processes and args.processes > 1 else []
-    code = run_doit(options + tasks, projects, Path(args.build_dir).resolve())
-    print_summary(summary_rows(projects, Path(args.build_dir).resolve()))
+    build_root = _build_root(args)
+    code = run_doit(options + tasks, projects, build_root)
+    print_summary(summary_rows(projects, build_root))
     return code
 
 
@@ -218,34 +247,65 @@ def cmd_ci(args: argparse.Namespace) -> int:
     return 0
 
 
+PATHS_HELP = "project folders (with kernel.py) or folders of projects (default: ./projects, else .)"
+BUILD_DIR_HELP = "where build/<project>/ goes (default: build/ beside PATHS, whatever the current folder)"
+EXIT_CODES = "exit status: 0 ok, 1 bad input or a failed task, 2 bad command line, 130 interrupted (Ctrl-C)"
+
+
+def _processes(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} processes: give at least 1")
+    return value
+
+
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="hclbuild", description="HeteroCL-compatible kernels -> Vitis HLS projects")
-    sub = top.add_subparsers(dest="command", required=True)
-    new = sub.add_parser("new", help="scaffold a project")
-    new.add_argument("dir")
+    top = argparse.ArgumentParser(prog="hclbuild", description="HeteroCL-compatible kernels -> Vitis HLS projects",
+                                  epilog=EXIT_CODES)
+    # `hclbuild -n 2 csim` like `doit -n 2 csim`; `hclbuild csim -n 2` works too
+    top.add_argument("-n", "--processes", type=_processes, default=None, dest="top_processes", metavar="N",
+                     help="run up to N tasks at once (doit -n N)")
+    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    new = sub.add_parser("new", help="scaffold a project", description="Write DIR/kernel.py and DIR/project.toml "
+                         "(an example kernel with one outlined stage); refuses an existing project.", epilog=EXIT_CODES)
+    new.add_argument("dir", metavar="DIR", help="the project folder; its name must be a valid project name")
     new.set_defaults(run=cmd_new)
-    for name, text in (("build", "emit the HLS projects"), ("csim", "C-simulate every function"),
-                       ("report", "csim, then summarize")):
-        cmd = sub.add_parser(name, help=text)
-        cmd.add_argument("paths", nargs="*")
-        cmd.add_argument("-n", "--processes", type=int, default=1)
-        cmd.add_argument("--build-dir", default="build")
+    for name, text, what in (
+        ("build", "emit the HLS projects", "compile, reference run and one Vitis HLS project per function"),
+        ("csim", "C-simulate every function", "build, then g++ C simulation of every function, then a summary"),
+        ("report", "csim, then summarize", "csim, then reports/report.md and summary.json per project"),
+    ):
+        cmd = sub.add_parser(name, help=text, description=f"{what[0].upper()}{what[1:]}: the doit tasks of PATHS.",
+                             epilog=EXIT_CODES)
+        cmd.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
+        cmd.add_argument("-n", "--processes", type=_processes, default=None, metavar="N",
+                         help="run up to N tasks at once")
+        cmd.add_argument("--build-dir", default=None, metavar="DIR", help=BUILD_DIR_HELP)
         cmd.add_argument("--continue", dest="keep_going", action="store_true",
-                         help="keep going after a failed task")
+                         help="keep going after a failed task (the report still shows every function)")
         cmd.set_defaults(run=cmd_tasks)
-    lst = sub.add_parser("list", help="list the tasks")
-    lst.add_argument("paths", nargs="*")
-    lst.add_argument("--build-dir", default="build")
+    lst = sub.add_parser("list", help="list the tasks", description="Every doit task of PATHS with its description.",
+                         epilog=EXIT_CODES)
+    lst.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
+    lst.add_argument("--build-dir", default=None, metavar="DIR", help=BUILD_DIR_HELP)
     lst.set_defaults(run=cmd_list)
-    synth = sub.add_parser("csynth", help="Vitis C synthesis of every function (or --function)")
-    synth.add_argument("paths", nargs="*")
-    synth.add_argument("--function", default=None)
-    synth.add_argument("-n", "--processes", type=int, default=1)
-    synth.add_argument("--build-dir", default="build")
+    synth = sub.add_parser("csynth", help="Vitis C synthesis of every function (or --function)",
+                           description="Vitis HLS C synthesis of every function of PATHS (or of --function) "
+                           "through the doit csynth tasks; needs a Vitis tool.", epilog=EXIT_CODES)
+    synth.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
+    synth.add_argument("--function", default=None, help="only this function (of every project)")
+    synth.add_argument("-n", "--processes", type=_processes, default=None, metavar="N",
+                       help="run up to N tasks at once")
+    synth.add_argument("--build-dir", default=None, metavar="DIR", help=BUILD_DIR_HELP)
     synth.set_defaults(run=cmd_csynth)
-    ci = sub.add_parser("ci", help="write a CI pipeline (GitHub Actions or GitLab CI)")
-    ci.add_argument("provider", choices=["github", "gitlab"])
-    ci.add_argument("paths", nargs="*")
+    ci = sub.add_parser("ci", help="write a CI pipeline (GitHub Actions or GitLab CI)",
+                        description="Write a CI pipeline: csim on any runner, then csynth per function on "
+                        "runners with Vitis.", epilog=EXIT_CODES)
+    ci.add_argument("provider", choices=["github", "gitlab"], help="the CI service")
+    ci.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
     ci.add_argument("--runner-label", default="vitis", help="label (GitHub) or tag (GitLab) of Vitis runners")
     ci.add_argument("--install", default=None,
                     help="install commands, one per line (default: pip install -e . of an hclbuild checkout, "
@@ -257,12 +317,23 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The hclbuild command; returns the exit status (see EXIT_CODES)."""
     args = parser().parse_args(argv)
+    if getattr(args, "processes", None) is None:
+        args.processes = args.top_processes
     try:
         return int(args.run(args) or 0)
     except HCLError as exc:
         print(f"hclbuild: error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", file=sys.stderr)
-        return 2
+        return 1
+    except OSError as exc:
+        # the file system said no (permissions, a full disk, a file where a folder should be)
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"hclbuild: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("hclbuild: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

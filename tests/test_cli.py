@@ -43,13 +43,13 @@ def test_new_then_csim_prints_a_summary_table(tmp_path: Path) -> None:
 def test_new_refuses_to_overwrite(tmp_path: Path) -> None:
     (tmp_path / "p").mkdir()
     (tmp_path / "p" / "kernel.py").write_text("# mine\n")
-    assert main(["new", str(tmp_path / "p")]) == 2
+    assert main(["new", str(tmp_path / "p")]) == 1
     assert (tmp_path / "p" / "kernel.py").read_text() == "# mine\n"
 
 
 def test_missing_path_is_one_line_error(tmp_path: Path) -> None:
     proc = run_cli(tmp_path, "build", "nowhere")
-    assert proc.returncode == 2
+    assert proc.returncode == 1
     assert proc.stderr.strip() == "hclbuild: error: nowhere: no such project or folder"
 
 

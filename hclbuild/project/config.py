@@ -377,6 +377,11 @@ def _sizes(path: Path, text: str, table: dict[str, Any], dataset: str | None) ->
     return {**sizes, **named[chosen]}, chosen
 
 
+def is_project_name(name: str) -> bool:
+    """Whether `name` can be a project name (it becomes a folder and doit task names)."""
+    return bool(_PROJECT_NAME.match(name))
+
+
 def _default_name(path: Path, name: str) -> str:
     if not _PROJECT_NAME.match(name):
         raise ConfigError(f"{path}: project.name is not set and the folder name {name!r} is not a valid "

@@ -52,6 +52,7 @@ def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, A
         design = compile_schedule(schedule)
     except HCLError as exc:
         raise type(exc)(f"{name}: {exc}") from None
+    _rename_reserved_top(design)
     module = design.module
     texts = function_modules(module)
     write_if_changed(layout.top_mlir, str(module))
@@ -85,6 +86,16 @@ def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, A
     }
     write_if_changed(layout.ir_manifest, json.dumps(manifest, indent=2) + "\n")
     return manifest
+
+
+def _rename_reserved_top(design: Any) -> None:
+    """A schedule named `main` (HeteroCL's examples) becomes function `top`: C++'s main() is the testbench's."""
+    from hclbuild.api import _rename_reserved_top as rename
+
+    with design.module.context:
+        rename(design)
+        design.top = next(op.attributes["sym_name"].value for op in design.module.body.operations
+                          if "hcl.top" in op.attributes)
 
 
 # one parsed manifest per file version: a doit process emits every function of a design, and
@@ -324,6 +335,7 @@ def emit_design_function(layout: BuildLayout, config: Any, func: str) -> list[Pa
     from mlir import ir
 
     from hclbuild.compiler.emit_hls import c_signature, emit_function_files
+    from hclbuild.compiler.signature import signature_of
     from hclbuild.project.golden import read_vectors
     from hclbuild.project.hls_project import write_function_project
 
@@ -336,9 +348,13 @@ def emit_design_function(layout: BuildLayout, config: Any, func: str) -> list[Pa
         fn_op = next(op for op in module.body.operations
                      if "sym_name" in op.attributes and op.attributes["sym_name"].value == func)
         signature = c_signature(fn_op)
+        ir_names = [spec.name for spec in signature_of(fn_op).args]
     golden = read_vectors(layout.golden_dir(func))
-    return write_function_project(layout.hls_dir(func), func, cpp, header, signature, golden.inputs,
-                                  golden.outputs, config)
+    # the golden vectors carry the IR's argument names; C may rename one (a tensor named `main`)
+    c_names = dict(zip(ir_names, (arg.name for arg in signature.args)))
+    inputs = {c_names.get(key, key): value for key, value in golden.inputs.items()}
+    outputs = {c_names.get(key, key): value for key, value in golden.outputs.items()}
+    return write_function_project(layout.hls_dir(func), func, cpp, header, signature, inputs, outputs, config)
 
 
 # ---- csim and report -------------------------------------------------------------------------

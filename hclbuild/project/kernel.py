@@ -108,11 +108,16 @@ def kernel_schedule(project: Project, module: ModuleType | None = None) -> Any:
 
 def design_functions(schedule: Any) -> list[str]:
     """The functions that get their own HLS project: the top, then outlined stages in order."""
+    import keyword
+
     names = [schedule.name]
     for request in schedule.outlines:
         for group in request.groups:
             stages = group[1] if group[0] == "set" else list(group[1:])
             names.append("Stage_" + "_".join(stages))
+    if names[0] == "main" or keyword.iskeyword(names[0]):
+        # as compile does (hclbuild.api._rename_reserved_top): C++'s main() is the testbench's
+        names[0] = "top" if "top" not in names[1:] else f"{names[0]}_top"
     return names
 
 

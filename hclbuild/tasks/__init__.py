@@ -109,28 +109,47 @@ def _run(step: Callable[..., Any], project: Project, layout: BuildLayout, *args:
     def action() -> Any:
         from hclbuild.atomic import sweep_stale_temps
 
-        if layout.root not in _SWEPT:  # once per process and project: a sweep walks the whole folder
-            sweep_stale_temps(layout.root)
-            _SWEPT.add(layout.root)
-        record = None
-        if attempt is not None:
-            from hclbuild.project.report import start_attempt
-
-            record = start_attempt(layout, *attempt, verdicts=verdicts)
-        error: str | None = None
         try:
-            step(project, layout, *args)
-        except HCLError as exc:
-            error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        except Exception as exc:
-            # a bug, not bad input: doit shows the traceback, the record shows the task failed
-            _finish(layout, attempt, record, f"{type(exc).__name__}: {exc}")
+            if layout.root not in _SWEPT:  # once per process and project: a sweep walks the whole folder
+                sweep_stale_temps(layout.root)
+                _SWEPT.add(layout.root)
+            record = None
+            if attempt is not None:
+                from hclbuild.project.report import start_attempt
+
+                record = start_attempt(layout, *attempt, verdicts=verdicts)
+            error: str | None = None
+            try:
+                step(project, layout, *args)
+            except HCLError as exc:
+                error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            except Exception as exc:
+                # a bug, not bad input: doit shows the traceback, the record shows the task failed
+                _finish(layout, attempt, record, f"{type(exc).__name__}: {exc}")
+                raise
+            _finish(layout, attempt, record, error)
+        except KeyboardInterrupt:
+            # the record stays "running", so the report says the task did not finish; subprocess.run
+            # has killed and reaped its g++ / testbench / reference child before this runs
+            _prune_empty_folders(layout.root)
             raise
-        _finish(layout, attempt, record, error)
         return TaskFailed(error) if error is not None else True
 
     action.__name__ = getattr(step, "__name__", "step")
     return action
+
+
+def _prune_empty_folders(root: Path) -> None:
+    """Remove the folders below root (deepest first) that an interrupted task left empty."""
+    import os
+
+    if not root.is_dir():
+        return
+    for folder, _, _ in sorted(os.walk(root), key=lambda entry: -len(entry[0])):
+        try:
+            os.rmdir(folder)  # only succeeds when empty
+        except OSError:
+            pass
 
 
 def _finish(layout: BuildLayout, attempt: tuple[str, str | None, list[str]] | None, record: Any,
@@ -305,8 +324,29 @@ def all_tasks(projects_root: Path, build_root: Path) -> Iterator[dict]:
     yield from tasks_for(discover(projects_root), build_root)
 
 
+def _interrupt_hook(kind: type, value: BaseException, trace: Any) -> None:
+    """sys.excepthook: Ctrl-C is one line and exit status 130, not a traceback."""
+    import os
+    import sys
+
+    if issubclass(kind, KeyboardInterrupt):
+        # doit's runner has already saved the state of every finished task (its finally: clause)
+        sys.stderr.write("doit: interrupted\n")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
+    sys.__excepthook__(kind, value, trace)
+
+
 def doit_config(build_root: Path) -> dict:
-    """DOIT_CONFIG for a dodo file: `doit` alone runs `build`; state lives in the build folder."""
+    """DOIT_CONFIG for a dodo file: `doit` alone runs `build`; state lives in the build folder.
+
+    Loading it also makes an interrupted `doit` end in one line with status 130 (_interrupt_hook):
+    a dodo file is the only code of ours that `doit` runs before the tasks.
+    """
+    import sys
+
+    sys.excepthook = _interrupt_hook
     Path(build_root).mkdir(parents=True, exist_ok=True)
     return {
         "default_tasks": ["build"],

@@ -1,0 +1,167 @@
+"""Ctrl-C and SIGKILL in the middle of a build: one line, exit 130, no orphans, no empty folders,
+and the rerun finishes the work so that build/ is the same as after a clean build."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+KERNEL = '''
+import numpy as np
+import hclbuild as hcl
+
+def schedule():
+    hcl.init(hcl.Int(32))
+    A = hcl.placeholder((8,), "A")
+
+    def kernel(A):
+        X = hcl.compute((8,), lambda i: A[i] * 3, name="X")
+        return hcl.compute((8,), lambda i: X[i] - 1, name="Y")
+
+    s = hcl.create_schedule([A], kernel, name="top")
+    s.outline(kernel.X)
+    return s
+
+def model(A):
+    return (A * 3 - 1).astype(np.int32)
+'''
+
+DODO = '''
+from pathlib import Path
+from hclbuild.tasks import all_tasks, doit_config
+ROOT = Path(__file__).resolve().parent
+DOIT_CONFIG = doit_config(ROOT / "build")
+def task_hclbuild():
+    yield from all_tasks(ROOT / "projects", ROOT / "build")
+'''
+TIMINGS = ("compile_seconds", "run_seconds")
+
+
+def make_tree(root: Path) -> Path:
+    (root / "projects" / "p").mkdir(parents=True)
+    (root / "projects" / "p" / "kernel.py").write_text(KERNEL)
+    (root / "dodo.py").write_text(DODO)
+    return root
+
+
+def start(root: Path, *command: str) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    return subprocess.Popen([sys.executable, "-m", *command], cwd=root, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def finish(proc: subprocess.Popen) -> tuple[int, str, str]:
+    out, err = proc.communicate(timeout=600)
+    return proc.returncode, out, err
+
+
+def ran(stdout: str) -> set[str]:
+    return {m.group(1) for m in re.finditer(r"^\.  (\S+)$", stdout, re.M)}
+
+
+def files(root: Path) -> list[Path]:
+    build = root / "build"
+    return [p for p in build.rglob("*") if p.is_file() and ".doit.db" not in p.name] if build.is_dir() else []
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    """Every file below build/ but doit's database; csim timings (in csim/ and reports/) dropped."""
+    result = {}
+    for path in sorted(files(root)):
+        rel = path.relative_to(root / "build").as_posix()
+        data = path.read_bytes()
+        if path.suffix == ".json" and rel.split("/")[1] in ("csim", "reports"):
+            data = json.dumps(_without_timings(json.loads(data)), sort_keys=True).encode()
+        result[rel] = data
+    return result
+
+
+def _without_timings(value):
+    if isinstance(value, dict):
+        return {k: _without_timings(v) for k, v in value.items() if k not in TIMINGS}
+    if isinstance(value, list):
+        return [_without_timings(v) for v in value]
+    return value
+
+
+def empty_folders(root: Path) -> list[Path]:
+    return [p for p in (root / "build").rglob("*") if p.is_dir() and not any(p.iterdir())]
+
+
+def group_members(pgid: int) -> list[str]:
+    """`pid command` of every live process of the group (zombies left to init do not count)."""
+    listing = subprocess.run(["ps", "-eo", "pid=,pgid=,stat=,args="], capture_output=True, text=True).stdout
+    return [line for line in listing.splitlines()
+            if line.split()[1] == str(pgid) and not line.split()[2].startswith("Z")]
+
+
+def group_is_gone(pgid: int) -> bool:
+    deadline = time.monotonic() + 5  # SIGINT reached every member; give each a moment to exit
+    while group_members(pgid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not group_members(pgid)
+
+
+def wait_for_csim(root: Path, proc: subprocess.Popen) -> None:
+    status = root / "build" / "p" / "status" / "csim" / "Stage_X.json"
+    deadline = time.monotonic() + 120
+    while '"running"' not in (status.read_text() if status.exists() else ""):
+        assert proc.poll() is None and time.monotonic() < deadline, "csim never started"
+        time.sleep(0.005)
+    time.sleep(0.2)  # into g++
+
+
+@pytest.mark.parametrize("command, line", [(("hclbuild.cli", "csim", "projects"), "hclbuild: interrupted"),
+                                           (("doit", "csim"), "doit: interrupted")])
+def test_ctrl_c_is_one_line_exit_130_and_the_rerun_finishes(tmp_path: Path, command, line) -> None:
+    root = make_tree(tmp_path)
+    proc = start(root, *command)
+    wait_for_csim(root, proc)
+    os.killpg(proc.pid, signal.SIGINT)
+    code, out, err = finish(proc)
+    assert (code, err) == (130, line + "\n"), out
+    assert group_is_gone(proc.pid), group_members(proc.pid)  # g++, testbench, reference child: all gone
+    assert empty_folders(root) == []
+    code, out, err = finish(start(root, "doit", "csim"))
+    assert code == 0, out + err
+    assert "compile:p" not in ran(out) and "reference:p" not in ran(out)  # finished work is kept
+    assert "csim:p/Stage_X" in ran(out)
+    assert '"pass": true' in (root / "build" / "p" / "csim" / "Stage_X.json").read_text()
+
+
+@pytest.mark.slow
+def test_sigkill_at_ten_points_then_rerun_equals_a_clean_build(tmp_path: Path) -> None:
+    clean = make_tree(tmp_path / "clean")
+    code, out, err = finish(start(clean, "doit", "csim"))
+    assert code == 0, out + err
+    expected = tree(clean)
+    total = len(expected)
+    rng = random.Random(9)
+    # kill when the build has written k of its files, k spread over the whole build
+    targets = sorted(rng.sample(range(1, total), 10))
+    for k in targets:
+        root = make_tree(tmp_path / f"killed_at_{k}")
+        proc = start(root, "doit", "csim")
+        present = 0
+        while proc.poll() is None:
+            present = len(files(root))
+            if present >= k:
+                break
+            time.sleep(0.002)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        assert 0 < present < total, f"kill at {present} of {total} files was not mid-build"
+        code, out, err = finish(start(root, "doit", "csim"))
+        assert code == 0, f"rerun after a kill at {present} files: {out}{err}"
+        assert tree(root) == expected, f"after a SIGKILL with {present} of {total} files written"

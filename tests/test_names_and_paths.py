@@ -1,0 +1,69 @@
+"""A stage or schedule named `main` and a project folder whose path has spaces and shell/Tcl
+metacharacters go through compile, reference, emit and csim like any other."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+OUTLINED_MAIN = '''
+import numpy as np
+import hclbuild as hcl
+
+def schedule():
+    hcl.init(hcl.Int(32))
+    A = hcl.placeholder((8,), "A")
+    def kernel(A):
+        main = hcl.compute((8,), lambda i: A[i] * 2, name="main")
+        return hcl.compute((8,), lambda i: main[i] + 1, name="out")
+    s = hcl.create_schedule([A], kernel, name="top")
+    s.outline(kernel.main)
+    return s
+
+def model(A):
+    return (A * 2 + 1).astype(np.int32)
+'''
+# HeteroCL's examples name the schedule "main"; here the top's output stage is "main" too
+MAIN_SCHEDULE = '''
+import numpy as np
+import hclbuild as hcl
+
+def schedule():
+    hcl.init(hcl.Int(32))
+    A = hcl.placeholder((8,), "A")
+    def kernel(A):
+        X = hcl.compute((8,), lambda i: A[i] * 2, name="X")
+        return hcl.compute((8,), lambda i: X[i] + 1, name="main")
+    s = hcl.create_schedule([A], kernel, name="main")
+    s.outline(kernel.X)
+    return s
+
+def model(A):
+    return (A * 2 + 1).astype(np.int32)
+'''
+
+
+def test_main_names_csim_in_a_path_with_metacharacters(tmp_path: Path) -> None:
+    where = tmp_path / "a dir $HOME [exec x] 'q'; &"
+    for name, text in (("outlined_main", OUTLINED_MAIN), ("main_schedule", MAIN_SCHEDULE)):
+        (where / name).mkdir(parents=True)
+        (where / name / "kernel.py").write_text(text)
+    (where / "main_schedule" / "project.toml").write_text('[project]\ntop = "main"\n')
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.run([sys.executable, "-m", "hclbuild.cli", "csim", "outlined_main", "main_schedule"],
+                          cwd=where, capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    build = where / "build"
+    for project, functions in (("outlined_main", ["top", "Stage_main"]), ("main_schedule", ["top", "Stage_X"])):
+        summary = json.loads((build / project / "reports" / "summary.json").read_text())
+        assert {f: s["state"] for f, s in summary["functions"].items()} == dict.fromkeys(functions, "pass")
+        assert sorted(p.name for p in (build / project / "hls").iterdir()) == sorted(functions)
+    # the C++ top of the "main" schedule is top(); main() is the testbench's alone
+    top_cpp = (build / "main_schedule" / "hls" / "top" / "top.cpp").read_text()
+    assert "void top(" in top_cpp and "main(" not in top_cpp.replace("main[", "")
+    assert "void Stage_main(" in (build / "outlined_main" / "hls" / "Stage_main" / "Stage_main.cpp").read_text()
