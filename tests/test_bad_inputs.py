@@ -87,11 +87,11 @@ SNIPPETS: dict[str, tuple[str, str]] = {
                                    "partition: dim 3 out of range for 'A' of shape (4,)"),
     "outline a stage twice": (ONE_STAGE + "s.outline(k.C); s.outline(k.C); hcl.lower(s)",
                               "stage 'C' is outlined twice"),
-    "compute_at": ("A = hcl.placeholder((4,), 'A')\n"
-                   "def k(A):\n    B = hcl.compute((4,), lambda i: A[i], name='B')\n"
-                   "    return hcl.compute((4,), lambda i: B[i], name='C')\n"
-                   "s = hcl.create_schedule([A], k); s[k.B].compute_at(s[k.C], k.C.axis[0]); hcl.lower(s)",
-                   "compute_at is not implemented"),
+    "s.to a device": ("A = hcl.placeholder((4,), 'A')\n"
+                      "def k(A):\n    B = hcl.compute((4,), lambda i: A[i], name='B')\n"
+                      "    return hcl.compute((4,), lambda i: B[i], name='C')\n"
+                      "s = hcl.create_schedule([A], k); s.to(k.B, 'fifo'); hcl.lower(s)",
+                      "s.to(tensor, 'fifo'): moving data to a device or the host is not implemented"),
     "unknown build target": (ONE_STAGE + "hcl.build(s, target='fpga')", "build: unknown target 'fpga'"),
     "build of a non-schedule": ("hcl.build(42)", "build: expected a schedule from hcl.create_schedule, got int"),
     "reversed bit slice": ("A = hcl.placeholder((4,), 'A')\n"

@@ -393,3 +393,26 @@ def test_crash_is_reported_not_ignored(tmp_path: Path) -> None:
     result = run_csim(func_dir, csim_json(tmp_path, "vadd"))
     assert not result.passed
     assert result.error == "testbench killed by SIGILL"
+
+
+def test_exit_status_must_agree_with_a_passing_summary(tmp_path: Path) -> None:
+    func_dir = write_case(tmp_path, case_int32_vadd())
+    tb = func_dir / "tb_vadd.cpp"
+    text = tb.read_text()
+    assert "return pass ? 0 : 1;" in text
+    tb.write_text(text.replace("return pass ? 0 : 1;", "return 1;"))  # prints pass, exits 1
+    result = run_csim(func_dir, csim_json(tmp_path, "vadd"))
+    assert not result.passed
+    assert result.error == "testbench summary says pass=True but it exited with status 1"
+    assert json.loads(csim_json(tmp_path, "vadd").read_text())["pass"] is False
+
+
+def test_exit_status_must_agree_with_a_failing_summary(tmp_path: Path) -> None:
+    case = case_int32_vadd()
+    case.cpp = case.cpp.replace("c[i] = a[i] + b[i];", "c[i] = a[i] - b[i];")
+    func_dir = write_case(tmp_path, case)
+    tb = func_dir / "tb_vadd.cpp"
+    tb.write_text(tb.read_text().replace("return pass ? 0 : 1;", "return 0;"))  # prints fail, exits 0
+    result = run_csim(func_dir, csim_json(tmp_path, "vadd"))
+    assert not result.passed
+    assert result.error == "testbench summary says pass=False but it exited with status 0"
