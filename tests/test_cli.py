@@ -89,3 +89,36 @@ def test_ci_github_workflow_structure(tmp_path: Path) -> None:
     assert tops["needs"] == "build-csim"
     assert tops["strategy"]["matrix"]["include"] == [{"project": "p1", "path": "p1", "function": "top"},
                                                     {"project": "p2", "path": "p2", "function": "top"}]
+
+
+def test_every_subcommand_has_a_real_help(capsys) -> None:
+    import pytest
+
+    from hclbuild.cli import parser
+
+    commands = ["new", "build", "csim", "report", "list", "csynth", "ci"]
+    for command in commands:
+        with pytest.raises(SystemExit) as info:
+            parser().parse_args([command, "--help"])
+        assert info.value.code == 0
+        text = capsys.readouterr().out
+        assert text.startswith(f"usage: hclbuild {command}")
+        assert "exit status: 0 ok, 1 bad input" in text
+        described = [line for line in text.split("\n\n")[1:2] if line.strip()]
+        assert described, f"{command} --help has no description"
+
+
+def test_n_goes_before_or_after_the_command() -> None:
+    from hclbuild.cli import parser
+
+    before = parser().parse_args(["-n", "2", "csim", "p"])
+    after = parser().parse_args(["csim", "p", "-n", "3"])
+    assert (before.top_processes, before.processes) == (2, None)
+    assert (after.top_processes, after.processes) == (None, 3)
+
+
+def test_new_prints_the_next_command_shell_quoted(tmp_path: Path) -> None:
+    proc = run_cli(tmp_path, "new", "my dir/proj")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().endswith("run: hclbuild csim 'my dir/proj'")
+    assert (tmp_path / "my dir" / "proj" / "kernel.py").is_file()
