@@ -19,7 +19,11 @@ from mlir.dialects import arith, func, scf
 
 from hclbuild.compiler.passes.bounds_check import PROBE, declare_probe, stage_of
 from hclbuild.compiler.passes.constant_divisor import INTEGER_DIVISIONS
-from hclbuild.compiler.passes.constant_values import constant_int, stage_label
+from hclbuild.compiler.passes.constant_values import (
+    constant_int,
+    defined_functions,
+    stage_label,
+)
 
 PHASE_DIVISION = 3
 KIND_ZERO, KIND_OVERFLOW = 0, 1
@@ -73,7 +77,8 @@ def _guard(op: ir.Operation, check: int, signed: bool) -> None:
         if signed:
             minus_one = arith.ConstantOp(ty, -1).result
             # the minimum as 1 << (width - 1): no constant wider than 64 bits is needed
-            minimum = arith.ShLIOp(arith.ConstantOp(ty, 1).result, arith.ConstantOp(ty, width - 1).result).result
+            one, shift = arith.ConstantOp(ty, 1).result, arith.ConstantOp(ty, width - 1).result
+            minimum = arith.ShLIOp(one, shift).result
             overflow = arith.AndIOp(arith.CmpIOp(arith.CmpIPredicate.eq, rhs, minus_one).result,
                                     arith.CmpIOp(arith.CmpIPredicate.eq, lhs, minimum).result).result
             bad = arith.OrIOp(is_zero, overflow).result
@@ -102,10 +107,7 @@ class CheckedDivisionPass:
         checks: list[DivisionCheck] = []
         with module.context, ir.Location.unknown():
             found: list[tuple[ir.Operation, str, str]] = []
-            for fn in module.body.operations:
-                if fn.operation.name != "func.func" or not fn.regions[0].blocks:
-                    continue
-                function = ir.StringAttr(fn.operation.attributes["sym_name"]).value
+            for fn, function in defined_functions(module):
 
                 def visit(op: ir.Operation, function: str = function, fn: Any = fn) -> ir.WalkResult:
                     if (op.name in INTEGER_DIVISIONS and isinstance(op.operands[1].type, ir.IntegerType)

@@ -11,7 +11,12 @@ from dataclasses import dataclass
 from mlir import ir
 
 from hclbuild.compiler.passes.bounds_check import stage_of
-from hclbuild.compiler.passes.constant_values import constant_int, stage_label
+from hclbuild.compiler.passes.constant_values import (
+    constant_int,
+    defined_functions,
+    first_op,
+    stage_label,
+)
 from hclbuild.errors import CompileError
 
 INTEGER_DIVISIONS = frozenset({"arith.divsi", "arith.divui", "arith.remsi", "arith.remui", "arith.floordivsi",
@@ -26,23 +31,16 @@ class ConstantDivisorPass:
 
     def run(self, module: ir.Module) -> None:
         with module.context:
-            for fn in module.body.operations:
-                if fn.operation.name != "func.func" or not fn.regions[0].blocks:
-                    continue
-                function = ir.StringAttr(fn.operation.attributes["sym_name"]).value
-                found: list[ir.Operation] = []
-
-                def visit(op: ir.Operation, found: list = found) -> ir.WalkResult:
-                    if op.name in INTEGER_DIVISIONS and constant_int(op.operands[1]) == 0:
-                        found.append(op)
-                        return ir.WalkResult.INTERRUPT
-                    return ir.WalkResult.ADVANCE
-
-                fn.operation.walk(visit)
-                if found:
-                    where = stage_label(stage_of(found[0], fn.operation), function)
-                    kind = "remainder" if "rem" in found[0].name else "division"
+            for fn, function in defined_functions(module):
+                op = first_op(fn, _by_constant_zero)
+                if op is not None:
+                    kind = "remainder" if "rem" in op.name else "division"
+                    where = stage_label(stage_of(op, fn.operation), function)
                     raise CompileError(f"{where}: {kind} by the constant 0")
+
+
+def _by_constant_zero(op: ir.Operation) -> bool:
+    return op.name in INTEGER_DIVISIONS and constant_int(op.operands[1]) == 0
 
 
 def check_constant_divisors(module: ir.Module) -> None:

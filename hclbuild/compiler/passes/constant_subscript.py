@@ -12,7 +12,12 @@ from dataclasses import dataclass
 from mlir import ir
 
 from hclbuild.compiler.passes.bounds_check import stage_of, tensor_names
-from hclbuild.compiler.passes.constant_values import constant_int, stage_label
+from hclbuild.compiler.passes.constant_values import (
+    constant_int,
+    defined_functions,
+    first_op,
+    stage_label,
+)
 from hclbuild.errors import CompileError
 
 # op name -> (index of the memref operand, index of the first subscript)
@@ -27,36 +32,33 @@ class ConstantSubscriptPass:
 
     def run(self, module: ir.Module) -> None:
         with module.context:
-            for fn in module.body.operations:
-                if fn.operation.name != "func.func" or not fn.regions[0].blocks:
+            for fn, function in defined_functions(module):
+                op = first_op(fn, lambda op: _outside(op) is not None)
+                if op is None:
                     continue
-                function = ir.StringAttr(fn.operation.attributes["sym_name"]).value
-                bad: list[tuple[ir.Operation, ir.Value, int, int, int]] = []
+                buffer, dim, value, extent = _outside(op)
+                tensor = tensor_names(fn).get(buffer, "?")
+                shape = tuple(ir.MemRefType(buffer.type).shape)
+                verb = "reads" if op.name == "memref.load" else "writes"
+                raise CompileError(
+                    f"{stage_label(stage_of(op, fn.operation), function)} {verb} {tensor} outside its shape "
+                    f"{shape}: subscript {dim} is the constant {value} (valid 0..{extent - 1})"
+                )
 
-                def visit(op: ir.Operation, bad: list = bad) -> ir.WalkResult:
-                    if op.name not in _ACCESSES:
-                        return ir.WalkResult.ADVANCE
-                    where, first = _ACCESSES[op.name]
-                    mtype = ir.MemRefType(op.operands[where].type)
-                    if not mtype.has_static_shape:
-                        return ir.WalkResult.ADVANCE
-                    for dim, (index, extent) in enumerate(zip(list(op.operands)[first:], mtype.shape)):
-                        value = constant_int(index)
-                        if value is not None and not 0 <= value < extent:
-                            bad.append((op, op.operands[where], dim, value, extent))
-                            return ir.WalkResult.INTERRUPT
-                    return ir.WalkResult.ADVANCE
 
-                fn.operation.walk(visit)
-                if bad:
-                    op, buffer, dim, value, extent = bad[0]
-                    tensor = tensor_names(fn).get(buffer, "?")
-                    shape = tuple(ir.MemRefType(buffer.type).shape)
-                    verb = "reads" if op.name == "memref.load" else "writes"
-                    raise CompileError(
-                        f"{stage_label(stage_of(op, fn.operation), function)} {verb} {tensor} outside its shape "
-                        f"{shape}: subscript {dim} is the constant {value} (valid 0..{extent - 1})"
-                    )
+def _outside(op: ir.Operation) -> tuple[ir.Value, int, int, int] | None:
+    """(memref, dimension, constant, extent) of op's first constant subscript outside its shape."""
+    if op.name not in _ACCESSES:
+        return None
+    where, first = _ACCESSES[op.name]
+    mtype = ir.MemRefType(op.operands[where].type)
+    if not mtype.has_static_shape:
+        return None
+    for dim, (index, extent) in enumerate(zip(list(op.operands)[first:], mtype.shape)):
+        value = constant_int(index)
+        if value is not None and not 0 <= value < extent:
+            return op.operands[where], dim, value, extent
+    return None
 
 
 def check_constant_subscripts(module: ir.Module) -> None:

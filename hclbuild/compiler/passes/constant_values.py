@@ -6,6 +6,9 @@ subscript; a value computed from loop variables or loaded from memory has none.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from typing import Any
+
 from mlir import ir
 
 # value-preserving for the small constants that matter here (0, -1, a subscript)
@@ -35,3 +38,24 @@ def constant_int(value: ir.Value) -> int | None:
 def stage_label(stage: str, function: str) -> str:
     """'stage S' when the op sits in a stage, else 'function f' (for one-line errors)."""
     return f"stage {stage}" if stage else f"function {function}"
+
+
+def defined_functions(module: ir.Module) -> Iterator[tuple[Any, str]]:
+    """(func.func op, its name) of every function with a body."""
+    for fn in module.body.operations:
+        if fn.operation.name == "func.func" and fn.regions[0].blocks:
+            yield fn, ir.StringAttr(fn.operation.attributes["sym_name"]).value
+
+
+def first_op(fn: Any, matches: Callable[[ir.Operation], bool]) -> ir.Operation | None:
+    """The first op below fn (pre-order walk) for which matches(op) is true, else None."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if matches(op):
+            found.append(op)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    fn.operation.walk(visit)
+    return found[0] if found else None
