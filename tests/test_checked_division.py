@@ -121,3 +121,11 @@ def test_constant_store_subscript_outside_a_2d_tensor_is_a_build_time_error():
     with pytest.raises(CompileError, match=r"^stage poke writes A outside its shape \(3, 4\): subscript 1 is "
                                            r"the constant 4 \(valid 0..3\)$"):
         hcl.lower(s)
+
+
+def test_constant_zero_divisor_behind_casts_is_a_build_time_error():
+    hcl.init(hcl.Int(8))
+    A = hcl.placeholder((4,), "A", "int8")
+    s = hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i] / hcl.cast(hcl.Int(8), 0), name="C"))
+    with pytest.raises(CompileError, match=r"^stage C: division by the constant 0$"):
+        hcl.lower(s)

@@ -32,3 +32,16 @@ def test_unsigned_127_bits_keep_only_127() -> None:
     full = np.frombuffer(b"\xff" * 16, dtype="V16")
     data = encode_vector(full, UInt(127))
     assert int.from_bytes(data, "little") == (1 << 127) - 1
+
+
+@pytest.mark.parametrize("array, dtype, expected", [
+    (np.zeros(3, np.uint64), Int(100), "expected a 16-byte void container array for int100"),
+    (np.zeros(3, dtype="V8"), Int(100), "expected a 16-byte void container array for int100"),
+    (np.zeros(3, np.float32), Int(8), "expected a int8 container array for int8"),
+    (np.zeros(3, np.int16), Int(8), "expected a int8 container array for int8"),
+])
+def test_a_container_of_the_wrong_kind_or_size_is_refused(array, dtype, expected) -> None:
+    from hclbuild.errors import DTypeError
+
+    with pytest.raises(DTypeError, match=expected):
+        encode_vector(array, dtype, name="v")

@@ -17,7 +17,7 @@ _CASTS = frozenset({"arith.index_cast", "arith.index_castui", "arith.extsi", "ar
 
 
 def constant_int(value: ir.Value) -> int | None:
-    """The integer of an arith.constant behind `value` (through casts and shifts of 0), else None."""
+    """The integer of an arith.constant behind `value` (through casts), else None."""
     for _ in range(32):  # a chain of casts is short; the bound keeps a malformed cycle finite
         owner = value.owner
         if not isinstance(owner, ir.Operation) and not isinstance(owner, ir.OpView):
@@ -29,8 +29,6 @@ def constant_int(value: ir.Value) -> int | None:
         if op.name in _CASTS:
             value = op.operands[0]
             continue
-        if op.name in ("arith.shli", "arith.shrsi", "arith.shrui") and constant_int(op.operands[0]) == 0:
-            return 0
         return None
     return None
 
