@@ -38,12 +38,23 @@ def task_id(project: str, step: str, func: str | None = None) -> str:
     return f"{step}:{project}" if func is None else f"{step}:{project}/{func}"
 
 
+# (path) -> ((mtime_ns, size, inode), sha256): a doit process checks the same inputs after every task
+_DIGESTS: dict[Path, tuple[tuple[int, int, int], str]] = {}
+
+
 def file_digest(path: Path) -> str | None:
-    """sha256 of a file's bytes, or None when it does not exist."""
+    """sha256 of a file's bytes, or None when it does not exist (cached while the file's stat holds)."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        stat = path.stat()
+        version = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+        cached = _DIGESTS.get(path)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
+    _DIGESTS[path] = (version, digest)
+    return digest
 
 
 @dataclass

@@ -3,8 +3,9 @@
 Each function's csim column is its verdict from project.attempts (pass, FAIL, or not run with
 the reason), never a csim/<func>.json that a failed, interrupted or outdated run left behind;
 the tasks that failed or did not finish are listed below the table. The task actions call
-`start_attempt` and `end_attempt`, which rewrite the report, so it shows the latest attempt of
-every function even when doit skips `report:<name>` because a task it depends on failed.
+`start_attempt` (which removes the report) and `end_attempt` (which rewrites it after a csim or
+a failure), so the report shows the latest attempt of every function even when doit skips
+`report:<name>` because a task it depends on failed.
 Without pictures it needs no numpy, MLIR or jinja2.
 """
 
@@ -47,24 +48,28 @@ def start_attempt(layout: BuildLayout, step: str, func: str | None, inputs: list
     """Record that a task starts, first removing `verdicts` (csim's result) and the report.
 
     The removals come first and each is one unlink, so a process killed at any point of this
-    leaves neither an earlier pass nor a report that still shows one.
+    leaves neither an earlier pass nor a report that still shows one. No report is written
+    here: one rewrite per task start would make a build quadratic in its number of functions.
     """
     with project_lock(layout):
         for path in verdicts:
             Path(path).unlink(missing_ok=True)
         layout.report_summary.unlink(missing_ok=True)
         layout.report_markdown.unlink(missing_ok=True)
-        attempt = begin_attempt(layout, step, func, inputs)
-        _write(layout.project_name, layout, None, False)
-    return attempt
+        return begin_attempt(layout, step, func, inputs)
 
 
 def end_attempt(layout: BuildLayout, step: str, func: str | None, attempt: Attempt,
                 error: str | None) -> None:
-    """Record how a task ended (error None: it succeeded) and rewrite the report."""
+    """Record how a task ended (error None: it succeeded); a csim or a failure rewrites the report.
+
+    Those are the attempts that change a verdict the report shows; after any other success the
+    report stays removed until a csim or report:<name> rewrites it, so it is never stale.
+    """
     with project_lock(layout):
         finish_attempt(layout, step, func, attempt, error)
-        _write(layout.project_name, layout, None, False)
+        if step == "csim" or error is not None:
+            _write(layout.project_name, layout, None, False)
 
 
 def _write(name: str, layout: BuildLayout, functions: list[str] | None, pictures: bool) -> list[Path]:

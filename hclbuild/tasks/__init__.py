@@ -100,9 +100,9 @@ def _run(step: Callable[..., Any], project: Project, layout: BuildLayout, *args:
     task failure. Temporaries left by a killed earlier run are swept first.
 
     With `attempt=(step name, function or None, input files)` the action records its attempt in
-    build/<name>/status/ and rewrites the project's report when it starts and when it ends
-    (project.report), so the report shows this attempt's outcome even when doit skips
-    `report:<name>` because a task it depends on failed (with or without --continue).
+    build/<name>/status/, removes the project's report when it starts and rewrites it when a
+    csim ends or any task fails (project.report), so the report shows this attempt's outcome even
+    when doit skips `report:<name>` because a task it depends on failed (with or without --continue).
     `verdicts` (csim's result file) are removed before the attempt starts.
     """
 
