@@ -81,6 +81,15 @@ def _default_path() -> str:
     return "projects" if Path("projects").is_dir() else "."
 
 
+def _beside(path: Path) -> Path:
+    """The folder that gets build/: the parent of a project or of a folder of projects; for a
+    project inside a folder named `projects`, that folder's parent (the layout dodo.py uses)."""
+    parent = path.parent
+    if (path / "kernel.py").is_file() and parent.name == "projects":
+        return parent.parent
+    return parent
+
+
 def _build_root(args: argparse.Namespace) -> Path:
     """--build-dir, else `build/` beside what PATHS name (a project or a folder of projects).
 
@@ -92,7 +101,7 @@ def _build_root(args: argparse.Namespace) -> Path:
         if root.exists() and not root.is_dir():
             raise HCLError(f"--build-dir {args.build_dir}: exists and is not a folder")
         return root
-    roots = {Path(raw).resolve().parent / "build" for raw in (args.paths or [_default_path()])}
+    roots = {_beside(Path(raw).resolve()) / "build" for raw in (args.paths or [_default_path()])}
     if len(roots) > 1:
         raise HCLError(f"{', '.join(args.paths)} are in different folders: choose one with --build-dir")
     return roots.pop()

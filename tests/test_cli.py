@@ -122,3 +122,22 @@ def test_new_prints_the_next_command_shell_quoted(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().endswith("run: hclbuild csim 'my dir/proj'")
     assert (tmp_path / "my dir" / "proj" / "kernel.py").is_file()
+
+
+def test_build_goes_beside_the_project_whatever_the_current_folder(tmp_path: Path) -> None:
+    from hclbuild.cli import _build_root, parser
+
+    (tmp_path / "solo").mkdir()
+    (tmp_path / "solo" / "kernel.py").write_text("")
+    (tmp_path / "repo" / "projects" / "gemm").mkdir(parents=True)
+    (tmp_path / "repo" / "projects" / "gemm" / "kernel.py").write_text("")
+    cwd = os.getcwd()
+    try:
+        os.chdir(tmp_path / "solo")
+        assert _build_root(parser().parse_args(["csim", "."])) == tmp_path / "build"
+        os.chdir(tmp_path / "repo")
+        assert _build_root(parser().parse_args(["csim", "projects/gemm"])) == tmp_path / "repo" / "build"
+        assert _build_root(parser().parse_args(["csim", "projects"])) == tmp_path / "repo" / "build"
+        assert _build_root(parser().parse_args(["csim", "projects", "--build-dir", "out"])) == tmp_path / "repo" / "out"
+    finally:
+        os.chdir(cwd)
