@@ -426,3 +426,21 @@ def test_summary_markdown_rows_for_hand_written_reports():
     assert data["csim"]["passed"] is True and data["cosim"]["status"] == "Pass"
     assert data["csynth"]["modules"][1]["name"] == "sorter"
     assert json.loads(json.dumps(rows[0].to_dict()))["csim"] is True
+
+
+# ---- RTL ports -----------------------------------------------------------------------------------
+
+
+def test_rtl_ports_of_hand_written_reports(tmp_path):
+    from hclbuild.runtime.report import RtlPort, parse_rtl_ports
+
+    assert parse_rtl_ports(INDENTED_CRLF) == [RtlPort("ap_clk", "sorter", "return value", "ap_ctrl_hs", "in", 1)]
+    assert parse_rtl_ports(FLAT_UNDEF) == [RtlPort("ap_clk", "walk", "return value", "ap_ctrl_hs", None, None)]
+    odd = _write(
+        tmp_path,
+        "<profile><InterfaceSummary><RtlPorts><Object>x</Object></RtlPorts>"
+        "<RtlPorts><name>a_q0</name><Dir>in</Dir><Bits>wide</Bits></RtlPorts></InterfaceSummary></profile>",
+    )
+    assert parse_rtl_ports(odd) == [RtlPort("a_q0", None, None, None, "in", None)]  # nameless entry skipped
+    with pytest.raises(ToolError, match="lists no RTL ports"):
+        parse_rtl_ports(FLAT_DATAFLOW)
