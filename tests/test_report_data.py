@@ -434,8 +434,10 @@ def test_summary_markdown_rows_for_hand_written_reports():
 def test_rtl_ports_of_hand_written_reports(tmp_path):
     from hclbuild.runtime.report import RtlPort, parse_rtl_ports
 
-    assert parse_rtl_ports(INDENTED_CRLF) == [RtlPort("ap_clk", "sorter", "return value", "ap_ctrl_hs", "in", 1)]
-    assert parse_rtl_ports(FLAT_UNDEF) == [RtlPort("ap_clk", "walk", "return value", "ap_ctrl_hs", None, None)]
+    clock = RtlPort("ap_clk", "sorter", "return value", "ap_ctrl_hs", "in", 1)
+    assert parse_rtl_ports(INDENTED_CRLF) == [clock]
+    flat_clock = RtlPort("ap_clk", "walk", "return value", "ap_ctrl_hs", None, None)  # no Dir/Bits in 2019.1
+    assert parse_rtl_ports(FLAT_UNDEF) == [flat_clock]
     odd = _write(
         tmp_path,
         "<profile><InterfaceSummary><RtlPorts><Object>x</Object></RtlPorts>"
