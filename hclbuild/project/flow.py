@@ -47,6 +47,7 @@ def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, A
     from hclbuild.compiler.pipeline import compile_schedule
     from hclbuild.compiler.signature import signature_of
     from hclbuild.compiler.to_llvm import lower_to_llvm_ir
+    from hclbuild.compiler.written_args import written_arguments
 
     try:
         design = compile_schedule(schedule)
@@ -65,6 +66,7 @@ def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, A
             signatures[func] = signature_of(by_name[func]).to_json()
         for func in functions[1:]:
             write_if_changed(layout.func_mlir(func), texts[func])
+        writes = written_arguments(module)
         # the reference runs an instrumented copy; the design module itself stays clean
         instrumented = ir.Module.parse(str(module))
         sites = instrument_calls(instrumented)
@@ -78,6 +80,8 @@ def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, A
         "top": design.top,
         "functions": functions,
         "signatures": signatures,
+        # the array arguments each function may write: its outputs, what csim can observe
+        "writes": {func: writes[func] for func in functions},
         "probes": [site.to_json() for site in sites],
         "bounds": [check.to_json() for check in checks],
         "divisions": [check.to_json() for check in divisions],
@@ -364,8 +368,24 @@ def csim_function(project: Project, layout: BuildLayout, func: str) -> Any:
     """g++ the function's testbench and top file, run it on the golden data, write csim/<func>.json."""
     from hclbuild.runtime.csim import run_csim
 
-    result = run_csim(layout.hls_dir(func), layout.csim_json(func), project=project.name)
+    result = run_csim(layout.hls_dir(func), layout.csim_json(func), project=project.name,
+                      outputs=_output_names(layout, func))
     return result.check()
+
+
+def _output_names(layout: BuildLayout, func: str) -> list[str] | None:
+    """The C names of the arguments `func` may write (IR manifest), or None when it does not say."""
+    from hclbuild.project.golden import read_manifest
+    from hclbuild.project.hls_project import DATA_DIR
+
+    manifest = read_ir_manifest(layout)
+    writes = manifest.get("writes", {}).get(func)
+    if writes is None:
+        return None
+    ir_names = [arg["name"] for arg in manifest["signatures"][func]["args"]]
+    # the testbench's arguments are the signature's, in its order, under their C names
+    c_names = [entry["name"] for entry in read_manifest(layout.hls_dir(func) / DATA_DIR)["in"]]
+    return [c_name for ir_name, c_name in zip(ir_names, c_names) if ir_name in writes]
 
 
 def write_report(project: Project, layout: BuildLayout, functions: list[str], pictures: bool = True) -> list[Path]:

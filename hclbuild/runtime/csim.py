@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -79,6 +80,10 @@ class CsimResult:
     run_seconds: float = 0.0
     exit_code: int | None = None
     error: str | None = None
+    # the arguments the function may write (None: not known), and how many of their elements were
+    # compared; a function that writes none passes on inputs handed back unchanged, and says so
+    outputs: list[str] | None = None
+    outputs_compared: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-able dict (the csim/<func>.json document)."""
@@ -92,6 +97,9 @@ class CsimResult:
         head = f"{self.project}/{self.func}: csim"
         if self.error:
             return f"{head} failed: {self.error}"
+        if self.passed and self.outputs_compared == 0:
+            return (f"{head} passed with 0 output elements compared: {self.func} writes none of its arguments, "
+                    f"so nothing it computes is observable ({self.compared} input elements came back unchanged)")
         if self.passed:
             return f"{head} passed ({self.compared} elements, max abs err {self.max_abs_err})"
         text = f"{head} failed: {self.mismatches} of {self.compared} elements differ"
@@ -128,7 +136,7 @@ def _signal_name(code: int) -> str:
 
 def run_csim(func_dir: str | Path, out_json: str | Path, timeout: float = DEFAULT_TIMEOUT, *,
              project: str | None = None, gxx: str = GXX,
-             ap_include_dir: str | Path | None = None) -> CsimResult:
+             ap_include_dir: str | Path | None = None, outputs: Collection[str] | None = None) -> CsimResult:
     """Compile `tb_<func>.cpp` + `<func>.cpp` with g++, run the testbench on data/, write out_json.
 
     `func_dir` is `build/<name>/hls/<func>/`; the project name defaults to `<name>`. out_json is
@@ -136,6 +144,8 @@ def run_csim(func_dir: str | Path, out_json: str | Path, timeout: float = DEFAUL
     folder) or does not compile raises ToolError/CsimError (g++'s first error line verbatim) after
     writing a failed result; a run that mismatches, crashes or times out returns a failed
     CsimResult; call `.check()` to raise.
+    `outputs` names the arguments the function may write (hclbuild.compiler.written_args), so that
+    the result counts the output elements compared.
     """
     folder = Path(func_dir)
     func = folder.name
@@ -143,7 +153,8 @@ def run_csim(func_dir: str | Path, out_json: str | Path, timeout: float = DEFAUL
     out_path = Path(out_json)
     head = f"{project_name}/{func}"
 
-    result = CsimResult(project=project_name, func=func, passed=False)
+    result = CsimResult(project=project_name, func=func, passed=False,
+                        outputs=None if outputs is None else list(outputs))
     # replaced below in every outcome; if this process is killed, this is what stays
     _write_result(out_path, CsimResult(project=project_name, func=func, passed=False,
                                        error="csim started but did not finish (interrupted?)"))
@@ -242,6 +253,9 @@ def _apply_output(result: CsimResult, stdout: str, stderr: str, returncode: int)
     result.max_abs_err = summary.get("max_abs_err", 0.0)
     result.max_rel_err = summary.get("max_rel_err", 0.0)
     result.args = list(summary.get("args", []))
+    if result.outputs is not None:
+        result.outputs_compared = sum(int(arg.get("compared", 0)) for arg in result.args
+                                      if arg.get("name") in result.outputs)
     first = summary.get("first_mismatch")
     if first:
         result.first_mismatch = FirstMismatch(arg=first["arg"], index=int(first["index"]),

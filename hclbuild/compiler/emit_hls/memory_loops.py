@@ -24,6 +24,8 @@ from hclbuild.compiler.emit_hls.pragmas import buffer_pragmas, loop_pragmas
 from hclbuild.compiler.hls_types import c_type
 from hclbuild.dsl.types import parse_dtype
 
+_STORES = frozenset({"memref.store", "affine.store"})
+
 
 class MemoryLoopOps(EmitterCore):
     """Handlers of memref/affine/scf/func ops (registered in MEMORY_LOOP_HANDLERS below)."""
@@ -46,7 +48,22 @@ class MemoryLoopOps(EmitterCore):
         self._line(f"{c_type(dtype)} {name}{''.join(f'[{dim}]' for dim in shape)};")
         for pragma in buffer_pragmas(attributes, name, len(shape), where):
             self._line(pragma)
+        if not self._is_read(result):
+            # a dead stage's buffer: kept as the user wrote it (Vitis drops the logic), and marked
+            # used so that g++ -Werror does not stop on unused-but-set-variable
+            self._line(f"(void){name};  // written, never read")
         self.memories[result] = Memory(name, dtype, len(memref_type.shape))
+
+    def _is_read(self, buffer: ir.Value) -> bool:
+        """True when an emitted op reads the buffer (a load, a call taking it); stores only write it."""
+        for use in buffer.uses:
+            owner = use.owner.operation
+            if owner in self.dead or owner.name == "memref.dealloc":
+                continue
+            if owner.name in _STORES and use.operand_number == 1:
+                continue
+            return True
+        return False
 
     def _dealloc(self, op: ir.Operation) -> None:
         """Local arrays end with their scope: nothing to emit."""
