@@ -79,7 +79,7 @@ def lower_to_llvm_ir(module: ir.Module | ir.Operation, opt_level: int = 2, run_o
         if run_once and opt_level >= 1:
             _mark_light_functions(copy)
         dealloc_allocs(copy)  # malloc'd buffers of the design would leak on every call
-        _widen_sub_byte_memrefs(copy)
+        _widen_to_containers(copy)
         _verify(copy.operation, "to_llvm: internal error, the prepared module does not verify")
         passes = (CLEANUP_PASSES if opt_level >= 1 else ()) + LOWERING_PASSES
         if run_once:
@@ -176,14 +176,17 @@ def _check_llvm_dialect_only(module: ir.Module) -> None:
     raise CompileError(f"to_llvm: {op.name} at {op.location} has no LLVM lowering")
 
 
-def _widen_sub_byte_memrefs(module: ir.Module) -> None:
-    """Give memrefs of i1..i7 an i8 element type, with extui before stores and trunci after loads.
+def _widen_to_containers(module: ir.Module) -> None:
+    """Give memrefs of odd-width integers (i1..i7, i9..i15, ..., i65..i127) the element type of their
+    host container (i8, i16, i32, i64, i128), with extui before stores and trunci after loads.
 
     MLIR 22's memref-to-LLVM lowering asserts (aborting the process) on stores of sub-byte
-    elements. One element per byte, zero-extended, is also exactly the host container layout
-    of Int/UInt(1..7) in hclbuild.dsl.types, so the widened code reads and writes the same bytes.
+    elements. And translation folds an alloc's byte size with LLVM's default data layout, where an
+    i65..i96 element takes 12 bytes, while the JIT indexes it with the host's (16 bytes on
+    x86-64): every intermediate buffer of such a type overflowed its malloc. Container widths
+    have one size under every layout, and one element per container, zero-extended, is exactly
+    the host layout of hclbuild.dsl.types, so the widened code reads and writes the same bytes.
     """
-    byte = ir.IntegerType.get_signless(8)
     values: list[ir.Value] = []
     functions: list[ir.Operation] = []
     loads: list[ir.Operation] = []
@@ -194,47 +197,52 @@ def _widen_sub_byte_memrefs(module: ir.Module) -> None:
             functions.append(op)
         for region in op.regions:
             for block in region.blocks:
-                values.extend(arg for arg in block.arguments if _is_sub_byte_memref(arg.type))
-        values.extend(result for result in op.results if _is_sub_byte_memref(result.type))
-        if op.name in ("memref.load", "affine.load") and _is_sub_byte_memref(op.operands[0].type):
+                values.extend(arg for arg in block.arguments if _is_odd_width_memref(arg.type))
+        values.extend(result for result in op.results if _is_odd_width_memref(result.type))
+        if op.name in ("memref.load", "affine.load") and _is_odd_width_memref(op.operands[0].type):
             loads.append(op)
-        if op.name in ("memref.store", "affine.store") and _is_sub_byte_memref(op.operands[1].type):
+        if op.name in ("memref.store", "affine.store") and _is_odd_width_memref(op.operands[1].type):
             stores.append(op)
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
     for op in functions:
         function_type = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-        inputs = [_widened(t, byte) for t in function_type.inputs]
-        results = [_widened(t, byte) for t in function_type.results]
+        inputs = [_widened(t) for t in function_type.inputs]
+        results = [_widened(t) for t in function_type.results]
         op.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, results))
     for value in values:
-        value.set_type(_widened(value.type, byte))
+        value.set_type(_widened(value.type))
     for op in loads:
         loaded = op.results[0]
         narrow_type = loaded.type
-        loaded.set_type(byte)
+        loaded.set_type(ir.MemRefType(op.operands[0].type).element_type)
         with ir.InsertionPoint.after(op), op.location:
             narrowed = arith.TruncIOp(narrow_type, loaded)
         loaded.replace_all_uses_except(narrowed.result, narrowed.operation)
     for op in stores:
         stored = op.operands[0]
         with ir.InsertionPoint(op), op.location:
-            widened = arith.ExtUIOp(byte, stored)
+            widened = arith.ExtUIOp(ir.MemRefType(op.operands[1].type).element_type, stored)
         op.replace_uses_of_with(stored, widened.result)
 
 
-def _is_sub_byte_memref(mlir_type: ir.Type) -> bool:
+_CONTAINER_WIDTHS = (8, 16, 32, 64, 128)
+
+
+def _is_odd_width_memref(mlir_type: ir.Type) -> bool:
     if not isinstance(mlir_type, ir.MemRefType):
         return False
     element = mlir_type.element_type
-    return isinstance(element, ir.IntegerType) and element.width < 8
+    return isinstance(element, ir.IntegerType) and element.width not in _CONTAINER_WIDTHS
 
 
-def _widened(mlir_type: ir.Type, byte: ir.Type) -> ir.Type:
-    if not _is_sub_byte_memref(mlir_type):
+def _widened(mlir_type: ir.Type) -> ir.Type:
+    if not _is_odd_width_memref(mlir_type):
         return mlir_type
-    return ir.MemRefType.get(mlir_type.shape, byte, mlir_type.layout, mlir_type.memory_space)
+    width = ir.IntegerType(ir.MemRefType(mlir_type).element_type).width
+    container = ir.IntegerType.get_signless(next(w for w in _CONTAINER_WIDTHS if width <= w))
+    return ir.MemRefType.get(mlir_type.shape, container, mlir_type.layout, mlir_type.memory_space)
 
 
 def _format(summary: str, err: Exception) -> str:
