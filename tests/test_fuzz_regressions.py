@@ -60,3 +60,21 @@ def test_many_calls_with_a_65_bit_intermediate_leave_the_heap_intact() -> None:
                           env={**os.environ, "MALLOC_CHECK_": "3"})
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "intact"
+
+
+def test_a_literal_shift_of_a_fixed_point_value_shifts_by_that_many_bits() -> None:
+    """`A[i] << 3` on a Fixed(12, 10) took 3 in A's own format (3.0 wraps to -1.0 there) and
+    shifted by the converted -1: poison in LLVM, zeros here."""
+    A = hcl.placeholder((3,), "A", dtype=hcl.Fixed(12, 10))
+
+    def kernel(A):
+        return hcl.compute((3,), lambda i: A[i] << 3, name="B", dtype=hcl.Fixed(16, 10))
+
+    f = hcl.build(hcl.create_schedule([A], kernel))
+    a = hcl.asarray(np.array([-0.5, 0.25, 0.125]), dtype=hcl.Fixed(12, 10))
+    b = hcl.asarray(np.zeros(3), dtype=hcl.Fixed(16, 10))
+    f(a, b)
+    raw = np.array([-512, 256, 128]) << 3  # raw bits shifted, wrapped at A's 12 bits
+    wrapped = ((raw + 2048) % 4096) - 2048
+    np.testing.assert_array_equal(b.asnumpy(), wrapped / 1024)
+    assert list(b.asnumpy()) == [0.0, -2.0, 1.0]

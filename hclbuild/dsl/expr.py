@@ -409,6 +409,10 @@ def binary(op: str, lhs: object, rhs: object) -> Expr:
     if op in ("and", "or", "xor", "shl", "shr") and (a.dtype.is_float or b.dtype.is_float):
         raise DTypeError(f"bitwise '{op}' needs integer operands, got {a.dtype!r} and {b.dtype!r}")
     if op in ("shl", "shr"):
+        if _literal(rhs) and a.dtype.is_fixed:
+            # a shift amount counts bits: typed like a fixed operand, 3 would be 3.0 in its format
+            # (wrapped when 3.0 is out of range) and shift by the converted value
+            b = as_expr(rhs, Int(32))
         base = a.dtype
         if base.is_index:
             dtype = Index()
