@@ -96,14 +96,15 @@ def make_inputs(program: P.Program) -> dict[str, np.ndarray]:
 
 def _one_value(rng: np.random.Generator, ty: Ty) -> Any:
     if ty.is_float:
-        return np.float32(rng.choice([0.0, 1.0, -1.0, 0.5]) if rng.random() < 0.2 else rng.uniform(-4, 4))
+        return np.float32([0.0, 1.0, -1.0, 0.5][int(rng.integers(0, 4))] if rng.random() < 0.2 else rng.uniform(-4, 4))
     # fixed inputs reach the reference run as floats: keep their raw bits exact in a double
     lo, hi = ty.lowest(), ty.highest()
     if ty.is_fixed:
         lo, hi = max(lo, -(1 << 52)), min(hi, (1 << 52) - 1)
     pick = rng.random()
     if pick < 0.2:
-        return int(rng.choice([lo, hi, 0, min(1, hi), max(-1, lo)]))
+        edges = [lo, hi, 0, min(1, hi), max(-1, lo)]  # rng.choice would round big ints through float
+        return edges[int(rng.integers(0, len(edges)))]
     if pick < 0.6:
         scale = 1 << ty.frac if ty.is_fixed else 1
         return int(np.clip(int(rng.integers(-8, 9)) * scale + int(rng.integers(0, scale)), lo, hi))

@@ -257,7 +257,10 @@ class Types:
         if isinstance(e, Shift):
             base = self.of(e.a)
             return INDEX if base.is_index else base if base.is_fixed else promote(base, base)
-        if isinstance(e, (Cmp, Bit, Logic)):
+        if isinstance(e, Cmp):
+            promote(*self.operands(e.a, e.b), "cmp")  # the operands must have a common type
+            return BOOL
+        if isinstance(e, (Bit, Logic)):
             return BOOL
         if isinstance(e, Select):
             a, b = self.select_operands(e)

@@ -70,7 +70,7 @@ class ProgramGenerator(Generator):
         except TypeTooWide:
             return
         bound = inner.bound * 25
-        ty = reduce_ty if self.chance(0.4) and not (reduce_ty.is_float and bound > 1e30) else self.value_type()
+        ty = reduce_ty if self.chance(0.4) and not reduce_ty.is_index and not (reduce_ty.is_float and bound > 1e30) else self.value_type()
         if reduce_ty.is_float and not ty.is_float and bound * 2.0**ty.frac >= 2.0**62:
             ty = reduce_ty
         self.add_compute(P.Compute(self.fresh("s"), shape, ty, axes, reduce), bound if reduce_ty.is_float else 2.0 ** reduce_ty.int_bits)
@@ -95,16 +95,21 @@ class ProgramGenerator(Generator):
             raxes = tuple((self.fresh("r"), w) for w in window)
             index = tuple(P.IVar(a, 0, r) for a, (r, _) in zip(axes, raxes))
             value: Any = P.Reduce("sum", P.Load(source.name, index), raxes, None)
+            sliding = [k for k, w in enumerate(window) if w > 1]
         else:  # explicit taps, some weighted
             value = None
             taps = self.draw(st.integers(2, 4))
+            used: list[tuple[int, ...]] = []
             for _ in range(taps):
                 offsets = tuple(self.draw(st.integers(0, w - 1)) for w in window)
+                used.append(offsets)
                 term: Any = P.Load(source.name, tuple(P.IVar(a, o) for a, o in zip(axes, offsets)))
                 if self.chance(0.3):
                     weight = 2 if not source.ty.is_fixed or source.ty.int_bits > 3 else 1
                     term = P.Bin("mul", term, P.Lit(float(weight) if source.ty.is_float else weight))
                 value = term if value is None else P.Bin("add", value, term)
+            # reuse_at only along a dimension the taps slide along (else nothing is reused)
+            sliding = [k for k in range(len(window)) if len({o[k] for o in used}) > 1]
         name = self.fresh("s")
         try:
             self.types.of(value)
@@ -112,7 +117,7 @@ class ProgramGenerator(Generator):
             return
         self.add_compute(P.Compute(name, shape, ty, axes, value),
                          self.s.bounds.get(source.name, 0.0) * 18 if source.ty.is_float else 2.0**126)
-        self.s.stencils.append((name, source.name, len(shape)))
+        self.s.stencils.append((name, source.name, sliding))
 
     def imperative(self) -> None:
         targets = [t for t in self.s.tensors if t.shape != (1,) and t.name in self.s.writable]
@@ -175,13 +180,13 @@ class ProgramGenerator(Generator):
         for stage in self.s.stages:
             if isinstance(stage, (P.Compute, P.Mutate)) and stage.name not in stencil_stages and self.chance(0.5):
                 records += self.loop_records(stage)
-        for name, source, rank in self.s.stencils:
-            if self.chance(0.6):
-                records.append(("reuse_at", source, name, 0 if rank == 1 or self.chance(0.6) else 1,
-                                self.fresh("rb")))
-                if rank == 2 and records[-1][3] == 0 and self.chance(0.5):
-                    records.append(("reuse_at", records[-1][4], name, 1, self.fresh("wb")))
+        for name, source, sliding in self.s.stencils:
             stage = next(s for s in self.s.stages if s.name == name)
+            if sliding and self.chance(0.6):
+                first = self.pick(sliding)
+                records.append(("reuse_at", source, name, stage.axes[first], self.fresh("rb")))
+                if first == 0 and len(sliding) == 2 and self.chance(0.5):
+                    records.append(("reuse_at", records[-1][4], name, stage.axes[1], self.fresh("wb")))
             if self.chance(0.4):
                 records.append(("pipeline", name, stage.axes[-1], 1))
         for tensor in self.s.tensors:

@@ -44,7 +44,7 @@ class _State:
     stages: list[Any] = field(default_factory=list)
     tensors: list[P.Tensor] = field(default_factory=list)  # readable, in creation order
     counter: int = 0
-    stencils: list[tuple[str, str, int]] = field(default_factory=list)  # (stage, source, rank)
+    stencils: list[tuple[str, str, list[int]]] = field(default_factory=list)  # (stage, source, sliding dims)
     writable: dict[str, str] = field(default_factory=dict)  # tensor -> kind, for imperative stages
     bounds: dict[str, float] = field(default_factory=dict)  # float tensors: a bound of |element|
 
@@ -213,7 +213,11 @@ class Generator:
             b: Any = lit if lit is not None else self.expr(ctx, want_float, depth).e
         else:
             b = self.expr(ctx, want_float, depth).e
-        return self._typed(P.Cmp(self.pick(["lt", "le", "gt", "ge", "eq", "ne"]), a.e, b))
+        op = self.pick(["lt", "le", "gt", "ge", "eq", "ne"])
+        try:
+            return self._typed(P.Cmp(op, a.e, b))
+        except TypeTooWide:
+            return self._typed(P.Cmp(op, a.e, a.e))
 
     def _cmp_select(self, ctx: Ctx, want_float: bool, depth: int) -> Expr | None:
         cond = self.condition(ctx, depth)
