@@ -78,3 +78,33 @@ def test_a_literal_shift_of_a_fixed_point_value_shifts_by_that_many_bits() -> No
     wrapped = ((raw + 2048) % 4096) - 2048
     np.testing.assert_array_equal(b.asnumpy(), wrapped / 1024)
     assert list(b.asnumpy()) == [0.0, -2.0, 1.0]
+
+
+def test_min_over_nothing_of_a_wide_fixed_type_is_its_largest_value() -> None:
+    """hcl.min's start value of a Fixed(80, 12) went through a float: (2**79 - 1) / 2**12 rounds
+    up to 2**67, whose raw bits wrap to the smallest value; a min whose where= never holds (and
+    any min) started from -2**67 instead of the largest value."""
+    A = hcl.placeholder((4,), "A", dtype=hcl.Fixed(80, 12))
+
+    def kernel(A):
+        r = hcl.reduce_axis(0, 4, "r")
+        return hcl.compute((2,), lambda i: hcl.min(A[r], axis=r, where=r > 10), name="B", dtype=hcl.Fixed(80, 12))
+
+    f = hcl.build(hcl.create_schedule([A], kernel))
+    b = hcl.asarray(np.zeros(2), dtype=hcl.Fixed(80, 12))
+    f(hcl.asarray(np.array([1.0, -2.0, 3.0, 0.5]), dtype=hcl.Fixed(80, 12)), b)
+    raw = [int.from_bytes(bytes(v), "little") for v in b.storage]
+    assert raw == [(1 << 79) - 1] * 2
+
+
+def test_max_of_a_wide_fixed_type_starts_below_every_value() -> None:
+    A = hcl.placeholder((4,), "A", dtype=hcl.Fixed(72, 4))
+
+    def kernel(A):
+        r = hcl.reduce_axis(0, 4, "r")
+        return hcl.compute((1,), lambda i: hcl.max(A[r], axis=r), name="B", dtype=hcl.Fixed(72, 4))
+
+    f = hcl.build(hcl.create_schedule([A], kernel))
+    b = hcl.asarray(np.zeros(1), dtype=hcl.Fixed(72, 4))
+    f(hcl.asarray(np.array([-7.5, -2.25, -3.0, -9.0]), dtype=hcl.Fixed(72, 4)), b)
+    np.testing.assert_array_equal(b.asnumpy(), [-2.25])

@@ -7,6 +7,7 @@ import itertools
 import keyword
 import math
 import re
+from fractions import Fraction
 from typing import Any, Callable
 
 from hclbuild.dsl.context import current_default_dtype
@@ -239,7 +240,8 @@ def _extreme(dtype: DType, lowest: bool) -> Expr:
     if dtype.is_fixed:
         raw_lo = -(1 << (dtype.bits - 1)) if dtype.is_signed else 0
         raw_hi = (1 << (dtype.bits - 1)) - 1 if dtype.is_signed else (1 << dtype.bits) - 1
-        return Const((raw_lo if lowest else raw_hi) / float(2**dtype.frac), dtype)
+        # exact: raw / 2**frac as a float rounds beyond 53 bits, and the rounded extreme wraps
+        return Const(Fraction(raw_lo if lowest else raw_hi, 2**dtype.frac), dtype)
     lo = -(1 << (dtype.bits - 1)) if dtype.is_signed else 0
     hi = (1 << (dtype.bits - 1)) - 1 if dtype.is_signed else (1 << dtype.bits) - 1
     return Const(lo if lowest else hi, dtype)

@@ -5,6 +5,7 @@ arithmetic, comparisons, intrinsics, bit access, calls); ev dispatches on the no
 from __future__ import annotations
 
 import math as pymath
+from fractions import Fraction
 from typing import Any
 
 from mlir import ir
@@ -35,7 +36,8 @@ class ExpressionLowering(FunctionState):
         if dt.is_float:
             return arith.ConstantOp(mlir_type(dt), ir.FloatAttr.get(mlir_type(dt), float(expr.value))).result
         if dt.is_fixed:
-            return self.int_const(pymath.floor(float(expr.value) * 2**dt.frac), dt)
+            # exact: a Fraction (the extremes of a wide fixed type) must not round through a float
+            return self.int_const(pymath.floor(Fraction(expr.value) * 2**dt.frac), dt)
         return self.int_const(int(expr.value), dt)
 
     def expr_Var(self, expr: E.Var) -> ir.Value:
