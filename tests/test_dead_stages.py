@@ -87,19 +87,6 @@ def test_an_outlined_function_that_computes_nothing_observable_says_so(tmp_path:
 
 
 @pytest.mark.slow
-def test_the_cli_summary_marks_a_function_without_outputs(tmp_path: Path) -> None:
-    from hclbuild.cli import summary_rows
-
-    folder = tmp_path / "dead"
-    folder.mkdir()
-    (folder / "kernel.py").write_text("")
-    schedule, model = _schedule(lambda s, k: s.outline(k.D))
-    _flow(schedule, model, tmp_path)
-    rows = {row["function"]: row["csim"] for row in summary_rows([folder], tmp_path)}
-    assert rows == {"top": "pass", "Stage_D": "pass (no outputs)"}
-
-
-@pytest.mark.slow
 def test_a_scalar_written_but_never_read_compiles(tmp_path: Path) -> None:
     A = hcl.placeholder((N,), "A")
 
