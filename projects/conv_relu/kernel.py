@@ -1,10 +1,11 @@
 """A 3x3 convolution, bias and ReLU on a 2-D image: the convolution outlined alone, bias and ReLU
 outlined together (a list of two stages), so the design has three functions.
 
-Schedule: the output loop x is pipelined and the 3x3 window unrolls inside it, which reads
-nine pixels a cycle. The image is partitioned cyclically by 3 on both dimensions, so the nine
-pixels img[y + r, x + c] fall in nine different banks, and the weights are registers.
-Expected II = 1 (each iteration starts its own sum, so no add is carried across iterations).
+Schedule: the output loop x is pipelined and the 3x3 window unrolls inside it, which needs
+nine pixels a cycle. A line buffer of 3 image rows (`s.reuse_at(img, s[conv], y)`) and a 3x3
+window buffer of registers on it (`s.reuse_at(line, s[conv], x)`) take one new pixel a cycle,
+so the image is read once per pixel; the weights are registers. Expected II = 1 (one image
+read a cycle; each iteration starts its own sum, so no add is carried across iterations).
 """
 
 import numpy as np
@@ -32,8 +33,8 @@ def schedule(sizes):
     s = hcl.create_schedule([img, weight, bias], kernel, name="top")
     s[kernel.conv].pipeline(kernel.conv.axis[1])
     s.partition(weight, hcl.Partition.Complete)
-    s.partition(img, hcl.Partition.Cyclic, dim=1, factor=3)
-    s.partition(img, hcl.Partition.Cyclic, dim=2, factor=3)
+    line = s.reuse_at(img, s[kernel.conv], kernel.conv.axis[0], "line")
+    s.reuse_at(line, s[kernel.conv], kernel.conv.axis[1], "window")
     s.outline(kernel.conv)
     s.outline([kernel.biased, kernel.relu])
     return s

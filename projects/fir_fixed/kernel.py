@@ -2,8 +2,9 @@
 
 Schedule: the output loop n is pipelined and the tap loop unrolled into TAPS multipliers, so
 every cycle needs TAPS consecutive samples X[n .. n+TAPS-1] and all TAPS coefficients. The taps
-are partitioned completely (registers) and the samples cyclically by TAPS, which puts the TAPS
-samples of one output in TAPS different banks, one read each. Expected II = 1.
+are partitioned completely (registers); the samples go through a shift register of TAPS
+registers (`s.reuse_at(X, s[Y], n)`) that takes one new sample a cycle, so X is read once per
+element. Expected II = 1 (one read of X a cycle; the taps are registers).
 """
 
 import numpy as np
@@ -28,7 +29,7 @@ def schedule(sizes):
     s[kernel.Y].pipeline(kernel.Y.axis[0])
     s[kernel.Y].unroll(kernel.Y.axis[1])
     s.partition(H, hcl.Partition.Complete)
-    s.partition(X, hcl.Partition.Cyclic, dim=1, factor=TAPS)
+    s.reuse_at(X, s[kernel.Y], kernel.Y.axis[0], "X_window")
     return s
 
 
