@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from hclbuild.project.config import load_project
+from hclbuild.project.flow import compile_project, run_reference
 from hclbuild.project.kernel import design_functions, kernel_schedule, load_kernel
+from hclbuild.project.layout import BuildLayout
 
 REPO = Path(__file__).resolve().parents[1]
 PROJECTS = sorted(p for p in (REPO / "projects").iterdir() if (p / "kernel.py").is_file())
@@ -54,6 +56,17 @@ def test_every_dataset_traces(folder: Path) -> None:
     for dataset in ("SMALL", "MEDIUM"):
         schedule = kernel_schedule(load_project(folder, dataset=dataset))
         assert schedule.name == project.config.top
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("folder", [p for p in PROJECTS if load_project(p).config.dataset],
+                         ids=lambda p: p.name)
+def test_medium_dataset_reference_agrees_with_the_numpy_model(folder: Path, tmp_path: Path) -> None:
+    """MEDIUM (benchmarked, never simulated in CI) still builds, runs and matches numpy."""
+    project = load_project(folder, dataset="MEDIUM")
+    layout = BuildLayout(tmp_path, project.name)
+    compile_project(project, layout)
+    assert run_reference(project, layout)["model_checked"] is True
 
 
 @pytest.mark.slow
