@@ -37,7 +37,17 @@ from hclbuild.dsl.operations import (
     tanh,
     update,
 )
-from hclbuild.dsl.types import Fixed, Float, Int, UFixed, UInt
+from hclbuild.dsl.types import (
+    Fixed,
+    Float,
+    Index,
+    Int,
+    Struct,
+    UFixed,
+    UInt,
+    get_bitwidth,
+    get_fractional_bitwidth,
+)
 from hclbuild.errors import (
     APIError,
     CompileError,
@@ -63,9 +73,10 @@ __all__ = [
     "APIError", "Array", "CompileError", "ConfigError", "DTypeError", "Fixed", "Float", "HCLError",
     "HCLNotImplementedError", "Int", "MLIRLimitationError", "Partition", "Schedule", "Stage",
     "StageFunction", "ToolError", "UFixed", "UInt", "abs", "and_", "asarray", "break_", "build", "cast",
-    "compute", "cos", "create_schedule", "def_", "elif_", "else_", "exp", "for_", "if_", "init", "log",
+    "compute", "cos", "create_schedule", "def_", "elif_", "else_", "exp", "for_", "get_bitwidth",
+    "get_fractional_bitwidth", "if_", "Index", "init", "log",
     "log10", "log2", "lower", "max", "min", "mutate", "not_", "or_", "placeholder", "power",
-    "reduce_axis", "reducer", "return_", "scalar", "select", "sin", "sqrt", "sum", "tan", "tanh",
+    "reduce_axis", "reducer", "return_", "scalar", "select", "sin", "sqrt", "Struct", "sum", "tan", "tanh",
     "update", "while_",
 ]
 __all__ += [

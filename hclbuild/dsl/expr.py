@@ -130,32 +130,43 @@ class Expr:
             "and hcl.and_/hcl.or_/hcl.not_ instead of and/or/not"
         )
 
-    # -- bits --------------------------------------------------------------------
+    # -- bits and struct fields (hclbuild.dsl.bits) ---------------------------------
     def __getitem__(self, key: object) -> Expr:
-        """x[i] is bit i, x[lo:hi] the bits lo..hi-1 (hi exclusive), as in HeteroCL."""
-        if not self.dtype.is_integral_bits:
-            raise APIError(f"bit access needs an integer expression, got {self.dtype!r}")
-        if isinstance(key, slice):
-            lo, hi = _static_slice(key, self.dtype)
-            return GetSlice(self, lo, hi)
-        return GetBit(self, as_expr(key, Index()))
+        """x[i] is bit i, x[lo:hi] the bits lo..hi-1 (hi exclusive; lo, hi may be expressions)."""
+        from hclbuild.dsl.bits import bit_access
+
+        return bit_access(self, key)
+
+    def __setitem__(self, key: object, value: object) -> None:
+        """(B[i] + 1)[0] = v sets a bit of a temporary, which nothing reads: HeteroCL keeps B as is."""
+        from hclbuild.dsl.bits import set_bits_of_temporary
+
+        set_bits_of_temporary(self, key, value)
+
+    def reverse(self) -> Expr:
+        """The bits of an integer (a slice: of its width) in reverse order."""
+        from hclbuild.dsl.bits import reverse_bits
+
+        return reverse_bits(self)
+
+    def __getattr__(self, key: str) -> Expr:
+        """A field of a struct value: D[x].fa (only struct-typed expressions have fields)."""
+        if key.startswith("_") or key == "dtype":
+            raise AttributeError(key)
+        try:
+            dtype = self.dtype
+        except AttributeError:
+            raise AttributeError(key) from None
+        if not dtype.is_struct:
+            raise AttributeError(f"{type(self).__name__} of type {dtype!r} has no attribute {key!r}")
+        from hclbuild.dsl.bits import struct_field
+
+        return struct_field(self, key)
 
     def astype(self, dtype: object) -> Expr:
         from hclbuild.dsl.types import parse_dtype
 
         return Cast(parse_dtype(dtype), self)
-
-
-def _static_slice(key: slice, dtype: DType) -> tuple[int, int]:
-    if key.step is not None:
-        raise APIError("bit slices take no step")
-    lo, hi = key.start, key.stop
-    if not isinstance(lo, numbers.Integral) or not isinstance(hi, numbers.Integral):
-        raise HCLNotImplementedError("bit slices with non-constant bounds (x[lo:hi] needs Python ints)")
-    lo, hi = int(lo), int(hi)
-    if not 0 <= lo < hi <= dtype.bits:
-        raise APIError(f"bit slice [{lo}:{hi}] is out of range for {dtype!r} (hi is exclusive)")
-    return lo, hi
 
 
 # ---- leaves --------------------------------------------------------------------------
@@ -193,17 +204,18 @@ class Load(Expr):
 
     def __setitem__(self, key: object, value: object) -> None:
         """A[i][bit] = v and A[i][lo:hi] = v: read-modify-write of one element's bits."""
-        from hclbuild.dsl.trace import record
+        from hclbuild.dsl.bits import store_bits
 
-        if not self.dtype.is_integral_bits:
-            raise APIError(f"bit assignment needs an integer tensor, got {self.dtype!r}")
-        from hclbuild.dsl.stmt import StoreBits
+        store_bits(self, key, value)
 
-        if isinstance(key, slice):
-            lo, hi = _static_slice(key, self.dtype)
-            record(StoreBits(self.tensor, self.indices, None, lo, hi, as_expr(value, UInt(hi - lo))))
-        else:
-            record(StoreBits(self.tensor, self.indices, as_expr(key, Index()), 0, 1, as_expr(value, UInt(1))))
+    def __setattr__(self, key: str, value: object) -> None:
+        """D[x].fa = v writes one field of a struct element (the dataclass fields are set as usual)."""
+        if key in ("tensor", "indices") or "tensor" not in self.__dict__ or not self.tensor.dtype.is_struct:
+            object.__setattr__(self, key, value)
+            return
+        from hclbuild.dsl.bits import store_struct_field
+
+        store_struct_field(self, key, value)
 
 
 # ---- composite -----------------------------------------------------------------------
@@ -256,6 +268,8 @@ class Intrinsic(Expr):
 
 @dataclass(eq=False)
 class GetBit(Expr):
+    """Bit `index` of an integer (0 when the index is out of range)."""
+
     value: Expr
     index: Expr
     dtype: DType = field(default_factory=lambda: UInt(1))
@@ -263,13 +277,36 @@ class GetBit(Expr):
 
 @dataclass(eq=False)
 class GetSlice(Expr):
+    """Bits lo .. lo+width-1 of an integer as UInt(width); with a `hi` whose distance from lo is not
+    known when tracing (width None), bits lo .. hi-1 masked in an unsigned integer of the value's width."""
+
     value: Expr
-    lo: int
-    hi: int
+    lo: Expr
+    width: int | None
+    hi: Expr | None = None
 
     @property
     def dtype(self) -> DType:  # type: ignore[override]
-        return UInt(self.hi - self.lo)
+        return UInt(self.width if self.width is not None else self.value.dtype.bits)
+
+
+@dataclass(eq=False)
+class BitReverse(Expr):
+    """The bits of an integer in reverse order (same dtype)."""
+
+    value: Expr
+
+    @property
+    def dtype(self) -> DType:  # type: ignore[override]
+        return self.value.dtype
+
+
+@dataclass(eq=False)
+class BitCast(Expr):
+    """The raw bits of a value read as another dtype of the same width (hcl.bitcast, struct fields)."""
+
+    dtype: DType
+    value: Expr
 
 
 @dataclass(eq=False)
@@ -325,6 +362,10 @@ def as_expr(value: object, like: DType | None = None) -> Expr:
         if value.is_scalar:
             return value.v
         raise APIError(f"tensor {value.name!r} used as a value: index it, e.g. {value.name}[i]")
+    if isinstance(value, tuple) and like is not None and like.is_struct:
+        from hclbuild.dsl.bits import pack_struct
+
+        return pack_struct(value, like)
     if isinstance(value, bool):
         return Const(int(value), like if like is not None else UInt(1))
     if isinstance(value, numbers.Integral):
@@ -340,13 +381,19 @@ def as_expr(value: object, like: DType | None = None) -> Expr:
         wide = promote(like, like)
         lo, hi = (-(1 << (wide.bits - 1)), 1 << (wide.bits - 1)) if wide.is_signed else (0, 1 << wide.bits)
         if not lo <= int(value) < hi:
-            wide = Int(64) if -(2**63) <= int(value) < 2**63 else Int(MAX_INT_BITS)
+            wide = Int(64) if -(2**63) <= int(value) < 2**63 else Int(_literal_bits(int(value)))
         return Const(int(value), wide)
     if isinstance(value, numbers.Real):
         if like is None or not (like.is_float or like.is_fixed):
             like = Float(64) if like is not None and like.is_int and like.bits > 32 else Float(32)
         return Const(float(value), like)
     raise APIError(f"cannot use {type(value).__name__} {value!r} in a DSL expression")
+
+
+def _literal_bits(value: int) -> int:
+    """Signed width of a literal beyond 64 bits: 128, else just wide enough."""
+    bits = (value if value >= 0 else ~value).bit_length() + 1
+    return _cap(max(bits, 128), f"the literal {value}")
 
 
 def _literal(value: object) -> bool:

@@ -24,13 +24,14 @@ class Store(Stmt):
 
 @dataclass(eq=False)
 class StoreBits(Stmt):
-    """Set bit `index` (when not None) or bits [lo, hi) of one element."""
+    """Set bits lo .. lo+width-1 of one element to `value` (a UInt(width)); with width None, bits
+    lo .. hi-1 to the low bits of `value` (a UInt of the element's width)."""
 
     tensor: Tensor
     indices: tuple[Expr, ...]
-    index: Expr | None
-    lo: int
-    hi: int
+    lo: Expr
+    width: int | None
+    hi: Expr | None
     value: Expr
 
 

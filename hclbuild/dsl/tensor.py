@@ -125,6 +125,11 @@ class TensorSlice:
     def dtype(self) -> DType:
         return self.tensor.dtype
 
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The dimensions left to index (HeteroCL's TensorSlice.shape)."""
+        return self.tensor.shape[len(self.prefix):]
+
 
 def _scalar_operator(name: str) -> Any:
     def operator(self: Tensor, *other: object) -> Any:

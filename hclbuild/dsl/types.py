@@ -1,4 +1,4 @@
-"""Data types of the DSL: Int, UInt, Fixed, UFixed, Float, Index (HeteroCL names and strings).
+"""Data types of the DSL: Int, UInt, Fixed, UFixed, Float, Index, Struct (HeteroCL names and strings).
 
 A DType is an immutable value. Its `name` ("int32", "uint4", "fixed16_8", "float32") is the
 string carried in the IR (`hcl.arg_types`, `hcl.dtype`) and in golden-vector manifests, so every
@@ -6,8 +6,12 @@ layer (builder, emitter, runtime, testbench) agrees on one spelling. `parse_dtyp
 
 Storage: in MLIR an Int/UInt/Fixed/UFixed of width w is the signless integer `iw`; the raw bits of a
 fixed-point value are its value times 2**frac. In host memory (numpy, golden files, LLVM buffers) an
-element takes a container of `storage_bits` (8, 16, 32, 64 or 128) holding the raw bits in its low w
-bits, zero-extended when written; readers mask and sign-extend themselves.
+element takes a container of `storage_bits` (8, 16, 32 or 64 bits, else a multiple of 128: the
+allocation size LLVM gives an `iN` on x86-64) holding the raw bits in its low w bits, little-endian
+64-bit words, zero-extended when written; readers mask and sign-extend themselves.
+
+A Struct is a packed unsigned integer of the summed field widths, first field in the low bits (as
+HeteroCL packs it): every layer below the DSL sees that UInt, so the IR names it `uint<bits>`.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ import numpy as np
 
 from hclbuild.errors import DTypeError
 
-MAX_INT_BITS = 128
+MAX_INT_BITS = 2047  # HeteroCL's limit (ap_int needs AP_INT_MAX_W beyond 1024)
+MAX_FRAC_BITS = 255  # HeteroCL's limit on fraction bits
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,24 @@ class DType:
         """Integer bits of a fixed type including the sign bit (ap_fixed's I)."""
         return self.bits - self.frac
 
+    @property
+    def fracs(self) -> int:
+        """HeteroCL's name: fraction bits of a fixed type, mantissa bits of a float (23, 52)."""
+        if self.kind == "float":
+            return {16: 10, 32: 23, 64: 52}[self.bits]
+        return self.frac
+
+    @property
+    def exponent(self) -> int:
+        """HeteroCL's name: exponent bits of a float (8, 11); only floats have one."""
+        if self.kind != "float":
+            raise AttributeError(f"{self!r} has no exponent (only floats do)")
+        return {16: 5, 32: 8, 64: 11}[self.bits]
+
+    @property
+    def is_struct(self) -> bool:
+        return False
+
     # ---- spellings ------------------------------------------------------
     @property
     def name(self) -> str:
@@ -82,13 +105,18 @@ class DType:
 
     @property
     def storage_bits(self) -> int:
-        """Bytes-rounded container width of one element in memory, in bits."""
+        """Container width of one element in memory, in bits: 8/16/32/64, else a multiple of 128."""
         if self.kind == "float" or self.kind == "index":
             return 64 if self.kind == "index" else self.bits
-        for width in (8, 16, 32, 64, 128):
+        for width in (8, 16, 32, 64):
             if self.bits <= width:
                 return width
-        raise DTypeError(f"{self.name}: integers wider than {MAX_INT_BITS} bits are not supported")
+        return -(-self.bits // 128) * 128
+
+    @property
+    def words(self) -> int:
+        """64-bit words of a container of 128 bits or more (0 for smaller containers)."""
+        return self.storage_bits // 64 if self.storage_bits >= 128 else 0
 
     @property
     def np_storage(self) -> np.dtype:
@@ -98,8 +126,8 @@ class DType:
         if self.kind == "index":
             return np.dtype(np.int64)
         width = self.storage_bits
-        if width == 128:
-            return np.dtype((np.void, 16))
+        if width >= 128:
+            return np.dtype((np.void, width // 8))
         signed = self.kind in ("int", "fixed")
         return np.dtype(f"{'i' if signed else 'u'}{width // 8}")
 
@@ -138,26 +166,26 @@ def _check_bits(bits: object, lo: int, hi: int, what: str) -> int:
 
 
 def Int(bits: int = 32) -> DType:  # noqa: N802 - HeteroCL's spelling
-    """Signed integer of `bits` bits (1..128), wrapping like ap_int."""
+    """Signed integer of `bits` bits (1..2047), wrapping like ap_int."""
     return DType("int", _check_bits(bits, 1, MAX_INT_BITS, "Int"))
 
 
 def UInt(bits: int = 32) -> DType:  # noqa: N802
-    """Unsigned integer of `bits` bits (1..128), wrapping like ap_uint."""
+    """Unsigned integer of `bits` bits (1..2047), wrapping like ap_uint."""
     return DType("uint", _check_bits(bits, 1, MAX_INT_BITS, "UInt"))
 
 
 def Fixed(bits: int = 32, fracs: int = 0) -> DType:  # noqa: N802
     """Signed fixed point ap_fixed<bits, bits-fracs> (truncation, wrap-around)."""
     bits = _check_bits(bits, 2, MAX_INT_BITS, "Fixed")
-    fracs = _check_bits(fracs, 0, bits, "Fixed fraction")
+    fracs = _check_bits(fracs, 0, min(bits, MAX_FRAC_BITS), "Fixed fraction")
     return DType("fixed", bits, fracs)
 
 
 def UFixed(bits: int = 32, fracs: int = 0) -> DType:  # noqa: N802
     """Unsigned fixed point ap_ufixed<bits, bits-fracs> (truncation, wrap-around)."""
     bits = _check_bits(bits, 1, MAX_INT_BITS, "UFixed")
-    fracs = _check_bits(fracs, 0, bits, "UFixed fraction")
+    fracs = _check_bits(fracs, 0, min(bits, MAX_FRAC_BITS), "UFixed fraction")
     return DType("ufixed", bits, fracs)
 
 
@@ -171,6 +199,95 @@ def Float(bits: int = 32) -> DType:  # noqa: N802
 def Index() -> DType:  # noqa: N802
     """Loop-variable type (MLIR index)."""
     return DType("index", 64)
+
+
+# names a struct field cannot take: attributes of the expressions that carry struct values
+# (D[x].value would read the expression, not the field); `stype["bits"]` reads a field that shares
+# its name with a DType attribute
+_RESERVED_FIELDS = frozenset({
+    "dtype", "tensor", "indices", "value", "cond", "true_value", "false_value", "function", "args",
+    "param", "op", "lhs", "rhs", "astype", "reverse",
+})
+
+
+@dataclass(frozen=True, init=False, repr=False)
+class Struct(DType):
+    """hcl.Struct({"fa": Int(8), "fb": "fixed13_11", ...}): named fields packed into one unsigned
+    integer, the first field in the low bits. `stype.fa` and `stype["fa"]` are the field dtypes."""
+
+    fields: tuple[tuple[str, DType], ...] = ()
+
+    def __init__(self, dtype_dict: object):
+        if isinstance(dtype_dict, Struct):
+            items = list(dtype_dict.fields)
+        elif isinstance(dtype_dict, dict):
+            items = list(dtype_dict.items())
+        else:
+            raise DTypeError("Struct: expected a dict of field names to dtypes, "
+                             f"got {type(dtype_dict).__name__}")
+        if not items:
+            raise DTypeError("Struct: a struct needs at least one field")
+        fields = []
+        for key, spec in items:
+            usable = isinstance(key, str) and key.isidentifier() and not key.startswith("_")
+            if not usable or key in _RESERVED_FIELDS:
+                raise DTypeError(f"Struct: field name {key!r} must be an identifier that is not one of "
+                                 f"{', '.join(sorted(_RESERVED_FIELDS))} and does not start with '_'")
+            dtype = parse_dtype(spec)
+            if dtype.is_index:
+                raise DTypeError(f"Struct: field {key!r} cannot be an index")
+            fields.append((key, dtype))
+        bits = sum(dtype.bits for _, dtype in fields)
+        if bits > MAX_INT_BITS:
+            raise DTypeError(f"Struct: the fields take {bits} bits, more than {MAX_INT_BITS}")
+        object.__setattr__(self, "kind", "uint")
+        object.__setattr__(self, "bits", bits)
+        object.__setattr__(self, "frac", 0)
+        object.__setattr__(self, "fields", tuple(fields))
+
+    @property
+    def is_struct(self) -> bool:
+        return True
+
+    @property
+    def dtype_dict(self) -> dict[str, DType]:
+        """HeteroCL's spelling: field name -> dtype, in order."""
+        return dict(self.fields)
+
+    def field(self, key: str) -> tuple[int, DType]:
+        """(bit offset, dtype) of one field; DTypeError naming the fields when there is none."""
+        offset = 0
+        for name, dtype in self.fields:
+            if name == key:
+                return offset, dtype
+            offset += dtype.bits
+        raise DTypeError(f"{key!r} is not a field of {self!r} (fields: {', '.join(n for n, _ in self.fields)})")
+
+    def __getattr__(self, key: str) -> DType:
+        if key.startswith("_") or key == "fields":
+            raise AttributeError(key)
+        try:
+            return self.field(key)[1]
+        except DTypeError as err:
+            raise AttributeError(str(err)) from None
+
+    def __getitem__(self, key: str) -> DType:
+        return self.field(key)[1]
+
+    def __repr__(self) -> str:
+        return "Struct({" + ", ".join(f"{n!r}: {d!r}" for n, d in self.fields) + "})"
+
+    __str__ = __repr__
+
+
+def get_bitwidth(dtype: object) -> int:
+    """hcl.get_bitwidth(dtype): total bits of a dtype (or dtype string)."""
+    return parse_dtype(dtype).bits
+
+
+def get_fractional_bitwidth(dtype: object) -> int:
+    """hcl.get_fractional_bitwidth(dtype): fraction bits (HeteroCL's `fracs`)."""
+    return parse_dtype(dtype).fracs
 
 
 _DTYPE_RE = re.compile(r"^(int|uint|float|fixed|ufixed)(\d+)?(?:_(\d+))?$")
@@ -241,6 +358,10 @@ def to_storage(values: np.ndarray | object, dtype: DType) -> np.ndarray:
     if dtype.is_float:
         return _contiguous(np.asarray(values, dtype=dtype.np_storage))
     arr = np.asarray(values)
+    if dtype.is_struct:
+        from hclbuild.dsl.struct_values import packed_struct_ints
+
+        return _pack_ints(packed_struct_ints(arr, dtype), dtype)
     if dtype.is_fixed:
         if arr.dtype.kind == "f":
             raw = np.floor(arr.astype(np.float64) * float(2**dtype.frac))
@@ -261,14 +382,8 @@ def to_storage(values: np.ndarray | object, dtype: DType) -> np.ndarray:
 def _pack_ints(arr: np.ndarray, dtype: DType) -> np.ndarray:
     mask = (1 << dtype.bits) - 1
     store = dtype.np_storage
-    if dtype.storage_bits == 128:
-        flat = arr.reshape(-1)
-        out = np.zeros((flat.size, 2), dtype=np.uint64)
-        for k, value in enumerate(flat):
-            raw = int(value) & mask
-            out[k, 0] = raw & 0xFFFFFFFFFFFFFFFF
-            out[k, 1] = raw >> 64
-        return out.view(store).reshape(arr.shape)
+    if dtype.words:
+        return _pack_words([int(v) & mask for v in arr.reshape(-1)], dtype).reshape(arr.shape)
     if arr.dtype != object and dtype.bits <= 64:
         raw = arr.astype(np.int64, copy=False).view(np.uint64) if arr.dtype.kind != "u" else arr.astype(np.uint64)
         if arr.dtype.kind == "b":
@@ -280,18 +395,42 @@ def _pack_ints(arr: np.ndarray, dtype: DType) -> np.ndarray:
     return _contiguous(raw.view(store).reshape(arr.shape))
 
 
+def _pack_words(values: list[int], dtype: DType) -> np.ndarray:
+    """Non-negative Python ints as containers of `dtype.words` little-endian 64-bit words."""
+    words = dtype.words
+    out = np.zeros((len(values), words), dtype=np.uint64)
+    for k, raw in enumerate(values):
+        for w in range(words):
+            out[k, w] = (raw >> (64 * w)) & 0xFFFFFFFFFFFFFFFF
+            if raw >> (64 * (w + 1)) == 0:
+                break
+    return out.view(dtype.np_storage).reshape(len(values))
+
+
+def word_ints(storage: np.ndarray, dtype: DType) -> list[int]:
+    """The unsigned raw bits (masked to the width) of multi-word containers, flattened."""
+    words = _contiguous(storage).reshape(-1).view(np.uint64).reshape(-1, dtype.words)
+    mask = (1 << dtype.bits) - 1
+    values = []
+    for row in words:
+        raw = 0
+        for w in reversed(range(dtype.words)):
+            raw = (raw << 64) | int(row[w])
+        values.append(raw & mask)
+    return values
+
+
 def raw_ints(storage: np.ndarray, dtype: DType) -> np.ndarray:
     """Raw container array -> the signed/unsigned integer values of the low `bits` bits.
 
     Returns int64/uint64 for widths up to 64 and an object array of Python ints beyond.
     """
     bits = dtype.bits
-    if dtype.storage_bits == 128:
-        pairs = _contiguous(storage).reshape(-1).view(np.uint64).reshape(storage.shape + (2,))
+    if dtype.words:
         out = np.empty(storage.shape, dtype=object)
         flat_out = out.reshape(-1)
-        for k, (lo, hi) in enumerate(pairs.reshape(-1, 2)):
-            flat_out[k] = dtype.wrap_int(int(lo) | (int(hi) << 64))
+        for k, raw in enumerate(word_ints(storage, dtype)):
+            flat_out[k] = dtype.wrap_int(raw)
         return out
     unsigned = _contiguous(storage).view(np.dtype(f"u{storage.dtype.itemsize}")).astype(np.uint64)
     if bits < 64:
@@ -306,9 +445,13 @@ def raw_ints(storage: np.ndarray, dtype: DType) -> np.ndarray:
 
 def from_storage(storage: np.ndarray, dtype: DType) -> np.ndarray:
     """Raw container array -> user values: ints as int64/uint64 (object beyond 64 bits),
-    fixed-point as float64, floats as they are."""
+    fixed-point as float64, floats as they are, structs as numpy structured arrays."""
     if dtype.is_float:
         return np.array(storage, dtype=dtype.np_storage, copy=True)
+    if dtype.is_struct:
+        from hclbuild.dsl.struct_values import struct_values
+
+        return struct_values(storage, dtype)
     ints = raw_ints(storage, dtype)
     if dtype.is_fixed:
         scale = float(2**dtype.frac)

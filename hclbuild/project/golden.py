@@ -7,9 +7,10 @@ A vector folder (`build/<name>/golden/<func>/`, and its copy `hls/<func>/data/`)
     manifest.json   one entry per file, in the function's argument order:
                     name, file, shape, dtype (DSL name), bits, container_bytes, count, c_type, sha256
 
-Each element takes `container_bytes` (1, 2, 4, 8 or 16) bytes, little-endian. Int/UInt/Fixed/UFixed
-elements hold their raw bits zero-extended in the low `bits` bits (128-bit containers: low 64 bits
-first); floats are IEEE values. Bytes depend only on the values, so unchanged data rewrites nothing.
+Each element takes `container_bytes` (1, 2, 4 or 8 bytes, or a multiple of 16) bytes, little-endian.
+Int/UInt/Fixed/UFixed elements hold their raw bits zero-extended in the low `bits` bits
+(containers of 16 bytes and more: 64-bit words, lowest first); floats are IEEE values. Bytes depend
+only on the values, so unchanged data rewrites nothing.
 """
 
 from __future__ import annotations
@@ -65,18 +66,16 @@ def encode_vector(array: np.ndarray, dtype: DType, name: str = "vector") -> byte
             raise DTypeError(f"{name}: expected a {store} array for {dt.name}, got {arr.dtype}")
         return np.ascontiguousarray(arr, dtype=store.newbyteorder("<")).tobytes()
     width = container_bytes(dt)
-    if width == 16:
-        if arr.dtype.kind != "V" or arr.dtype.itemsize != 16:
-            raise DTypeError(f"{name}: expected a 16-byte void container array for {dt.name} "
+    if width >= 16:
+        if arr.dtype.kind != "V" or arr.dtype.itemsize != width:
+            raise DTypeError(f"{name}: expected a {width}-byte void container array for {dt.name} "
                              f"(see hclbuild.dsl.types.to_storage), got {arr.dtype}")
-        pairs = np.ascontiguousarray(arr).view(np.uint64).reshape(-1, 2).copy()
-        if dt.bits < 64:
-            pairs[:, 0] &= np.uint64((1 << dt.bits) - 1)
-        if dt.bits <= 64:
-            pairs[:, 1] = 0
-        elif dt.bits < 128:
-            pairs[:, 1] &= np.uint64((1 << (dt.bits - 64)) - 1)
-        return pairs.astype("<u8").tobytes()
+        words = np.ascontiguousarray(arr).view(np.uint64).reshape(-1, dt.words).copy()
+        full, rest = divmod(dt.bits, 64)
+        if rest:
+            words[:, full] &= np.uint64((1 << rest) - 1)
+        words[:, full + (1 if rest else 0):] = 0
+        return words.astype("<u8").tobytes()
     # the raw bits do not depend on the container's signedness, so accept either
     if arr.dtype.kind not in "iu" or arr.dtype.itemsize != width:
         raise DTypeError(f"{name}: expected a {store} container array for {dt.name} "

@@ -74,11 +74,12 @@ class _TbArg:
     shape_text: str
     dims: str
     count: int
-    kind: str  # "real" | "int" | "bool" | "ap"
+    kind: str  # "real" | "int" | "bool" | "ap" | "words" (more than 128 bits)
     bits: int
     signed: str  # C++ literal
     frac: int
     wide: bool  # more than 64 bits: two 64-bit halves
+    words: int  # 64-bit words that hold the bits
     container: int
     nbytes: int
     in_file: str
@@ -131,7 +132,7 @@ def _tb_kind(c_type: str, dtype: DType, where: str) -> str:
     if c_type.startswith("ap_"):
         if not dtype.is_integral_bits:
             raise CompileError(f"{where}: C type {c_type} does not hold {dtype.name}")
-        return "ap"
+        return "words" if dtype.bits > 128 else "ap"
     raise CompileError(f"{where}: the testbench cannot pass C type {c_type!r}")
 
 
@@ -150,7 +151,7 @@ def _tb_arg(name: str, var: str, c_type: str, dtype: DType, shape: tuple[int, ..
         dims="".join(f"[{n}]" for n in dims_shape) if is_array else "",
         count=count, kind=kind, bits=dtype.bits,
         signed="true" if dtype.is_signed else "false",
-        frac=dtype.frac, wide=dtype.bits > 64,
+        frac=dtype.frac, wide=dtype.bits > 64, words=-(-dtype.bits // 64),
         container=container_bytes(dtype), nbytes=count * container_bytes(dtype),
         in_file=vector_file("in", name), out_file=vector_file("out", name),
         real_format="%.9g" if dtype.bits == 32 else "%.17g",
@@ -243,8 +244,9 @@ def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, h
 
     outputs = [a for a in tb_args if a.dims] + ([ret] if ret else [])
     ap_header = None
-    if any(a.kind == "ap" for a in (*tb_args, *([ret] if ret else []))):
-        uses_fixed = any(a.kind == "ap" and "fixed" in a.c_type for a in (*tb_args, *([ret] if ret else [])))
+    if any(a.kind in ("ap", "words") for a in (*tb_args, *([ret] if ret else []))):
+        uses_fixed = any(a.kind in ("ap", "words") and "fixed" in a.c_type
+                         for a in (*tb_args, *([ret] if ret else [])))
         ap_header = "ap_fixed.h" if uses_fixed else "ap_int.h"
 
     values = {

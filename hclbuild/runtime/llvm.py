@@ -391,9 +391,12 @@ def _mask_in_place(storage: np.ndarray, dtype: DType) -> None:
     """Clear container bits above the width (the zero-extended form the generated code expects)."""
     if storage.dtype == np.bool_ or dtype.bits == dtype.storage_bits or storage.size == 0:
         return
-    if dtype.storage_bits == 128:
-        high = storage.reshape(-1).view(np.uint64).reshape(-1, 2)[:, 1]
-        high &= np.uint64((1 << (dtype.bits - 64)) - 1)
+    if dtype.words:
+        words = storage.reshape(-1).view(np.uint64).reshape(-1, dtype.words)
+        full, rest = divmod(dtype.bits, 64)
+        if rest:
+            words[:, full] &= np.uint64((1 << rest) - 1)
+        words[:, full + (1 if rest else 0):] = 0
         return
     unsigned = storage.view(np.dtype(f"u{storage.dtype.itemsize}"))
     unsigned &= unsigned.dtype.type((1 << dtype.bits) - 1)
@@ -409,10 +412,13 @@ def _to_numbers_in_place(storage: np.ndarray, dtype: DType) -> None:
         or storage.size == 0
     ):
         return
-    if dtype.storage_bits == 128:
-        high = storage.reshape(-1).view(np.int64).reshape(-1, 2)[:, 1]
-        shift = np.int64(128 - dtype.bits)
-        high[...] = (high << shift) >> shift
+    if dtype.words:
+        # sign-extend the top bit of the width through the rest of the container
+        words = storage.reshape(-1).view(np.int64).reshape(-1, dtype.words)
+        full, rest = divmod(dtype.bits - 1, 64)
+        shift = np.int64(63 - rest)
+        words[:, full] = (words[:, full] << shift) >> shift
+        words[:, full + 1:] = (words[:, full] >> np.int64(63))[:, None]
         return
     shift = 64 - dtype.bits
     signed = (storage.astype(np.int64) << np.int64(shift)) >> np.int64(shift)
@@ -497,7 +503,8 @@ class JITFunction:
             return spec, param, self._scalar_storage(spec, value, where)
         dtype = spec.dtype
         if isinstance(value, Array):
-            if value.dtype != dtype:
+            # by name: a Struct Array holds the packed uint<bits> the IR spells
+            if value.dtype.name != dtype.name:
                 raise APIError(f"{where} has dtype {value.dtype.name}, expected {dtype.name}")
             storage = value.storage
             if not isinstance(storage, np.ndarray) or storage.dtype.itemsize * 8 != dtype.storage_bits:
@@ -534,7 +541,7 @@ class JITFunction:
     def _scalar_storage(spec: ArgSpec, value: Any, where: str) -> np.ndarray:
         dtype = spec.dtype
         if isinstance(value, Array):
-            if value.dtype != dtype or value.shape != ():
+            if value.dtype.name != dtype.name or value.shape != ():
                 raise APIError(
                     f"{where}: expected a {dtype.name} scalar, got an Array {value.dtype.name}{value.shape}"
                 )

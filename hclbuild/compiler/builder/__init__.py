@@ -14,6 +14,7 @@ Package layout (one concern a module; FunctionBuilder is assembled from the mixi
   dataflow) shapes the loops.
 - reductions: hcl.sum/max/min/reducer, and reductions reordered among the spatial loops.
 - expressions: one expr_<Class> method per dsl.expr node (arith/math/calls).
+- bits: bit and slice reads and writes, bit reversal, bitcasts (struct fields are built on these).
 - conversions: one dtype to another (ints, fixed point, floats, index).
 A new statement or expression node is one stmt_<Class>/expr_<Class> method in the module of its
 concern: emit_stmt and ev dispatch on the node's class name.

@@ -46,10 +46,11 @@ class ConversionLowering(FunctionState):
             op = arith.SIToFPOp if src.is_signed else arith.UIToFPOp
             return op(mlir_type(dst), value).result
         if src.is_float and dst.is_int:
-            # an i64 fptosi overflows for UInt(64) values >= 2**63 and for wider types: use i128 there
-            wide = 64 if dst.bits < 64 or (dst.bits == 64 and dst.is_signed) else 128
+            # an i64 fptosi overflows for UInt(64) values >= 2**63 and for wider types: convert at a
+            # signed width that holds the whole range of the destination (i128 at least)
+            wide = 64 if dst.bits < 64 or (dst.bits == 64 and dst.is_signed) else max(128, dst.bits + 1)
             as_int = arith.FPToSIOp(ir.IntegerType.get_signless(wide), value).result
-            return self.resize(as_int, Int(wide), dst.bits)
+            return self.resize(as_int, DType("int", wide), dst.bits)
         if src.is_int and dst.is_fixed:
             work = max(dst.bits, src.bits + dst.frac) + 1
             wide = self.resize(value, src, work)

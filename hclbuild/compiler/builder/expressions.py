@@ -1,5 +1,5 @@
 """Expression lowering: one expr_<Class> method per dsl.expr node (constants, variables, loads,
-arithmetic, comparisons, intrinsics, bit access, calls); ev dispatches on the node's class name.
+arithmetic, comparisons, intrinsics, calls; bit access is in bits.py); ev dispatches on the node's class name.
 """
 
 from __future__ import annotations
@@ -158,23 +158,6 @@ class ExpressionLowering(FunctionState):
         table = {"exp": math.ExpOp, "log": math.LogOp, "log2": math.Log2Op, "log10": math.Log10Op,
                  "sqrt": math.SqrtOp, "sin": math.SinOp, "cos": math.CosOp, "tanh": math.TanhOp}
         return table[expr.name](args[0]).result
-
-    def expr_GetBit(self, expr: E.GetBit) -> ir.Value:
-        dt = expr.value.dtype
-        value = self.ev(expr.value)
-        amount = self.convert(self.ev(expr.index), expr.index.dtype, DType("uint", dt.bits))
-        shifted = arith.ShRUIOp(value, amount).result
-        return arith.TruncIOp(ir.IntegerType.get_signless(1), shifted).result if dt.bits > 1 else shifted
-
-    def expr_GetSlice(self, expr: E.GetSlice) -> ir.Value:
-        dt = expr.value.dtype
-        value = self.ev(expr.value)
-        if expr.lo:
-            value = arith.ShRUIOp(value, self.int_const(expr.lo, DType("uint", dt.bits))).result
-        width = expr.hi - expr.lo
-        if width < dt.bits:
-            value = arith.TruncIOp(ir.IntegerType.get_signless(width), value).result
-        return value
 
     def expr_Call(self, expr: E.Call) -> ir.Value:
         return self.emit_call(expr.function, expr.args)

@@ -9,6 +9,7 @@ from typing import Any
 from mlir import ir
 from mlir.dialects import arith, func, memref
 
+from hclbuild.compiler.builder.bits import BitLowering
 from hclbuild.compiler.builder.conversions import ConversionLowering
 from hclbuild.compiler.builder.expressions import ExpressionLowering
 from hclbuild.compiler.builder.reductions import ReductionLowering
@@ -25,7 +26,7 @@ from hclbuild.schedule.schedule import Schedule
 
 
 class FunctionBuilder(
-    StatementLowering, StageLowering, ReductionLowering, ExpressionLowering, ConversionLowering
+    StatementLowering, StageLowering, ReductionLowering, ExpressionLowering, BitLowering, ConversionLowering
 ):
     """Emits one func.func body from a Scope's statements."""
 

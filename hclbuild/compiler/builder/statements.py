@@ -40,27 +40,6 @@ class StatementLowering(FunctionState):
         value = self.convert(self.ev(stmt.value), stmt.value.dtype, stmt.tensor.dtype)
         memref.StoreOp(value, self.buffer(stmt.tensor), self.subscripts(stmt.tensor, stmt.indices))
 
-    def stmt_StoreBits(self, stmt: S.StoreBits) -> None:
-        tensor = stmt.tensor
-        dt = tensor.dtype
-        width_t = ir.IntegerType.get_signless(dt.bits)
-        subs = self.subscripts(tensor, stmt.indices)
-        old = memref.LoadOp(self.buffer(tensor), subs).result
-        nbits = stmt.hi - stmt.lo
-        ones = (1 << nbits) - 1
-        if stmt.index is not None:
-            shift = self.convert(self.ev(stmt.index), stmt.index.dtype, DType("uint", dt.bits))
-        else:
-            shift = self.int_const(stmt.lo, DType("uint", dt.bits))
-        mask = arith.ShLIOp(self.int_const(ones, DType("uint", dt.bits)), shift).result
-        value = self.convert(self.ev(stmt.value), stmt.value.dtype, UInt(nbits))
-        value = arith.ExtUIOp(width_t, value).result if nbits < dt.bits else value
-        placed = arith.ShLIOp(value, shift).result
-        all_ones = self.int_const(-1, DType("int", dt.bits))
-        cleared = arith.AndIOp(old, arith.XOrIOp(mask, all_ones).result).result
-        new = arith.OrIOp(cleared, arith.AndIOp(placed, mask).result).result
-        memref.StoreOp(new, self.buffer(tensor), subs)
-
     def stmt_For(self, stmt: S.For) -> None:
         plan = self.loop_plans.get(stmt.name)
         if plan is not None and (len(plan.leaves) != 1 or plan.leaves[0].name != stmt.name):

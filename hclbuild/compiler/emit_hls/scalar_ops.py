@@ -19,7 +19,8 @@ from hclbuild.compiler.emit_hls.c_types import (
     integer_attr_value,
     wide_literal,
 )
-from hclbuild.compiler.emit_hls.core import EmitterCore, Handler, Scalar, with_args
+from hclbuild.compiler.emit_hls.core import Handler, Scalar, with_args
+from hclbuild.compiler.emit_hls.wide_ints import WideIntOps
 
 _CMPI = {  # predicate -> (C operator, signed view: True/False, None = either, same for both)
     0: ("==", None),
@@ -113,7 +114,7 @@ _FLOAT_CALL = {
 }
 
 
-class ScalarOps(EmitterCore):
+class ScalarOps(WideIntOps):
     """Handlers of arith.* and math.* ops (registered in SCALAR_HANDLERS below)."""
 
     # ---- arith: constants and integers ---------------------------------------------------------
@@ -366,14 +367,9 @@ class ScalarOps(EmitterCore):
         source = self._scalar(value).ctype
         text = self._view(value, signed)
         if source.is_ap and source.bits > 64 and self._scalar(value).const is None:
-            # ap_int's own conversion keeps only 64 bits: combine the halves (may round twice)
-            high = f"({text} >> 64).to_{'int64' if signed else 'uint64'}()"
-            expr = (
-                f"({ctype.spelling})((double){high} * 18446744073709551616.0 + (double)({text}).to_uint64())"
-            )
-        else:
-            expr = f"({ctype.spelling}){text}"
-        self._define(op.results[0], ctype, expr)
+            self._wide_int_to_float(op.results[0], ctype, value, signed)
+            return
+        self._define(op.results[0], ctype, f"({ctype.spelling}){text}")
 
     def _float_to_int(self, signed: bool, op: ir.Operation) -> None:
         (value,) = op.operands
