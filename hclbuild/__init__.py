@@ -7,8 +7,10 @@ schedule is lowered or built.
 from hclbuild.api import build, lower
 from hclbuild.dsl.array import Array, asarray
 from hclbuild.dsl.context import init
+from hclbuild.dsl.dataops import bitcast, cast_np, const_tensor, copy, pack, unpack
 from hclbuild.dsl.functions import def_
 from hclbuild.dsl.imperative import break_, elif_, else_, for_, if_, return_, while_
+from hclbuild.dsl.printing import print_ as print  # noqa: A004 - HeteroCL's name
 from hclbuild.dsl.operations import (
     abs,
     and_,
@@ -72,12 +74,13 @@ __version__ = "0.1.0"
 __all__ = [
     "APIError", "Array", "CompileError", "ConfigError", "DTypeError", "Fixed", "Float", "HCLError",
     "HCLNotImplementedError", "Int", "MLIRLimitationError", "Partition", "Schedule", "Stage",
-    "StageFunction", "ToolError", "UFixed", "UInt", "abs", "and_", "asarray", "break_", "build", "cast",
+    "StageFunction", "ToolError", "UFixed", "UInt", "abs", "and_", "asarray", "bitcast", "break_", "build",
+    "cast", "cast_np", "const_tensor", "copy",
     "compute", "cos", "create_schedule", "def_", "elif_", "else_", "exp", "for_", "get_bitwidth",
     "get_fractional_bitwidth", "if_", "Index", "init", "log",
-    "log10", "log2", "lower", "max", "min", "mutate", "not_", "or_", "placeholder", "power",
+    "log10", "log2", "lower", "max", "min", "mutate", "not_", "or_", "pack", "placeholder", "power", "print",
     "reduce_axis", "reducer", "return_", "scalar", "select", "sin", "sqrt", "Struct", "sum", "tan", "tanh",
-    "update", "while_",
+    "unpack", "update", "while_",
 ]
 __all__ += [
     "Platform", "Scheme", "create_schedule_from_scheme", "create_scheme", "customize",

@@ -5,6 +5,8 @@ g++ -> bit-exact compare. Each kernel packs several features, so the suite stays
 
 from __future__ import annotations
 
+import re
+import subprocess
 from pathlib import Path
 from typing import Any, Callable
 
@@ -151,6 +153,65 @@ def wide_ints_to_2047_bits():
                                                            rng.integers(0, 2**31, 6)], model
 
 
+# ---- item 5: data operations -----------------------------------------------------------------------
+
+
+@kernel
+def pack_unpack_bitcast():
+    A = hcl.placeholder((4, 16), "A", dtype=hcl.UInt(2))
+    F = hcl.placeholder((4,), "F", dtype=hcl.Float())
+
+    def algo(A, F):
+        words = hcl.pack(A, axis=1, dtype=hcl.UInt(32), name="words")
+        halves = hcl.unpack(words, axis=1, factor=2, dtype=hcl.Int(16), name="halves")
+        bits = hcl.bitcast(F, hcl.UInt(32))
+        back = hcl.compute((4,), lambda i: hcl.bitcast(bits[i] ^ 0x80000000, hcl.Float()), "back", dtype=hcl.Float())
+        logic = hcl.compute((4,), lambda i: hcl.select(hcl.and_(), 1, 0) + hcl.select(hcl.or_(F[i] > 0), 2, 0)
+                            + hcl.select(hcl.or_(), 4, 0), "logic")
+        return words, halves, bits, back, logic
+
+    def model(a, f):
+        a = np.asarray(a, dtype=np.uint64)
+        words = sum(a[:, k] << np.uint64(2 * k) for k in range(16)).astype(np.uint32)
+        f32 = np.asarray(f, np.float32)
+        return [words[:, None], words.view(np.int16).reshape(4, 2), f32.view(np.uint32), -f32,
+                1 + 2 * (f32 > 0)]
+
+    return hcl.create_schedule([A, F], algo), lambda rng: [rng.integers(0, 4, (4, 16)),
+                                                           rng.standard_normal(4)], model
+
+
+PRINTED = "row 0 sum 6\nrow 1 sum 3\n"
+
+
+@kernel
+def constants_copies_and_prints():
+    A = hcl.placeholder((2, 3), "A")
+
+    @hcl.def_()
+    def add_second_row(X, Y):
+        with hcl.for_(0, 3) as j:
+            Y[j] = Y[j] + X[1, j]
+
+    def algo(A):
+        table = hcl.const_tensor([[1, 2, 3], [4, 5, -6]], "table")
+        gains = hcl.const_tensor([0.5, -1.25, 3.0], "gains", dtype=hcl.Fixed(8, 4))
+        wide = hcl.const_tensor([2**150 + 3, -5, 7], "wide", dtype=hcl.Int(200))
+        acc = hcl.copy([7, 8, 9], "acc")
+        add_second_row(table, acc)  # a const array passed to a function that only reads it
+        with hcl.for_(0, 2) as i:
+            hcl.print((i, table[i, 0] + table[i, 1] + table[i, 2] + i * 0), "row %d sum %d\n")
+        return hcl.compute((2, 3), lambda i, j: A[i, j] * table[i, j] + acc[j]
+                           + hcl.cast(hcl.Int(32), gains[j] * 4) + hcl.cast(hcl.Int(32), wide[j] >> 148), "B")
+
+    def model(a):
+        table = np.array([[1, 2, 3], [4, 5, -6]])
+        acc = np.array([7, 8, 9]) + table[1]
+        return a * table + acc + np.array([2, -5, 12]) + np.array([4, -1, 0])
+
+    return hcl.create_schedule([A], algo), None, model
+
+
 # ---- the test -----------------------------------------------------------------------------------
 
 # g++ takes tens of seconds on 2047-bit ap_int division: run with the slow tests
@@ -172,3 +233,23 @@ def test_numpy_llvm_and_hls_cpp_agree(name: str, tmp_path: Path) -> None:
         csim = run_csim(layout.hls_dir(func), layout.csim_json(func), project=name)
         assert csim.passed, f"{name}/{func}: {csim.summary}"
         assert csim.compared > 0
+
+
+def test_printed_text_in_c_simulation(tmp_path: Path) -> None:
+    """The testbench binary csim built prints what hcl.print prints, then its own summary."""
+    hcl.init()
+    schedule, inputs_fn, model_fn = KERNELS["constants_copies_and_prints"]()
+    layout = BuildLayout(tmp_path, "prints")
+    config = ProjectConfig(name="prints", seed=3)
+    manifest = compile_design(schedule, layout, "prints")
+    reference_design(layout, "prints", config, inputs_fn, model_fn)
+    top = manifest["top"]
+    emit_design_function(layout, config, top)
+    assert run_csim(layout.hls_dir(top), layout.csim_json(top), project="prints").passed
+    folder = layout.hls_dir(top)
+    done = subprocess.run([str(folder / "out" / f"tb_{top}"), str(folder / "data"), str(tmp_path)],
+                          capture_output=True, text=True, check=True, timeout=60)
+    assert done.stdout.startswith(PRINTED) and "HCLBUILD_CSIM " in done.stdout
+    code = (folder / f"{top}.cpp").read_text()
+    assert re.search(r'#ifndef __SYNTHESIS__\n +std::printf\("row %d sum %d\\n", \(int\)v\d+, \(int\)v\d+\);\n#endif',
+                     code)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import numpy as np
 from mlir import ir
 from mlir.dialects import arith
 from mlir.dialects.llvm import translate_module_to_llvmir
 from mlir.passmanager import PassManager
 
+from hclbuild.compiler.dense import dense_array
 from hclbuild.compiler.passes.dealloc import dealloc_allocs
+from hclbuild.compiler.passes.print_calls import define_print_functions
 from hclbuild.compiler.work_estimate import function_work
 from hclbuild.errors import CompileError
 
@@ -75,6 +78,7 @@ def lower_to_llvm_ir(module: ir.Module | ir.Operation, opt_level: int = 2, run_o
     except ir.MLIRError as err:
         raise CompileError(_format("to_llvm: cannot re-parse the module", err)) from None
     with context, ir.Location.unknown():
+        define_print_functions(copy)  # before the hcl.* attributes are dropped
         _prepare_functions(copy)
         if run_once and opt_level >= 1:
             _mark_light_functions(copy)
@@ -191,10 +195,13 @@ def _widen_to_containers(module: ir.Module) -> None:
     functions: list[ir.Operation] = []
     loads: list[ir.Operation] = []
     stores: list[ir.Operation] = []
+    globals_: list[ir.Operation] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name == "func.func":
             functions.append(op)
+        if op.name == "memref.global" and _is_sub_byte_memref(ir.TypeAttr(op.attributes["type"]).value):
+            globals_.append(op)
         for region in op.regions:
             for block in region.blocks:
                 values.extend(arg for arg in block.arguments if _is_odd_width_memref(arg.type))
@@ -211,6 +218,14 @@ def _widen_to_containers(module: ir.Module) -> None:
         inputs = [_widened(t) for t in function_type.inputs]
         results = [_widened(t) for t in function_type.results]
         op.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, results))
+    for op in globals_:
+        # hcl.const_tensor of i1..i7: its values zero-extended into bytes, like every such buffer
+        narrow = ir.MemRefType(ir.TypeAttr(op.attributes["type"]).value)
+        width = ir.IntegerType(narrow.element_type).width
+        raw = dense_array(op.attributes["initial_value"]) & ((1 << width) - 1)
+        op.attributes["type"] = ir.TypeAttr.get(_widened(narrow, byte))
+        op.attributes["initial_value"] = ir.DenseElementsAttr.get(
+            np.ascontiguousarray(raw.astype(np.uint8)), type=ir.RankedTensorType.get(narrow.shape, byte))
     for value in values:
         value.set_type(_widened(value.type))
     for op in loads:

@@ -167,6 +167,7 @@ def store_bits(load: Load, key: object, value: object) -> None:
     from hclbuild.dsl.trace import record
 
     dtype = _integer(load, "bit assignment")
+    load.tensor.check_writable("a bit assignment")
     if isinstance(key, slice):
         lo, width, hi = _slice_bounds(key, dtype)
         target = UInt(width if width is not None else dtype.bits)
@@ -201,6 +202,7 @@ def store_struct_field(load: Load, key: str, value: object) -> None:
     from hclbuild.dsl.trace import record
 
     offset, dtype = load.tensor.dtype.field(key)
+    load.tensor.check_writable(f"writing field {key!r}")
     raw = BitCast(UInt(dtype.bits), Cast(dtype, as_expr(value, dtype)))
     record(StoreBits(load.tensor, load.indices, Const(offset, Index()), dtype.bits, None, raw))
 

@@ -29,7 +29,7 @@ from hclbuild.dsl.expr import (
 from hclbuild.dsl.stmt import Alloc, ComputeLoops, For, Return, StageStmt, Store, contains_return, inferred_max_trip
 from hclbuild.dsl.tensor import Tensor, normalize_shape
 from hclbuild.dsl.trace import active_program, active_scope, at_scope_top, record, recording_into, tracing
-from hclbuild.dsl.types import DType, Float, Index, parse_dtype
+from hclbuild.dsl.types import DType, Float, Index, UInt, parse_dtype
 from hclbuild.errors import APIError, MLIRLimitationError
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -139,6 +139,7 @@ def update(tensor: Tensor, fcompute: Callable[..., Any], name: str | None = None
     """hcl.update(tensor, fcompute, name=None): overwrite every element of tensor in place."""
     if not isinstance(tensor, Tensor):
         raise APIError(f"update: the first argument must be a tensor, got {type(tensor).__name__}")
+    tensor.check_writable("update")
     program = active_program()
     name = program.unique_name(_check_name(name, "update")) if name else program.auto_name("update")
     names = _axis_names(fcompute, tensor.ndim, f"update {name!r}")
@@ -325,16 +326,20 @@ def cast(dtype: object, expr: object) -> Expr:
 
 
 def and_(*args: object) -> Expr:
-    """hcl.and_(a, b, ...): logical and of conditions."""
-    if len(args) < 2:
-        raise APIError("hcl.and_ needs at least two conditions")
+    """hcl.and_(a, b, ...): logical and of conditions; and_() is true, and_(a) is a as a condition."""
+    if not args:
+        return Const(1, UInt(1))
+    if len(args) == 1:
+        return to_bool(args[0])
     return Logical("and", tuple(to_bool(a) for a in args))
 
 
 def or_(*args: object) -> Expr:
-    """hcl.or_(a, b, ...): logical or of conditions."""
-    if len(args) < 2:
-        raise APIError("hcl.or_ needs at least two conditions")
+    """hcl.or_(a, b, ...): logical or of conditions; or_() is false, or_(a) is a as a condition."""
+    if not args:
+        return Const(0, UInt(1))
+    if len(args) == 1:
+        return to_bool(args[0])
     return Logical("or", tuple(to_bool(a) for a in args))
 
 

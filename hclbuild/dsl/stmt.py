@@ -99,6 +99,14 @@ class CallStmt(Stmt):
 
 
 @dataclass(eq=False)
+class Print(Stmt):
+    """printf(format, args...): each arg already has the dtype its conversion reads (dsl/printing)."""
+
+    format: str
+    args: tuple[Expr, ...]
+
+
+@dataclass(eq=False)
 class Alloc(Stmt):
     """A tensor created inside a body (compute in a def_ or imperative code)."""
 

@@ -33,10 +33,17 @@ class Tensor:
         self.name = name
         self.shape = shape
         self.dtype = dtype
-        self.kind = kind  # "placeholder" | "compute" | "param" | "scalar"
+        self.kind = kind  # "placeholder" | "compute" | "param" | "scalar" | "const"
         self.axis: list[Any] = []
         self.stage: Any = None  # the StageStmt that produced it (compute/scalar)
         self.zero_dim = False  # a placeholder declared with shape (): an argument given as a number
+        self.constant: Any = None  # hcl.const_tensor: the values' raw-bit containers (numpy)
+
+    def check_writable(self, what: str) -> None:
+        """A const_tensor is read-only (a constant global in LLVM, a const array in C++)."""
+        if self.kind == "const":
+            raise APIError(f"{what}: tensor {self.name!r} is an hcl.const_tensor and cannot be written "
+                           "(hcl.copy makes a writable tensor)")
 
     @property
     def is_scalar(self) -> bool:
@@ -79,6 +86,7 @@ class Tensor:
         idx = self._indices(key)
         if len(idx) != self.ndim:
             raise APIError(f"tensor {self.name!r}: a store needs {self.ndim} indices, got {len(idx)}")
+        self.check_writable("a store")
         record(Store(self, idx, as_expr(value, self.dtype)))
 
     @property

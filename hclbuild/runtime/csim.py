@@ -230,8 +230,9 @@ def run_csim(func_dir: str | Path, out_json: str | Path, timeout: float = DEFAUL
 
 def _apply_output(result: CsimResult, stdout: str, stderr: str, returncode: int) -> None:
     """Fill `result` from the testbench's output and exit status."""
-    result.mismatch_lines = [line for line in stdout.splitlines() if line.startswith("MISMATCH ")]
-    summaries = [line for line in stdout.splitlines() if line.startswith(SUMMARY_PREFIX)]
+    # the design's own hcl.print output may leave a line open before the testbench's lines
+    result.mismatch_lines = [line[line.index("MISMATCH "):] for line in stdout.splitlines() if "MISMATCH " in line]
+    summaries = [line[line.index(SUMMARY_PREFIX):] for line in stdout.splitlines() if SUMMARY_PREFIX in line]
     summary: dict[str, Any] | None = None
     if summaries:
         try:

@@ -169,6 +169,7 @@ class ExpressionLowering(FunctionState):
                 values.append(self.buffer(arg))
             else:
                 values.append(self.convert(self.ev(arg), arg.dtype, param.dtype))
+        self.check_read_only_arguments(traced.name, list(args), values)
         results = [mlir_type(traced.ret_dtype)] if traced.ret_dtype is not None else []
         call = func.CallOp(results, ir.FlatSymbolRefAttr.get(traced.name), values)
         return call.results[0] if results else None

@@ -10,6 +10,7 @@ from mlir import ir
 from mlir.dialects import arith, func, memref
 
 from hclbuild.compiler.builder.bits import BitLowering
+from hclbuild.compiler.builder.constants import ConstantLowering, dense_values, writes_argument
 from hclbuild.compiler.builder.conversions import ConversionLowering
 from hclbuild.compiler.builder.expressions import ExpressionLowering
 from hclbuild.compiler.builder.reductions import ReductionLowering
@@ -26,7 +27,8 @@ from hclbuild.schedule.schedule import Schedule
 
 
 class FunctionBuilder(
-    StatementLowering, StageLowering, ReductionLowering, ExpressionLowering, BitLowering, ConversionLowering
+    StatementLowering, StageLowering, ReductionLowering, ExpressionLowering, BitLowering, ConstantLowering,
+    ConversionLowering,
 ):
     """Emits one func.func body from a Scope's statements."""
 
@@ -41,6 +43,9 @@ class ModuleBuilder:
         self.loop_counter = 0
         self.reshape_of = schedule.reshapes
         self.partition_of = schedule.partitions
+        self.module: ir.Module | None = None
+        self.globals: dict[int, str] = {}  # id(const tensor) -> its memref.global's symbol
+        self.prints: dict[tuple, str] = {}  # (format, arg dtype names) -> hcl.print declaration
 
     def fresh_loop_name(self, base: str) -> str:
         self.loop_counter += 1
@@ -52,6 +57,38 @@ class ModuleBuilder:
     def partitions_of(self, tensor: Tensor) -> list[str]:
         return [f"{kind}:{dim}:{factor}" for kind, dim, factor in self.partition_of.get(id(tensor), [])]
 
+    def declare_global(self, tensor: Tensor) -> str:
+        """The symbol of the constant memref.global holding a const tensor, created at the module's
+        start the first time a function reads the tensor (tensor names are unique in a program)."""
+        if id(tensor) not in self.globals:
+            symbol = f"hcl_const_{tensor.name}"
+            with ir.InsertionPoint.at_block_begin(self.module.body):
+                memref.GlobalOp(symbol, ir.MemRefType.get(list(tensor.shape), mlir_type(tensor.dtype)),
+                                sym_visibility="private", initial_value=dense_values(tensor),
+                                constant=True)
+            self.globals[id(tensor)] = symbol
+        return self.globals[id(tensor)]
+
+    def print_function(self, fmt: str, dtypes: list[Any]) -> str:
+        """The private declaration `@hcl_print_<k>(args)` {hcl.print = fmt} that hcl.print calls;
+        to_llvm defines it with printf, the C++ emitter prints in place (docs/IR.md, "Calls")."""
+        key = (fmt, tuple(d.name for d in dtypes))
+        if key not in self.prints:
+            name = f"hcl_print_{len(self.prints)}"
+            with ir.InsertionPoint.at_block_begin(self.module.body):
+                op = func.FuncOp(name, ir.FunctionType.get([mlir_type(d) for d in dtypes], []))
+            op.attributes["sym_visibility"] = ir.StringAttr.get("private")
+            op.attributes["hcl.print"] = ir.StringAttr.get(fmt)
+            op.attributes["hcl.arg_names"] = str_array([f"v{k}" for k in range(len(dtypes))])
+            op.attributes["hcl.arg_types"] = str_array([d.name for d in dtypes])
+            self.prints[key] = name
+        return self.prints[key]
+
+    def writes_argument(self, callee: str, index: int) -> bool:
+        """Whether the def_ function @callee (built already: callees come first) writes argument index."""
+        ops = {ir.StringAttr(op.attributes["sym_name"]).value: op for op in self.function_ops.values()}
+        return writes_argument(ops, callee, index)
+
     def param_type(self, param: Any) -> ir.Type:
         if isinstance(param, Tensor):
             return ir.MemRefType.get(list(self.shape_of(param)), mlir_type(param.dtype))
@@ -60,6 +97,7 @@ class ModuleBuilder:
     def build(self) -> ir.Module:
         with self.context, ir.Location.unknown(self.context):
             module = ir.Module.create()
+            self.module = module
             with ir.InsertionPoint(module.body):
                 for traced in self.schedule.program.functions:
                     self.build_function(traced)

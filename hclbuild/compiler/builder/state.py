@@ -105,6 +105,10 @@ class FunctionState:
         for tensor in local_tensors:
             if id(tensor) in skip or id(tensor) in self.buffers:
                 continue
+            if tensor.kind == "const":  # hcl.const_tensor: a module-level constant global
+                self.buffers[id(tensor)] = self.constant_buffer(tensor)
+                self.shapes[id(tensor)] = tensor.shape
+                continue
             self.buffers[id(tensor)] = self.alloc(tensor.name, tensor.dtype, self.mb.shape_of(tensor),
                                                   self.mb.partitions_of(tensor))
             self.shapes[id(tensor)] = self.mb.shape_of(tensor)

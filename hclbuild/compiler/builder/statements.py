@@ -8,12 +8,11 @@ from collections.abc import Callable
 from typing import Any
 
 from mlir import ir
-from mlir.dialects import affine, arith, memref, scf
+from mlir.dialects import affine, arith, func, memref, scf
 
 from hclbuild.compiler.builder.state import FunctionState
 from hclbuild.dsl import expr as E
 from hclbuild.dsl import stmt as S
-from hclbuild.dsl.types import DType, UInt
 from hclbuild.errors import APIError, CompileError
 
 
@@ -156,6 +155,12 @@ class StatementLowering(FunctionState):
                 value = self.convert(self.ev(stmt.value), stmt.value.dtype, target.dtype)
                 memref.StoreOp(value, target.slot, target.indices)
             self.store_const_bool(target.flag, True)
+
+    def stmt_Print(self, stmt: S.Print) -> None:
+        """A call of the module's printf declaration for this format and these argument types."""
+        values = [self.ev(arg) for arg in stmt.args]
+        callee = self.mb.print_function(stmt.format, [arg.dtype for arg in stmt.args])
+        func.CallOp([], ir.FlatSymbolRefAttr.get(callee), values)
 
     def stmt_CallStmt(self, stmt: S.CallStmt) -> None:
         self.emit_call(stmt.function, stmt.args)

@@ -10,9 +10,11 @@ import re
 from mlir import ir
 
 from hclbuild.compiler.emit_hls.c_types import CPP_RESERVED, CArg, CSignature, memref_shape, sanitize, unique
+from hclbuild.compiler.emit_hls.constants import CONSTANT_HANDLERS, ConstantOps
 from hclbuild.compiler.emit_hls.core import merge_handlers, walk
 from hclbuild.compiler.emit_hls.memory_loops import MEMORY_LOOP_HANDLERS, MemoryLoopOps
 from hclbuild.compiler.emit_hls.pragmas import function_pragmas
+from hclbuild.compiler.emit_hls.prints import PrintOps, print_formats
 from hclbuild.compiler.emit_hls.scalar_ops import SCALAR_HANDLERS, ScalarOps
 from hclbuild.compiler.hls_types import c_type
 from hclbuild.compiler.signature import signature_of
@@ -61,9 +63,10 @@ def c_signature(func_op: ir.Operation | ir.OpView) -> CSignature:
 def emit_module(module: ir.Module) -> str:
     """The whole design as one C++ translation unit, callees before callers."""
     functions = _defined_functions(module)
-    order = _topological(list(functions), _call_graph(functions))
+    prints = print_formats(module)
+    order = _topological(list(functions), _call_graph(functions, prints))
     signatures = {name: c_signature(op) for name, op in functions.items()}
-    bodies = [FunctionEmitter(functions[name], signatures[name], signatures).emit() for name in order]
+    bodies = [_emit(functions[name], signatures[name], signatures, prints) for name in order]
     prototypes = [f"{signatures[name].prototype()};" for name in order]
     code = "\n".join(prototypes + bodies)
     lines = [_HEADER_COMMENT, *_include_lines(code), _UNUSED_LABEL_PRAGMA, "", *prototypes, ""]
@@ -75,9 +78,10 @@ def emit_function_files(module: ir.Module, func_name: str) -> tuple[str, str]:
     functions = _defined_functions(module)
     if func_name not in functions:
         raise CompileError(f"emit_function_files: the module has no function @{func_name}")
-    order = _topological([func_name], _call_graph(functions))
+    prints = print_formats(module)
+    order = _topological([func_name], _call_graph(functions, prints))
     signatures = {name: c_signature(op) for name, op in functions.items()}
-    bodies = [FunctionEmitter(functions[name], signatures[name], signatures).emit() for name in order]
+    bodies = [_emit(functions[name], signatures[name], signatures, prints) for name in order]
     prototypes = [f"{signatures[name].prototype()};" for name in order]
     guard = "HCLBUILD_" + re.sub(r"\W", "_", func_name).upper() + "_H"
     header_lines = [
@@ -100,10 +104,10 @@ def emit_function_files(module: ir.Module, func_name: str) -> tuple[str, str]:
 # ---- one function ----------------------------------------------------------------------------
 
 
-class FunctionEmitter(ScalarOps, MemoryLoopOps):
+class FunctionEmitter(ScalarOps, MemoryLoopOps, ConstantOps, PrintOps):
     """Emits one func.func as a C++ function definition; one small method per op kind."""
 
-    HANDLERS = merge_handlers(SCALAR_HANDLERS, MEMORY_LOOP_HANDLERS)
+    HANDLERS = merge_handlers(SCALAR_HANDLERS, MEMORY_LOOP_HANDLERS, CONSTANT_HANDLERS)
 
     def emit(self) -> str:
         self._line(f"{self.signature.prototype()} {{")
@@ -125,6 +129,8 @@ class FunctionEmitter(ScalarOps, MemoryLoopOps):
 def _include_lines(code: str) -> list[str]:
     """The includes the code needs: ap headers only when an ap type is spelled in it."""
     lines = ["#include <cstdint>", "#include <cmath>"]
+    if "std::printf(" in code:
+        lines.append("#include <cstdio>")
     uses_ap_int = "ap_int<" in code or "ap_uint<" in code
     uses_ap_fixed = "ap_fixed<" in code or "ap_ufixed<" in code
     if uses_ap_int or uses_ap_fixed:
@@ -158,14 +164,23 @@ def _defined_functions(module: ir.Module) -> dict[str, ir.Operation]:
     return functions
 
 
-def _call_graph(functions: dict[str, ir.Operation]) -> dict[str, list[str]]:
-    """Callee names of each function, in order of first call."""
+def _emit(func_op: ir.Operation, signature: CSignature, signatures: dict[str, CSignature],
+          prints: dict[str, str]) -> str:
+    emitter = FunctionEmitter(func_op, signature, signatures)
+    emitter.prints = prints
+    return emitter.emit()
+
+
+def _call_graph(functions: dict[str, ir.Operation], prints: dict[str, str]) -> dict[str, list[str]]:
+    """Callee names of each function, in order of first call (hcl.print calls are no callees)."""
     graph: dict[str, list[str]] = {}
     for name, operation in functions.items():
         callees: list[str] = []
         for op in walk(operation):
             if op.name == "func.call":
                 callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+                if callee in prints:
+                    continue
                 if callee not in functions:
                     raise CompileError(f"@{name}: calls @{callee}, which has no body in the module")
                 if callee not in callees:

@@ -24,7 +24,9 @@ Handler = Callable[["EmitterCore", ir.Operation], None]
 
 # ops without side effects: skipped when nothing uses their results
 _PURE_DIALECTS = ("arith.", "math.")
-_PURE_OPS = frozenset({"memref.load", "affine.load", "affine.apply", "memref.alloc", "memref.alloca"})
+_PURE_OPS = frozenset(
+    {"memref.load", "affine.load", "affine.apply", "memref.alloc", "memref.alloca", "memref.get_global"}
+)
 _FOLDED_CASTS = frozenset(
     {"arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "arith.index_castui"}
 )
@@ -50,6 +52,7 @@ class Memory:
     name: str
     dtype: DType
     rank: int
+    read_only: bool = False  # a static const array (hcl.const_tensor)
 
     @property
     def c_type(self) -> str:
@@ -84,6 +87,7 @@ class EmitterCore:
         self.indent = 0
         self.temp_count = 0
         self.dead = _dead_ops(self.func)
+        self.prints: dict[str, str] = {}  # hcl.print declarations of the module: name -> format
 
     # ---- output --------------------------------------------------------------------------------
 

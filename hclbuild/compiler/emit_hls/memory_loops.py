@@ -305,6 +305,9 @@ class MemoryLoopOps(EmitterCore):
 
     def _call(self, op: ir.Operation) -> None:
         callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+        if callee in self.prints:
+            self._print_call(op, self.prints[callee])
+            return
         signature = self.signatures.get(callee)
         if signature is None:
             raise self._fail(op, f"calls @{callee}, which has no body in the module")
@@ -331,6 +334,9 @@ class MemoryLoopOps(EmitterCore):
                 raise self._fail(
                     op, f"passes {memory.c_type} array '{memory.name}' as {param.c_type} '{param.name}'"
                 )
+            if memory.read_only:
+                # the builder checked that the callee never writes this argument
+                return f"const_cast<{param.c_type}(*){''.join(f'[{d}]' for d in param.shape[1:])}>({memory.name})"
             return memory.name
         dtype = parse_dtype(param.dtype)
         text = self._view(value, dtype.is_signed if dtype.is_integral_bits else None)

@@ -1,11 +1,12 @@
-"""One standalone module per function (the function plus its transitive callees) for `ir/<func>.mlir`."""
+"""One standalone module per function (the function plus its transitive callees, and the constant
+globals they read) for `ir/<func>.mlir`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import ClassVar
 
-from mlir.ir import InsertionPoint, Location, Module, Operation, WalkOrder, WalkResult
+from mlir.ir import FlatSymbolRefAttr, InsertionPoint, Location, Module, Operation, WalkOrder, WalkResult
 
 from hclbuild.compiler.passes.outline import callee_name, functions, symbol_name
 from hclbuild.errors import CompileError
@@ -58,16 +59,36 @@ def function_modules(module: Module) -> dict[str, str]:
     """
     graph = call_graph(module)
     by_name = {symbol_name(f): f for f in functions(module)}
+    constants = {symbol_name(op.operation): op.operation for op in module.body.operations
+                 if op.operation.name == "memref.global"}
     texts: dict[str, str] = {}
     with Location.unknown(module.context):
         for name, func_op in by_name.items():
             if not func_op.regions[0].blocks:
                 continue  # a declaration (hcl_probe) only travels with its callers
             standalone = Module.create()
-            for member in callees_first(graph, name):
+            members = callees_first(graph, name)
+            # the constant globals (hcl.const_tensor) the functions read come first, in module order
+            used = set().union(*(_globals_read(by_name[m]) for m in members))
+            for symbol, constant in constants.items():
+                if symbol in used:
+                    constant.clone(ip=InsertionPoint(standalone.body))
+            for member in members:
                 by_name[member].clone(ip=InsertionPoint(standalone.body))
             texts[name] = str(standalone)
     return texts
+
+
+def _globals_read(func_op: Operation) -> set[str]:
+    found: set[str] = set()
+
+    def visit(op: Operation) -> WalkResult:
+        if op.name == "memref.get_global":
+            found.add(FlatSymbolRefAttr(op.attributes["name"]).value)
+        return WalkResult.ADVANCE
+
+    func_op.walk(visit, WalkOrder.PRE_ORDER)
+    return found
 
 
 @dataclass(frozen=True)
