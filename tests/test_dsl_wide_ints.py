@@ -82,3 +82,21 @@ def test_2047_bit_values_convert_to_and_from_floats(rng):
     hcl.build(hcl.create_schedule([A, F], kernel))(hcl.asarray(a, hcl.Int(bits)), f, b, c)
     assert b.tolist() == [float(int(v) >> 1900) for v in a]
     assert [int(v) for v in c.asnumpy()] == [wrap(int(v) * 3, bits) for v in f]
+
+
+@pytest.mark.parametrize("bits, container", [(24, 4), (96, 16), (200, 32), (5, 1)])
+def test_odd_width_buffers_are_allocated_at_their_container_size(run, bits, container):
+    # MLIR sized an i96 element as 12 bytes while LLVM strides by 16: the heap was overrun
+    from hclbuild.compiler.pipeline import compile_schedule
+    from hclbuild.compiler.to_llvm import lower_to_llvm_ir
+
+    A = hcl.placeholder((100,), "A")
+
+    def kernel(A):
+        wide = hcl.compute((100,), lambda i: hcl.cast(hcl.Int(bits), A[i]) * 3, "wide", dtype=hcl.Int(bits))
+        return hcl.compute((100,), lambda i: hcl.cast(hcl.Int(32), wide[99 - i]), "out")
+
+    s = hcl.create_schedule([A], kernel)
+    assert f"call ptr @malloc(i64 {100 * container})" in lower_to_llvm_ir(compile_schedule(s).module)
+    a = np.arange(-50, 50, dtype=np.int32)
+    np.testing.assert_array_equal(run(s, a), [wrap(int(v) * 3, bits) for v in a[::-1]])

@@ -181,35 +181,37 @@ def _check_llvm_dialect_only(module: ir.Module) -> None:
 
 
 def _widen_to_containers(module: ir.Module) -> None:
-    """Give memrefs of odd-width integers (i1..i7, i9..i15, ..., i65..i127) the element type of their
-    host container (i8, i16, i32, i64, i128), with extui before stores and trunci after loads.
+    """Give memrefs of odd-width integers their host container as element type (i3 -> i8,
+    i24 -> i32, i96 -> i128, i200 -> i256), with extui before stores and trunci after loads.
 
     MLIR 22's memref-to-LLVM lowering asserts (aborting the process) on stores of sub-byte
     elements. And translation folds an alloc's byte size with LLVM's default data layout, where an
-    i65..i96 element takes 12 bytes, while the JIT indexes it with the host's (16 bytes on
-    x86-64): every intermediate buffer of such a type overflowed its malloc. Container widths
-    have one size under every layout, and one element per container, zero-extended, is exactly
-    the host layout of hclbuild.dsl.types, so the widened code reads and writes the same bytes.
+    i96 element takes 12 bytes, while the JIT indexes it with the host's (16 bytes on x86-64): the
+    buffer would overflow its malloc. Container widths (hclbuild.dsl.types storage_bits: 8..64, then
+    multiples of 128) have one size under every layout, and one element per container,
+    zero-extended, is exactly the host layout, so the widened code reads and writes the same bytes.
+    Constant globals (hcl.const_tensor) are widened with their values.
     """
     values: list[ir.Value] = []
     functions: list[ir.Operation] = []
-    loads: list[ir.Operation] = []
-    stores: list[ir.Operation] = []
+    # loads and stores with their container type, found before any memref changes type
+    loads: list[tuple[ir.Operation, ir.Type]] = []
+    stores: list[tuple[ir.Operation, ir.Type]] = []
     globals_: list[ir.Operation] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name == "func.func":
             functions.append(op)
-        if op.name == "memref.global" and _is_sub_byte_memref(ir.TypeAttr(op.attributes["type"]).value):
+        if op.name == "memref.global" and _container(ir.TypeAttr(op.attributes["type"]).value):
             globals_.append(op)
         for region in op.regions:
             for block in region.blocks:
-                values.extend(arg for arg in block.arguments if _is_odd_width_memref(arg.type))
-        values.extend(result for result in op.results if _is_odd_width_memref(result.type))
-        if op.name in ("memref.load", "affine.load") and _is_odd_width_memref(op.operands[0].type):
-            loads.append(op)
-        if op.name in ("memref.store", "affine.store") and _is_odd_width_memref(op.operands[1].type):
-            stores.append(op)
+                values.extend(arg for arg in block.arguments if _container(arg.type))
+        values.extend(result for result in op.results if _container(result.type))
+        if op.name in ("memref.load", "affine.load") and _container(op.operands[0].type):
+            loads.append((op, _container(op.operands[0].type)))
+        if op.name in ("memref.store", "affine.store") and _container(op.operands[1].type):
+            stores.append((op, _container(op.operands[1].type)))
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
@@ -219,44 +221,48 @@ def _widen_to_containers(module: ir.Module) -> None:
         results = [_widened(t) for t in function_type.results]
         op.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, results))
     for op in globals_:
-        # hcl.const_tensor of i1..i7: its values zero-extended into bytes, like every such buffer
+        # hcl.const_tensor values, zero-extended into their containers like every such buffer
         narrow = ir.MemRefType(ir.TypeAttr(op.attributes["type"]).value)
         width = ir.IntegerType(narrow.element_type).width
+        wide = _container(narrow)
         raw = dense_array(op.attributes["initial_value"]) & ((1 << width) - 1)
-        op.attributes["type"] = ir.TypeAttr.get(_widened(narrow, byte))
-        op.attributes["initial_value"] = ir.DenseElementsAttr.get(
-            np.ascontiguousarray(raw.astype(np.uint8)), type=ir.RankedTensorType.get(narrow.shape, byte))
+        text = np.array2string(np.asarray(raw, dtype=object), separator=", ", threshold=raw.size + 1,
+                               max_line_width=2**31, formatter={"all": str})
+        shaped = ir.RankedTensorType.get(narrow.shape, wide)
+        op.attributes["type"] = ir.TypeAttr.get(_widened(narrow))
+        op.attributes["initial_value"] = ir.Attribute.parse(f"dense<{text}> : {shaped}")
     for value in values:
         value.set_type(_widened(value.type))
-    for op in loads:
+    for op, container in loads:
         loaded = op.results[0]
         narrow_type = loaded.type
-        loaded.set_type(ir.MemRefType(op.operands[0].type).element_type)
+        loaded.set_type(container)
         with ir.InsertionPoint.after(op), op.location:
             narrowed = arith.TruncIOp(narrow_type, loaded)
         loaded.replace_all_uses_except(narrowed.result, narrowed.operation)
-    for op in stores:
+    for op, container in stores:
         stored = op.operands[0]
         with ir.InsertionPoint(op), op.location:
-            widened = arith.ExtUIOp(ir.MemRefType(op.operands[1].type).element_type, stored)
+            widened = arith.ExtUIOp(container, stored)
         op.replace_uses_of_with(stored, widened.result)
 
 
-_CONTAINER_WIDTHS = (8, 16, 32, 64, 128)
-
-
-def _is_odd_width_memref(mlir_type: ir.Type) -> bool:
+def _container(mlir_type: ir.Type) -> ir.Type | None:
+    """The element type a memref of an odd-width integer is widened to (None: it stays as it is)."""
     if not isinstance(mlir_type, ir.MemRefType):
-        return False
+        return None
     element = mlir_type.element_type
-    return isinstance(element, ir.IntegerType) and element.width not in _CONTAINER_WIDTHS
+    if not isinstance(element, ir.IntegerType):
+        return None
+    width = element.width
+    container = next((w for w in (8, 16, 32, 64) if width <= w), -(-width // 128) * 128)
+    return None if width == container else ir.IntegerType.get_signless(container)
 
 
 def _widened(mlir_type: ir.Type) -> ir.Type:
-    if not _is_odd_width_memref(mlir_type):
+    container = _container(mlir_type)
+    if container is None:
         return mlir_type
-    width = ir.IntegerType(ir.MemRefType(mlir_type).element_type).width
-    container = ir.IntegerType.get_signless(next(w for w in _CONTAINER_WIDTHS if width <= w))
     return ir.MemRefType.get(mlir_type.shape, container, mlir_type.layout, mlir_type.memory_space)
 
 
