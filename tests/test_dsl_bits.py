@@ -8,18 +8,8 @@ import numpy as np
 import pytest
 
 import hclbuild as hcl
+from dsl_helpers import bits_of, reversed_bits
 from hclbuild.errors import APIError, DTypeError
-
-
-def bits_of(value: int, lo: int, hi: int, width: int) -> int:
-    """value[lo:hi] of a `width`-bit value: positions outside [0, width) read as zero bits."""
-    if lo < 0 or lo >= width or hi <= lo:
-        return 0
-    return (int(value) >> lo) & ((1 << (min(hi, width) - lo)) - 1)
-
-
-def reversed_bits(value: int, width: int) -> int:
-    return int(format(int(value) & ((1 << width) - 1), f"0{width}b")[::-1], 2)
 
 
 # ---- widths -----------------------------------------------------------------------------------

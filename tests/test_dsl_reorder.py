@@ -11,10 +11,7 @@ import pytest
 
 import hclbuild as hcl
 from dsl_helpers import loops
-from hclbuild.project.config import ProjectConfig
-from hclbuild.project.flow import compile_design, emit_design_function, reference_design
-from hclbuild.project.layout import BuildLayout
-from hclbuild.runtime.csim import run_csim
+from flow_helpers import check_numpy_llvm_cpp
 
 M, N, K = 10, 12, 7
 
@@ -398,14 +395,4 @@ def test_vhls_labels_in_ikj_order_with_pipeline_in_j():
 
 def test_csim_gemm_ikj_agrees_with_llvm_and_numpy(tmp_path: Path) -> None:
     s = _gemm_ikj_f32()
-    name = "gemm_ikj"
-    layout = BuildLayout(tmp_path, name)
-    config = ProjectConfig(name=name, rtol=1e-5, atol=1e-6, seed=5)
-    manifest = compile_design(s, layout, name)
-    result = reference_design(layout, name, config, None, lambda a, b: a.astype(np.float64) @ b)
-    assert result["model_checked"] is True
-    for func in manifest["functions"]:
-        emit_design_function(layout, config, func)
-        csim = run_csim(layout.hls_dir(func), layout.csim_json(func), project=name)
-        assert csim.passed, f"{name}/{func}: {csim.summary}"
-        assert csim.compared > 0
+    check_numpy_llvm_cpp(s, "gemm_ikj", tmp_path, None, lambda a, b: a.astype(np.float64) @ b)

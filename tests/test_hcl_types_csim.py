@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 
 import hclbuild as hcl
+from dsl_helpers import bits_of, reversed_bits
+from flow_helpers import check_numpy_llvm_cpp
 from hclbuild.project.config import ProjectConfig
 from hclbuild.project.flow import compile_design, emit_design_function, reference_design
 from hclbuild.project.layout import BuildLayout
@@ -25,16 +27,6 @@ KERNELS: dict[str, Callable[[], tuple[Any, Callable | None, Callable | None]]] =
 def kernel(fn: Callable[[], tuple[Any, Callable | None, Callable | None]]):
     KERNELS[fn.__name__] = fn
     return fn
-
-
-def _bits(value: int, lo: int, hi: int, width: int) -> int:
-    if lo < 0 or lo >= width or hi <= lo:
-        return 0
-    return (int(value) >> lo) & ((1 << (min(hi, width) - lo)) - 1)
-
-
-def _reversed(value: int, width: int) -> int:
-    return int(format(int(value) & ((1 << width) - 1), f"0{width}b")[::-1], 2)
 
 
 # ---- item 3: bit operations -------------------------------------------------------------------
@@ -62,10 +54,10 @@ def bits_with_expression_bounds():
 
     def model(a, lo):
         a = [int(v) for v in a]
-        nib = [[_bits(v, 4 * j, 4 * j + 4, 16) for j in range(4)] for v in a]
-        win = [_bits(v, x, x + 3, 16) for v, x in zip(a, lo)]
-        low = [_bits(v, 0, x, 16) for v, x in zip(a, lo)]
-        rev = [_reversed(_bits(v, 2, 13, 16), 11) for v in a]
+        nib = [[bits_of(v, 4 * j, 4 * j + 4, 16) for j in range(4)] for v in a]
+        win = [bits_of(v, x, x + 3, 16) for v, x in zip(a, lo)]
+        low = [bits_of(v, 0, x, 16) for v, x in zip(a, lo)]
+        rev = [reversed_bits(bits_of(v, 2, 13, 16), 11) for v in a]
         out = []
         for v, x in zip(a, lo):
             if 0 <= x < 16:
@@ -223,16 +215,7 @@ KERNEL_NAMES = [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for 
 def test_numpy_llvm_and_hls_cpp_agree(name: str, tmp_path: Path) -> None:
     hcl.init()
     schedule, inputs_fn, model_fn = KERNELS[name]()
-    layout = BuildLayout(tmp_path, name)
-    config = ProjectConfig(name=name, rtol=1e-5, atol=1e-6, seed=3)
-    manifest = compile_design(schedule, layout, name)
-    result = reference_design(layout, name, config, inputs_fn, model_fn)
-    assert result["model_checked"] is True
-    for func in manifest["functions"]:
-        emit_design_function(layout, config, func)
-        csim = run_csim(layout.hls_dir(func), layout.csim_json(func), project=name)
-        assert csim.passed, f"{name}/{func}: {csim.summary}"
-        assert csim.compared > 0
+    check_numpy_llvm_cpp(schedule, name, tmp_path, inputs_fn, model_fn, seed=3)
 
 
 def test_printed_text_in_c_simulation(tmp_path: Path) -> None:

@@ -13,10 +13,7 @@ import numpy as np
 import pytest
 
 import hclbuild as hcl
-from hclbuild.project.config import ProjectConfig
-from hclbuild.project.flow import compile_design, emit_design_function, reference_design
-from hclbuild.project.layout import BuildLayout
-from hclbuild.runtime.csim import run_csim
+from flow_helpers import check_numpy_llvm_cpp
 
 N = 16
 KERNELS: dict[str, Callable[[], tuple[Any, Callable | None, Callable | None]]] = {}
@@ -591,13 +588,4 @@ def test_the_suite_has_enough_kernels() -> None:
 def test_numpy_llvm_and_hls_cpp_agree(name: str, tmp_path: Path) -> None:
     hcl.init()
     schedule, inputs_fn, model_fn = KERNELS[name]()
-    layout = BuildLayout(tmp_path, name)
-    config = ProjectConfig(name=name, rtol=1e-5, atol=1e-6, seed=5)
-    manifest = compile_design(schedule, layout, name)
-    result = reference_design(layout, name, config, inputs_fn, model_fn)
-    assert result["model_checked"] is True
-    for func in manifest["functions"]:
-        emit_design_function(layout, config, func)
-        csim = run_csim(layout.hls_dir(func), layout.csim_json(func), project=name)
-        assert csim.passed, f"{name}/{func}: {csim.summary}"
-        assert csim.compared > 0
+    check_numpy_llvm_cpp(schedule, name, tmp_path, inputs_fn, model_fn)
