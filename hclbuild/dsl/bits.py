@@ -18,6 +18,7 @@ from dataclasses import fields, is_dataclass
 from typing import Any
 
 from hclbuild.dsl.expr import (
+    Binary,
     BitCast,
     BitReverse,
     Cast,
@@ -80,7 +81,7 @@ def _linear(expr: Expr) -> tuple[dict[Any, int], int]:
         return {}, constant
     if isinstance(expr, Cast) and expr.dtype.kind in _INDEX_KINDS:
         return _linear(expr.value)
-    if type(expr).__name__ == "Binary" and expr.op in ("add", "sub", "mul"):
+    if isinstance(expr, Binary) and expr.op in ("add", "sub", "mul"):
         (lt, lc), (rt, rc) = _linear(expr.lhs), _linear(expr.rhs)
         if expr.op == "mul":
             if not lt:

@@ -161,7 +161,10 @@ class Expr:
             raise AttributeError(f"{type(self).__name__} of type {dtype!r} has no attribute {key!r}")
         from hclbuild.dsl.bits import struct_field
 
-        return struct_field(self, key)
+        try:
+            return struct_field(self, key)
+        except DTypeError as err:  # hasattr() and getattr(x, k, default) expect AttributeError
+            raise AttributeError(str(err)) from None
 
     def astype(self, dtype: object) -> Expr:
         from hclbuild.dsl.types import parse_dtype
