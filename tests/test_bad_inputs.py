@@ -49,8 +49,8 @@ SNIPPETS: dict[str, tuple[str, str]] = {
     "fractional shape": ("hcl.placeholder((2.5,), 'A')", "shape must be a tuple of positive integers, got (2.5,)"),
     "zero-width dtype name": ("hcl.placeholder((4,), 'A', 'int0')", "bit width 0 is out of range"),
     "unknown dtype name": ("hcl.placeholder((4,), 'A', 'floatX')", "unknown data type 'floatX'"),
-    "Int(0)": ("hcl.Int(0)", "Int: bit width 0 is out of range [1, 128]"),
-    "Int(129)": ("hcl.Int(129)", "Int: bit width 129 is out of range [1, 128]"),
+    "Int(0)": ("hcl.Int(0)", "Int: bit width 0 is out of range [1, 2047]"),
+    "Int(2048)": ("hcl.Int(2048)", "Int: bit width 2048 is out of range [1, 2047]"),
     "Fixed fraction wider than the type": ("hcl.Fixed(8, 9)", "Fixed fraction: bit width 9 is out of range"),
     "Float(16)": ("hcl.Float(16)", "Float(16): only Float(32) and Float(64)"),
     "fcompute arity": ("A = hcl.placeholder((4, 4), 'A')\n"
@@ -96,10 +96,13 @@ SNIPPETS: dict[str, tuple[str, str]] = {
     "build of a non-schedule": ("hcl.build(42)", "build: expected a schedule from hcl.create_schedule, got int"),
     "reversed bit slice": ("A = hcl.placeholder((4,), 'A')\n"
                            "hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i][4:2], name='C'))",
-                           "bit slice [4:2] is out of range for Int(32)"),
-    "cast to a 999-bit int": ("A = hcl.placeholder((4,), 'A')\n"
-                              "hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: hcl.cast('int999', A[i]),"
-                              " name='C'))", "Int: bit width 999 is out of range"),
+                           "bit slice [4:2]: the lower bound is above the upper one (use .reverse() to reverse bits)"),
+    "bit slice past the width": ("A = hcl.placeholder((4,), 'A')\n"
+                                 "hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i][2:40], name='C'))",
+                                 "bit slice [2:40] is out of range for Int(32) (hi is exclusive)"),
+    "cast to a 2048-bit int": ("A = hcl.placeholder((4,), 'A')\n"
+                               "hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: hcl.cast('int2048', A[i]),"
+                               " name='C'))", "Int: bit width 2048 is out of range"),
     "asarray with an unknown dtype": ("hcl.asarray(np.zeros(3), 'blah')", "unknown data type 'blah'"),
     "reduce_axis bound not an int": ("hcl.reduce_axis(0, 'x', 'r')", "reduce_axis bounds must be Python ints, got 'x'"),
     "tensor used as a value": ("A = hcl.placeholder((4,), 'A')\n"
