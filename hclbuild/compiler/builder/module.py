@@ -147,12 +147,13 @@ class ModuleBuilder:
         when it needs no argument conversions; False (nothing emitted) otherwise."""
         if any(not isinstance(arg, Tensor) for arg in stmt.args):
             return False
-        before = len(list(fb.entry.operations))
+        # len() and indexing count in C++ (a Python list of every op, per call, was quadratic)
+        before = len(fb.entry.operations)
         fb.emit_call(stmt.function, stmt.args)
-        ops = list(fb.entry.operations)[before:]
-        if len(ops) != 1:
-            raise CompileError(f"builder: call of {stmt.function.name!r} produced {len(ops)} ops, expected 1")
-        ops[0].attributes["op_name"] = ir.StringAttr.get(_call_root_name(taken, stmt))
+        made = len(fb.entry.operations) - before
+        if made != 1:
+            raise CompileError(f"builder: call of {stmt.function.name!r} produced {made} ops, expected 1")
+        fb.entry.operations[before].attributes["op_name"] = ir.StringAttr.get(_call_root_name(taken, stmt))
         return True
 
     def build_top(self) -> None:
@@ -190,7 +191,7 @@ class ModuleBuilder:
                     name = _fresh_name(taken, "stage")
                     wrapper = S.StageStmt(name, "imperative", [stmt])
                     fb.stmt_StageStmt(wrapper, top_level=False)
-                    last = list(fb.entry.operations)[-1]
+                    last = fb.entry.operations[len(fb.entry.operations) - 1]
                     last.attributes["op_name"] = ir.StringAttr.get(name)
             func.ReturnOp([])
 

@@ -25,7 +25,9 @@ class StageLowering(FunctionState):
         if sched_stage is not None and (sched_stage.stmt is not stage or self.scope is not self.mb.schedule.program.top):
             sched_stage = None  # a stage of a def_ body, or a wrapper made here: no schedule of its own
         block = self.entry if top_level else None
-        before = len(list(block.operations)) if block is not None else 0
+        # len() and indexing count in C++; list(block.operations) wrapped every op in Python, once
+        # per stage over the whole top function: quadratic in the number of stages
+        before = len(block.operations) if block is not None else 0
         if stage.has_return:
             self.returns.append(None)  # type: ignore[arg-type]  # filled per element in ComputeLoops
         saved_plans = self.loop_plans  # nested stages schedule their own hcl.for_ loops
@@ -50,10 +52,10 @@ class StageLowering(FunctionState):
                 self.returns.pop()
         if block is None:
             return None  # type: ignore[return-value]
-        ops = list(block.operations)[before:]
-        if len(ops) != 1:
-            raise CompileError(f"builder: stage {stage.name!r} produced {len(ops)} top-level ops, expected 1")
-        root = ops[0]
+        after = len(block.operations)
+        if after - before != 1:
+            raise CompileError(f"builder: stage {stage.name!r} produced {after - before} top-level ops, expected 1")
+        root = block.operations[before]
         root.attributes["op_name"] = ir.StringAttr.get(stage.name)
         if sched_stage is not None and sched_stage.is_dataflow and sched_stage.dataflow_loop is None:
             root.attributes["dataflow"] = ir.UnitAttr.get()
