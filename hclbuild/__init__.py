@@ -1,55 +1,15 @@
 """hclbuild: a HeteroCL-compatible DSL compiled through MLIR into per-function Vitis HLS projects.
 
-`import hclbuild as hcl` gives HeteroCL's public surface; nothing here imports MLIR until a
-schedule is lowered or built.
+`import hclbuild as hcl` gives HeteroCL's public surface. The names are imported on first use
+(PEP 562): `import hclbuild.tasks`, which doit does on every run, must not pay for the DSL and
+numpy; nothing imports MLIR until a schedule is lowered or built.
 """
 
-from hclbuild.api import build, lower
-from hclbuild.dsl.array import Array, asarray
-from hclbuild.dsl.context import init
-from hclbuild.dsl.dataops import bitcast, cast_np, const_tensor, copy, pack, unpack
-from hclbuild.dsl.functions import def_
-from hclbuild.dsl.imperative import break_, elif_, else_, for_, if_, return_, while_
-from hclbuild.dsl.printing import print_ as print  # noqa: A004 - HeteroCL's name
-from hclbuild.dsl.operations import (
-    abs,
-    and_,
-    cast,
-    compute,
-    cos,
-    exp,
-    log,
-    log2,
-    log10,
-    max,
-    min,
-    mutate,
-    not_,
-    or_,
-    placeholder,
-    power,
-    reduce_axis,
-    reducer,
-    scalar,
-    select,
-    sin,
-    sqrt,
-    sum,
-    tan,
-    tanh,
-    update,
-)
-from hclbuild.dsl.types import (
-    Fixed,
-    Float,
-    Index,
-    Int,
-    Struct,
-    UFixed,
-    UInt,
-    get_bitwidth,
-    get_fractional_bitwidth,
-)
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 from hclbuild.errors import (
     APIError,
     CompileError,
@@ -60,16 +20,54 @@ from hclbuild.errors import (
     MLIRLimitationError,
     ToolError,
 )
-from hclbuild.schedule.schedule import Partition, Schedule, Stage, StageFunction, create_schedule
-
-from hclbuild.platform import Platform
-from hclbuild.schedule.scheme import Scheme, create_schedule_from_scheme, create_scheme
-from hclbuild.compiler.loop_nests import get_affine_loop_nests
-from hclbuild import operation, report  # noqa: E402  HeteroCL users import from these modules
-
-customize = create_schedule  # HeteroCL's other name
 
 __version__ = "0.1.0"
+
+# public name -> the module defining it
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(("build", "lower"), "hclbuild.api"),
+    **dict.fromkeys(("Array", "asarray"), "hclbuild.dsl.array"),
+    "init": "hclbuild.dsl.context",
+    **dict.fromkeys(("bitcast", "cast_np", "const_tensor", "copy", "pack", "unpack"), "hclbuild.dsl.dataops"),
+    "print_": "hclbuild.dsl.printing",
+    "def_": "hclbuild.dsl.functions",
+    **dict.fromkeys(("break_", "elif_", "else_", "for_", "if_", "return_", "while_"), "hclbuild.dsl.imperative"),
+    **dict.fromkeys(
+        ("abs", "and_", "cast", "compute", "cos", "exp", "log", "log2", "log10", "max", "min", "mutate", "not_",
+         "or_", "placeholder", "power", "reduce_axis", "reducer", "scalar", "select", "sin", "sqrt", "sum", "tan",
+         "tanh", "update"),
+        "hclbuild.dsl.operations",
+    ),
+    **dict.fromkeys(("Fixed", "Float", "Index", "Int", "Struct", "UFixed", "UInt", "get_bitwidth",
+                     "get_fractional_bitwidth"), "hclbuild.dsl.types"),
+    **dict.fromkeys(("Partition", "Schedule", "Stage", "StageFunction", "create_schedule"),
+                    "hclbuild.schedule.schedule"),
+    "Platform": "hclbuild.platform",
+    **dict.fromkeys(("Scheme", "create_schedule_from_scheme", "create_scheme"), "hclbuild.schedule.scheme"),
+    "get_affine_loop_nests": "hclbuild.compiler.loop_nests",
+    # HeteroCL users import from these modules: hcl.operation, hcl.report
+    **dict.fromkeys(("operation", "report"), ""),
+}
+# other names of the same thing
+_ALIASES = {"customize": "create_schedule", "print": "print_"}  # HeteroCL's names
+
+
+def __getattr__(name: str) -> Any:
+    target = _ALIASES.get(name, name)
+    module = _LAZY.get(target)
+    if module is None:
+        raise AttributeError(f"module 'hclbuild' has no attribute {name!r}")
+    if module:
+        value = getattr(importlib.import_module(module), target)
+    else:
+        value = importlib.import_module(f"hclbuild.{target}")
+    globals()[name] = value  # later lookups are plain attribute reads
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY) | set(_ALIASES))
+
 
 __all__ = [
     "APIError", "Array", "CompileError", "ConfigError", "DTypeError", "Fixed", "Float", "HCLError",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -75,11 +76,12 @@ def ran(proc: subprocess.CompletedProcess) -> set[str]:
 
 
 def tree(root: Path) -> dict[str, bytes]:
-    """Every generated file under build/ except doit's own state and csim timings."""
+    """Every generated file under build/ except the state of doit and of task discovery (build/.*)
+    and csim timings."""
     files = {}
     for path in sorted((root / "build").rglob("*")):
         rel = path.relative_to(root / "build").as_posix()
-        if path.is_file() and ".doit.db" not in rel and "/csim/" not in rel:
+        if path.is_file() and not rel.startswith(".") and "/csim/" not in rel:
             files[rel] = path.read_bytes()
     return files
 
@@ -105,21 +107,52 @@ def test_second_run_runs_nothing(built: Path) -> None:
     assert "-- compile:tri" in proc.stdout
 
 
-def test_noop_load_imports_no_mlir(built: Path) -> None:
-    script = (
-        "import sys\n"
-        "from doit.cmd_base import ModuleTaskLoader\n"
-        "from doit.doit_cmd import DoitMain\n"
-        "sys.path.insert(0, '.')\n"
-        "import dodo\n"
-        "code = DoitMain(ModuleTaskLoader(vars(dodo))).run(['csim'])\n"
-        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('mlir', 'llvmlite', 'jinja2'))\n"
-        "print('HEAVY', heavy, 'CODE', code)\n"
-    )
+NOOP_LOAD = (
+    "import sys\n"
+    "from doit.cmd_base import ModuleTaskLoader\n"
+    "from doit.doit_cmd import DoitMain\n"
+    "sys.path.insert(0, '.')\n"
+    "import dodo\n"
+    "code = DoitMain(ModuleTaskLoader(vars(dodo))).run(['csim'])\n"
+    "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('mlir', 'llvmlite', 'jinja2', 'numpy')\n"
+    "               or m.startswith(('hclbuild.dsl', 'hclbuild.schedule', 'hclbuild.compiler')))\n"
+    "print('HEAVY', heavy, 'CODE', code)\n"
+)
+
+
+def noop_load(root: Path) -> str:
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    proc = subprocess.run([sys.executable, "-c", script], cwd=built, capture_output=True, text=True, env=env,
+    proc = subprocess.run([sys.executable, "-c", NOOP_LOAD], cwd=root, capture_output=True, text=True, env=env,
                           timeout=120)
-    assert "HEAVY [] CODE 0" in proc.stdout, proc.stdout + proc.stderr
+    return proc.stdout + proc.stderr
+
+
+def test_noop_load_imports_no_mlir_numpy_or_dsl(built: Path) -> None:
+    out = noop_load(built)
+    assert "HEAVY [] CODE 0" in out, out
+
+
+def test_a_changed_kernel_is_traced_again_and_its_new_function_planned(tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {"tri": KERNEL})
+    assert "emit:tri/Stage_Y" in doit(root, "list", "--all").stdout
+    (plan,) = (root / "build" / ".plans").glob("tri-*.json")
+    assert json.loads(plan.read_text())["functions"] == ["top", "Stage_X", "Stage_Y"]
+    kernel = root / "projects" / "tri" / "kernel.py"
+    kernel.write_text(KERNEL.replace("    s.outline(kernel.Y)\n", "    s.outline(kernel.Y)\n    s.outline(kernel.Z)\n"))
+    assert "emit:tri/Stage_Z" in doit(root, "list", "--all").stdout
+    assert json.loads(plan.read_text())["functions"] == ["top", "Stage_X", "Stage_Y", "Stage_Z"]
+
+
+def test_a_changed_sibling_module_is_traced_again(tmp_path: Path) -> None:
+    kernel = KERNEL.replace("import hclbuild as hcl\n", "import hclbuild as hcl\nfrom helper import OUTLINE_Z\n")
+    kernel = kernel.replace("    s.outline(kernel.Y)\n", "    s.outline(kernel.Y)\n    if OUTLINE_Z:\n"
+                            "        s.outline(kernel.Z)\n")
+    root = make_tree(tmp_path, {"tri": kernel})
+    helper = root / "projects" / "tri" / "helper.py"
+    helper.write_text("OUTLINE_Z = False\n")
+    assert "emit:tri/Stage_Z" not in doit(root, "list", "--all").stdout
+    helper.write_text("OUTLINE_Z = True\n")
+    assert "emit:tri/Stage_Z" in doit(root, "list", "--all").stdout
 
 
 def test_changing_one_pipeline_ii_reruns_only_that_function(tmp_path: Path) -> None:

@@ -37,7 +37,7 @@ def _checked(func: str) -> str:
 
 def hls_project_files(folder: Path, func: str) -> list[Path]:
     """The fixed files of one function's HLS folder: top file, header, testbench, tcl, cfg,
-    Makefile, README and the data manifest (first three in that order)."""
+    Makefile, README and the data manifest (first three in that order, the manifest last)."""
     names = [f"{func}.cpp", f"{func}.h", f"tb_{func}.cpp", "run_hls.tcl", "hls_config.cfg", "Makefile", "README.md"]
     return [folder / name for name in names] + [folder / "data" / "manifest.json"]
 
@@ -51,11 +51,13 @@ class BuildLayout:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "build_root", Path(self.build_root))
+        # every path below starts here; task discovery asks for thousands of them on each doit run
+        object.__setattr__(self, "_root", self.build_root / self.project_name)
 
     @property
     def root(self) -> Path:
         """`build/<name>/`."""
-        return self.build_root / self.project_name
+        return self._root
 
     # ---- ir/ ----------------------------------------------------------------------------
     @property

@@ -9,6 +9,8 @@ hclbuild's sources, so a compiler change reruns what it affects and nothing else
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -21,6 +23,7 @@ from hclbuild.project.config import KERNEL_FILE, PROJECT_FILE, Project, load_pro
 from hclbuild.project.layout import BuildLayout
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
+SOURCES_STAMP = ".hclbuild-sources.json"  # in the build root: source_fingerprint's cache
 GROUP_DOCS = {
     "build": "compile every project and emit every function's HLS project (the default)",
     "compile": "kernel.py -> MLIR (built, outlined, verified) and the LLVM IR of the reference",
@@ -63,30 +66,67 @@ def discover(projects_root: Path) -> list[Path]:
     return sorted(p for p in root.iterdir() if (p / KERNEL_FILE).is_file())
 
 
-def plan(folders: list[Path]) -> list[ProjectPlan]:
-    """Load and trace every project; a broken one gets an error instead of functions."""
-    from hclbuild.project.kernel import design_functions, kernel_schedule
+def plan(folders: list[Path], build_root: Path | None = None, fingerprint: str | None = None) -> list[ProjectPlan]:
+    """Load every project and learn its functions; a broken one gets an error instead of functions.
 
+    With build_root, projects and functions come from build/.plans/ while kernel.py, its sibling
+    modules, project.toml and hclbuild's sources are unchanged (hclbuild.project.discovery), so a
+    no-op `doit` imports neither numpy nor the DSL; else each kernel is loaded and traced.
+    """
+    from hclbuild.project.discovery import planned_project
+
+    fingerprint = fingerprint or source_fingerprint()
     plans = []
     for folder in folders:
         entry = ProjectPlan(folder=folder, name=folder.name)
         try:
-            entry.project = load_project(folder)
+            if build_root is None:
+                from hclbuild.project.kernel import design_functions, kernel_schedule
+
+                entry.project = load_project(folder)
+                entry.functions = design_functions(kernel_schedule(entry.project))
+            else:
+                entry.project, entry.functions = planned_project(folder, Path(build_root), fingerprint)
             entry.name = entry.project.name
-            entry.functions = design_functions(kernel_schedule(entry.project))
         except HCLError as exc:
             entry.error = str(exc).splitlines()[0]
         plans.append(entry)
     return plans
 
 
-def source_fingerprint() -> str:
-    """sha256 of hclbuild's own sources and templates: any change to the compiler reruns tasks."""
+def _source_files(folder: str, prefix: str = "") -> Iterator[tuple[str, os.DirEntry]]:
+    for entry in os.scandir(folder):
+        if entry.is_dir() and entry.name != "__pycache__":
+            yield from _source_files(entry.path, f"{prefix}{entry.name}/")
+        elif entry.name.endswith((".py", ".j2")):
+            yield f"{prefix}{entry.name}", entry
+
+
+def source_fingerprint(cache: Path | None = None) -> str:
+    """sha256 of hclbuild's own sources and templates: any change to the compiler reruns tasks.
+
+    With `cache` (a JSON file), the digest is reused while every source keeps its size and
+    mtime, so a no-op doit stats the sources instead of reading them; the digest is of contents.
+    """
+    files = sorted(_source_files(str(PACKAGE_DIR)))
+    stamp = hashlib.sha256(repr([(rel, e.stat().st_size, e.stat().st_mtime_ns) for rel, e in files]).encode())
+    if cache is not None:
+        try:
+            stored = json.loads(cache.read_text(encoding="utf-8"))
+            if stored.get("stamp") == stamp.hexdigest():
+                return str(stored["fingerprint"])
+        except (OSError, ValueError, AttributeError, KeyError):
+            pass
     digest = hashlib.sha256()
-    for path in sorted(PACKAGE_DIR.rglob("*")):
-        if path.suffix in (".py", ".j2") and "__pycache__" not in path.parts:
-            digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode())
-            digest.update(path.read_bytes())
+    for rel, entry in files:
+        digest.update(rel.encode())
+        with open(entry.path, "rb") as handle:
+            digest.update(handle.read())
+    if cache is not None:
+        from hclbuild.atomic import write_if_changed
+
+        record = {"stamp": stamp.hexdigest(), "fingerprint": digest.hexdigest()}
+        write_if_changed(cache, json.dumps(record) + "\n")
     return digest.hexdigest()
 
 
@@ -219,11 +259,9 @@ def _report(project: Project, layout: BuildLayout, functions: list[str]) -> None
 
 def _project_inputs(project: Project) -> list[str]:
     """Files of the project folder a compile depends on: kernel.py, project.toml, sibling modules."""
-    folder = project.dir
-    files = sorted(str(p) for p in folder.glob("*.py"))
-    if project.toml_path.is_file():
-        files.append(str(project.toml_path))
-    return files
+    from hclbuild.project.discovery import project_inputs
+
+    return [str(path) for path in project_inputs(project)]
 
 
 def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint: str, vitis: bool) -> Iterator[dict]:
@@ -265,10 +303,10 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint: str, vitis:
         "uptodate": [stamp], "clean": [_remove(*(layout.golden_dir(f) for f in functions))],
     }
     csim_results = []
+    toml = [str(project.toml_path)] if project.toml_path.is_file() else []
     for func in functions:
         ir_file = str(layout.top_mlir if func == top else layout.func_mlir(func))
         files = [str(path) for path in layout.hls_files(func)]
-        toml = [str(project.toml_path)] if project.toml_path.is_file() else []
         emit_deps = [ir_file, golden[func]] + toml
         yield {
             "basename": "emit", "name": f"{name}/{func}",
@@ -279,8 +317,8 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint: str, vitis:
             "uptodate": [stamp], "clean": [_remove(layout.hls_dir(func))],
         }
         csim_json = str(layout.csim_json(func))
-        csim_deps = [str(layout.hls_cpp(func)), str(layout.hls_header(func)), str(layout.hls_testbench(func)),
-                     str(layout.hls_data_dir(func) / "manifest.json")]
+        # top file, header, testbench (hls_files' first three) and the data manifest (its last)
+        csim_deps = [*files[:3], files[-1]]
         csim_results.append(csim_json)
         yield {
             "basename": "csim", "name": f"{name}/{func}",
@@ -308,14 +346,25 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint: str, vitis:
     }
 
 
-def tasks_for(folders: list[Path], build_root: Path) -> Iterator[dict]:
-    """Every task of the given project folders, plus the group descriptions."""
+def _vitis_found() -> bool:
+    """find_vitis() is not None, without importing hclbuild.runtime.vitis (5 ms of every doit run)
+    where no Vitis tool or install variable exists at all, the common case."""
+    import shutil
+
+    if not any(os.environ.get(name) for name in ("XILINX_HLS", "XILINX_VITIS")) and \
+            not any(shutil.which(tool) for tool in ("vitis_hls", "v++", "vitis-run")):
+        return False
     from hclbuild.runtime.vitis import find_vitis
 
-    vitis = find_vitis() is not None
-    fingerprint = source_fingerprint()
+    return find_vitis() is not None
+
+
+def tasks_for(folders: list[Path], build_root: Path) -> Iterator[dict]:
+    """Every task of the given project folders, plus the group descriptions."""
+    vitis = _vitis_found()
+    fingerprint = source_fingerprint(Path(build_root) / SOURCES_STAMP)
     yield from group_tasks(vitis)
-    for entry in plan(folders):
+    for entry in plan(folders, build_root, fingerprint):
         yield from project_tasks(entry, build_root, fingerprint, vitis)
 
 

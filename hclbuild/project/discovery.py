@@ -1,0 +1,108 @@
+"""A project and its function names without tracing its kernel: a small JSON plan in build/.plans/.
+
+Task discovery needs each project's functions (one emit/csim task each). Tracing kernel.py to
+learn them imports numpy and the DSL and runs the user's code, which made a no-op `doit` cost
+2.7 times a bare `import doit`. The names depend only on kernel.py, the project's sibling
+modules, project.toml (its [sizes]) and hclbuild's own sources, so the plan stores them with
+
+- the size and mtime of every input: while those and hclbuild's source fingerprint are the same,
+  the stored plan (functions and validated configuration) is used as it is, as doit itself
+  trusts an unchanged timestamp;
+- a sha256 of the inputs' bytes: when only timestamps moved, the configuration is validated
+  again but the kernel is not traced.
+
+Anything else traces the kernel and stores a new plan. A project that fails to load or trace is
+not stored: its error is found again on the next load.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from hclbuild.atomic import write_if_changed
+from hclbuild.project.config import KERNEL_FILE, PROJECT_FILE, Project, ProjectConfig, load_project
+
+PLAN_FORMAT = "hclbuild-plan-2"
+PLANS_DIR = ".plans"
+
+
+def plan_path(build_root: Path, folder: Path) -> Path:
+    """`<build_root>/.plans/<folder>-<hash of its absolute path>.json` (folders in two places differ)."""
+    folder = Path(folder).resolve()
+    tag = hashlib.sha256(str(folder).encode()).hexdigest()[:12]
+    return Path(build_root) / PLANS_DIR / f"{folder.name}-{tag}.json"
+
+
+def input_files(folder: Path) -> list[Path]:
+    """Files of a project folder its design depends on: its Python modules, then project.toml."""
+    files = sorted(Path(folder).glob("*.py"))
+    toml = Path(folder) / PROJECT_FILE
+    if toml.is_file():
+        files.append(toml)
+    return files
+
+
+def project_inputs(project: Project) -> list[Path]:
+    """input_files of a loaded project (the compile task's file_dep)."""
+    return input_files(project.dir)
+
+
+def _stats(files: list[Path]) -> list[list[Any]]:
+    stats = []
+    for path in files:
+        info = path.stat()
+        stats.append([path.name, info.st_size, info.st_mtime_ns])
+    return stats
+
+
+def _content_key(files: list[Path], fingerprint: str) -> str:
+    digest = hashlib.sha256(fingerprint.encode())
+    for path in files:
+        digest.update(f"\0{path.name}\0".encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return stored if isinstance(stored, dict) and stored.get("format") == PLAN_FORMAT else {}
+
+
+def planned_project(folder: Path, build_root: Path, fingerprint: str) -> tuple[Project, list[str]]:
+    """The project of `folder` and its functions (top first), from the stored plan when it is current.
+
+    Raises ConfigError like load_project and kernel_schedule when the project is broken.
+    """
+    folder = Path(folder)
+    path = plan_path(build_root, folder)
+    files = input_files(folder)
+    stats = _stats(files) if (folder / KERNEL_FILE).is_file() else None
+    stored = _read(path)
+    if stats is not None and stored.get("fingerprint") == fingerprint and stored.get("stats") == stats:
+        try:
+            config = ProjectConfig(**stored["config"])
+            project = Project(name=config.name, dir=folder, kernel_path=folder / KERNEL_FILE, config=config)
+            return project, [str(name) for name in stored["functions"]]
+        except (KeyError, TypeError):
+            pass  # a plan this version cannot read: load again
+    project = load_project(folder)
+    key = _content_key(files, fingerprint)
+    if stored.get("key") == key and isinstance(stored.get("functions"), list):
+        functions = [str(name) for name in stored["functions"]]
+    else:
+        from hclbuild.project.kernel import design_functions, kernel_schedule
+
+        functions = design_functions(kernel_schedule(project))
+    record = {"format": PLAN_FORMAT, "folder": str(folder.resolve()), "fingerprint": fingerprint,
+              "stats": _stats(files), "key": key, "config": project.config.as_dict(), "functions": functions}
+    write_if_changed(path, json.dumps(record, indent=1) + "\n")
+    return project, functions
+
+
+__all__ = ["PLAN_FORMAT", "input_files", "plan_path", "planned_project", "project_inputs"]
