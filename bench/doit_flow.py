@@ -1,0 +1,82 @@
+"""The doit flow: incremental vs full csim, no-op runs vs `import doit`, csim per function, -n 2 vs -n 1."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+from common import REPO, doit, make_tree, median, ran_tasks, run
+from compile_scaling import chain_kernel
+
+AP_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](?:ap_\w+|hls_\w+)\.h[>"]', re.MULTILINE)
+
+
+def incremental(root: Path, project: str, kernel: Path, change: tuple[str, str]) -> dict:
+    """Full `doit csim` from clean, then one schedule change and `doit csim` again."""
+    full = doit(root, "csim")
+    text = kernel.read_text()
+    old, new = change
+    if old not in text:
+        raise RuntimeError(f"{kernel}: cannot apply the benchmark's change ({old!r} not found)")
+    kernel.write_text(text.replace(old, new, 1))
+    changed = doit(root, "csim")
+    return {"full": full.wall, "full_cpu": full.cpu, "incremental": changed.wall, "incremental_cpu": changed.cpu,
+            "ran": ran_tasks(changed.stdout), "functions": len(list((root / "build" / project / "hls").iterdir()))}
+
+
+def chain_incremental(work: Path, stages: int = 100) -> dict:
+    """The 100-stage chain: change stage S50's pipeline II (its values stay, so only it and top rerun)."""
+    root = make_tree(work.resolve() / "chain_flow", {"chain": chain_kernel(stages)})
+    result = incremental(root, "chain", root / "projects" / "chain" / "kernel.py",
+                         ("II = {}", "II = {50: 2}"))
+    # -n 2 over -n 1 on the same clean build
+    shutil.rmtree(root / "build")
+    result["parallel"] = doit(root, "-n", "2", "csim").wall
+    return result
+
+
+def resnet_incremental(work: Path) -> dict | None:
+    """ResNet-20 (when the project exists): change one conv's pipeline II."""
+    source = REPO / "projects" / "resnet20"
+    if not (source / "kernel.py").is_file():
+        return None
+    work = work.resolve()
+    copy = work / "resnet_src"
+    shutil.copytree(source, copy)
+    root = make_tree(work / "resnet_flow", {"resnet20": copy})
+    change = ("s[stage].pipeline(stage.axis[-1])\n        s.outline(stage)",
+              "s[stage].pipeline(stage.axis[-1], initiation_interval=2 if layer.name == 's2b2_a' else 1)\n"
+              "        s.outline(stage)")
+    return incremental(root, "resnet20", copy / "kernel.py", change)
+
+
+def suite_flow(work: Path, pairs: int = 15) -> dict:
+    """Every project of projects/: a full csim, then no-op build and csim vs a bare `import doit`."""
+    projects = {p.name: p for p in sorted((REPO / "projects").iterdir()) if (p / "kernel.py").is_file()}
+    root = make_tree(work.resolve() / "suite_flow", projects)
+    full = doit(root, "--continue", "csim", check=False)
+    failed = [line for line in full.stdout.splitlines() if "failed" in line.lower()][:5]
+    noop: dict[str, list[float]] = {"import": [], "build": [], "csim": []}
+    for _ in range(pairs):  # paired: each no-op next to an `import doit` of the same minute
+        noop["import"].append(run([sys.executable, "-c", "import doit"], root).wall)
+        noop["build"].append(doit(root, "build").wall)
+        noop["csim"].append(doit(root, "csim", check=False).wall)
+    ratios_build = [b / a for a, b in zip(noop["import"], noop["build"])]
+    ratios_csim = [c / a for a, c in zip(noop["import"], noop["csim"])]
+    csim_seconds: dict[bool, list[float]] = {True: [], False: []}
+    for csim_json in sorted((root / "build").glob("*/csim/*.json")):
+        record = json.loads(csim_json.read_text())
+        func = csim_json.stem
+        hls = csim_json.parent.parent / "hls" / func
+        sources = [p.read_text(errors="replace") for p in (hls / f"{func}.cpp", hls / f"{func}.h") if p.is_file()]
+        uses_ap = any(AP_INCLUDE.search(text) for text in sources)
+        csim_seconds[uses_ap].append(float(record.get("compile_seconds", 0)) + float(record.get("run_seconds", 0)))
+    return {
+        "projects": len(projects), "full": full.wall, "failed": failed,
+        "import": median(noop["import"]), "build": median(noop["build"]), "csim": median(noop["csim"]),
+        "ratio_build": median(ratios_build), "ratio_csim": median(ratios_csim),
+        "csim_ap": csim_seconds[True], "csim_plain": csim_seconds[False],
+    }
