@@ -137,8 +137,9 @@ def read_buffer(ptr: int, dtype: DType, shape: tuple[int, ...]) -> np.ndarray:
         return np.zeros(shape, dtype=store)
     if not ptr:
         raise APIError(f"read_buffer: null pointer for {count} {dtype.name} elements")
-    raw = ctypes.string_at(ptr, count * store.itemsize)
-    return np.frombuffer(raw, dtype=store).reshape(shape).copy()
+    # one copy, straight out of the native buffer (string_at would make a second)
+    raw = (ctypes.c_char * (count * store.itemsize)).from_address(ptr)
+    return np.frombuffer(raw, dtype=store, count=count).reshape(shape).copy()
 
 
 # ---- compilation -------------------------------------------------------------------------
