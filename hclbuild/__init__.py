@@ -12,6 +12,7 @@ from typing import Any
 
 from hclbuild.errors import (
     APIError,
+    BoundsError,
     CompileError,
     ConfigError,
     DTypeError,
@@ -70,7 +71,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "APIError", "Array", "CompileError", "ConfigError", "DTypeError", "Fixed", "Float", "HCLError",
+    "APIError", "Array", "BoundsError", "CompileError", "ConfigError", "DTypeError", "Fixed", "Float", "HCLError",
     "HCLNotImplementedError", "Int", "MLIRLimitationError", "Partition", "Schedule", "Stage",
     "StageFunction", "ToolError", "UFixed", "UInt", "abs", "and_", "asarray", "bitcast", "break_", "build",
     "cast", "cast_np", "const_tensor", "copy",

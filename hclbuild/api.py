@@ -17,13 +17,16 @@ def lower(schedule: Schedule, name: str | None = None, **_: Any) -> Any:
 
 
 def build(schedule: Schedule, target: Any = None, name: str | None = None, checked_division: bool = True,
-          **_: Any) -> Any:
+          checked_bounds: bool = True, **_: Any) -> Any:
     """hcl.build(s, target=None|"llvm"|"vhls"|hcl.Platform): a callable (LLVM JIT), the Vitis HLS
     C++ text, or what the platform's mode asks for (hclbuild/platform.py).
 
     With `checked_division` (the default) the callable raises hclbuild.errors.DivisionError naming
     the function and stage when an integer division meets a zero divisor (or the most negative
     value divided by -1) instead of letting the process die of SIGFPE; False drops the checks.
+    With `checked_bounds` (the default) an access outside a tensor's shape is skipped (a load reads
+    0) and the call raises hclbuild.errors.BoundsError naming the stage, tensor and subscript,
+    where HeteroCL read or wrote past the buffer (heap corruption, a signal); False drops them.
     """
     from hclbuild.compiler.pipeline import compile_schedule
 
@@ -51,11 +54,16 @@ def build(schedule: Schedule, target: Any = None, name: str | None = None, check
     top = _top_func(design)
     with design.module.context:
         signature = signature_of(top)
-    probe = None
+    divisions, bounds = [], []
     if checked_division:
         from hclbuild.compiler.passes.checked_division import check_divisions
 
-        probe = _division_probe(check_divisions(design.module))
+        divisions = check_divisions(design.module)
+    if checked_bounds:
+        from hclbuild.compiler.passes.bounds_check import bounds_check
+
+        bounds = bounds_check(design.module)
+    probe = _check_probe(divisions, bounds)
     ir_text = lower_to_llvm_ir(design.module)
     from hclbuild.host_args import HostFunction
 
@@ -63,17 +71,25 @@ def build(schedule: Schedule, target: Any = None, name: str | None = None, check
     return HostFunction(function, list(schedule.inputs) + list(schedule.outputs))
 
 
-def _division_probe(checks: list[Any]) -> Any:
-    """The probe handler of a checked build: a division check that fires raises DivisionError."""
+def _check_probe(divisions: list[Any], bounds: list[Any]) -> Any:
+    """The probe handler of a checked build: a division or bounds check that fires raises its error."""
+    from hclbuild.compiler.passes.bounds_check import PHASE_OUT_OF_BOUNDS
     from hclbuild.compiler.passes.checked_division import PHASE_DIVISION
-    from hclbuild.errors import DivisionError
+    from hclbuild.errors import BoundsError, DivisionError
 
-    def probe(check: int, phase: int, kind: int, _: int) -> None:
+    def probe(check: int, phase: int, kind: int, index: int) -> None:
+        # raised once native code returns (runtime.llvm keeps the first until then)
         if phase == PHASE_DIVISION:
-            # raised once native code returns (runtime.llvm keeps it until then)
-            raise DivisionError(checks[check].message(kind))
+            raise DivisionError(divisions[check].message(kind))
+        if phase == PHASE_OUT_OF_BOUNDS:
+            info = bounds[check]
+            where = f"stage {info.stage}" if info.stage else f"function {info.function}"
+            signed = index - (1 << 64) if index >= 1 << 63 else index
+            verb = "reads" if info.kind == "load" else "writes"
+            raise BoundsError(f"{where} {verb} {info.tensor} outside its shape {info.shape}: "
+                              f"subscript {kind} is {signed}")
 
-    return probe if checks else None
+    return probe if divisions or bounds else None
 
 
 def _rename_reserved_top(design: Any) -> None:

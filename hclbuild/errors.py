@@ -35,6 +35,10 @@ class DivisionError(HCLError, ArithmeticError):
     """A kernel run divided by zero (or the most negative integer by -1); the message names the stage."""
 
 
+class BoundsError(HCLError, IndexError):
+    """A kernel run indexed a tensor outside its shape; the message names the stage, tensor and subscript."""
+
+
 class HCLNotImplementedError(HCLError, NotImplementedError):
     """A documented feature that hclbuild does not implement yet; the message names it."""
 

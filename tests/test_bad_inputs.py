@@ -59,6 +59,12 @@ SNIPPETS: dict[str, tuple[str, str]] = {
     "too many subscripts": ("A = hcl.placeholder((4,), 'A')\n"
                             "hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i, 0], name='C'))",
                             "tensor 'A' has 1 dimensions, indexed with 2"),
+    "too few subscripts in arithmetic": ("B = hcl.placeholder((4, 4), 'B')\n"
+                                         "hcl.create_schedule([B], lambda B: hcl.compute((4,), lambda i: B[i] + 1, "
+                                         "name='C'))", "tensor 'B' has 2 dimensions, indexed with 1 in 'add'"),
+    "too few subscripts as a value": ("B = hcl.placeholder((4, 4), 'B')\n"
+                                      "hcl.create_schedule([B], lambda B: hcl.compute((4,), lambda i: B[i], name='C'))",
+                                      "tensor 'B' has 2 dimensions, indexed with 1: index every dimension"),
     "inputs not placeholders": ("hcl.create_schedule([1, 2], lambda a, b: None)",
                                 "create_schedule: inputs must be a list of hcl.placeholder tensors"),
     "algorithm returns a number": ("A = hcl.placeholder((4,), 'A'); hcl.create_schedule([A], lambda A: 5)",

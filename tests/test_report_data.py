@@ -446,3 +446,20 @@ def test_rtl_ports_of_hand_written_reports(tmp_path):
     assert parse_rtl_ports(odd) == [RtlPort("a_q0", None, None, None, "in", None)]  # nameless entry skipped
     with pytest.raises(ToolError, match="lists no RTL ports"):
         parse_rtl_ports(FLAT_DATAFLOW)
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("<project/>", "root element <project>, expected <profile>"),
+        ("<profile><Something/></profile>",
+         "<profile> has none of ReportVersion, UserAssignments, PerformanceEstimates, AreaEstimates"),
+    ],
+    ids=["other-root", "profile-without-sections"],
+)
+def test_a_non_csynth_xml_says_what_is_wrong_with_it(tmp_path, content, reason):
+    path = tmp_path / "odd.xml"
+    path.write_text(content)
+    with pytest.raises(ToolError) as info:
+        parse_csynth_xml(path)
+    assert str(info.value) == f"{path}: not an HLS csynth report ({reason})"

@@ -359,12 +359,15 @@ def as_expr(value: object, like: DType | None = None) -> Expr:
     """A DSL expression for value: Exprs stay, Python numbers become Const of `like` or a default."""
     if isinstance(value, Expr):
         return value
-    from hclbuild.dsl.tensor import Tensor
+    from hclbuild.dsl.tensor import Tensor, TensorSlice
 
     if isinstance(value, Tensor):
         if value.is_scalar:
             return value.v
         raise APIError(f"tensor {value.name!r} used as a value: index it, e.g. {value.name}[i]")
+    if isinstance(value, TensorSlice):
+        raise APIError(f"tensor {value.tensor.name!r} has {len(value.tensor.shape)} dimensions, indexed with "
+                       f"{len(value.prefix)}: index every dimension to reach an element")
     if isinstance(value, tuple) and like is not None and like.is_struct:
         from hclbuild.dsl.bits import pack_struct
 

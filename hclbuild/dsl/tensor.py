@@ -138,9 +138,20 @@ class TensorSlice:
         """The dimensions left to index (HeteroCL's TensorSlice.shape)."""
         return self.tensor.shape[len(self.prefix):]
 
+    def __repr__(self) -> str:
+        return f"TensorSlice({self.tensor.name!r}, {len(self.prefix)} of {len(self.tensor.shape)} indices)"
+
+    def _value(self, op: str) -> Expr:
+        tensor = self.tensor
+        raise APIError(f"tensor {tensor.name!r} has {len(tensor.shape)} dimensions, indexed with "
+                       f"{len(self.prefix)} in '{op}': index every dimension to reach an element")
+
+    def __bool__(self) -> bool:
+        return True
+
 
 def _scalar_operator(name: str) -> Any:
-    def operator(self: Tensor, *other: object) -> Any:
+    def operator(self: Tensor | TensorSlice, *other: object) -> Any:
         return getattr(self._value(name.strip("_")), name)(*other)
 
     operator.__name__ = name
@@ -156,3 +167,4 @@ for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__
               "__rlshift__", "__rshift__", "__rrshift__", "__invert__", "__lt__", "__le__", "__gt__",
               "__ge__"):
     setattr(Tensor, _name, _scalar_operator(_name))
+    setattr(TensorSlice, _name, _scalar_operator(_name))  # refused with the missing indices named

@@ -163,8 +163,10 @@ def parse_csynth_xml(path: str | Path) -> CsynthReport:
     """Parse a Vivado HLS / Vitis HLS csynth XML report (2018.3 .. 2024.1) into a CsynthReport."""
     path = Path(path)
     root = _load_xml(path)
-    if root.tag != "profile" or not any(root.find(name) is not None for name in _CSYNTH_SECTIONS):
+    if root.tag != "profile":
         raise ToolError(f"{path}: not an HLS csynth report (root element <{root.tag}>, expected <profile>)")
+    if not any(root.find(name) is not None for name in _CSYNTH_SECTIONS):
+        raise ToolError(f"{path}: not an HLS csynth report (<profile> has none of {', '.join(_CSYNTH_SECTIONS)})")
 
     unit = _text(root, "UserAssignments/unit") or "ns"
     overall = root.find("PerformanceEstimates/SummaryOfOverallLatency")
