@@ -5,11 +5,12 @@ arithmetic, comparisons, intrinsics, calls; bit access is in bits.py); ev dispat
 from __future__ import annotations
 
 import math as pymath
+from dataclasses import fields, is_dataclass
 from fractions import Fraction
 from typing import Any
 
 from mlir import ir
-from mlir.dialects import arith, func, math, memref
+from mlir.dialects import arith, func, math, memref, scf
 
 from hclbuild.compiler.builder.state import FunctionState, mlir_type
 from hclbuild.dsl import expr as E
@@ -132,14 +133,28 @@ class ExpressionLowering(FunctionState):
         return arith.CmpIOp(getattr(arith.CmpIPredicate, pred), lhs, rhs).result
 
     def expr_Logical(self, expr: E.Logical) -> ir.Value:
-        values = [self.ev(a) for a in expr.args]
+        # an operand after the first that reads memory, divides or calls is evaluated lazily
+        values = [self.ev(a) if k == 0 or expr.op == "not" or not _may_fault(a) else None
+                  for k, a in enumerate(expr.args)]
         if expr.op == "not":
             return arith.XOrIOp(values[0], self.int_const(1, UInt(1))).result
         combine = arith.AndIOp if expr.op == "and" else arith.OrIOp
         result = values[0]
-        for value in values[1:]:
-            result = combine(result, value).result
+        for arg, value in zip(expr.args[1:], values[1:]):
+            result = combine(result, value).result if value is not None else self._short_circuit(expr.op, result, arg)
         return result
+
+    def _short_circuit(self, op: str, decided: ir.Value, arg: E.Expr) -> ir.Value:
+        """C's && / ||: `arg` is evaluated only when `decided` leaves the answer open, so
+        `hcl.and_(j >= 0, A[j] > key)` never reads A[-1] (HeteroCL's insertion sort relies on it)."""
+        if_op = scf.IfOp(decided, [ir.IntegerType.get_signless(1)], has_else=True)
+        evaluated, fixed = (if_op.then_block, if_op.else_block) if op == "and" else (if_op.else_block,
+                                                                                     if_op.then_block)
+        with ir.InsertionPoint(evaluated):
+            scf.YieldOp([self.ev(arg)])
+        with ir.InsertionPoint(fixed):
+            scf.YieldOp([self.int_const(0 if op == "and" else 1, UInt(1))])
+        return if_op.results[0]
 
     def expr_Select(self, expr: E.Select) -> ir.Value:
         cond = self.ev(expr.cond)
@@ -173,3 +188,21 @@ class ExpressionLowering(FunctionState):
         results = [mlir_type(traced.ret_dtype)] if traced.ret_dtype is not None else []
         call = func.CallOp(results, ir.FlatSymbolRefAttr.get(traced.name), values)
         return call.results[0] if results else None
+
+
+def _may_fault(expr: E.Expr) -> bool:
+    """Whether evaluating expr reads a tensor, divides or calls: what C's && and || may skip."""
+    stack: list[Any] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (E.Load, E.Call, E.Reduce, E.ImperativeValue)):
+            return True
+        if isinstance(node, E.Binary) and node.op in ("div", "floordiv", "mod"):
+            return True
+        for f in fields(node) if is_dataclass(node) else ():
+            value = getattr(node, f.name)
+            if isinstance(value, E.Expr):
+                stack.append(value)
+            elif isinstance(value, tuple):
+                stack.extend(v for v in value if isinstance(v, E.Expr))
+    return False
