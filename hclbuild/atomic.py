@@ -68,7 +68,13 @@ def _alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
-    return True
+    # a killed writer whose parent died too stays a zombie until init reaps it (some container
+    # inits never do): kill(pid, 0) still succeeds, but it will write nothing more
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True  # no procfs (macOS): trust kill()
+    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
 def sweep_stale_temps(folder: str | Path) -> list[Path]:

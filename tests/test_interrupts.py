@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from hclbuild.tasks import SOURCES_STAMP
+
 REPO = Path(__file__).resolve().parents[1]
 
 KERNEL = '''
@@ -76,12 +78,20 @@ def files(root: Path) -> list[Path]:
 
 
 def tree(root: Path) -> dict[str, bytes]:
-    """Every file below build/ but doit's database; csim timings (in csim/ and reports/) dropped."""
+    """Every file below build/ but doit's database; csim timings (in csim/ and reports/) dropped.
+    A task plan (build/.plans/) is named by its project's absolute path: it counts by its content
+    but its folder and file stats; the sources stamp (a cache of file stats) is left out."""
     result = {}
     for path in sorted(files(root)):
         rel = path.relative_to(root / "build").as_posix()
         data = path.read_bytes()
-        if path.suffix == ".json" and rel.split("/")[1] in ("csim", "reports"):
+        if rel == SOURCES_STAMP:
+            continue
+        if rel.startswith(".plans/"):
+            rel = ".plans/" + path.name.rsplit("-", 1)[0]
+            plan = {k: v for k, v in json.loads(data).items() if k not in ("folder", "stats")}
+            data = json.dumps(plan, sort_keys=True).encode()
+        elif path.suffix == ".json" and rel.split("/")[1] in ("csim", "reports"):
             data = json.dumps(_without_timings(json.loads(data)), sort_keys=True).encode()
         result[rel] = data
     return result
