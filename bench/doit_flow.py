@@ -44,7 +44,7 @@ def resnet_incremental(work: Path) -> dict | None:
     if not (source / "kernel.py").is_file():
         return None
     work = work.resolve()
-    copy = work / "resnet_src"
+    copy = work / "resnet_src" / "resnet20"  # a project is named by its folder (the link's target)
     shutil.copytree(source, copy)
     root = make_tree(work / "resnet_flow", {"resnet20": copy})
     change = ("s[stage].pipeline(stage.axis[-1])\n        s.outline(stage)",
