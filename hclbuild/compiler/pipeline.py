@@ -24,6 +24,7 @@ def compile_schedule(schedule: Schedule) -> CompiledDesign:
     from hclbuild.compiler.builder import build_module
     from hclbuild.compiler.passes.constant_divisor import check_constant_divisors
     from hclbuild.compiler.passes.constant_subscript import check_constant_subscripts
+    from hclbuild.compiler.passes.stream import annotate_stream_arguments
     from hclbuild.compiler.passes.outline import outline_stages
     from hclbuild.compiler.passes.outline_axis import OutlineAxisPass
     from hclbuild.compiler.passes.verify import verify_module
@@ -45,6 +46,8 @@ def compile_schedule(schedule: Schedule) -> CompiledDesign:
         unify = [bool(r.unify) for r in schedule.outlines for _ in r.groups]
         if groups:
             outlined.extend(outline_stages(module, groups, unify=unify))
+        if any(isinstance(r, M.StreamTo) for r in schedule.memory):
+            annotate_stream_arguments(module)
         verify_module(module)
     return CompiledDesign(module, schedule.name, outlined)
 
@@ -58,6 +61,7 @@ def apply_memory_records(module: Any, schedule: Schedule) -> None:
     from hclbuild.compiler.passes.buffer_at import BufferAtPass
     from hclbuild.compiler.passes.compute_at import ComputeAtPass
     from hclbuild.compiler.passes.reuse_at import ReuseAtPass, fuse_fill_loops
+    from hclbuild.compiler.passes.stream import StreamPass
 
     for record in schedule.memory:
         if isinstance(record, M.ReuseAt):
@@ -72,7 +76,7 @@ def apply_memory_records(module: Any, schedule: Schedule) -> None:
             axis = schedule.stages[record.consumer].current_loop(record.axis)
             ComputeAtPass(record.producer, record.consumer, axis, record.tensor.name).run(module)
         else:
-            raise HCLNotImplementedError("s.to (streams) is not implemented")
+            StreamPass(record.tensor.name, record.src, record.dst, record.depth).run(module)
         if not module.operation.verify():
             raise CompileError(f"{type(record).__name__} produced invalid IR for {schedule.name!r}")
     if schedule.memory:

@@ -27,15 +27,16 @@ def signature_of(func_op: ir.Operation | ir.OpView) -> FunctionSignature:
             f"@{name}: {len(inputs)} arguments but {len(arg_names)} hcl.arg_names"
             f" and {len(arg_types)} hcl.arg_types"
         )
+    streams = _stream_directions(attributes, len(inputs), name)
     args = []
-    for arg_name, type_name, mlir_type in zip(arg_names, arg_types, inputs):
+    for arg_name, type_name, mlir_type, stream in zip(arg_names, arg_types, inputs, streams):
         dtype = _dtype(type_name, f"@{name} argument '{arg_name}'")
         if isinstance(mlir_type, ir.MemRefType):
             element, shape = mlir_type.element_type, tuple(_dim(dim) for dim in mlir_type.shape)
         else:
             element, shape = mlir_type, ()
         _check_element(dtype, element, f"@{name} argument '{arg_name}'")
-        args.append(ArgSpec(arg_name, dtype, shape))
+        args.append(ArgSpec(arg_name, dtype, shape, stream))
     results = list(function_type.results)
     if len(results) > 1:
         raise CompileError(
@@ -69,6 +70,16 @@ def _string_list(attributes: ir.OpAttributeMap, key: str, func_name: str) -> lis
         return [ir.StringAttr(item).value for item in ir.ArrayAttr(attributes[key])]
     except (ValueError, TypeError):
         raise CompileError(f"@{func_name}: {key} must be an array of strings") from None
+
+
+def _stream_directions(attributes: ir.OpAttributeMap, count: int, func_name: str) -> list[str]:
+    """"read"/"write"/"" per argument, from the optional hcl.arg_streams ("<direction>:<depth>")."""
+    if "hcl.arg_streams" not in attributes:
+        return [""] * count
+    entries = _string_list(attributes, "hcl.arg_streams", func_name)
+    if len(entries) != count or any(e and e.split(":")[0] not in ("read", "write") for e in entries):
+        raise CompileError(f"@{func_name}: hcl.arg_streams must hold one '' or '<read|write>:<depth>' per argument")
+    return [e.split(":")[0] if e else "" for e in entries]
 
 
 def _dtype(type_name: str, where: str) -> DType:

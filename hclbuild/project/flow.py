@@ -44,6 +44,7 @@ def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, A
     from hclbuild.compiler.passes.checked_division import check_divisions
     from hclbuild.compiler.passes.instrument import instrument_calls
     from hclbuild.compiler.passes.split_functions import function_modules
+    from hclbuild.compiler.passes.stream_check import stream_checks
     from hclbuild.compiler.pipeline import compile_schedule
     from hclbuild.compiler.signature import signature_of
     from hclbuild.compiler.to_llvm import lower_to_llvm_ir
@@ -70,6 +71,7 @@ def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, A
         # the reference runs an instrumented copy; the design module itself stays clean
         instrumented = ir.Module.parse(str(module))
         sites = instrument_calls(instrumented)
+        streams = stream_checks(instrumented)
         checks = bounds_check(instrumented)
         divisions = check_divisions(instrumented)
         ll_text = lower_to_llvm_ir(instrumented, run_once=True)
@@ -85,6 +87,7 @@ def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, A
         "probes": [site.to_json() for site in sites],
         "bounds": [check.to_json() for check in checks],
         "divisions": [check.to_json() for check in divisions],
+        "streams": [check.to_json() for check in streams],
         "inputs": [t.name for t in schedule.inputs],
         "outputs": [t.name for t in schedule.outputs],
     }
@@ -243,6 +246,7 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
                      model_fn: Any = None) -> dict[str, Any]:
     """run_reference with the kernel's inputs(rng) and model(*inputs) given as callables (or None)."""
     from hclbuild.project.golden import write_golden
+    from hclbuild.runtime.fifo import PHASE_STREAM_READ, PHASE_STREAM_WRITE, FifoReplay
     from hclbuild.runtime.llvm import JITModule, read_buffer
     from hclbuild.runtime.signature import FunctionSignature
 
@@ -258,6 +262,8 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
 
     out_of_bounds: list[tuple[int, int, int]] = []
     bad_divisions: list[tuple[int, int]] = []
+    fifos = FifoReplay(manifest.get("streams", []))
+    addresses: dict[tuple[int, int], int] = {}  # (site, argument) -> buffer address
 
     def probe(site: int, phase: int, argidx: int, ptr: int) -> None:
         if phase == 2:  # a bounds check fired: (check, dimension, index); the access was skipped
@@ -268,6 +274,10 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
             if not bad_divisions:
                 bad_divisions.append((site, argidx))
             return
+        if phase in (PHASE_STREAM_WRITE, PHASE_STREAM_READ):  # (check, phase, element, address)
+            fifos.event(site, phase, argidx, ptr)
+            return
+        addresses.setdefault((site, argidx), ptr)
         spec = sites[site]["args"][argidx]
         # the first call of a function is its golden case; later calls are not recorded
         key = (site, phase, argidx)
@@ -295,6 +305,9 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
     if bad_divisions:
         check, kind = bad_divisions[0]
         raise DivisionError(f"{name}: {manifest['divisions'][check]['messages'][kind]}")
+    stream_error = fifos.finish()
+    if stream_error is not None:
+        raise CsimError(f"{name}: {stream_error}")
     model_checked = _check_model(name, config, model_fn, signature, n_inputs, before, after)
 
     written: dict[str, int] = {}
@@ -311,13 +324,18 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
         if callee in written:
             continue  # the first call is the golden case
         ins, outs = {}, {}
+        streams = [spec.get("stream", "") for spec in manifest["signatures"][callee]["args"]]
         for k, arg in enumerate(site["args"]):
             if (site_id, 0, k) not in captured:
                 raise CsimError(f"{name}/{callee}: the reference run never reached call site {site_id}")
             dt = parse_dtype(arg["dtype"])
-            ins[arg["name"]] = (captured[(site_id, 0, k)], dt)
-            if arg["shape"]:
-                outs[arg["name"]] = (captured[(site_id, 1, k)], dt)
+            before_call, after_call = captured[(site_id, 0, k)], captured.get((site_id, 1, k))
+            if streams[k]:  # a stream's vector is its values in FIFO order
+                before_call = fifos.sequence(addresses[(site_id, k)], before_call)
+                after_call = fifos.sequence(addresses[(site_id, k)], after_call)
+            ins[arg["name"]] = (before_call, dt)
+            if arg["shape"] and streams[k] != "read":
+                outs[arg["name"]] = (after_call, dt)
         write_golden(layout.golden_dir(callee), ins, outs)
         written[callee] = site_id
     missing = [f for f in manifest["functions"] if f not in written]

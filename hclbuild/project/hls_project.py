@@ -85,6 +85,8 @@ class _TbArg:
     in_file: str
     out_file: str
     real_format: str
+    stream: str = ""  # "read": pushed into an hls::stream before the call; "write": popped after it
+    flat: str = ""  # C expression of the argument's elements as a flat array
 
 
 @lru_cache(maxsize=1)
@@ -141,7 +143,7 @@ def _shape_of(arg: ArgLike) -> tuple[int, ...]:
 
 
 def _tb_arg(name: str, var: str, c_type: str, dtype: DType, shape: tuple[int, ...], is_array: bool,
-            where: str) -> _TbArg:
+            where: str, stream: str = "") -> _TbArg:
     kind = _tb_kind(c_type, dtype, where)
     count = int(np.prod(shape)) if shape else 1
     dims_shape = shape if shape else (1,)
@@ -155,6 +157,8 @@ def _tb_arg(name: str, var: str, c_type: str, dtype: DType, shape: tuple[int, ..
         container=container_bytes(dtype), nbytes=count * container_bytes(dtype),
         in_file=vector_file("in", name), out_file=vector_file("out", name),
         real_format="%.9g" if dtype.bits == 32 else "%.17g",
+        stream=stream,
+        flat=f"{var}_values" if stream else f"reinterpret_cast<{c_type}*>(&{var})",
     )
 
 
@@ -217,11 +221,12 @@ def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, h
             raise CompileError(f"{where}: argument {arg.name}: {exc}") from None
         shape = _shape_of(arg)
         is_array = bool(arg.is_array)
+        stream = getattr(arg, "stream", "")
         _check_vector(where, golden_in, arg.name, dtype, shape, is_array, "input")
-        if is_array:
+        if is_array and stream != "read":
             _check_vector(where, golden_out, arg.name, dtype, shape, is_array, "output")
         tb_args.append(_tb_arg(arg.name, f"arg_{arg.name}", arg.c_type.strip(), dtype, shape, is_array,
-                               f"{where}: argument {arg.name}"))
+                               f"{where}: argument {arg.name}", stream))
 
     ret: _TbArg | None = None
     if ret_c_type.strip() != "void":
@@ -235,14 +240,15 @@ def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, h
         ret = _tb_arg(RETURN_NAME, "ret_value", ret_c_type.strip(), ret_dtype, (), False, f"{where}: return value")
 
     expected_in = [a.name for a in tb_args]
-    expected_out = [a.name for a in tb_args if a.dims] + ([RETURN_NAME] if ret else [])
+    # a stream the function reads is consumed by the call: only what it writes is compared
+    expected_out = [a.name for a in tb_args if a.dims and a.stream != "read"] + ([RETURN_NAME] if ret else [])
     for given, expected, what in ((golden_in, expected_in, "input"), (golden_out, expected_out, "output")):
         extra = [name for name in given if name not in expected]
         if extra:
             raise CompileError(f"{where}: golden {what} vectors {', '.join(extra)} match no argument "
                                f"(arguments: {', '.join(expected_in) or 'none'})")
 
-    outputs = [a for a in tb_args if a.dims] + ([ret] if ret else [])
+    outputs = [a for a in tb_args if a.dims and a.stream != "read"] + ([ret] if ret else [])
     ap_header = None
     if any(a.kind in ("ap", "words") for a in (*tb_args, *([ret] if ret else []))):
         uses_fixed = any(a.kind in ("ap", "words") and "fixed" in a.c_type
@@ -265,7 +271,8 @@ def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, h
     }
     testbench = render_template(
         "tb.cpp.j2", **values, args=tb_args, ret=ret, outputs=outputs, ap_header=ap_header,
-        call_args=", ".join(a.var for a in tb_args), call_result=f"{ret.var} = " if ret else "")
+        call_args=", ".join(a.var for a in tb_args), call_result=f"{ret.var} = " if ret else "",
+        read_streams=[a for a in tb_args if a.stream == "read"])
 
     ap_dir: str | None = None
     if needs_ap_include(cpp_text, header_text, testbench):

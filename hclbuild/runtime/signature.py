@@ -12,11 +12,16 @@ from hclbuild.errors import APIError
 
 @dataclass(frozen=True)
 class ArgSpec:
-    """One function argument: a memref of `shape` (-1 = dynamic) or a scalar (shape ())."""
+    """One function argument: a memref of `shape` (-1 = dynamic) or a scalar (shape ()).
+
+    `stream` is "read" or "write" for a memref the function takes as an hls::stream (the
+    sequence of its elements, in FIFO order), "" otherwise.
+    """
 
     name: str
     dtype: DType
     shape: tuple[int, ...]
+    stream: str = ""
 
     def __post_init__(self) -> None:
         # callers pass lists from JSON or MLIR; a tuple keeps the spec hashable and comparable
@@ -27,8 +32,11 @@ class ArgSpec:
         return self.shape == ()
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict: {"name", "dtype" (dtype name), "shape" (list)}."""
-        return {"name": self.name, "dtype": self.dtype.name, "shape": list(self.shape)}
+        """A JSON-ready dict: {"name", "dtype" (dtype name), "shape" (list)}, plus "stream" when set."""
+        data: dict[str, Any] = {"name": self.name, "dtype": self.dtype.name, "shape": list(self.shape)}
+        if self.stream:
+            data["stream"] = self.stream
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | str) -> ArgSpec:
@@ -36,7 +44,8 @@ class ArgSpec:
         if isinstance(data, str):
             data = json.loads(data)
         try:
-            return cls(str(data["name"]), parse_dtype(data["dtype"]), tuple(data["shape"]))
+            return cls(str(data["name"]), parse_dtype(data["dtype"]), tuple(data["shape"]),
+                       str(data.get("stream", "")))
         except (KeyError, TypeError) as err:
             raise APIError(f"ArgSpec.from_json: malformed argument spec {data!r} ({err})") from None
 

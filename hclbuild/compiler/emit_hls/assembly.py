@@ -53,7 +53,7 @@ def c_signature(func_op: ir.Operation | ir.OpView, function_names: set[str] | No
         taken.add(c_name)
         if isinstance(mlir_type, ir.MemRefType):
             shape = memref_shape(mlir_type, f"@{name} argument '{spec.name}'")
-            args.append(CArg(c_name, c_type(spec.dtype), spec.dtype.name, shape, True))
+            args.append(CArg(c_name, c_type(spec.dtype), spec.dtype.name, shape, True, spec.stream))
         else:
             args.append(CArg(c_name, c_type(spec.dtype), spec.dtype.name, (), False))
     if signature.ret is None:
@@ -155,6 +155,8 @@ def _include_lines(code: str) -> list[str]:
         lines.append('#include "ap_int.h"')
     if uses_ap_fixed:
         lines.append('#include "ap_fixed.h"')
+    if "hls::stream<" in code:
+        lines.append('#include "hls_stream.h"')
     return lines
 
 

@@ -42,9 +42,12 @@ class CArg:
     dtype: str
     shape: tuple[int, ...]
     is_array: bool
+    stream: str = ""  # "read" | "write": an hls::stream of the array's elements, in FIFO order
 
     def declaration(self) -> str:
-        """`float A[16][22]` or `int32_t x`."""
+        """`float A[16][22]`, `int32_t x` or `hls::stream<int32_t> &B`."""
+        if self.stream:
+            return f"hls::stream<{self.c_type}> &{self.name}"
         dims = "".join(f"[{dim}]" for dim in self.shape) if self.is_array else ""
         return f"{self.c_type} {self.name}{dims}"
 

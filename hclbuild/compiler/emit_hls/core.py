@@ -17,6 +17,7 @@ from mlir import ir
 
 from hclbuild.compiler.emit_hls.c_types import CArg, CSignature, CType, Names, const_view, ctype_of
 from hclbuild.compiler.hls_types import c_type
+from hclbuild.compiler.passes.stream import stream_depth
 from hclbuild.dsl.types import DType, parse_dtype
 from hclbuild.errors import CompileError
 
@@ -53,6 +54,7 @@ class Memory:
     dtype: DType
     rank: int
     read_only: bool = False  # a static const array (hcl.const_tensor)
+    stream: bool = False  # an hls::stream: loads are read(), stores write()
 
     @property
     def c_type(self) -> str:
@@ -227,7 +229,7 @@ class EmitterCore:
         dtype = parse_dtype(arg.dtype)
         if arg.is_array:
             rank = len(ir.MemRefType(value.type).shape)
-            self.memories[value] = Memory(arg.name, dtype, rank)
+            self.memories[value] = Memory(arg.name, dtype, rank, stream=bool(arg.stream))
             return
         ctype = ctype_of(value.type, dtype.is_signed)
         if arg.c_type == ctype.spelling or not has_uses(value):
@@ -280,12 +282,22 @@ def _dead_ops(func: ir.Operation) -> set[ir.Operation]:
     dead: set[ir.Operation] = set()
     for op in reversed(list(walk(func))):
         pure = op.name.startswith(_PURE_DIALECTS) or op.name in _PURE_OPS
-        if not pure or not len(op.results):
-            continue
+        if not pure or not len(op.results) or (op.name == "memref.load" and stream_depth(op.operands[0])):
+            continue  # a stream load is a read(): it takes a value from the FIFO, used or not
         if all(
-            use.owner.operation in dead or use.owner.name == "memref.dealloc"
+            use.owner.operation in dead or use.owner.name == "memref.dealloc" or _stream_subscript(use)
             for r in op.results
             for use in r.uses
         ):
             dead.add(op)
     return dead
+
+
+def _stream_subscript(use: ir.OpOperand) -> bool:
+    """A subscript of a stream access: read() and write() take none, so it is not computed."""
+    owner = use.owner
+    if owner.name == "memref.load":
+        return use.operand_number >= 1 and stream_depth(owner.operands[0]) is not None
+    if owner.name == "memref.store":
+        return use.operand_number >= 2 and stream_depth(owner.operands[1]) is not None
+    return False

@@ -20,8 +20,9 @@ from hclbuild.compiler.emit_hls.c_types import (
     unique,
 )
 from hclbuild.compiler.emit_hls.core import Carried, EmitterCore, Handler, Memory, Scalar, has_uses
-from hclbuild.compiler.emit_hls.pragmas import buffer_pragmas, loop_pragmas
+from hclbuild.compiler.emit_hls.pragmas import buffer_pragmas, loop_pragmas, stream_pragmas
 from hclbuild.compiler.hls_types import c_type
+from hclbuild.compiler.passes.stream import stream_depth
 from hclbuild.dsl.types import parse_dtype
 
 _STORES = frozenset({"memref.store", "affine.store"})
@@ -45,6 +46,13 @@ class MemoryLoopOps(EmitterCore):
         else:
             dtype = default_dtype(memref_type.element_type, where)
         name = self.names.fresh(base)
+        depth = stream_depth(result)
+        if depth is not None:
+            self._line(f"hls::stream<{c_type(dtype)}> {name};")
+            for pragma in stream_pragmas(name, depth):
+                self._line(pragma)
+            self.memories[result] = Memory(name, dtype, len(memref_type.shape), stream=True)
+            return
         self._line(f"{c_type(dtype)} {name}{''.join(f'[{dim}]' for dim in shape)};")
         for pragma in buffer_pragmas(attributes, name, len(shape), where):
             self._line(pragma)
@@ -82,7 +90,10 @@ class MemoryLoopOps(EmitterCore):
 
     def _load(self, op: ir.Operation) -> None:
         memory = self._memory(op.operands[0])
-        element = f"{memory.name}{self._subscripts(op, memory, list(op.operands)[1:])}"
+        if memory.stream:  # FIFO order: the reference run checked that this is the element read
+            element = f"{memory.name}.read()"
+        else:
+            element = f"{memory.name}{self._subscripts(op, memory, list(op.operands)[1:])}"
         result = op.results[0]
         ctype = ctype_of(result.type, memory.dtype.is_signed)
         if memory.dtype.is_fixed:
@@ -92,6 +103,9 @@ class MemoryLoopOps(EmitterCore):
     def _store(self, op: ir.Operation) -> None:
         value = op.operands[0]
         memory = self._memory(op.operands[1])
+        if memory.stream:
+            self._stream_write(memory, value)
+            return
         element = f"{memory.name}{self._subscripts(op, memory, list(op.operands)[2:])}"
         if memory.dtype.is_fixed:
             element = f"{element}.range({memory.dtype.bits - 1}, 0)"
@@ -99,6 +113,20 @@ class MemoryLoopOps(EmitterCore):
         constant = value in self.values and self._scalar(value).const is not None
         signed = memory.dtype.is_signed if memory.dtype.is_integral_bits and constant else None
         self._line(f"{element} = {self._view(value, signed)};")
+
+    def _stream_write(self, memory: Memory, value: ir.Value) -> None:
+        """`B.write(v)`; fixed-point values are raw bits, written through an ap_fixed local."""
+        constant = value in self.values and self._scalar(value).const is not None
+        signed = memory.dtype.is_signed if memory.dtype.is_integral_bits and constant else None
+        text = self._view(value, signed)
+        if memory.dtype.is_fixed:
+            temp = self._temp()
+            self._line(f"{memory.c_type} {temp};")
+            self._line(f"{temp}.range({memory.dtype.bits - 1}, 0) = {text};")
+            text = temp
+        elif constant:
+            text = f"({memory.c_type}){text}"
+        self._line(f"{memory.name}.write({text});")
 
     def _affine_apply(self, op: ir.Operation) -> None:
         affine_map = ir.AffineMapAttr(op.attributes["map"]).value
@@ -330,6 +358,9 @@ class MemoryLoopOps(EmitterCore):
     def _call_argument(self, op: ir.Operation, param: CArg, value: ir.Value) -> str:
         if param.is_array:
             memory = self._memory(value)
+            if memory.stream != bool(param.stream):
+                kinds = ("stream", "array") if memory.stream else ("array", "stream")
+                raise self._fail(op, f"passes {kinds[0]} '{memory.name}' as {kinds[1]} '{param.name}'")
             if memory.c_type != param.c_type:
                 raise self._fail(
                     op, f"passes {memory.c_type} array '{memory.name}' as {param.c_type} '{param.name}'"

@@ -35,6 +35,11 @@ def buffer_pragmas(attributes: ir.OpAttributeMap, name: str, rank: int, where: s
     return _partition_pragmas(name, partitions, rank, where)
 
 
+def stream_pragmas(name: str, depth: int) -> list[str]:
+    """The pragma following the declaration of a local hls::stream: its FIFO depth."""
+    return [f"#pragma HLS stream variable={name} depth={depth}"]
+
+
 def loop_pragmas(op: ir.Operation) -> list[str]:
     """The pragmas opening a loop body: pipeline, unroll, dataflow."""
     attributes = op.attributes

@@ -62,7 +62,8 @@ def is_loop_variable(value: ir.Value) -> bool:
     if not isinstance(value, ir.BlockArgument):
         return False
     owner = value.owner.owner
-    return owner is not None and owner.name in _LOOPS and value.arg_number == 0
+    # .operation: an OpView's `name` can be an attribute (a func.func's sym_name), not its op name
+    return owner is not None and owner.operation.name in _LOOPS and value.arg_number == 0
 
 
 def linear(value: ir.Value, symbol: Callable[[ir.Value], bool] | None = None) -> Linear | None:

@@ -78,12 +78,12 @@ def _describe(top: ir.Operation, value: ir.Value, fallback: str) -> tuple[str, s
     if isinstance(value.type, ir.MemRefType):
         if isinstance(value, ir.BlockArgument):
             name = ir.StringAttr(ir.ArrayAttr(top.attributes["hcl.arg_names"])[value.arg_number]).value
-            parts = top.attributes["hcl.arg_partitions"] if "hcl.arg_partitions" in top.attributes else None
+            parts = top.attributes.get("hcl.arg_partitions", None)
             partitions = ir.ArrayAttr(parts)[value.arg_number] if parts is not None else None
             return name, memref_dtype(top, value), partitions
         attrs = value.owner.attributes
         name = ir.StringAttr(attrs["name"]).value if "name" in attrs else fallback
-        return name, memref_dtype(top, value), attrs["hcl.partition"] if "hcl.partition" in attrs else None
+        return name, memref_dtype(top, value), attrs.get("hcl.partition", None)
     if is_loop_variable(value):
         return loop_name(value.owner.owner) or fallback, "index", None
     return fallback, dtype_of_type(value.type), None

@@ -1,0 +1,156 @@
+"""s.to(tensor, s[consumer]): a tensor between two stages becomes a FIFO (hls::stream).
+
+In the IR a stream stays a memref, so every pass and the LLVM lowering see plain memory; the
+alloc carries `hcl.stream = <depth>` and the contract is FIFO order: the k-th load of the stream
+reads the element of the k-th store (the reference run checks it, passes/stream_check.py), so
+reading the memory at the load's subscript gives what `stream.read()` gives in C++.
+
+`mark_stream` (before outlining) checks that only the producer stage stores into the tensor and
+only the consumer stage loads from it, and marks the alloc. `annotate_stream_arguments` (after
+outlining) marks every function argument a stream is passed to, in `hcl.arg_streams`
+("read:<depth>" / "write:<depth>", "" for other arguments), following calls into callees, and
+makes each function that holds a stream alloc a dataflow region (its stages, or the calls of its
+outlined functions, are the processes the streams connect).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+
+from hclbuild.compiler.passes.affine_access import body_block, body_ops, memref_named, walk
+from hclbuild.compiler.passes.outline import callee_name, find_top_function, functions, symbol_name
+from hclbuild.errors import APIError, CompileError
+
+STREAM_ATTR = "hcl.stream"
+ARG_STREAMS_ATTR = "hcl.arg_streams"
+
+
+def _stage_name(op: ir.Operation) -> str:
+    return ir.StringAttr(op.attributes["op_name"]).value if "op_name" in op.attributes else op.name
+
+
+def mark_stream(module: ir.Module, tensor: str, producer: str, consumer: str, depth: int) -> None:
+    """Mark `tensor` of the top function as a stream from stage `producer` to stage `consumer`."""
+    with module.context, ir.Location.unknown():
+        top = find_top_function(module, "s.to")
+        buffer = memref_named(top, tensor)
+        if buffer is None or isinstance(buffer, ir.BlockArgument):
+            raise APIError(f"s.to: {tensor!r} is not a tensor between two stages of @{symbol_name(top)}")
+        for op in body_ops(body_block(top)):
+            if op.name == "memref.alloc":
+                continue
+            stage = _stage_name(op)
+            for inner in walk(op):
+                if inner.name == "memref.store" and inner.operands[1] == buffer and stage != producer:
+                    raise APIError(f"s.to: stage {stage!r} writes stream {tensor!r}; only its producer "
+                                   f"{producer!r} may")
+                if inner.name == "memref.load" and inner.operands[0] == buffer and stage != consumer:
+                    raise APIError(f"s.to: stage {stage!r} reads stream {tensor!r}; only its consumer "
+                                   f"{consumer!r} may (a stream is read once, in order)")
+                other = inner.name not in ("memref.load", "memref.store") and any(v == buffer for v in inner.operands)
+                if other and (inner.name != "func.call" or stage not in (producer, consumer)):
+                    raise APIError(f"s.to: stage {stage!r} uses stream {tensor!r} through {inner.name}")
+        buffer.owner.attributes[STREAM_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), depth)
+
+
+def stream_depth(value: ir.Value) -> int | None:
+    """The depth of a stream alloc or argument, None for plain memory."""
+    if isinstance(value, ir.OpResult) and STREAM_ATTR in value.owner.attributes:
+        return ir.IntegerAttr(value.owner.attributes[STREAM_ATTR]).value
+    if isinstance(value, ir.BlockArgument):
+        fn = value.owner.owner
+        fn = fn.operation if fn is not None else None  # (an OpView's `name` is a func's sym_name)
+        if fn is not None and fn.name == "func.func" and ARG_STREAMS_ATTR in fn.attributes:
+            entry = ir.StringAttr(ir.ArrayAttr(fn.attributes[ARG_STREAMS_ATTR])[value.arg_number]).value
+            return int(entry.split(":")[1]) if entry else None
+    return None
+
+
+def _direction(fn: ir.Operation, arg: ir.Value, entries: dict[str, list[str]]) -> str:
+    """"read" or "write": what `fn` does with stream argument `arg` (never both)."""
+    kinds = set()
+    for op in walk(fn):
+        if op.name == "memref.load" and op.operands[0] == arg:
+            kinds.add("read")
+        elif op.name == "memref.store" and op.operands[1] == arg:
+            kinds.add("write")
+        elif op.name == "func.call":
+            for k, operand in enumerate(op.operands):
+                if operand == arg:
+                    callee = entries.get(callee_name(op))
+                    if callee is not None and callee[k]:
+                        kinds.add(callee[k].split(":")[0])
+    name = ir.StringAttr(ir.ArrayAttr(fn.attributes["hcl.arg_names"])[arg.arg_number]).value
+    if len(kinds) > 1:
+        raise APIError(f"s.to: @{symbol_name(fn)} both reads and writes stream argument {name!r}")
+    if not kinds:
+        raise CompileError(f"s.to: @{symbol_name(fn)} takes stream {name!r} but never reads or writes it")
+    return kinds.pop()
+
+
+def annotate_stream_arguments(module: ir.Module) -> None:
+    """hcl.arg_streams on every function a stream reaches; dataflow on every function holding one."""
+    with module.context, ir.Location.unknown():
+        fns = {symbol_name(f): f for f in functions(module) if len(f.regions[0].blocks)}
+        entries: dict[str, list[str]] = {n: [""] * len(list(body_block(f).arguments)) for n, f in fns.items()}
+        calls = [(name, op) for name, fn in fns.items() for op in walk(fn)
+                 if op.name == "func.call" and callee_name(op) in fns]
+        changed = True
+        while changed:  # a stream passed on by a callee reaches the callee's callees next round
+            changed = False
+            for name, op in calls:
+                callee = callee_name(op)
+                for k, operand in enumerate(op.operands):
+                    depth = _depth_in(operand, name, entries)
+                    if depth is not None and not entries[callee][k]:
+                        entries[callee][k] = f"?:{depth}"
+                        changed = True
+            for name, fn in fns.items():
+                for k, entry in enumerate(entries[name]):
+                    if entry.startswith("?:"):
+                        direction = _direction(fn, body_block(fn).arguments[k], entries)
+                        entries[name][k] = f"{direction}:{entry[2:]}"
+                        changed = True
+        for name, op in calls:
+            callee = callee_name(op)
+            for k, operand in enumerate(op.operands):
+                if entries[callee][k] and _depth_in(operand, name, entries) is None:
+                    raise APIError(f"s.to: @{callee} takes a stream as argument {k} from one call and an "
+                                   f"array from @{name} (a shared function cannot take both)")
+        for name, fn in fns.items():
+            if any(entries[name]):
+                fn.attributes[ARG_STREAMS_ATTR] = ir.ArrayAttr.get([ir.StringAttr.get(e) for e in entries[name]])
+            if any(op.name == "memref.alloc" and STREAM_ATTR in op.attributes for op in body_ops(body_block(fn))):
+                fn.attributes["dataflow"] = ir.UnitAttr.get()
+
+
+def _depth_in(value: ir.Value, fn_name: str, entries: dict[str, list[str]]) -> int | None:
+    if isinstance(value, ir.OpResult) and STREAM_ATTR in value.owner.attributes:
+        return ir.IntegerAttr(value.owner.attributes[STREAM_ATTR]).value
+    if isinstance(value, ir.BlockArgument) and value.owner.owner is not None and \
+            value.owner.owner.operation.name == "func.func":
+        entry = entries[fn_name][value.arg_number]
+        return int(entry.split(":")[1]) if entry else None
+    return None
+
+
+@dataclass(frozen=True)
+class StreamPass:
+    """Pass form of `mark_stream`."""
+
+    name: ClassVar[str] = "stream"
+    tensor: str
+    producer: str
+    consumer: str
+    depth: int
+
+    def run(self, module: ir.Module) -> None:
+        """Mark the tensor as a stream (in place)."""
+        mark_stream(module, self.tensor, self.producer, self.consumer, self.depth)
+
+
+__all__ = ["ARG_STREAMS_ATTR", "STREAM_ATTR", "StreamPass", "annotate_stream_arguments", "mark_stream",
+           "stream_depth"]

@@ -1,0 +1,84 @@
+"""Replay the stream probes of a reference run as FIFOs (see compiler/passes/stream_check.py).
+
+A stream is a memref in the IR; HLS reads it as hls::stream. The two agree exactly when every
+read takes the oldest value written and not yet read, so the reference run records each write's
+element index per buffer and checks each read against it. The write order is also the sequence
+the stream carries: what a testbench pushes into or pops out of an hls::stream argument.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+import numpy as np
+
+PHASE_STREAM_WRITE = 4  # 2 and 3: bounds and division checks
+PHASE_STREAM_READ = 5
+
+
+def _element(flat: int, shape: tuple[int, ...]) -> str:
+    return ", ".join(str(int(i)) for i in np.unravel_index(flat, shape)) if shape else str(flat)
+
+
+class FifoReplay:
+    """The FIFO of every stream buffer of one run, fed by the probe callback."""
+
+    def __init__(self, checks: list[dict[str, Any]]):
+        self.checks = checks
+        self.pending: dict[int, deque[tuple[int, int]]] = {}  # address -> (element, write check)
+        self.orders: dict[int, list[int]] = {}  # address -> elements in write order
+        self.writers: dict[int, int] = {}  # address -> the check of its first write
+        self.first_error: str | None = None
+
+    def event(self, check: int, phase: int, element: int, address: int) -> None:
+        """One probe: a write appends, a read must take the oldest pending element."""
+        info = self.checks[check]
+        fifo = self.pending.setdefault(address, deque())
+        if phase == PHASE_STREAM_WRITE:
+            fifo.append((element, check))
+            self.orders.setdefault(address, []).append(element)
+            self.writers.setdefault(address, check)
+            return
+        if self.first_error is not None:
+            return
+        shape = tuple(info["shape"])
+        where = f"stage {info['stage']} reads stream {info['tensor']}[{_element(element, shape)}]"
+        if not fifo:
+            written = len(self.orders.get(address, []))
+            self.first_error = (f"{where} but the FIFO is empty: its producer wrote {written} values and all "
+                                "were read (a stream is read once per value written)")
+        elif fifo[0][0] != element:
+            expected, writer = fifo[0]
+            self.first_error = (f"{where} out of order: the next value in the FIFO is "
+                                f"{info['tensor']}[{_element(expected, shape)}], as stage "
+                                f"{self.checks[writer]['stage']} wrote them (read in the order written)")
+        else:
+            fifo.popleft()
+
+    def finish(self) -> str | None:
+        """The first error of the run, including values written and never read."""
+        if self.first_error is not None:
+            return self.first_error
+        for address, order in self.orders.items():
+            fifo = self.pending[address]
+            info = self.checks[self.writers[address]]
+            if fifo:
+                return (f"stage {info['stage']} writes {len(order)} values into stream {info['tensor']} but "
+                        f"only {len(order) - len(fifo)} are read; every value written into a stream must be read")
+            count = int(np.prod(info["shape"]))
+            if len(order) != count or len(set(order)) != count:
+                return (f"stage {info['stage']} writes {len(order)} values into stream {info['tensor']} of "
+                        f"{count} elements; a stream carries each element once")
+        return None
+
+    def sequence(self, address: int, values: np.ndarray) -> np.ndarray:
+        """`values` (the stream's memory, in its shape) in the order they went through the FIFO."""
+        order = self.orders.get(address)
+        flat = values.reshape(-1)
+        if order is None or len(order) != flat.size:
+            return values  # nothing went through (finish() reports a stream that is not whole)
+        return flat[np.asarray(order)].reshape(values.shape)
+
+
+__all__ = ["PHASE_STREAM_READ", "PHASE_STREAM_WRITE", "FifoReplay"]
