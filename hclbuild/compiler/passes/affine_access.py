@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from mlir import ir
 from mlir.dialects import arith, memref, scf
 
-from hclbuild.errors import APIError
+from hclbuild.errors import APIError, HCLNotImplementedError
 
 _PASS_THROUGH = frozenset({"arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci"})
 _LOOPS = frozenset({"affine.for", "scf.for"})
@@ -383,3 +383,22 @@ def memrefs_touched(root: ir.Operation) -> tuple[set[ir.Value], set[ir.Value]]:
 def symbols_of(found: list[Access]) -> set[ir.Value]:
     """The non-loop-variable terms (symbols) of the accesses' subscripts."""
     return {v for a in found for f in a.forms if f is not None for v in f.terms if not is_loop_variable(v)}
+
+
+def access_ranges(found: list[Access], outer: set[ir.Value], extents: dict[ir.Value, int], what: str,
+                  tensor: str, stage: str) -> list[tuple[Linear, int, int]]:
+    """Per dimension of `tensor`: the part of its subscripts fixed by the `outer` loops (the same in
+    every access) and the (low, high) range the other loops and the constants add to it."""
+    ranges = []
+    for d in range(len(found[0].forms)):
+        forms = [a.forms[d] for a in found]
+        if any(f is None or any(v not in outer and v not in extents for v in f.terms) for f in forms):
+            raise HCLNotImplementedError(f"{what}: subscript {d} of an access of {tensor!r} in stage {stage!r} "
+                                         "is not an affine function of its loops")
+        fixed = [f.only(outer) for f in forms]
+        if any(not o.same_terms(fixed[0]) for o in fixed):
+            raise HCLNotImplementedError(f"{what}: the accesses of {tensor!r} in stage {stage!r} differ in "
+                                         f"subscript {d} by more than the loops inside the chosen one")
+        spans = [value_range(f.without(outer), extents) for f in forms]
+        ranges.append((fixed[0], min(r[0] for r in spans), max(r[1] for r in spans)))
+    return ranges

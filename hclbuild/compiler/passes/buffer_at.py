@@ -19,6 +19,7 @@ from mlir.dialects import affine, memref
 
 from hclbuild.compiler.passes.affine_access import (
     Linear,
+    access_ranges,
     accesses,
     body_block,
     body_ops,
@@ -36,11 +37,10 @@ from hclbuild.compiler.passes.affine_access import (
     memref_named,
     stage_root,
     symbols_of,
-    value_range,
     walk,
 )
 from hclbuild.compiler.passes.outline import find_top_function
-from hclbuild.errors import APIError, HCLNotImplementedError
+from hclbuild.errors import APIError
 
 _LOOPS = ("affine.for", "scf.for")
 
@@ -53,25 +53,14 @@ class _Region:
     loop_names: list[str]  # a name for the copy loop over each kept dimension
 
 
-def _region(found: list, outer: set[ir.Value], extents: dict[ir.Value, int], rank: int, target: str,
-            stage: str) -> _Region:
+def _region(found: list, outer: set[ir.Value], extents: dict[ir.Value, int], target: str, stage: str) -> _Region:
     bases, kept, sizes, names = [], [], [], []
-    for d in range(rank):
-        forms = [a.forms[d] for a in found]
-        if any(f is None or any(v not in outer and v not in extents for v in f.terms) for f in forms):
-            raise HCLNotImplementedError(f"buffer_at: subscript {d} of an access of {target!r} in stage "
-                                         f"{stage!r} is not an affine function of its loops")
-        fixed = [f.only(outer) for f in forms]
-        if any(not o.same_terms(fixed[0]) for o in fixed):
-            raise HCLNotImplementedError(f"buffer_at: the accesses of {target!r} in stage {stage!r} differ in "
-                                         f"subscript {d} by more than the inner loops")
-        ranges = [value_range(f.without(outer), extents) for f in forms]
-        low, high = min(r[0] for r in ranges), max(r[1] for r in ranges)
-        bases.append(fixed[0].plus(Linear({}, low)))
+    for d, (fixed, low, high) in enumerate(access_ranges(found, outer, extents, "buffer_at", target, stage)):
+        bases.append(fixed.plus(Linear({}, low)))
         if high > low:
             kept.append(d)
             sizes.append(high - low + 1)
-            inner = {v for f in forms for v in f.without(outer).terms}
+            inner = {v for a in found for v in a.forms[d].without(outer).terms}
             only = next(iter(inner)) if len(inner) == 1 else None
             names.append(loop_name(only.owner.owner) if only is not None else f"d{d}")
     return _Region(bases, kept, sizes, names)
@@ -138,8 +127,7 @@ def buffer_at(module: ir.Module, target: str, stage: str, axis: str, buffer: str
                            f"{target!r} at a loop that has loops inside it")
         outer |= symbols_of(found)
         extents = loop_extents(root, stage, "buffer_at")
-        rank = len(ir.MemRefType(source.type).shape)
-        region = _region(found, outer, extents, rank, target, stage)
+        region = _region(found, outer, extents, target, stage)
         shape = region.sizes or [1]
         reads = any(not a.is_store for a in found)
         writes = any(a.is_store for a in found)

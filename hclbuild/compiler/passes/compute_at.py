@@ -20,6 +20,7 @@ from mlir.dialects import arith, memref
 
 from hclbuild.compiler.passes.affine_access import (
     Linear,
+    access_ranges,
     accesses,
     body_block,
     body_ops,
@@ -40,7 +41,6 @@ from hclbuild.compiler.passes.affine_access import (
     set_extent,
     stage_root,
     symbols_of,
-    value_range,
     walk,
 )
 from hclbuild.compiler.passes.outline import find_top_function
@@ -124,21 +124,10 @@ def compute_at(module: ir.Module, producer: str, consumer: str, axis: str, tenso
         outer |= symbols_of(loads)
         extents = loop_extents(c_root, consumer, "compute_at")
         shape = list(ir.MemRefType(buffer.type).shape)
-        lows, sizes, bases = [], [], []
-        for d in range(len(shape)):
-            forms = [a.forms[d] for a in loads]
-            if any(f is None or any(v not in outer and v not in extents for v in f.terms) for f in forms):
-                raise HCLNotImplementedError(f"compute_at: subscript {d} of a read of {tensor!r} in stage "
-                                             f"{consumer!r} is not an affine function of its loops")
-            fixed = [f.only(outer) for f in forms]
-            if any(not o.same_terms(fixed[0]) for o in fixed):
-                raise HCLNotImplementedError(f"compute_at: the reads of {tensor!r} in stage {consumer!r} differ "
-                                             f"in subscript {d} by more than the loops inside {axis!r}")
-            ranges = [value_range(f.without(outer), extents) for f in forms]
-            low, high = min(r[0] for r in ranges), max(r[1] for r in ranges)
-            lows.append(low)
-            sizes.append(high - low + 1)
-            bases.append(fixed[0].plus(Linear({}, low)))
+        ranges = access_ranges(loads, outer, extents, "compute_at", tensor, consumer)
+        lows = [low for _, low, _ in ranges]
+        sizes = [high - low + 1 for _, low, high in ranges]
+        bases = [fixed.plus(Linear({}, low)) for fixed, low, _ in ranges]
         p_loops = _producer_loops(stores, shape, producer, tensor)
 
         attrs = buffer.owner.attributes

@@ -16,11 +16,11 @@ from mlir import ir
 from mlir.dialects import arith, memref
 from mlir.dialects import func as func_d
 
-from hclbuild.compiler.passes.affine_access import body_block, walk
-from hclbuild.compiler.passes.outline import functions, string_list, symbol_name
+from hclbuild.compiler.passes.affine_access import walk
+from hclbuild.compiler.passes.bounds_check import PROBE, _declare_probe, _names, _stage_of
+from hclbuild.compiler.passes.outline import functions, symbol_name
 from hclbuild.compiler.passes.stream import stream_depth
 
-PROBE = "hcl_probe"
 PHASE_STREAM_WRITE = 4  # 2 and 3: bounds and division checks
 PHASE_STREAM_READ = 5
 
@@ -41,36 +41,14 @@ class StreamCheck:
                 "shape": list(self.shape), "kind": self.kind}
 
 
-def _declare_probe(module: ir.Module) -> None:
-    for op in module.body.operations:
-        if "sym_name" in op.attributes and ir.StringAttr(op.attributes["sym_name"]).value == PROBE:
-            return
-    i64 = ir.IntegerType.get_signless(64)
-    with ir.InsertionPoint.at_block_begin(module.body):
-        func_d.FuncOp(PROBE, ir.FunctionType.get([i64] * 4, []), visibility="private")
-
-
 def _stage(op: ir.Operation, fn: ir.Operation) -> str:
     """The stage an access belongs to: its enclosing stage root, else the function's stage list."""
-    stage = ""
-    node = op
-    while node is not None and node != fn:
-        if "op_name" in node.attributes:
-            stage = ir.StringAttr(node.attributes["op_name"]).value
-        node = node.parent.operation if node.parent is not None else None
-    if not stage:
+    stage = _stage_of(op, fn)
+    if not stage:  # an axis-outlined body holds no stage root
         for key in ("hcl.stages", "hcl.outline_axis"):
             if key in fn.attributes:
                 stage = ir.StringAttr(fn.attributes[key]).value.split(":")[0]
     return stage or symbol_name(fn)
-
-
-def _names(fn: ir.Operation) -> dict[ir.Value, str]:
-    names = dict(zip(body_block(fn).arguments, string_list(fn, "hcl.arg_names") or []))
-    for op in walk(fn):
-        if op.name == "memref.alloc" and "name" in op.attributes:
-            names[op.results[0]] = ir.StringAttr(op.attributes["name"]).value
-    return names
 
 
 def _linear(indices: list[ir.Value], shape: list[int]) -> ir.Value:
@@ -90,7 +68,7 @@ def stream_checks(module: ir.Module) -> list[StreamCheck]:
         for fn in functions(module):
             if not len(fn.regions[0].blocks):
                 continue
-            names = _names(fn)
+            names = _names(fn.opview)
             for op in walk(fn):
                 if op.name not in ("memref.load", "memref.store"):
                     continue
