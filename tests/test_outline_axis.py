@@ -135,3 +135,39 @@ def test_a_stage_outlined_whole_and_at_an_axis() -> None:
     s.outline(kernel.B)
     with pytest.raises(APIError, match=r"stage 'B' is outlined twice"):
         s[kernel.B].outline(axis=kernel.B.axis[0])
+
+
+def test_a_line_buffer_stays_in_the_caller_of_an_axis_outlined_body(run: Any, rng: np.random.Generator) -> None:
+    # the line and window buffers carry values from one iteration to the next: they must persist
+    hcl.init()
+    A = hcl.placeholder((8, 10), "A")
+
+    def kernel(A: Any) -> Any:
+        r, c = hcl.reduce_axis(0, 3, "r"), hcl.reduce_axis(0, 3, "c")
+        return hcl.compute((6, 8), lambda y, x: hcl.sum(A[y + r, x + c], axis=[r, c]), "B")
+
+    s = hcl.create_schedule([A], kernel)
+    line = s.reuse_at(A, s[kernel.B], kernel.B.axis[0], "LB")
+    s.reuse_at(line, s[kernel.B], kernel.B.axis[1], "WB")
+    s[kernel.B].outline(axis=kernel.B.axis[1])
+    a = rng.integers(-50, 50, (8, 10)).astype(np.int32)
+    np.testing.assert_array_equal(run(s, a), sum(a[r:r + 6, c:c + 8] for r in range(3) for c in range(3)))
+    code = hcl.build(s, target="vhls")
+    assert re.search(r"void Stage_B\(int32_t LB\[3\]\[10\], int32_t A\[8\]\[10\], int32_t WB\[3\]\[3\]", code)
+    top = code[code.index("void top("):]
+    assert "int32_t LB[3][10];" in top and "int32_t WB[3][3];" in top
+
+
+def test_a_stream_into_an_axis_outlined_body() -> None:
+    hcl.init()
+    A = hcl.placeholder((4, 4), "A")
+
+    def kernel(A: Any) -> Any:
+        B = hcl.compute((4, 4), lambda i, j: A[i, j] + 1, "B")
+        return hcl.compute((4, 4), lambda i, j: B[i, j] * 2, "C")
+
+    s = hcl.create_schedule([A], kernel)
+    s.to(kernel.B, s[kernel.C])
+    s[kernel.C].outline(axis=kernel.C.axis[0])
+    with pytest.raises(hcl.HCLNotImplementedError, match=r"a stream reaches @Stage_C, a loop body outlined"):
+        hcl.lower(s)

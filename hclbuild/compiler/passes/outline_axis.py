@@ -4,9 +4,10 @@
 `func.func private @Stage_B(memrefs..., y: index, x: index)`: the memrefs it uses (those read,
 in first-read order, then those only written), then the loop variables of `x` and the loops
 around it that the body uses (outermost first, named after their loops), then any other value
-from outside. Buffers that only the body uses (accumulators) move into the function. The loop
-stays in its stage, calling the function once per iteration (the call carries `hcl.stages`, the
-function `hcl.outline_axis = "<stage>:<loop>"`).
+from outside. The loop stays in its stage, calling the function once per iteration (the call carries `hcl.stages`, the
+function `hcl.outline_axis = "<stage>:<loop>"`). Only accumulators the body sets before reading
+move into the function; any other buffer (a line buffer keeps rows across iterations) stays in
+the caller and is passed.
 
 With `unify`, the new body is compared with an earlier outlined function: identical bodies share
 it; bodies that differ only in the constant upper bounds of their loops share it too, each such
@@ -16,6 +17,7 @@ as well, as HeteroCL's unify does. Memref arguments must have the same types.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -25,6 +27,7 @@ from mlir.dialects import func as func_d
 from hclbuild.compiler.passes.affine_access import (
     body_block,
     body_ops,
+    constant_extent,
     enclosing,
     is_loop_variable,
     loop_name,
@@ -89,8 +92,23 @@ def _describe(top: ir.Operation, value: ir.Value, fallback: str) -> tuple[str, s
     return fallback, dtype_of_type(value.type), None
 
 
-def _only_used_inside(value: ir.Value, inside: set[ir.Operation]) -> bool:
-    return all(use.owner.operation in inside or use.owner.name == "memref.dealloc" for use in value.uses)
+def _private_to_each_call(value: ir.Value, body: list[ir.Operation], inside: set[ir.Operation]) -> bool:
+    """A one-element buffer (an accumulator) that each iteration sets before it reads it, and that
+    nothing outside the body uses: it can live in the function. Any other buffer the body uses may
+    carry values from one iteration to the next (a line buffer does) and stays in the caller."""
+    if math.prod(ir.MemRefType(value.type).shape) != 1:
+        return False
+    if not all(use.owner.operation in inside or use.owner.name == "memref.dealloc" for use in value.uses):
+        return False
+    for root in body:
+        for op in walk(root):
+            if op.name == "memref.load" and op.operands[0] == value:
+                return False
+            if op.name == "memref.store" and op.operands[1] == value:
+                # set unconditionally: nothing but loops of at least one trip around the store
+                around = [] if op == root else enclosing(op, root)
+                return all(o.name == "affine.for" and constant_extent(o) for o in around)
+    return False
 
 
 def outline_axis(module: ir.Module, stage: str, axis: str, unify: bool | str = False) -> str:
@@ -114,7 +132,7 @@ def outline_axis(module: ir.Module, stage: str, axis: str, unify: bool | str = F
         entry = body_block(top)
         locals_ = [v for v in outside if isinstance(v, ir.OpResult) and v.owner.name == "memref.alloc"
                    and v.owner.operation.parent == top and not len(v.owner.operands) and
-                   _only_used_inside(v, inside)]
+                   _private_to_each_call(v, body, inside)]
         memrefs = _memref_order(body, [v for v in outside if isinstance(v.type, ir.MemRefType)
                                        and v not in locals_])
         loops = [loop_variable(op) for op in enclosing(loop, root) + [loop] if op.name in ("affine.for", "scf.for")]

@@ -22,7 +22,7 @@ from mlir import ir
 
 from hclbuild.compiler.passes.affine_access import body_block, body_ops, memref_named, walk
 from hclbuild.compiler.passes.outline import callee_name, find_top_function, functions, symbol_name
-from hclbuild.errors import APIError, CompileError
+from hclbuild.errors import APIError, CompileError, HCLNotImplementedError
 
 STREAM_ATTR = "hcl.stream"
 ARG_STREAMS_ATTR = "hcl.arg_streams"
@@ -105,6 +105,11 @@ def annotate_stream_arguments(module: ir.Module) -> None:
                 callee = callee_name(op)
                 for k, operand in enumerate(op.operands):
                     depth = _depth_in(operand, name, entries)
+                    if depth is not None and "hcl.outline_axis" in fns[callee].attributes:
+                        # its golden case is one iteration, which takes part of the stream only
+                        raise HCLNotImplementedError(
+                            f"s.to: a stream reaches @{callee}, a loop body outlined with axis=; outline "
+                            "the whole stage instead")
                     if depth is not None and not entries[callee][k]:
                         entries[callee][k] = f"?:{depth}"
                         changed = True
