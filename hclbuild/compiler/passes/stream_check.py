@@ -17,7 +17,7 @@ from mlir.dialects import arith, memref
 from mlir.dialects import func as func_d
 
 from hclbuild.compiler.passes.affine_access import walk
-from hclbuild.compiler.passes.bounds_check import PROBE, _declare_probe, _names, _stage_of
+from hclbuild.compiler.passes.bounds_check import PROBE, declare_probe, stage_of, tensor_names
 from hclbuild.compiler.passes.outline import functions, symbol_name
 from hclbuild.compiler.passes.stream import stream_depth
 
@@ -43,7 +43,7 @@ class StreamCheck:
 
 def _stage(op: ir.Operation, fn: ir.Operation) -> str:
     """The stage an access belongs to: its enclosing stage root, else the function's stage list."""
-    stage = _stage_of(op, fn)
+    stage = stage_of(op, fn)
     if not stage:  # an axis-outlined body holds no stage root
         for key in ("hcl.stages", "hcl.outline_axis"):
             if key in fn.attributes:
@@ -68,7 +68,7 @@ def stream_checks(module: ir.Module) -> list[StreamCheck]:
         for fn in functions(module):
             if not len(fn.regions[0].blocks):
                 continue
-            names = _names(fn.opview)
+            names = tensor_names(fn.opview)
             for op in walk(fn):
                 if op.name not in ("memref.load", "memref.store"):
                     continue
@@ -77,7 +77,7 @@ def stream_checks(module: ir.Module) -> list[StreamCheck]:
                     continue
                 found.append((fn, op, buffer, names.get(buffer, "?")))
         if found:
-            _declare_probe(module)
+            declare_probe(module)
         i64 = ir.IntegerType.get_signless(64)
         for check, (fn, op, buffer, tensor) in enumerate(found):
             is_read = op.name == "memref.load"
