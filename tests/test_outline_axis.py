@@ -155,7 +155,7 @@ def test_a_line_buffer_stays_in_the_caller_of_an_axis_outlined_body(run: Any, rn
     code = hcl.build(s, target="vhls")
     assert re.search(r"void Stage_B\(int32_t LB\[3\]\[10\], int32_t A\[8\]\[10\], int32_t WB\[3\]\[3\]", code)
     top = code[code.index("void top("):]
-    assert "int32_t LB[3][10];" in top and "int32_t WB[3][3];" in top
+    assert "int32_t LB[3][10];" in top and "int32_t WB[3][3] = {};" in top
 
 
 def test_a_stream_into_an_axis_outlined_body() -> None:

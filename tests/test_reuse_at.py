@@ -151,7 +151,7 @@ def test_line_and_window_buffers_in_the_ir() -> None:
     assert lb.shape is None  # known once lowered
     text = str(hcl.lower(s))
     assert re.search(r'hcl.partition = \["complete:1:0"\], name = "LB"\} : memref<3x10xi32>', text)
-    assert re.search(r'hcl.partition = \["complete:0:0"\], name = "WB"\} : memref<3x3xi32>', text)
+    assert re.search(r'hcl.partition = \["complete:0:0"\], hcl.zero_init, name = "WB"\} : memref<3x3xi32>', text)
     # both loops run two iterations more than the 8 outputs, to fill the buffers
     assert re.search(r"affine.for %\w+ = 0 to 10 \{.*\n(.*\n)*.*\} \{loop_name = \"x\", pipeline_ii = 1", text)
     assert re.search(r'\} \{loop_name = "y", op_name = "B"\}', text)
@@ -161,7 +161,7 @@ def test_line_and_window_buffers_in_the_ir() -> None:
 def test_line_buffer_shift_joins_the_window_loop_in_cpp() -> None:
     s, _, _ = _conv_schedule()
     code = hcl.build(s, target="vhls")
-    assert "int32_t LB[3][10];" in code and "int32_t WB[3][3];" in code
+    assert "int32_t LB[3][10];" in code and "int32_t WB[3][3] = {};" in code
     assert "#pragma HLS array_partition variable=LB complete dim=1" in code
     assert "#pragma HLS array_partition variable=WB complete dim=0" in code
     # one x loop does it all: shift the line buffer, shift the window, compute when both are full
@@ -199,6 +199,27 @@ def test_fixed_point_shift_register_csims(tmp_path: Path) -> None:
     s.reuse_at(A, s["B"], 0)
     s["B"].pipeline(0)
     csim_flow(s, tmp_path, "fixed_taps")
+
+
+def _two_taps() -> Any:
+    """The fuzzer's case: a 2-element shift register shifts lane 1 before it was ever loaded."""
+    A = hcl.placeholder((8,), "A")
+    s = hcl.create_schedule([A], lambda A: hcl.compute((7,), lambda i: A[i] + A[i + 1], name="B"))
+    s.reuse_at(A, s["B"], 0, "rb")
+    return s
+
+
+def test_registers_are_zeroed_and_line_buffers_are_not() -> None:
+    assert "int32_t rb[2] = {};" in hcl.build(_two_taps(), target="vhls")
+    code = hcl.build(_conv_schedule()[0], target="vhls")
+    assert "int32_t LB[3][10];" in code and "int32_t WB[3][3] = {};" in code
+
+
+@pytest.mark.slow
+def test_a_two_tap_shift_register_csims_under_werror(tmp_path: Path) -> None:
+    """g++ -Werror once stopped on "'rb[1]' may be used uninitialized" (found by the fuzzer)."""
+    hcl.init()
+    csim_flow(_two_taps(), tmp_path, "two_taps", model=lambda a: a[:7] + a[1:])
 
 
 # ---- errors --------------------------------------------------------------------------------

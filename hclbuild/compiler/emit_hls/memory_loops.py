@@ -53,7 +53,8 @@ class MemoryLoopOps(EmitterCore):
                 self._line(pragma)
             self.memories[result] = Memory(name, dtype, len(memref_type.shape), stream=True)
             return
-        self._line(f"{c_type(dtype)} {name}{''.join(f'[{dim}]' for dim in shape)};")
+        zero = " = {}" if "hcl.zero_init" in attributes else ""
+        self._line(f"{c_type(dtype)} {name}{''.join(f'[{dim}]' for dim in shape)}{zero};")
         for pragma in buffer_pragmas(attributes, name, len(shape), where):
             self._line(pragma)
         if not self._is_read(result):

@@ -65,6 +65,7 @@ from hclbuild.compiler.passes.outline import find_top_function
 from hclbuild.errors import APIError, HCLNotImplementedError
 
 FILL_MARK = "hcl.reuse_fill"
+ZERO_INIT = "hcl.zero_init"
 _PURE_PREFIX = ("arith.constant", "arith.addi", "arith.subi", "arith.muli", "arith.cmpi", "arith.index_cast")
 
 
@@ -296,6 +297,11 @@ def reuse_at(module: ir.Module, target: str, stage: str, axis: str, buffer: str,
         element = ir.MemRefType(source.type).element_type
         alloc = insert_alloc(top, buffer, memref_dtype(top, source), element, plan.shape,
                              list(partitions) or _auto_partitions(plan))
+        if all(d.kind != "full" for d in plan.dims):
+            # a register (shift register, window): its warm-up shifts move lanes not yet loaded,
+            # whose values never reach an output; zeroing it costs no cycle in registers and lets
+            # g++ -Werror see every read preceded by a write (a line buffer in BRAM is left as is)
+            alloc.owner.attributes[ZERO_INIT] = ir.UnitAttr.get()
         set_extent(loop, extent + plan.span - 1)
         block = body_block(loop)
         original = body_ops(block)
@@ -427,4 +433,4 @@ class ReuseAtPass:
                         self.partitions)
 
 
-__all__ = ["FILL_MARK", "ReuseAtPass", "fuse_fill_loops", "reuse_at"]
+__all__ = ["FILL_MARK", "ZERO_INIT", "ReuseAtPass", "fuse_fill_loops", "reuse_at"]
