@@ -222,6 +222,45 @@ def test_a_two_tap_shift_register_csims_under_werror(tmp_path: Path) -> None:
     csim_flow(_two_taps(), tmp_path, "two_taps", model=lambda a: a[:7] + a[1:])
 
 
+def _time_steps(steps: int) -> Any:
+    """Jacobi-1D: a time loop around two sweeps, nested stages, each reading through a shift register."""
+    hcl.init(hcl.Float())
+    A, B = hcl.placeholder((12,), "A"), hcl.placeholder((12,), "B")
+
+    def kernel(A: Any, B: Any) -> None:
+        def sweep(dst: Any, src: Any, name: str) -> None:
+            def point(i: Any) -> None:
+                dst[i + 1] = src[i] + src[i + 1] * 2 + src[i + 2]
+
+            hcl.mutate((10,), point, name=name)
+
+        def step(t: Any) -> None:
+            sweep(B, A, "sweep_B")
+            sweep(A, B, "sweep_A")
+
+        hcl.mutate((steps,), step, name="time")
+
+    s = hcl.create_schedule([A, B], kernel)
+    for sweep, src in ((kernel.time.sweep_B, A), (kernel.time.sweep_A, B)):
+        s.reuse_at(src, s[sweep], sweep.axis[0])
+    return s
+
+
+def test_a_nested_stage_reads_through_its_buffer_in_every_time_step(rng: np.random.Generator) -> None:
+    s = _time_steps(3)
+    assert re.search(r'hcl.nested_stage = "sweep_A", loop_name = "i"', str(hcl.lower(s)))
+    code = hcl.build(s, target="vhls")
+    assert code.count("= {};") == 2 and "src" not in code
+    a, b = rng.random(12, dtype=np.float32), rng.random(12, dtype=np.float32)
+    want_a, want_b = a.copy(), b.copy()
+    for _ in range(3):
+        want_b[1:-1] = want_a[:-2] + want_a[1:-1] * 2 + want_a[2:]
+        want_a[1:-1] = want_b[:-2] + want_b[1:-1] * 2 + want_b[2:]
+    hcl.build(s)(a, b)
+    np.testing.assert_array_equal(a, want_a)
+    np.testing.assert_array_equal(b, want_b)
+
+
 # ---- errors --------------------------------------------------------------------------------
 
 

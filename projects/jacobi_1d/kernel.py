@@ -4,11 +4,11 @@ As in PolyBench (and HeteroCL's own polybench port), the time loop is `hcl.mutat
 holding two sweeps; each sweep is an `hcl.mutate` over the interior points, a stage nested in
 the time loop (`kernel.time.sweep_B`) with a schedule of its own.
 
-Schedule: each sweep is pipelined on its point loop and reads three neighbours src[i .. i+2] a
-cycle. In one 2-port BRAM that would be II = 2; A and B are partitioned cyclically by 3, so the
-three reads fall in three different banks (their offsets differ modulo 3) and the one write in
-a bank of the other array. Expected II = 1. (A shift register, s.reuse_at, would need one bank
-only, but reuse_at applies to top-level stages, not to these sweeps inside the time loop.)
+Schedule: each sweep is pipelined on its point loop and reads three neighbours src[i .. i+2].
+`s.reuse_at(src, sweep, i)` keeps them in a 3-element shift register (completely partitioned),
+so each iteration reads one new element of src and writes one of dst, in another array: one
+BRAM port each. The point loop runs N - 2 + 2 iterations (two to fill the register) in every
+time step. Expected II = 1.
 """
 
 import numpy as np
@@ -37,10 +37,9 @@ def schedule(sizes):
         hcl.mutate((TSTEPS,), step, name="time")
 
     s = hcl.create_schedule([A, B], kernel, name="top")
-    for sweep in (kernel.time.sweep_B, kernel.time.sweep_A):
+    for sweep, src in ((kernel.time.sweep_B, A), (kernel.time.sweep_A, B)):
+        s.reuse_at(src, s[sweep], sweep.axis[0], f"{src.name}_taps")
         s[sweep].pipeline(sweep.axis[0])
-    for array in (A, B):
-        s.partition(array, hcl.Partition.Cyclic, dim=1, factor=3)
     return s
 
 

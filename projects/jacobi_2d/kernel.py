@@ -5,11 +5,11 @@ interior points (PolyBench's loop nest and order of additions, so numpy agrees b
 stage nested in the time loop (`kernel.time.sweep_B`) with a schedule of its own.
 
 Schedule: each sweep is pipelined on its column loop and reads five neighbours a cycle: three of
-row i (columns j-1, j, j+1) and column j of rows i-1 and i+1. In one 2-port BRAM that is II = 3.
-A and B are partitioned cyclically by 3 in both dimensions (9 banks): the five reads have five
-different (row mod 3, column mod 3) banks, and the write goes to the other array. Expected
-II = 1. (Line and window buffers, s.reuse_at, would read each element once from one bank, but
-reuse_at applies to top-level stages, not to these sweeps inside the time loop.)
+row i (columns j-1, j, j+1) and column j of rows i-1 and i+1. `s.reuse_at(src, sweep, y)` keeps
+three rows of src in a line buffer (3 x N, partitioned by row) and `s.reuse_at(LB, sweep, x)`
+the 3 x 3 window around (i, j) in registers, so each iteration reads one new element of src,
+shifts the line buffer's column and the window, and writes one element of dst (the other
+array). Expected II = 1.
 """
 
 import numpy as np
@@ -39,11 +39,10 @@ def schedule(sizes):
         hcl.mutate((TSTEPS,), step, name="time")
 
     s = hcl.create_schedule([A, B], kernel, name="top")
-    for sweep in (kernel.time.sweep_B, kernel.time.sweep_A):
+    for sweep, src in ((kernel.time.sweep_B, A), (kernel.time.sweep_A, B)):
+        line = s.reuse_at(src, s[sweep], sweep.axis[0], f"{src.name}_lines")
+        s.reuse_at(line, s[sweep], sweep.axis[1], f"{src.name}_window")
         s[sweep].pipeline(sweep.axis[1])
-    for array in (A, B):
-        s.partition(array, hcl.Partition.Cyclic, dim=1, factor=3)
-        s.partition(array, hcl.Partition.Cyclic, dim=2, factor=3)
     return s
 
 

@@ -28,6 +28,9 @@ class StageLowering(FunctionState):
         # len() and indexing count in C++; list(block.operations) wrapped every op in Python, once
         # per stage over the whole top function: quadratic in the number of stages
         before = len(block.operations) if block is not None else 0
+        point = None if top_level or sched_stage is None else ir.InsertionPoint.current
+        nested = point.block if point is not None and point.ref_operation is None else None  # appending
+        nested_before = len(nested.operations) if nested is not None else 0
         if stage.has_return:
             self.returns.append(None)  # type: ignore[arg-type]  # filled per element in ComputeLoops
         saved_plans = self.loop_plans  # nested stages schedule their own hcl.for_ loops
@@ -51,6 +54,9 @@ class StageLowering(FunctionState):
             if stage.has_return:
                 self.returns.pop()
         if block is None:
+            if nested is not None and len(nested.operations) == nested_before + 1:
+                # a stage nested in another's body (docs/IR.md): reuse_at finds it by this name
+                nested.operations[nested_before].attributes["hcl.nested_stage"] = ir.StringAttr.get(stage.name)
             return None  # type: ignore[return-value]
         after = len(block.operations)
         if after - before != 1:

@@ -259,6 +259,15 @@ def _redirect(found: list[Access], plan: _Plan, buffer: ir.Value, outer: set[ir.
         access.op.erase()
 
 
+def _stage_anywhere(top: ir.Operation, stage: str) -> ir.Operation:
+    """The root of `stage` in the top function: a top-level stage or one nested in another's body."""
+    for op in walk(top):
+        for key in ("op_name", "hcl.nested_stage"):
+            if op != top and key in op.attributes and ir.StringAttr(op.attributes[key]).value == stage:
+                return op
+    return stage_root(top, stage, "reuse_at")  # its error names what may have moved the stage
+
+
 def reuse_at(module: ir.Module, target: str, stage: str, axis: str, buffer: str,
              reduction_loops: frozenset[str] = frozenset(), partitions: tuple[str, ...] = ()) -> tuple[int, ...]:
     """Apply one reuse_at (in place); the shape of the buffer it creates.
@@ -269,7 +278,7 @@ def reuse_at(module: ir.Module, target: str, stage: str, axis: str, buffer: str,
     where = _Where(target, stage, axis)
     with module.context, ir.Location.unknown():
         top = find_top_function(module, "reuse_at")
-        root = stage_root(top, stage, "reuse_at")
+        root = _stage_anywhere(top, stage)
         loop = loop_named(root, axis, stage, "reuse_at")
         extent = constant_extent(loop)
         if extent is None:
@@ -278,7 +287,11 @@ def reuse_at(module: ir.Module, target: str, stage: str, axis: str, buffer: str,
         if source is None:
             raise APIError(f"reuse_at: @{ir.StringAttr(top.attributes['sym_name']).value} has no tensor {target!r}")
         axis_iv = loop_variable(loop)
-        outer = {loop_variable(op) for op in enclosing(loop, root) if op.name in ("affine.for", "scf.for")}
+        # the loops around the reuse loop, up to the function (a nested stage's parents too), are
+        # fixed while it runs: each of their iterations runs the whole warm-up again
+        chain = enclosing(loop, top)
+        outermost = chain[1] if len(chain) > 1 else loop
+        outer = {loop_variable(op) for op in enclosing(loop, outermost) if op.name in ("affine.for", "scf.for")}
         found = accesses(loop, source, stage, target, "reuse_at", computed_from(outer))
         if not found:
             raise APIError(f"reuse_at: stage {stage!r} does not read {target!r} inside loop {axis!r}")
@@ -289,7 +302,7 @@ def reuse_at(module: ir.Module, target: str, stage: str, axis: str, buffer: str,
         inner = [op for op in walk(loop) if op != loop and op.name in ("affine.for", "scf.for")]
         reduction = {loop_variable(op) for op in inner if loop_name(op) in reduction_loops}
         spatial = {loop_variable(op) for op in inner} - reduction
-        extents = loop_extents(root, stage, "reuse_at")
+        extents = loop_extents(outermost, stage, "reuse_at")
         shape = list(ir.MemRefType(source.type).shape)
         plan = _plan(found, axis_iv, outer, spatial, reduction, extents, len(shape), where)
         _check_bounds(plan, shape, extent, extents, where)
