@@ -3,7 +3,9 @@
     hclbuild new DIR                 scaffold a project (kernel.py + project.toml)
     hclbuild build|csim|report [PATHS] [-n N] [--build-dir DIR] [--continue]
     hclbuild list [PATHS]
-    hclbuild csynth [PATHS] [--function F]   Vitis C synthesis (where a Vitis tool is on PATH)
+    hclbuild csynth|cosim [PATHS] [--function F]   Vitis C synthesis / co-simulation (a Vitis tool on PATH)
+    hclbuild csim|report|csynth|cosim ... --scheduler tcp://HOST:8786 | --cluster slurm|pbs|lsf|sge|local
+                                     the csim/csynth/cosim jobs on Dask workers (hclbuild[distributed])
     hclbuild ci github|gitlab [PATHS] [--runner-label LABEL] [--install CMDS] [--output FILE]
 """
 
@@ -197,14 +199,41 @@ def cmd_new(args: argparse.Namespace) -> int:
     return 0
 
 
+def _remote_session(args: argparse.Namespace) -> Any:
+    """The Dask session of --scheduler/--cluster (or $HCLBUILD_SCHEDULER/$HCLBUILD_CLUSTER), else None;
+    an unreachable scheduler is a one-line error here, before any task starts."""
+    from hclbuild.runtime import remote
+
+    if not hasattr(args, "scheduler"):
+        return None
+    if args.scheduler or args.cluster:
+        return remote.start(scheduler=args.scheduler, cluster=args.cluster, workers=args.workers)
+    if args.workers is not None:
+        raise HCLError("--workers is the size of a --cluster; give --cluster too")
+    return remote.current() if remote.requested() else None
+
+
+def _parallel_options(args: argparse.Namespace, session: Any) -> list[str]:
+    if session is not None:
+        # threads, each blocking on its Dask future; by default one per worker thread of the cluster
+        return ["-P", "thread", "-n", str(args.processes or session.slots())]
+    return ["-n", str(args.processes)] if args.processes and args.processes > 1 else []
+
+
 def cmd_tasks(args: argparse.Namespace) -> int:
+    from hclbuild.runtime import remote
+
     projects = _projects(args.paths)
     build_root = _build_root(args)
     command = {"build": ["build"], "csim": ["csim"], "report": ["csim", "report"]}[args.command]
-    options = ["-n", str(args.processes)] if args.processes and args.processes > 1 else []
-    if args.keep_going:
-        options.append("--continue")
-    code = run_doit(options + command, projects, build_root)
+    session = _remote_session(args)
+    try:
+        options = _parallel_options(args, session)
+        if args.keep_going:
+            options.append("--continue")
+        code = run_doit(options + command, projects, build_root)
+    finally:
+        remote.stop()
     if args.command in ("csim", "report"):
         print_summary(summary_rows(projects, build_root))
     return code
@@ -216,23 +245,33 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_csynth(args: argparse.Namespace) -> int:
+    from hclbuild.runtime import remote
     from hclbuild.runtime.vitis import find_vitis
     from hclbuild.tasks import plan
 
-    if find_vitis() is None:
-        raise HCLError("no Vitis HLS tool (vitis_hls, vitis-run or v++) on PATH or under $XILINX_HLS/$XILINX_VITIS: "
-                       "csynth tasks exist only where one is found")
+    step = args.command  # csynth or cosim
     projects = _projects(args.paths)
-    tasks = []
-    for entry in plan(projects):
-        if entry.error:
-            raise HCLError(entry.error)
-        if args.function is not None and args.function not in entry.functions:
-            raise HCLError(f"{entry.name}: no function {args.function!r} (functions: {', '.join(entry.functions)})")
-        tasks += [f"csynth:{entry.name}/{f}" for f in entry.functions if args.function in (None, f)]
-    options = ["-n", str(args.processes)] if args.processes and args.processes > 1 else []
     build_root = _build_root(args)
-    code = run_doit(options + tasks, projects, build_root)
+    session = _remote_session(args)
+    try:
+        if session is None and find_vitis() is None:
+            raise HCLError("no Vitis HLS tool (vitis_hls, vitis-run or v++) on PATH or under "
+                           f"$XILINX_HLS/$XILINX_VITIS: {step} tasks exist only where one is found "
+                           "(or on Dask workers: --scheduler)")
+        tasks = []
+        for entry in plan(projects):
+            if entry.error:
+                raise HCLError(entry.error)
+            if args.function is not None and args.function not in entry.functions:
+                raise HCLError(f"{entry.name}: no function {args.function!r} "
+                               f"(functions: {', '.join(entry.functions)})")
+            tasks += [f"{step}:{entry.name}/{f}" for f in entry.functions if args.function in (None, f)]
+        options = _parallel_options(args, session)
+        if args.keep_going:
+            options.append("--continue")
+        code = run_doit(options + tasks, projects, build_root)
+    finally:
+        remote.stop()
     print_summary(summary_rows(projects, build_root))
     return code
 
@@ -271,6 +310,19 @@ def _processes(text: str) -> int:
     return value
 
 
+def _remote_arguments(cmd: argparse.ArgumentParser) -> None:
+    from hclbuild.runtime.remote import CLUSTERS
+
+    where = cmd.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run the csim/csynth/cosim jobs on the workers of this Dask scheduler (tcp://host:8786)")
+    where.add_argument("--cluster", choices=CLUSTERS,
+                       help="start a Dask cluster for the jobs: dask-jobqueue's, configured by Dask's jobqueue.* "
+                            "settings, or local worker processes")
+    cmd.add_argument("--workers", type=_processes, default=None, metavar="N",
+                     help="workers --cluster starts (default: this machine's cores for local, 1 for a queue)")
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="hclbuild", description="HeteroCL-compatible kernels -> Vitis HLS projects",
                                   epilog=EXIT_CODES)
@@ -295,21 +347,28 @@ def parser() -> argparse.ArgumentParser:
         cmd.add_argument("--build-dir", default=None, metavar="DIR", help=BUILD_DIR_HELP)
         cmd.add_argument("--continue", dest="keep_going", action="store_true",
                          help="keep going after a failed task (the report still shows every function)")
+        if name != "build":
+            _remote_arguments(cmd)
         cmd.set_defaults(run=cmd_tasks)
     lst = sub.add_parser("list", help="list the tasks", description="Every doit task of PATHS with its description.",
                          epilog=EXIT_CODES)
     lst.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
     lst.add_argument("--build-dir", default=None, metavar="DIR", help=BUILD_DIR_HELP)
     lst.set_defaults(run=cmd_list)
-    synth = sub.add_parser("csynth", help="Vitis C synthesis of every function (or --function)",
-                           description="Vitis HLS C synthesis of every function of PATHS (or of --function) "
-                           "through the doit csynth tasks; needs a Vitis tool.", epilog=EXIT_CODES)
-    synth.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
-    synth.add_argument("--function", default=None, help="only this function (of every project)")
-    synth.add_argument("-n", "--processes", type=_processes, default=None, metavar="N",
-                       help="run up to N tasks at once")
-    synth.add_argument("--build-dir", default=None, metavar="DIR", help=BUILD_DIR_HELP)
-    synth.set_defaults(run=cmd_csynth)
+    for name, text, what in (("csynth", "Vitis C synthesis of every function (or --function)", "C synthesis"),
+                             ("cosim", "Vitis C synthesis and C/RTL co-simulation of every function (or --function)",
+                              "C synthesis and C/RTL co-simulation")):
+        synth = sub.add_parser(name, help=text, description=f"Vitis HLS {what} of every function of PATHS (or of "
+                               f"--function) through the doit {name} tasks; needs a Vitis tool here or on the "
+                               "Dask workers.", epilog=EXIT_CODES)
+        synth.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
+        synth.add_argument("--function", default=None, help="only this function (of every project)")
+        synth.add_argument("-n", "--processes", type=_processes, default=None, metavar="N",
+                           help="run up to N tasks at once (with Dask: default the cluster's worker threads)")
+        synth.add_argument("--build-dir", default=None, metavar="DIR", help=BUILD_DIR_HELP)
+        synth.add_argument("--continue", dest="keep_going", action="store_true", help="keep going after a failed task")
+        _remote_arguments(synth)
+        synth.set_defaults(run=cmd_csynth)
     ci = sub.add_parser("ci", help="write a CI pipeline (GitHub Actions or GitLab CI)",
                         description="Write a CI pipeline: csim on any runner, then csynth per function on "
                         "runners with Vitis.", epilog=EXIT_CODES)

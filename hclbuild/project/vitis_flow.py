@@ -11,7 +11,7 @@ publishing a copy at a fixed path gives doit one target per step whichever flow 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from hclbuild.atomic import write_if_changed
@@ -24,10 +24,13 @@ CSYNTH_TIMEOUT = 6 * 3600.0
 
 
 def synthesize_function(project: Project, layout: BuildLayout, func: str, steps: Sequence[str] = ("csynth",),
-                        *, timeout: float | None = CSYNTH_TIMEOUT) -> list[ToolRun]:
-    """Run `steps` of hls/<func>/ and publish its csynth (and cosim) report; ToolError on failure."""
+                        *, timeout: float | None = CSYNTH_TIMEOUT,
+                        runner: Callable[..., list[ToolRun]] = run_hls_steps) -> list[ToolRun]:
+    """Run `steps` of hls/<func>/ and publish its csynth (and cosim) report; ToolError on failure.
+
+    `runner` has run_hls_steps' signature (runtime.remote runs the steps on a Dask worker)."""
     folder = layout.hls_dir(func)
-    runs = run_hls_steps(folder, func, steps, flow=project.config.hls_tool, timeout=timeout)
+    runs = runner(folder, func, steps, flow=project.config.hls_tool, timeout=timeout)
     order = ordered_steps(steps)
     where = f"{project.name}/{func}"
     if "csynth" in order:

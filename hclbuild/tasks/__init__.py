@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -131,6 +132,26 @@ def source_fingerprint(cache: Path | None = None) -> str:
 
 
 _SWEPT: set[Path] = set()
+# Under `doit -P thread` (how Dask-bound builds run) steps share one process: the DSL's tracing state
+# and the MLIR context are per process, so local steps take turns; steps that may run remotely
+# (csim, csynth, cosim) only wait for a Dask worker and do not hold it.
+_LOCAL_STEPS = threading.Lock()
+
+
+def may_run_remotely(step: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a task step that hands its work to Dask when a scheduler is configured (runtime.remote)."""
+    step.may_run_remotely = True  # type: ignore[attr-defined]
+    return step
+
+
+def _call_step(step: Callable[..., Any], *args: Any) -> None:
+    from hclbuild.runtime import remote
+
+    if getattr(step, "may_run_remotely", False) and remote.requested():
+        step(*args)
+        return
+    with _LOCAL_STEPS:
+        step(*args)
 
 
 def _run(step: Callable[..., Any], project: Project, layout: BuildLayout, *args: Any,
@@ -160,7 +181,7 @@ def _run(step: Callable[..., Any], project: Project, layout: BuildLayout, *args:
                 record = start_attempt(layout, *attempt, verdicts=verdicts)
             error: str | None = None
             try:
-                step(project, layout, *args)
+                _call_step(step, project, layout, *args)
             except HCLError as exc:
                 error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             except Exception as exc:
@@ -245,7 +266,13 @@ def _emit(project: Project, layout: BuildLayout, func: str) -> None:
     emit_function(project, layout, func)
 
 
+@may_run_remotely
 def _csim(project: Project, layout: BuildLayout, func: str) -> None:
+    from hclbuild.runtime import remote
+
+    if remote.requested():
+        remote.run_csim_remote(layout.hls_dir(func), layout.csim_json(func), project=project.name).check()
+        return
     from hclbuild.project.flow import csim_function
 
     csim_function(project, layout, func)
@@ -360,8 +387,11 @@ def _vitis_found() -> bool:
 
 
 def tasks_for(folders: list[Path], build_root: Path) -> Iterator[dict]:
-    """Every task of the given project folders, plus the group descriptions."""
-    vitis = _vitis_found()
+    """Every task of the given project folders, plus the group descriptions (the Vitis ones where a
+    tool is found, or where a Dask scheduler is configured: its workers may have one)."""
+    from hclbuild.runtime import remote
+
+    vitis = _vitis_found() or remote.requested()
     fingerprint = source_fingerprint(Path(build_root) / SOURCES_STAMP)
     yield from group_tasks(vitis)
     for entry in plan(folders, build_root, fingerprint):
@@ -392,12 +422,16 @@ def doit_config(build_root: Path) -> dict:
 
     Loading it also makes an interrupted `doit` end in one line with status 130 (_interrupt_hook):
     a dodo file is the only code of ours that `doit` runs before the tasks.
+
+    With $HCLBUILD_SCHEDULER (or $HCLBUILD_CLUSTER) set, csim/csynth/cosim run on Dask workers and
+    doit runs threads, one per worker thread of the cluster by default; a scheduler that cannot be
+    reached stops doit here, in one line, before any task starts.
     """
     import sys
 
     sys.excepthook = _interrupt_hook
     Path(build_root).mkdir(parents=True, exist_ok=True)
-    return {
+    config = {
         "default_tasks": ["build"],
         "dep_file": str(Path(build_root) / ".doit.db"),
         "backend": "sqlite3",
@@ -405,7 +439,27 @@ def doit_config(build_root: Path) -> dict:
         # `doit clean` removes what every task made, not only the default (build) tasks
         "cleanall": True,
     }
+    config.update(_remote_config())
+    return config
 
 
-__all__ = ["PROJECT_FILE", "all_tasks", "discover", "doit_config", "group_tasks", "plan", "project_tasks",
-           "tasks_for"]
+def _remote_config() -> dict:
+    import sys
+
+    from hclbuild.runtime import remote
+
+    if not remote.requested():
+        return {}
+    try:
+        session = remote.current()
+    except HCLError as exc:
+        print(f"hclbuild: error: {str(exc).splitlines()[0]}", file=sys.stderr)
+        raise SystemExit(1) from None
+    if session is None:
+        return {}
+    # each Dask-bound task blocks its thread on a future; doit's state and order are unchanged
+    return {"par_type": "thread", "num_process": session.slots()}
+
+
+__all__ = ["PROJECT_FILE", "all_tasks", "discover", "doit_config", "group_tasks", "may_run_remotely", "plan",
+           "project_tasks", "tasks_for"]

@@ -7,18 +7,27 @@ which is the task's target whichever flow wrote it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from hclbuild.project.config import Project
 from hclbuild.project.layout import BuildLayout
+from hclbuild.tasks import may_run_remotely
 
 Wrap = Callable[..., Callable[[], Any]]
 
 
+@may_run_remotely
 def _synthesize(project: Project, layout: BuildLayout, func: str, steps: list[str]) -> None:
     from hclbuild.project.vitis_flow import synthesize_function
+    from hclbuild.runtime import remote
 
+    if remote.requested():
+        # on a Dask worker with the vitis_hls resource; the reports come back, then publish as usual
+        runner = functools.partial(remote.run_hls_steps_remote, project=project.name)
+        synthesize_function(project, layout, func, steps, runner=runner)
+        return
     synthesize_function(project, layout, func, steps)
 
 

@@ -1,0 +1,531 @@
+"""Run csim and Vitis HLS jobs on Dask workers: one self-contained job folder in, its result files back.
+
+    start(scheduler=ADDRESS | cluster=KIND)   connect to a Dask scheduler, or start a cluster
+                                              (dask-jobqueue's slurm/pbs/lsf/sge from Dask's own
+                                              config, or a LocalCluster); checked before any task
+    current()                                 the session this process uses ($HCLBUILD_SCHEDULER /
+                                              $HCLBUILD_CLUSTER start one on first use), or None
+    run_csim_remote(func_dir, out_json, ...)  runtime.csim.run_csim on a worker
+    run_hls_steps_remote(folder, func, ...)   runtime.vitis.run_hls_steps on a worker that
+                                              advertises the `vitis_hls` resource
+
+A job carries the function's HLS folder as bytes (and, for a top assembled from blackboxes, the
+files its blackbox JSON names), so workers need no shared file system: the worker writes it to a
+temporary folder, runs g++ or the Vitis tool there and sends back what the tool wrote (csim's
+out/, the reports, logs and RTL); the submitting side writes those files atomically into the
+function's folder. Each result records the worker's address and the tool versions seen there.
+
+Faults: a worker that dies mid-job makes Dask run the job on another worker, at most
+`distributed.scheduler.allowed-failures` times (Dask's KilledWorker ends it); a tool error is
+data, not an exception on the worker, so Dask never retries it and the task fails with the
+worker's one-line reason; a Vitis job goes only to workers started with `--resources
+vitis_hls=N` (N: how many Vitis runs at once, e.g. licenses), and is refused before it is
+submitted when no worker advertises it. Workers need hclbuild (with g++, or a Vitis tool) installed;
+`distributed` itself is imported only here, and only when a session is asked for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import os
+import platform
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from hclbuild.atomic import write_bytes_atomic, write_text_atomic
+from hclbuild.errors import ConfigError, HCLError, ToolError
+
+SCHEDULER_ENV = "HCLBUILD_SCHEDULER"  # a Dask scheduler address, e.g. tcp://host:8786
+CLUSTER_ENV = "HCLBUILD_CLUSTER"  # or a cluster to start: slurm, pbs, lsf, sge, local
+WORKERS_ENV = "HCLBUILD_WORKERS"  # how many workers HCLBUILD_CLUSTER starts
+VITIS_RESOURCE = "vitis_hls"  # the Dask worker resource a Vitis job needs one unit of
+CLUSTERS = ("slurm", "pbs", "lsf", "sge", "local")
+_JOBQUEUE_CLASSES = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "lsf": "LSFCluster", "sge": "SGECluster"}
+INSTALL_HINT = "pip install 'hclbuild[distributed]'"
+# left behind by earlier local or remote runs: never part of a job's inputs
+_OUTPUT_DIRS = ("out",)
+_OUTPUT_SUFFIXES = (".log", ".part", ".tmp")
+_RECORD_PREFIX = "remote_"  # remote_<steps>.json: where a Vitis job ran
+# what a Vitis run leaves that the submitting side reads: reports, RTL (for blackboxes), exports
+_VITIS_RESULT_DIRS = ("syn/report", "syn/verilog", "syn/vhdl", "sim/report", "csim/report", "impl")
+
+
+# ---- jobs and their results (pickled to and from the workers) ----------------------------------
+
+
+@dataclass(frozen=True)
+class Job:
+    """One csim or Vitis run of one function: its folder's files, relative to the folder's parent."""
+
+    kind: str  # "csim" or "vitis"
+    project: str
+    func: str
+    files: dict[str, bytes]
+    steps: tuple[str, ...] = ()
+    flow: str = "auto"
+    timeout: float | None = None
+
+    @property
+    def where(self) -> str:
+        """`project/func`, as every one-line error names it."""
+        return f"{self.project}/{self.func}"
+
+
+@dataclass
+class JobResult:
+    """What a worker sends back: files relative to the function folder, and where they were made."""
+
+    worker: str
+    worker_folder: str  # the temporary folder there, so messages can name the local copy instead
+    tools: dict[str, str]
+    files: dict[str, bytes] = field(default_factory=dict)
+    error: str | None = None
+    csim: Any = None  # the CsimResult of a finished csim job
+    document: bytes | None = None  # csim's JSON, also when the compile failed
+    argv: list[tuple[str, ...]] = field(default_factory=list)  # the Vitis commands that ran
+    seconds: float = 0.0
+
+
+def pack_folder(folder: str | Path, extra: Sequence[str | Path] = ()) -> dict[str, bytes]:
+    """The inputs of a job: every file of `folder` except earlier runs' outputs, plus `extra` files,
+    keyed by their path relative to `folder`'s parent (extra files must lie below that parent)."""
+    folder = Path(folder)
+    root = folder.parent.resolve()
+    func = folder.name
+    skipped = {*_OUTPUT_DIRS, f"{func}_prj", f"{func}_comp"}
+    files: dict[str, bytes] = {}
+    for where, dirs, names in os.walk(folder):
+        here = Path(where)
+        if here == folder:
+            dirs[:] = [name for name in dirs if name not in skipped]  # a real Vitis project is gigabytes
+        for name in sorted(names):
+            if name.endswith(_OUTPUT_SUFFIXES) or (here == folder and name.startswith(_RECORD_PREFIX)):
+                continue
+            path = here / name
+            if path.is_file():
+                files[(PurePosixPath(func) / path.relative_to(folder).as_posix()).as_posix()] = path.read_bytes()
+    for raw in extra:
+        path = Path(os.path.normpath(folder / raw)).resolve()
+        if root not in path.parents:
+            raise ToolError(f"{raw}: a job can only carry files below {root}, not {path}")
+        if not path.is_file():
+            raise ToolError(f"{path}: not found (named by a file of {folder})")
+        files[path.relative_to(root).as_posix()] = path.read_bytes()
+    return files
+
+
+def blackbox_inputs(folder: str | Path) -> list[str]:
+    """Files the RTL blackbox JSONs of `folder` name (UG1399: c_files, rtl_files), relative to it:
+    a top assembled from blackboxes reads its functions' C models and Verilog from their folders."""
+    named: list[str] = []
+    for path in sorted(Path(folder).glob("*.json")):
+        try:
+            description = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(description, dict) and "rtl_files" in description:
+                named += [entry["c_file"] for entry in description.get("c_files", [])]
+                named += list(description["rtl_files"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # not a blackbox description; Vitis will say what is wrong with a broken one
+    return named
+
+
+def _safe_relative(name: str) -> PurePosixPath:
+    path = PurePosixPath(name)
+    if path.is_absolute() or ".." in path.parts or not path.parts:
+        raise ToolError(f"refusing a job file named {name!r}: not a path inside the job folder")
+    return path
+
+
+def write_files(root: Path, files: dict[str, bytes]) -> list[Path]:
+    """Write `files` (relative names) below root, each atomically; returns the paths written."""
+    written = []
+    for name, data in files.items():
+        path = root.joinpath(*_safe_relative(name).parts)
+        write_bytes_atomic(path, data)
+        written.append(path)
+    return written
+
+
+# ---- the worker side ---------------------------------------------------------------------------
+
+
+def run_job(job: Job) -> JobResult:
+    """Run one job in a temporary folder on this worker (Dask calls this); tool errors are data."""
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="hclbuild-job-") as tmp:
+        root = Path(tmp)
+        write_files(root, job.files)
+        folder = root / job.func
+        result = JobResult(worker=_worker_address(), worker_folder=str(folder), tools={})
+        try:
+            if job.kind == "csim":
+                _csim_on_worker(job, folder, root, result)
+            elif job.kind == "vitis":
+                _vitis_on_worker(job, folder, result)
+            else:
+                raise ToolError(f"{job.where}: unknown job kind {job.kind!r}")
+        except HCLError as exc:
+            reason = _one_line(exc)
+            result.error = reason if reason.startswith(f"{job.where}: ") else f"{job.where}: {reason}"
+        result.files = _result_files(job, folder)
+    result.seconds = round(time.monotonic() - started, 3)
+    return result
+
+
+def _worker_address() -> str:
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().address)
+    except (ImportError, ValueError):
+        return f"local:{platform.node()}:{os.getpid()}"  # run_job called outside a Dask worker
+
+
+def _csim_on_worker(job: Job, folder: Path, root: Path, result: JobResult) -> None:
+    from hclbuild.runtime.csim import GXX, run_csim
+
+    result.tools = {"g++": _first_line(GXX, "--version"), **_hclbuild_version()}
+    document = root / "csim.json"
+    limits = {} if job.timeout is None else {"timeout": job.timeout}
+    try:
+        result.csim = run_csim(folder, document, project=job.project, **limits)
+    finally:
+        # run_csim writes its JSON before raising a compile failure: it goes back either way
+        if document.is_file():
+            result.document = document.read_bytes()
+
+
+def _vitis_on_worker(job: Job, folder: Path, result: JobResult) -> None:
+    from hclbuild.runtime.vitis import choose_flow, find_vitis, run_hls_steps
+
+    tools = find_vitis()
+    found = {name: path for name, path in (("vitis_hls", tools and tools.vitis_hls), ("v++", tools and tools.vpp),
+                                           ("vitis-run", tools and tools.vitis_run)) if path}
+    result.tools = {name: _version(path) for name, path in found.items()}
+    result.tools.update(_hclbuild_version())
+    if not found:
+        raise ToolError(f"{job.where}: worker {result.worker} advertises {VITIS_RESOURCE} but has no Vitis HLS "
+                        "tool (vitis_hls, vitis-run or v++) on PATH or under $XILINX_HLS/$XILINX_VITIS")
+    choose_flow(tools, job.flow)  # a missing [hls] tool is this worker's refusal, before anything runs
+    runs = run_hls_steps(folder, job.func, job.steps, flow=job.flow, tools=tools, timeout=job.timeout)
+    result.argv = [run.argv for run in runs]
+
+
+def _result_files(job: Job, folder: Path) -> dict[str, bytes]:
+    """What the tool wrote that the submitting side needs, relative to the function folder."""
+    if job.kind == "csim":
+        wanted = [path for path in (folder / "out").glob("*") if path.name != f"tb_{job.func}"]
+    else:
+        from hclbuild.runtime.vitis import report_dirs
+
+        wanted = [path for path in folder.glob("*.log")]
+        for layout_root in report_dirs(folder, job.func).values():
+            for sub in _VITIS_RESULT_DIRS:
+                wanted += (layout_root / sub).rglob("*")
+    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in sorted(wanted) if path.is_file()}
+
+
+@functools.cache
+def _first_line(*argv: str) -> str:
+    """The first line a tool prints (its version), once per worker process."""
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                              check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"not runnable ({exc})"
+    return (done.stdout.strip().splitlines() or ["(no output)"])[0]
+
+
+@functools.cache
+def _version(executable: Path) -> str:
+    from hclbuild.runtime.vitis import version_of
+
+    return version_of(executable) or "unknown version"
+
+
+def _hclbuild_version() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return {"hclbuild": version("hclbuild"), "python": platform.python_version()}
+    except PackageNotFoundError:
+        return {"hclbuild": "not installed as a package", "python": platform.python_version()}
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+# ---- the submitting side -----------------------------------------------------------------------
+
+
+class RemoteSession:
+    """A Dask client (and the cluster this process started, if any) that runs jobs and waits for them."""
+
+    def __init__(self, client: Any, address: str, cluster: Any = None, expected_workers: int = 0) -> None:
+        self.client = client
+        self.address = address
+        self.cluster = cluster
+        self.expected_workers = expected_workers
+        self.pid = os.getpid()
+
+    def workers(self) -> dict[str, dict[str, Any]]:
+        """The scheduler's workers: address -> {"nthreads", "resources", ...}."""
+        return dict(self.client.scheduler_info(n_workers=-1)["workers"])
+
+    def slots(self) -> int:
+        """How many jobs the cluster runs at once (its workers' threads; at least 1): doit's -n."""
+        threads = sum(int(info.get("nthreads", 1)) for info in self.workers().values())
+        return max(1, threads, self.expected_workers)
+
+    def run(self, job: Job) -> JobResult:
+        """Submit the job and block until its result; ToolError when Dask cannot run it."""
+        from distributed import KilledWorker
+
+        resources = None
+        if job.kind == "vitis":
+            resources = {VITIS_RESOURCE: 1}
+            self._require_resource(job)
+        future = self.client.submit(run_job, job, key=f"hclbuild-{job.kind}-{job.where}-{uuid.uuid4().hex[:12]}",
+                                    pure=False, resources=resources, retries=0)
+        try:
+            return future.result()
+        except KilledWorker as exc:
+            raise ToolError(f"{job.where}: the {job.kind} job was given up after its workers died: "
+                            f"{_one_line(exc)}") from None
+        except HCLError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - whatever Dask or the worker raised, as one line
+            raise ToolError(f"{job.where}: the {job.kind} job failed on the Dask cluster at {self.address}: "
+                            f"{type(exc).__name__}: {_one_line(exc)}") from None
+        finally:
+            if not future.done():
+                future.cancel()
+            future.release()
+
+    def _require_resource(self, job: Job) -> None:
+        if self.cluster is not None and not self.workers():
+            return  # a batch cluster's workers may still be queued; the job waits for them
+        if not any(info.get("resources", {}).get(VITIS_RESOURCE, 0) >= 1 for info in self.workers().values()):
+            raise ToolError(f"{job.where}: no worker of the Dask scheduler at {self.address} advertises the "
+                            f"{VITIS_RESOURCE} resource, so nothing can run Vitis (start Vitis workers with "
+                            f"`dask worker {self.address} --resources {VITIS_RESOURCE}=1`)")
+
+    def close(self) -> None:
+        """Disconnect, and stop the cluster this session started."""
+        try:
+            self.client.close()
+        finally:
+            if self.cluster is not None:
+                self.cluster.close()
+
+
+_SESSION: RemoteSession | None = None
+_SESSION_LOCK = threading.Lock()
+
+
+def requested() -> bool:
+    """True when this process runs jobs on Dask: a session was started or the environment asks for one."""
+    return _SESSION is not None or bool(os.environ.get(SCHEDULER_ENV) or os.environ.get(CLUSTER_ENV))
+
+
+def current() -> RemoteSession | None:
+    """The process's session; started from $HCLBUILD_SCHEDULER or $HCLBUILD_CLUSTER on first use.
+
+    A forked process (doit -P process) gets its own client: a parent's cannot cross a fork."""
+    global _SESSION
+    with _SESSION_LOCK:
+        if _SESSION is not None and _SESSION.pid == os.getpid():
+            return _SESSION
+        if _SESSION is not None:  # inherited through fork: reconnect to the same scheduler
+            _SESSION = _connect(_SESSION.address, None, _SESSION.expected_workers)
+            return _SESSION
+        scheduler, cluster = os.environ.get(SCHEDULER_ENV), os.environ.get(CLUSTER_ENV)
+        if not (scheduler or cluster):
+            return None
+        workers = os.environ.get(WORKERS_ENV)
+        if workers is not None and not workers.isdigit():
+            raise ConfigError(f"${WORKERS_ENV} = {workers!r}: expected a number of workers")
+        _SESSION = _open(scheduler, cluster, int(workers) if workers else None)
+        return _SESSION
+
+
+def start(scheduler: str | None = None, cluster: str | None = None, workers: int | None = None) -> RemoteSession:
+    """Connect to `scheduler` or start `cluster` (see CLUSTERS) for this process; one-line errors."""
+    global _SESSION
+    with _SESSION_LOCK:
+        if _SESSION is not None:
+            _SESSION.close()
+            _SESSION = None
+        _SESSION = _open(scheduler, cluster, workers)
+        return _SESSION
+
+
+def stop() -> None:
+    """Close the process's session, if any (and the cluster it started)."""
+    global _SESSION
+    with _SESSION_LOCK:
+        if _SESSION is not None and _SESSION.pid == os.getpid():
+            _SESSION.close()
+        _SESSION = None
+
+
+def _open(scheduler: str | None, cluster: str | None, workers: int | None) -> RemoteSession:
+    if scheduler and cluster:
+        raise ConfigError("give a Dask scheduler address or a cluster to start, not both")
+    if not (scheduler or cluster):
+        raise ConfigError("no Dask scheduler address and no cluster to start")
+    if workers is not None and workers < 1:
+        raise ConfigError(f"{workers} workers: a cluster needs at least one")
+    _import_distributed()
+    if scheduler:
+        return _connect(scheduler, None, 0)
+    started = make_cluster(cluster or "", workers)
+    try:
+        return _connect(started.scheduler_address, started, workers or 0)
+    except BaseException:
+        started.close()
+        raise
+
+
+def _import_distributed() -> None:
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise ToolError(f"distributed execution needs Dask's distributed package: {INSTALL_HINT}") from None
+
+
+def _connect(address: str, cluster: Any, expected_workers: int) -> RemoteSession:
+    import dask
+    from distributed import Client
+
+    timeout = dask.config.get("distributed.comm.timeouts.connect")
+    _probe(address, timeout)
+    # the probe answered, so a failure here is the scheduler's own; still one line
+    try:
+        client = Client(address, timeout=timeout, set_as_default=False)
+    except (OSError, ValueError, TimeoutError) as exc:
+        raise ToolError(f"cannot connect to the Dask scheduler at {address}: {_one_line(exc)}") from None
+    session = RemoteSession(client, address, cluster, expected_workers)
+    if cluster is None:
+        try:
+            client.wait_for_workers(1, timeout=dask.utils.parse_timedelta(timeout))
+        except (TimeoutError, OSError):
+            client.close()
+            raise ToolError(f"the Dask scheduler at {address} has no workers (waited {timeout}; "
+                            f"start some with `dask worker {address}`)") from None
+    return session
+
+
+def _probe(address: str, timeout: Any) -> None:
+    """Open and close one connection to the scheduler: an unreachable one is a one-line error
+    before anything else (a failed Client would also print tracebacks when it is collected)."""
+    import dask
+    from distributed.comm import connect
+
+    async def probe() -> None:
+        comm = await connect(address, timeout=dask.utils.parse_timedelta(timeout))
+        await comm.close()
+
+    try:
+        asyncio.run(probe())
+    except (OSError, ValueError, TimeoutError, TypeError) as exc:
+        raise ToolError(f"cannot reach the Dask scheduler at {address}: {_one_line(exc)}") from None
+
+
+def make_cluster(kind: str, workers: int | None = None, *, scale: bool = True) -> Any:
+    """A Dask cluster: `local` (worker processes on this machine, one thread each) or a batch queue
+    through dask-jobqueue, configured by Dask's own `jobqueue.<kind>.*` settings, then scaled to
+    `workers` (default: this machine's cores for local, 1 for a queue)."""
+    if kind not in CLUSTERS:
+        raise ConfigError(f"unknown cluster {kind!r} (expected {', '.join(CLUSTERS)})")
+    _import_distributed()
+    if kind == "local":
+        from distributed import LocalCluster
+
+        return LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                            dashboard_address=None)
+    try:
+        import dask_jobqueue
+    except ImportError:
+        raise ToolError(f"--cluster {kind} needs dask-jobqueue: {INSTALL_HINT}") from None
+    cluster_class = getattr(dask_jobqueue, _JOBQUEUE_CLASSES[kind])
+    submit = cluster_class.job_cls.submit_command
+    if scale and shutil.which(submit.split()[0]) is None:
+        raise ToolError(f"--cluster {kind}: {submit.split()[0]} is not on PATH (this machine cannot submit "
+                        f"{kind} jobs)")
+    try:
+        cluster = cluster_class()
+    except ValueError as exc:
+        raise ConfigError(f"--cluster {kind}: {_one_line(exc)} (set jobqueue.{kind}.* in "
+                          f"~/.config/dask/jobqueue.yaml or DASK_JOBQUEUE__{kind.upper()}__* variables)") from None
+    if scale:
+        cluster.scale(n=workers or 1)
+    return cluster
+
+
+# ---- the jobs the tasks run --------------------------------------------------------------------
+
+
+def run_csim_remote(func_dir: str | Path, out_json: str | Path, *, project: str, timeout: float | None = None,
+                    session: RemoteSession | None = None) -> Any:
+    """runtime.csim.run_csim on a Dask worker: the same CsimResult, out/ files and csim JSON, plus
+    the worker's address and tool versions in the JSON; ToolError (the worker's reason) on a tool error."""
+    folder = Path(func_dir)
+    session = session or _required_session()
+    job = Job("csim", project, folder.name, pack_folder(folder), timeout=timeout)
+    result = session.run(job)
+    write_files(folder, result.files)
+    if result.document is not None:
+        document = {**json.loads(result.document), "worker": result.worker, "tools": result.tools}
+        write_text_atomic(Path(out_json), json.dumps(document, indent=2) + "\n")
+    if result.error is not None or result.csim is None:
+        raise ToolError(_local_reason(result, folder, job))
+    return result.csim
+
+
+def run_hls_steps_remote(folder: str | Path, func: str, steps: Sequence[str], *, project: str, flow: str = "auto",
+                         timeout: float | None = None, extra_files: Sequence[str | Path] = (),
+                         session: RemoteSession | None = None) -> list[Any]:
+    """runtime.vitis.run_hls_steps on a Dask worker with the `vitis_hls` resource: the reports, logs
+    and RTL come back into `folder`, with remote_<steps>.json saying where and with which tools."""
+    from hclbuild.runtime.vitis import ToolRun, ordered_steps
+
+    folder = Path(folder)
+    order = tuple(ordered_steps(steps))
+    session = session or _required_session()
+    files = pack_folder(folder, [*extra_files, *blackbox_inputs(folder)])
+    job = Job("vitis", project, func, files, steps=order, flow=flow, timeout=timeout)
+    result = session.run(job)
+    write_files(folder, result.files)
+    record = {"worker": result.worker, "tools": result.tools, "steps": list(order), "argv": result.argv,
+              "seconds": result.seconds, "error": result.error and _local_reason(result, folder, job)}
+    write_text_atomic(folder / f"{_RECORD_PREFIX}{'_'.join(order)}.json", json.dumps(record, indent=2) + "\n")
+    if result.error is not None:
+        raise ToolError(_local_reason(result, folder, job))
+    logs = sorted(folder.glob("*.log"))
+    return [ToolRun(tuple(argv), folder, 0, logs[0] if logs else folder, result.seconds) for argv in result.argv]
+
+
+def _required_session() -> RemoteSession:
+    session = current()
+    if session is None:
+        raise ConfigError(f"no Dask scheduler: pass --scheduler/--cluster or set ${SCHEDULER_ENV}")
+    return session
+
+
+def _local_reason(result: JobResult, folder: Path, job: Job) -> str:
+    """The worker's one-line reason, naming the local copies of its files and the worker."""
+    reason = (result.error or f"{job.where}: the worker sent no result").replace(result.worker_folder, str(folder))
+    return f"{reason} (on worker {result.worker})"
