@@ -382,12 +382,14 @@ def emit_design_function(layout: BuildLayout, config: Any, func: str) -> list[Pa
 # ---- csim and report -------------------------------------------------------------------------
 
 
-def csim_function(project: Project, layout: BuildLayout, func: str) -> Any:
-    """g++ the function's testbench and top file, run it on the golden data, write csim/<func>.json."""
+def csim_function(project: Project, layout: BuildLayout, func: str, runner: Any = None) -> Any:
+    """g++ the function's testbench and top file, run it on the golden data, write csim/<func>.json.
+
+    `runner` has run_csim's signature (runtime.remote's runs it on a Dask worker); default run_csim."""
     from hclbuild.runtime.csim import run_csim
 
-    result = run_csim(layout.hls_dir(func), layout.csim_json(func), project=project.name,
-                      outputs=_output_names(layout, func))
+    result = (runner or run_csim)(layout.hls_dir(func), layout.csim_json(func), project=project.name,
+                                  outputs=_output_names(layout, func))
     return result.check()
 
 

@@ -74,6 +74,7 @@ class Job:
     steps: tuple[str, ...] = ()
     flow: str = "auto"
     timeout: float | None = None
+    outputs: tuple[str, ...] | None = None  # csim: the arguments the function may write
 
     @property
     def where(self) -> str:
@@ -198,7 +199,7 @@ def _csim_on_worker(job: Job, folder: Path, root: Path, result: JobResult) -> No
     document = root / "csim.json"
     limits = {} if job.timeout is None else {"timeout": job.timeout}
     try:
-        result.csim = run_csim(folder, document, project=job.project, **limits)
+        result.csim = run_csim(folder, document, project=job.project, outputs=job.outputs, **limits)
     finally:
         # run_csim writes its JSON before raising a compile failure: it goes back either way
         if document.is_file():
@@ -478,13 +479,14 @@ def make_cluster(kind: str, workers: int | None = None, *, scale: bool = True) -
 # ---- the jobs the tasks run --------------------------------------------------------------------
 
 
-def run_csim_remote(func_dir: str | Path, out_json: str | Path, *, project: str, timeout: float | None = None,
-                    session: RemoteSession | None = None) -> Any:
+def run_csim_remote(func_dir: str | Path, out_json: str | Path, timeout: float | None = None, *, project: str,
+                    outputs: Sequence[str] | None = None, session: RemoteSession | None = None) -> Any:
     """runtime.csim.run_csim on a Dask worker: the same CsimResult, out/ files and csim JSON, plus
     the worker's address and tool versions in the JSON; ToolError (the worker's reason) on a tool error."""
     folder = Path(func_dir)
     session = session or _required_session()
-    job = Job("csim", project, folder.name, pack_folder(folder), timeout=timeout)
+    job = Job("csim", project, folder.name, pack_folder(folder), timeout=timeout,
+              outputs=None if outputs is None else tuple(outputs))
     result = session.run(job)
     write_files(folder, result.files)
     if result.document is not None:

@@ -268,14 +268,11 @@ def _emit(project: Project, layout: BuildLayout, func: str) -> None:
 
 @may_run_remotely
 def _csim(project: Project, layout: BuildLayout, func: str) -> None:
+    from hclbuild.project.flow import csim_function
     from hclbuild.runtime import remote
 
-    if remote.requested():
-        remote.run_csim_remote(layout.hls_dir(func), layout.csim_json(func), project=project.name).check()
-        return
-    from hclbuild.project.flow import csim_function
-
-    csim_function(project, layout, func)
+    # on a Dask worker when a scheduler is configured: the same result files come back
+    csim_function(project, layout, func, runner=remote.run_csim_remote if remote.requested() else None)
 
 
 def _report(project: Project, layout: BuildLayout, functions: list[str]) -> None:
