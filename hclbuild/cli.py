@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -220,20 +221,27 @@ def _parallel_options(args: argparse.Namespace, session: Any) -> list[str]:
     return ["-n", str(args.processes)] if args.processes and args.processes > 1 else []
 
 
-def cmd_tasks(args: argparse.Namespace) -> int:
+def _run_tasks(args: argparse.Namespace, projects: list[Path], build_root: Path,
+               task_names: Callable[[Any], list[str]]) -> int:
+    """doit the tasks `task_names(session)` names, on Dask when asked for (the session then closes)."""
     from hclbuild.runtime import remote
 
-    projects = _projects(args.paths)
-    build_root = _build_root(args)
-    command = {"build": ["build"], "csim": ["csim"], "report": ["csim", "report"]}[args.command]
     session = _remote_session(args)
     try:
+        tasks = task_names(session)
         options = _parallel_options(args, session)
         if args.keep_going:
             options.append("--continue")
-        code = run_doit(options + command, projects, build_root)
+        return run_doit(options + tasks, projects, build_root)
     finally:
         remote.stop()
+
+
+def cmd_tasks(args: argparse.Namespace) -> int:
+    projects = _projects(args.paths)
+    build_root = _build_root(args)
+    command = {"build": ["build"], "csim": ["csim"], "report": ["csim", "report"]}[args.command]
+    code = _run_tasks(args, projects, build_root, lambda session: command)
     if args.command in ("csim", "report"):
         print_summary(summary_rows(projects, build_root))
     return code
@@ -244,34 +252,30 @@ def cmd_list(args: argparse.Namespace) -> int:
     return run_doit(["list", "--all"], projects, _build_root(args))
 
 
-def cmd_csynth(args: argparse.Namespace) -> int:
-    from hclbuild.runtime import remote
+def _vitis_tasks(args: argparse.Namespace, projects: list[Path], session: Any) -> list[str]:
+    """`csynth:<p>/<f>` (or cosim) of every function of every project, or of --function."""
     from hclbuild.runtime.vitis import find_vitis
     from hclbuild.tasks import plan
 
-    step = args.command  # csynth or cosim
+    step = args.command
+    if session is None and find_vitis() is None:
+        raise HCLError("no Vitis HLS tool (vitis_hls, vitis-run or v++) on PATH or under "
+                       f"$XILINX_HLS/$XILINX_VITIS: {step} tasks exist only where one is found "
+                       "(or on Dask workers: --scheduler)")
+    tasks = []
+    for entry in plan(projects):
+        if entry.error:
+            raise HCLError(entry.error)
+        if args.function is not None and args.function not in entry.functions:
+            raise HCLError(f"{entry.name}: no function {args.function!r} (functions: {', '.join(entry.functions)})")
+        tasks += [f"{step}:{entry.name}/{f}" for f in entry.functions if args.function in (None, f)]
+    return tasks
+
+
+def cmd_csynth(args: argparse.Namespace) -> int:
     projects = _projects(args.paths)
     build_root = _build_root(args)
-    session = _remote_session(args)
-    try:
-        if session is None and find_vitis() is None:
-            raise HCLError("no Vitis HLS tool (vitis_hls, vitis-run or v++) on PATH or under "
-                           f"$XILINX_HLS/$XILINX_VITIS: {step} tasks exist only where one is found "
-                           "(or on Dask workers: --scheduler)")
-        tasks = []
-        for entry in plan(projects):
-            if entry.error:
-                raise HCLError(entry.error)
-            if args.function is not None and args.function not in entry.functions:
-                raise HCLError(f"{entry.name}: no function {args.function!r} "
-                               f"(functions: {', '.join(entry.functions)})")
-            tasks += [f"{step}:{entry.name}/{f}" for f in entry.functions if args.function in (None, f)]
-        options = _parallel_options(args, session)
-        if args.keep_going:
-            options.append("--continue")
-        code = run_doit(options + tasks, projects, build_root)
-    finally:
-        remote.stop()
+    code = _run_tasks(args, projects, build_root, lambda session: _vitis_tasks(args, projects, session))
     print_summary(summary_rows(projects, build_root))
     return code
 

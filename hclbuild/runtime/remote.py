@@ -26,17 +26,14 @@ submitted when no worker advertises it. Workers need hclbuild (with g++, or a Vi
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
 import os
 import platform
 import shutil
 import subprocess
-import tempfile
 import threading
 import time
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -162,6 +159,8 @@ def write_files(root: Path, files: dict[str, bytes]) -> list[Path]:
 
 def run_job(job: Job) -> JobResult:
     """Run one job in a temporary folder on this worker (Dask calls this); tool errors are data."""
+    import tempfile
+
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="hclbuild-job-") as tmp:
         root = Path(tmp)
@@ -292,6 +291,8 @@ class RemoteSession:
 
     def run(self, job: Job) -> JobResult:
         """Submit the job and block until its result; ToolError when Dask cannot run it."""
+        import uuid
+
         from distributed import KilledWorker
 
         resources = None
@@ -432,6 +433,8 @@ def _connect(address: str, cluster: Any, expected_workers: int) -> RemoteSession
 def _probe(address: str, timeout: Any) -> None:
     """Open and close one connection to the scheduler: an unreachable one is a one-line error
     before anything else (a failed Client would also print tracebacks when it is collected)."""
+    import asyncio
+
     import dask
     from distributed.comm import connect
 
