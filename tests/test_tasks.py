@@ -114,7 +114,8 @@ NOOP_LOAD = (
     "sys.path.insert(0, '.')\n"
     "import dodo\n"
     "code = DoitMain(ModuleTaskLoader(vars(dodo))).run(['csim'])\n"
-    "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('mlir', 'llvmlite', 'jinja2', 'numpy')\n"
+    "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('mlir', 'llvmlite', 'jinja2', 'numpy', 'dask',\n"
+    "                                                              'distributed')\n"
     "               or m.startswith(('hclbuild.dsl', 'hclbuild.schedule', 'hclbuild.compiler')))\n"
     "print('HEAVY', heavy, 'CODE', code)\n"
 )
