@@ -6,7 +6,9 @@
 Sections: compile (scaling of `hclbuild build` with N outlined stages), incremental (one changed
 stage of the 100-stage chain and of resnet20, `doit -n 2` vs `-n 1`), noop (no-op `doit build`
 and `doit csim` over every project vs a bare `import doit`, csim seconds per function with and
-without ap_types), reference (the LLVM reference vs numpy at MEDIUM sizes). Every figure is a
+without ap_types), reference (the LLVM reference vs numpy at MEDIUM sizes), distributed (csim of the
+chain on one local process vs two Dask workers). Naming sections reruns only those: the other
+sections of BENCHMARKS.md are kept, and the header says which. Every figure is a
 median of repeated runs in this one session; compare the ratios, not the seconds.
 """
 
@@ -23,7 +25,7 @@ from common import REPO, SINGLE_THREAD, load_average, machine  # noqa: E402
 os.environ.update(SINGLE_THREAD)  # before numpy is imported (reference section)
 sys.path.insert(0, str(REPO))
 
-SECTIONS = ("compile", "incremental", "noop", "reference")
+SECTIONS = ("compile", "incremental", "noop", "reference", "distributed")
 
 # why a kernel's reference is slower than numpy: filled in from reading the kernels and their IR
 SLOWER_BECAUSE = {
@@ -125,6 +127,28 @@ def _section_reference(work: Path) -> list[str]:
             *reference_rows(results, SLOWER_BECAUSE), ""]
 
 
+def _section_distributed(work: Path) -> list[str]:
+    try:
+        import distributed  # noqa: F401
+        from distributed_csim import distributed_csim, distributed_rows
+    except ImportError:
+        return ["## csim on Dask workers", "", "Not measured: Dask's distributed is not installed "
+                "(`pip install -e '.[distributed]'`).", ""]
+    print("csim on Dask workers", flush=True)
+    return distributed_rows(distributed_csim(work / "distributed"))
+
+
+def _sections(lines: list[str]) -> dict[str, list[str]]:
+    """`## title` -> the section's lines (the heading included); the header before the first is left out."""
+    found: dict[str, list[str]] = {}
+    for line in lines:
+        if line.startswith("## "):
+            found[line] = []
+        if found:
+            found[next(reversed(found))].append(line)
+    return found
+
+
 def main(argv: list[str]) -> None:
     chosen = [s for s in argv if s in SECTIONS] or list(SECTIONS)
     unknown = [s for s in argv if s not in SECTIONS]
@@ -141,6 +165,11 @@ def main(argv: list[str]) -> None:
             if section in chosen:
                 body += globals()[f"_section_{section}"](work)
     load_after = load_average()
+    kept: dict[str, list[str]] = {}
+    if len(chosen) < len(SECTIONS) and (REPO / "BENCHMARKS.md").is_file():
+        rerun = _sections(body)
+        earlier = _sections((REPO / "BENCHMARKS.md").read_text().splitlines())
+        kept = {title: lines for title, lines in earlier.items() if title not in rerun}
     header = [
         "# Benchmarks", "",
         f"Written by `python bench/run_all.py {' '.join(argv)}`".rstrip() + f" on {info['date']}, commit "
@@ -150,7 +179,11 @@ def main(argv: list[str]) -> None:
         "each ratio is measured side by side in this one run. Subprocesses run with bytecode caching on "
         "(a user's default) and one BLAS thread.", "",
     ]
-    (REPO / "BENCHMARKS.md").write_text("\n".join(header + body))
+    if kept:
+        header += ["Kept from an earlier BENCHMARKS.md (not rerun this time): "
+                   + ", ".join(title[3:] for title in kept) + ".", ""]
+    kept_lines = [line for lines in kept.values() for line in lines]
+    (REPO / "BENCHMARKS.md").write_text("\n".join(header + body + kept_lines))
     print("wrote BENCHMARKS.md")
 
 
