@@ -32,7 +32,13 @@ def test_pipeline_unroll_partition_dataflow_lines() -> None:
     s.dataflow()
     lines = _lines(hcl.build(s, target="vhls"))
     top = lines.index("void top(int32_t A[16][8], int32_t B[16], int32_t P[16]) {")
-    assert lines[top + 1] == "#pragma HLS dataflow"
+    assert lines[top + 1 : top + 6] == [
+        "#pragma HLS interface mode=ap_memory port=A",
+        "#pragma HLS interface mode=ap_memory port=B",
+        "#pragma HLS interface mode=ap_memory port=P",
+        "#pragma HLS interface mode=ap_ctrl_hs port=return",
+        "#pragma HLS dataflow",
+    ]
     assert "#pragma HLS array_partition variable=A block dim=2 factor=2" in lines
     decl = lines.index("int32_t S[16];")
     assert lines[decl + 1] == "#pragma HLS array_partition variable=S cyclic dim=1 factor=4"
@@ -54,9 +60,11 @@ def test_outlined_stage_is_its_own_function_before_the_top() -> None:
     assert lines.index("void Stage_S(int32_t A[16][8], int32_t S[16]) {") < lines.index(
         "void top(int32_t A[16][8], int32_t B[16], int32_t P[16]) {")
     assert "Stage_S(A, S);" in lines
-    # the pragma travelled with the stage into its function
+    # the pragma travelled with the stage into its function, which keeps its own hierarchy level
     stage = text[text.index("void Stage_S(int32_t A[16][8], int32_t S[16]) {"):text.index("void top(int32_t A[16][8], int32_t B[16], int32_t P[16]) {")]
     assert "#pragma HLS pipeline II=1" in stage
+    assert _lines(stage)[1] == "#pragma HLS inline off"
+    assert "interface" not in stage  # INTERFACE is for the top function only (UG1399)
 
 
 def test_split_and_fuse_loop_labels() -> None:

@@ -902,7 +902,11 @@ def test_labels_pragmas_and_partitions_are_exact(tmp_path):
     code = emit_module(parse_module(PRAGMA_MODULE))
     lines = _lines(code)
     start = lines.index("void top(float A[8][8], float B[8][8]) {")
-    assert lines[start + 1 : start + 7] == [
+    # the design's top gets the vivado flow's interfaces unless told otherwise, before any other pragma
+    assert lines[start + 1 : start + 10] == [
+        "#pragma HLS interface mode=ap_memory port=A",
+        "#pragma HLS interface mode=ap_memory port=B",
+        "#pragma HLS interface mode=ap_ctrl_hs port=return",
         "#pragma HLS dataflow",
         "#pragma HLS array_partition variable=A cyclic dim=1 factor=2",
         "#pragma HLS array_partition variable=A block dim=2 factor=4",

@@ -23,5 +23,13 @@ Other conventions:
 
 from hclbuild.compiler.emit_hls.assembly import c_signature, emit_function_files, emit_module
 from hclbuild.compiler.emit_hls.c_types import CArg, CSignature
+from hclbuild.compiler.emit_hls.interfaces import (
+    ArgInterface,
+    FunctionInterfaces,
+    blackbox_interfaces,
+    default_interfaces,
+    override_interfaces,
+)
 
-__all__ = ["CArg", "CSignature", "c_signature", "emit_function_files", "emit_module"]
+__all__ = ["ArgInterface", "CArg", "CSignature", "FunctionInterfaces", "blackbox_interfaces", "c_signature",
+           "default_interfaces", "emit_function_files", "emit_module", "override_interfaces"]

@@ -1,24 +1,36 @@
 """Function and file assembly of the HLS emitter: C signatures from the IR, one C++ function per
 func.func (FunctionEmitter: the handler mixins and their merged table), and the translation units
-(emit_module, emit_function_files) with their includes, prototypes and callees in call-graph order.
+(emit_module, emit_function_files) with their includes, prototypes and callees in call-graph order:
+the file's top with its interfaces, outlined callees with `inline off`, blackboxed callees' bodies
+under the RTL_BLACKBOX_MACRO guard.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from mlir import ir
 
 from hclbuild.compiler.emit_hls.c_types import CPP_RESERVED, CArg, CSignature, memref_shape, sanitize, unique
 from hclbuild.compiler.emit_hls.constants import CONSTANT_HANDLERS, ConstantOps
-from hclbuild.compiler.emit_hls.core import merge_handlers, walk
+from hclbuild.compiler.emit_hls.core import Memory, merge_handlers, walk
+from hclbuild.compiler.emit_hls.interfaces import FunctionInterfaces, default_interfaces
+from hclbuild.compiler.emit_hls.local_copies import (
+    LocalCopy,
+    declare_local,
+    emit_copy,
+    plan_local_copies,
+    values_to_blackboxes,
+)
 from hclbuild.compiler.emit_hls.memory_loops import MEMORY_LOOP_HANDLERS, MemoryLoopOps
-from hclbuild.compiler.emit_hls.pragmas import function_pragmas
+from hclbuild.compiler.emit_hls.pragmas import arg_partitions, function_pragmas
 from hclbuild.compiler.emit_hls.prints import PrintOps, print_formats
 from hclbuild.compiler.emit_hls.scalar_ops import SCALAR_HANDLERS, ScalarOps
+from hclbuild.compiler.hls_interface import RTL_BLACKBOX_MACRO
 from hclbuild.compiler.hls_types import c_type
 from hclbuild.compiler.signature import signature_of
-from hclbuild.errors import CompileError
+from hclbuild.errors import CompileError, HCLNotImplementedError
 
 _AP_WIDTH = re.compile(r"ap_u?(?:int|fixed)<(\d+)")
 _AP_DEFAULT_MAX_W = 1024
@@ -64,30 +76,57 @@ def c_signature(func_op: ir.Operation | ir.OpView, function_names: set[str] | No
 # ---- public emitters ---------------------------------------------------------------------------
 
 
-def emit_module(module: ir.Module) -> str:
-    """The whole design as one C++ translation unit, callees before callers."""
+def emit_module(module: ir.Module, interfaces: FunctionInterfaces | None = None) -> str:
+    """The whole design as one C++ translation unit, callees before callers.
+
+    The design's top (`hcl.top`) gets `interfaces` (default: the vivado flow's); every outlined
+    function gets `#pragma HLS inline off`.
+    """
     functions = _defined_functions(module)
     prints = print_formats(module)
     order = _topological(list(functions), _call_graph(functions, prints))
     names = _sibling_function_names(next(iter(functions.values()))) if functions else set()
     signatures = {name: c_signature(op, names) for name, op in functions.items()}
-    bodies = [_emit(functions[name], signatures[name], signatures, prints) for name in order]
+    bodies = []
+    for name in order:
+        is_top = "hcl.top" in functions[name].attributes
+        emitter = _function_emitter(name, functions, signatures, interfaces if is_top else None, is_top)
+        emitter.prints = prints
+        bodies.append(emitter.emit())
     prototypes = [f"{signatures[name].prototype()};" for name in order]
     code = "\n".join(prototypes + bodies)
     lines = [_HEADER_COMMENT, *_include_lines(code), _UNUSED_LABEL_PRAGMA, "", *prototypes, ""]
     return "\n".join(lines) + "\n" + "\n".join(bodies)
 
 
-def emit_function_files(module: ir.Module, func_name: str) -> tuple[str, str]:
-    """(cpp, header) making `func_name` a top file: the .cpp defines it and every callee it needs."""
+def emit_function_files(module: ir.Module, func_name: str, interfaces: FunctionInterfaces | None = None,
+                        blackboxes: Collection[str] = ()) -> tuple[str, str]:
+    """(cpp, header) making `func_name` a top file: the .cpp defines it and every callee it needs.
+
+    `func_name` gets `interfaces` (default: the vivado flow's). Callees named in `blackboxes` (and
+    what only they call) are synthesized from their own RTL: their bodies stay in the .cpp as the
+    C model for g++ csim, under `#ifndef HCLBUILD_RTL_BLACKBOX`, which the Vitis project defines.
+    """
     functions = _defined_functions(module)
     if func_name not in functions:
         raise CompileError(f"emit_function_files: the module has no function @{func_name}")
     prints = print_formats(module)
-    order = _topological([func_name], _call_graph(functions, prints))
+    graph = _call_graph(functions, prints)
+    order = _topological([func_name], graph)
+    boxed = _blackboxed(func_name, graph, set(blackboxes))
     names = _sibling_function_names(next(iter(functions.values()))) if functions else set()
     signatures = {name: c_signature(op, names) for name, op in functions.items()}
-    bodies = [_emit(functions[name], signatures[name], signatures, prints) for name in order]
+    bodies = []
+    for name in order:
+        is_top = name == func_name
+        emitter = _function_emitter(name, functions, signatures, interfaces if is_top else None, is_top,
+                                    boxed if is_top else frozenset())
+        emitter.prints = prints
+        body = emitter.emit()
+        if name in boxed:
+            body = (f"#ifndef {RTL_BLACKBOX_MACRO}\n// the C model of {name} for csim: synthesis takes its RTL "
+                    f"(an RTL blackbox)\n{body}#endif  // {RTL_BLACKBOX_MACRO}\n")
+        bodies.append(body)
     prototypes = [f"{signatures[name].prototype()};" for name in order]
     guard = "HCLBUILD_" + re.sub(r"\W", "_", func_name).upper() + "_H"
     header_lines = [
@@ -107,23 +146,71 @@ def emit_function_files(module: ir.Module, func_name: str) -> tuple[str, str]:
     return "\n".join(cpp_lines) + "\n" + "\n".join(bodies), "\n".join(header_lines) + "\n"
 
 
+def _function_emitter(name: str, functions: dict[str, ir.Operation], signatures: dict[str, CSignature],
+                      interfaces: FunctionInterfaces | None, is_top: bool,
+                      blackboxes: Collection[str] = frozenset()) -> FunctionEmitter:
+    """The emitter of one function: a file's top gets ports (and local copies), an outlined callee
+    `inline off`."""
+    func = functions[name]
+    signature = signatures[name]
+    if not is_top:
+        return FunctionEmitter(func, signature, signatures, inline_off="hcl.outlined" in func.attributes)
+    ports = interfaces if interfaces is not None else default_interfaces(signature)
+    if [arg.port for arg in ports.args] != [arg.name for arg in signature.args]:
+        raise CompileError(f"@{name}: the interfaces are for arguments {[arg.port for arg in ports.args]}, "
+                           f"the function has {[arg.name for arg in signature.args]}")
+    partitions = arg_partitions(func, len(signature.args), f"@{name}")
+    copies = plan_local_copies(func, signature.args, partitions, ports, functions, blackboxes)
+    if copies and signature.ret_c_type is not None:
+        raise HCLNotImplementedError(f"@{name}: local copies of array arguments in a function that returns a value")
+    return FunctionEmitter(func, signature, signatures, interfaces=ports, local_copies=copies, blackboxes=blackboxes)
+
+
 # ---- one function ----------------------------------------------------------------------------
 
 
 class FunctionEmitter(ScalarOps, MemoryLoopOps, ConstantOps, PrintOps):
-    """Emits one func.func as a C++ function definition; one small method per op kind."""
+    """Emits one func.func as a C++ function definition; one small method per op kind.
+
+    A file's top function gets its interface pragmas and the local copies of its arguments
+    (local_copies.py); arrays it passes to RTL blackboxes keep one RAM each (no partitions).
+    """
 
     HANDLERS = merge_handlers(SCALAR_HANDLERS, MEMORY_LOOP_HANDLERS, CONSTANT_HANDLERS)
+
+    def __init__(self, func: ir.Operation, signature: CSignature, signatures: dict[str, CSignature], *,
+                 interfaces: FunctionInterfaces | None = None, inline_off: bool = False,
+                 local_copies: Collection[LocalCopy] = (), blackboxes: Collection[str] = ()):
+        super().__init__(func, signature, signatures)
+        self.interfaces = interfaces
+        self.inline_off = inline_off
+        self.local_copies = list(local_copies)
+        for value, callee in (values_to_blackboxes(func, blackboxes) if blackboxes else {}).items():
+            self.unpartitioned[value] = f"it goes whole to the RTL blackbox {callee}, one RAM port (UG1399)"
 
     def emit(self) -> str:
         self._line(f"{self.signature.prototype()} {{")
         self.indent += 1
-        for pragma in function_pragmas(self.func, self.signature):
-            self._line(pragma)
         block = self.func.regions[0].blocks[0]
-        for arg, value in zip(self.signature.args, block.arguments):
+        arguments = list(zip(self.signature.args, block.arguments))
+        kept_whole = {arg.name: self.unpartitioned[value] for arg, value in arguments if value in self.unpartitioned}
+        for pragma in function_pragmas(self.func, self.signature, self.interfaces, inline_off=self.inline_off,
+                                       local={copy.arg.name for copy in self.local_copies},
+                                       unpartitioned=kept_whole):
+            self._line(pragma)
+        local_names = {copy.index: declare_local(self, copy) for copy in self.local_copies}
+        for index, (arg, value) in enumerate(arguments):
             self._bind_argument(arg, value)
+            if index in local_names:
+                memory = self.memories[value]
+                self.memories[value] = Memory(local_names[index], memory.dtype, memory.rank)
+        for copy in self.local_copies:
+            if copy.copy_in:
+                emit_copy(self, copy, local_names[copy.index], inbound=True)
         self._emit_ops(block)
+        for copy in self.local_copies:
+            if copy.copy_out:
+                emit_copy(self, copy, local_names[copy.index], inbound=False)
         self.indent -= 1
         self._line("}")
         return "\n".join(self.lines) + "\n"
@@ -172,13 +259,6 @@ def _defined_functions(module: ir.Module) -> dict[str, ir.Operation]:
     return functions
 
 
-def _emit(func_op: ir.Operation, signature: CSignature, signatures: dict[str, CSignature],
-          prints: dict[str, str]) -> str:
-    emitter = FunctionEmitter(func_op, signature, signatures)
-    emitter.prints = prints
-    return emitter.emit()
-
-
 def _call_graph(functions: dict[str, ir.Operation], prints: dict[str, str]) -> dict[str, list[str]]:
     """Callee names of each function, in order of first call (hcl.print calls are no callees)."""
     graph: dict[str, list[str]] = {}
@@ -195,6 +275,34 @@ def _call_graph(functions: dict[str, ir.Operation], prints: dict[str, str]) -> d
                     callees.append(callee)
         graph[name] = callees
     return graph
+
+
+def _blackboxed(top: str, graph: dict[str, list[str]], blackboxes: set[str]) -> frozenset[str]:
+    """The functions `top` reaches only through a blackbox (the blackboxes included).
+
+    A function both the top's own code and a blackbox call would be defined twice in Vitis csim
+    (in the top's .cpp and in the blackbox's C model), so it is refused.
+    """
+    if not blackboxes:
+        return frozenset()
+    own: set[str] = set()
+    stack = [top]
+    while stack:
+        name = stack.pop()
+        if name in own or (name in blackboxes and name != top):
+            continue
+        own.add(name)
+        stack.extend(graph[name])
+    boxed = set(_topological([b for b in blackboxes if b in graph and b != top and _reaches(top, b, graph)], graph))
+    shared = sorted(own & boxed)
+    if shared:
+        raise HCLNotImplementedError(f"@{top}: {', '.join('@' + n for n in shared)} is called both by the top's own "
+                                     "code and by an RTL blackbox; blackbox assembly of a shared callee")
+    return frozenset(boxed)
+
+
+def _reaches(source: str, target: str, graph: dict[str, list[str]]) -> bool:
+    return target in _topological([source], graph)
 
 
 def _topological(roots: list[str], graph: dict[str, list[str]]) -> list[str]:

@@ -90,6 +90,9 @@ class EmitterCore:
         self.temp_count = 0
         self.dead = _dead_ops(self.func)
         self.prints: dict[str, str] = {}  # hcl.print declarations of the module: name -> format
+        # arrays that must stay one RAM (passed to an RTL blackbox), with the reason, for the comment
+        # that replaces their partition pragmas
+        self.unpartitioned: dict[ir.Value, str] = {}
 
     # ---- output --------------------------------------------------------------------------------
 

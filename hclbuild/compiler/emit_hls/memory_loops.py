@@ -55,7 +55,10 @@ class MemoryLoopOps(EmitterCore):
             return
         zero = " = {}" if "hcl.zero_init" in attributes else ""
         self._line(f"{c_type(dtype)} {name}{''.join(f'[{dim}]' for dim in shape)}{zero};")
-        for pragma in buffer_pragmas(attributes, name, len(shape), where):
+        pragmas = buffer_pragmas(attributes, name, len(shape), where)
+        if pragmas and result in self.unpartitioned:
+            pragmas = [f"// {name} is not partitioned here: {self.unpartitioned[result]}"]
+        for pragma in pragmas:
             self._line(pragma)
         if not self._is_read(result):
             # a dead stage's buffer: kept as the user wrote it (Vitis drops the logic), and marked

@@ -1,27 +1,48 @@
 """`#pragma HLS` lines of the HLS emitter, read from IR attributes (docs/IR.md).
 
-Three places get pragmas: the top of a function body (function_pragmas), right after a local
-array's declaration (buffer_pragmas) and the top of a loop body (loop_pragmas). A new pragma kind
-(interfaces, streams) is one more case in the function for its place.
+Three places get pragmas: the top of a function body (function_pragmas: interfaces from
+interfaces.py, inline off, dataflow, argument partitions), right after a local array's declaration
+(buffer_pragmas) and the top of a loop body (loop_pragmas). A new pragma kind (streams) is one more
+case in the function for its place.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
+
 from mlir import ir
 
 from hclbuild.compiler.emit_hls.c_types import CSignature
+from hclbuild.compiler.emit_hls.interfaces import FunctionInterfaces
 from hclbuild.errors import CompileError
 
 _PARTITION_TYPES = ("complete", "block", "cyclic")
 
 
-def function_pragmas(func: ir.Operation, signature: CSignature) -> list[str]:
-    """The pragmas opening a function body: dataflow, then the partitions of each array argument."""
-    pragmas = ["#pragma HLS dataflow"] if "dataflow" in func.attributes else []
+def function_pragmas(func: ir.Operation, signature: CSignature, interfaces: FunctionInterfaces | None = None,
+                     *, inline_off: bool = False, local: Collection[str] = (),
+                     unpartitioned: Mapping[str, str] | None = None) -> list[str]:
+    """The pragmas opening a function body: interfaces (a file's top only), `inline off`, dataflow,
+    then the partitions of each array argument.
+
+    `local` names arguments worked on through a partitioned local copy (local_copies.py): their
+    partitions go on the copy. `unpartitioned` maps an argument to the reason it stays one array
+    (it is passed to an RTL blackbox): a comment says so instead of the partition pragma.
+    """
+    pragmas = interfaces.pragmas() if interfaces is not None else []
+    if inline_off:
+        # keep the function a module of its own: Vitis inlines small functions by default
+        pragmas.append("#pragma HLS inline off")
+    if "dataflow" in func.attributes:
+        pragmas.append("#pragma HLS dataflow")
     where = f"@{signature.name}"
-    partitions = _arg_partitions(func, len(signature.args), where)
-    for arg, arg_partitions in zip(signature.args, partitions):
-        pragmas += _partition_pragmas(arg.name, arg_partitions, len(arg.shape), f"{where}: {arg.name}")
+    for arg, partitions in zip(signature.args, arg_partitions(func, len(signature.args), where)):
+        if arg.name in local or not partitions:
+            continue
+        if unpartitioned and arg.name in unpartitioned:
+            pragmas.append(f"// {arg.name} is not partitioned here: {unpartitioned[arg.name]}")
+            continue
+        pragmas += partition_pragmas(arg.name, partitions, len(arg.shape), f"{where}: {arg.name}")
     return pragmas
 
 
@@ -32,7 +53,7 @@ def buffer_pragmas(attributes: ir.OpAttributeMap, name: str, rank: int, where: s
         if "hcl.partition" in attributes
         else []
     )
-    return _partition_pragmas(name, partitions, rank, where)
+    return partition_pragmas(name, partitions, rank, where)
 
 
 def stream_pragmas(name: str, depth: int) -> list[str]:
@@ -56,7 +77,7 @@ def loop_pragmas(op: ir.Operation) -> list[str]:
     return pragmas
 
 
-def _arg_partitions(func: ir.Operation, count: int, where: str) -> list[list[str]]:
+def arg_partitions(func: ir.Operation, count: int, where: str) -> list[list[str]]:
     attributes = func.attributes
     if "hcl.arg_partitions" not in attributes:
         return [[] for _ in range(count)]
@@ -69,7 +90,7 @@ def _arg_partitions(func: ir.Operation, count: int, where: str) -> list[list[str
     return per_arg
 
 
-def _partition_pragmas(name: str, partitions: list[str], rank: int, where: str) -> list[str]:
+def partition_pragmas(name: str, partitions: list[str], rank: int, where: str) -> list[str]:
     """`#pragma HLS array_partition` lines from "<type>:<dim>:<factor>" strings (dim 0 = all)."""
     pragmas = []
     for text in partitions:

@@ -1,0 +1,25 @@
+"""Vitis HLS interface facts shared by project.config and the HLS emitter, with no MLIR import:
+the interface modes and options of UG1399 "pragma HLS interface" (project.toml's [interface]
+table is checked against them when it is read; compiler.emit_hls.interfaces prints the pragmas),
+and the macro that keeps blackboxed functions' bodies out of a top's synthesis source."""
+
+from __future__ import annotations
+
+ARRAY_MODES = ("m_axi", "ap_memory", "bram", "s_axilite")
+SCALAR_MODES = ("s_axilite", "ap_none", "ap_vld", "ap_ack", "ap_hs")
+BLOCK_MODES = ("ap_ctrl_hs", "ap_ctrl_chain", "ap_ctrl_none", "s_axilite")
+M_AXI_OFFSETS = ("off", "direct", "slave")
+# each option and the modes that take it
+OPTION_MODES = {
+    "bundle": ("m_axi", "s_axilite"),
+    "depth": ("m_axi",),
+    "offset": ("m_axi",),
+    "latency": ("m_axi", "ap_memory", "bram"),
+    "max_widen_bitwidth": ("m_axi",),
+}
+OVERRIDE_KEYS = ("protocol", *OPTION_MODES)
+
+# Defined by run_hls.tcl / hls_config.cfg for a top assembled from RTL blackboxes: the bodies of the
+# blackboxed functions in the top's .cpp sit under #ifndef of it, so Vitis (synthesis and its csim,
+# which compiles each blackbox's own C model) never sees them, while plain g++ csim does.
+RTL_BLACKBOX_MACRO = "HCLBUILD_RTL_BLACKBOX"
