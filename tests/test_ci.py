@@ -55,13 +55,33 @@ def test_gitlab_pipeline_structure() -> None:
         {"PROJECT": "gemm", "PROJECT_PATH": "tests/data/projects/gemm", "FUNCTION": ["Stage_prod"]},
     ]
     assert csynth["script"][-1] == 'hclbuild csynth "$PROJECT_PATH" --function "$FUNCTION"'
-    assert csynth["artifacts"]["paths"] == ["build/$PROJECT/hls/$FUNCTION/", "build/$PROJECT/csynth/$FUNCTION.xml"]
+    # the report travels with the digest of its inputs, so the top's job does not synthesize it again
+    assert csynth["artifacts"]["paths"] == ["build/$PROJECT/hls/$FUNCTION/", "build/$PROJECT/csynth/$FUNCTION.xml",
+                                            "build/$PROJECT/csynth/$FUNCTION.inputs"]
     top = pipeline["top"]
     assert top["needs"] == ["build-csim"]
     assert top["parallel"]["matrix"] == [
         {"PROJECT": "two_mm", "PROJECT_PATH": "tests/data/projects/two_mm", "FUNCTION": "top"},
         {"PROJECT": "gemm", "PROJECT_PATH": "tests/data/projects/gemm", "FUNCTION": "top"},
     ]
+
+
+def test_blackbox_projects_assemble_the_top_after_the_functions(tmp_path: Path) -> None:
+    folder = tmp_path / "two_mm"
+    shutil.copytree(PROJECTS / "two_mm", folder)
+    toml = folder / "project.toml"
+    toml.write_text(toml.read_text().replace("[hls]\n", '[hls]\ntop_assembly = "blackbox"\n'))
+    plans = plan([folder])
+    jobs = yaml.safe_load(github_workflow(plans, root=tmp_path, install="pip install hclbuild"))["jobs"]
+    assert "csynth-top" not in jobs
+    assemble = jobs["assemble-top"]
+    assert assemble["needs"] == ["build-csim", "csynth"]
+    downloads = [step["with"] for step in assemble["steps"] if step.get("uses") == "actions/download-artifact@v4"]
+    assert downloads[1] == {"pattern": "csynth-${{ matrix.project }}-*", "path": "build/${{ matrix.project }}/",
+                            "merge-multiple": True}
+    assert assemble["steps"][-2]["run"] == "hclbuild csynth ${{ matrix.path }} --function ${{ matrix.function }}"
+    gitlab = yaml.safe_load(gitlab_pipeline(plans, root=tmp_path, install="pip install hclbuild"))
+    assert gitlab["top"]["needs"] == ["build-csim", "csynth"]
 
 
 def test_bad_runner_label_is_refused() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from hclbuild.errors import ConfigError
-from hclbuild.project.config import DEFAULT_PART, ProjectConfig, load_project
+from hclbuild.project.config import DEFAULT_PART, TOP_INTERFACE, ProjectConfig, load_project
 from hclbuild.project.layout import BuildLayout
 
 
@@ -75,13 +75,14 @@ M = 64
     ('[hls]\npart = "xc u250"\n',
      "project.toml:2: hls.part must be a part name like 'xcu250-figd2104-2L-e', got \"xc u250\""),
     ('[hsl]\npart = "x"\n',
-     "project.toml:1: unknown section [hsl] (expected [project], [hls], [csim], [reference], [sizes])"),
+     "project.toml:1: unknown section [hsl] (expected [project], [hls], [csim], [reference], [sizes], [interface])"),
     ('name = "x"\n',
      ("project.toml:1: unknown top-level key name (settings belong in the sections [project], [hls], "
-      "[csim], [reference], [sizes])")),
+      "[csim], [reference], [sizes], [interface])")),
     ('[project]\nnmae = "x"\n', "project.toml:2: unknown key project.nmae (expected name, top)"),
     ("[hls]\nclock = 10\n",
-     "project.toml:2: unknown key hls.clock (expected part, clock_period_ns, flow_target, tool, vitis_version)"),
+     ("project.toml:2: unknown key hls.clock (expected part, clock_period_ns, flow_target, tool, vitis_version, "
+      "top_assembly)")),
     ('[hls]\ntool = "vivado_hls"\n',
      'project.toml:2: hls.tool must be one of "auto", "vitis_hls", "vitis-run", "v++", got "vivado_hls"'),
     ('[hls]\nvitis_version = "2024"\n',
@@ -164,3 +165,52 @@ def test_build_layout_refuses_path_like_function_names(tmp_path: Path) -> None:
 
     with pytest.raises(CompileError, match=r"^function name '\.\./x' is not a C identifier$"):
         BuildLayout(tmp_path, "gemm").hls_dir("../x")
+
+
+def test_top_assembly_and_interface_tables(tmp_path: Path) -> None:
+    folder = make_project(tmp_path, """
+[hls]
+top_assembly = "blackbox"
+
+[interface.A]
+protocol = "m_axi"
+bundle = "gmem0"
+max_widen_bitwidth = 512
+
+[interface.Stage_C.B]
+latency = 2
+""")
+    config = load_project(folder).config
+    assert config.top_assembly == "blackbox"
+    assert config.interfaces == {
+        TOP_INTERFACE: {"A": {"protocol": "m_axi", "bundle": "gmem0", "max_widen_bitwidth": 512}},
+        "Stage_C": {"B": {"latency": 2}},
+    }
+    assert load_project(make_project(tmp_path, None, name="plain")).config.top_assembly == "monolithic"
+
+
+@pytest.mark.parametrize(("toml", "message"), [
+    ('[hls]\ntop_assembly = "rtl"\n',
+     'project.toml:2: hls.top_assembly must be one of "monolithic", "blackbox", got "rtl"'),
+    ('[interface.A]\nprotocol = "axis"\n',
+     ('project.toml:2: interface.A.protocol must be one of "m_axi", "ap_memory", "bram", "s_axilite", "ap_none", '
+      '"ap_vld", "ap_ack", "ap_hs", got "axis"')),
+    ("[interface.A]\ndepth = 0\n", "project.toml:2: interface.A.depth must be >= 1, got 0"),
+    ("[interface.A]\nlatency = 1.5\n", "project.toml:2: interface.A.latency must be an integer, got float 1.5"),
+    ("[interface.A]\nmax_widen_bitwidth = 48\n",
+     "project.toml:2: interface.A.max_widen_bitwidth must be a power of two from 8 to 1024, got 48"),
+    ('[interface.A]\noffset = "master"\n',
+     'project.toml:2: interface.A.offset must be one of "off", "direct", "slave", got "master"'),
+    ('[interface.A]\nbundel = "g"\n',
+     ("project.toml:2: unknown key interface.A.bundel (expected protocol, bundle, depth, offset, latency, "
+      "max_widen_bitwidth)")),
+    ("[interface.Stage_C.B]\ndepth = -2\n", "project.toml:2: interface.Stage_C.B.depth must be >= 1, got -2"),
+    ("[interface]\nA = 3\n",
+     ("project.toml:2: [interface.A] must be a table of settings (protocol, bundle, depth, offset, latency, "
+      "max_widen_bitwidth) or of argument tables")),
+])
+def test_invalid_interface_and_assembly_messages(tmp_path: Path, toml: str, message: str) -> None:
+    folder = make_project(tmp_path, toml)
+    with pytest.raises(ConfigError) as info:
+        load_project(folder)
+    assert str(info.value) == f"{folder}/{message}"

@@ -26,7 +26,7 @@ needs_tclsh = pytest.mark.skipif(TCLSH is None and not os.environ.get("CI"),
                                  reason="tclsh is not on PATH (scripts/setup.sh installs it)")
 
 VITIS_COMMANDS = ("open_project", "set_top", "add_files", "open_solution", "set_part", "create_clock",
-                  "csim_design", "csynth_design", "cosim_design", "export_design")
+                  "config_interface", "csim_design", "csynth_design", "cosim_design", "export_design")
 
 # Each stubbed Vitis command appends its name and arguments to a list; `exit` prints the list, the
 # working directory and the exit code, then really exits. argv is set the way vitis_hls sets it for
@@ -180,6 +180,65 @@ def test_vitis_flow_target_part_and_clock(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert recorded(done) == [*setup_calls(folder, "vitis", "xcvu9p-flga2104-2-i", "3.333"),
                               "csynth_design", "export_design -format xo", f"cwd {folder}", "exit 0"]
+
+
+BLACKBOXES = ["Stage_a", "Stage_b"]
+
+
+@needs_tclsh
+def test_blackbox_top_adds_each_function_rtl_and_hides_their_bodies(tmp_path: Path) -> None:
+    folder = tmp_path / "hls" / "vadd"
+    write_vadd(folder, ProjectConfig(name="demo", top_assembly="blackbox"), blackboxes=BLACKBOXES)
+    for func in BLACKBOXES:
+        (folder / f"{func}_blackbox.json").write_text("{}\n")
+    done = run_tcl(folder / "run_hls.tcl", "csynth")
+    assert done.returncode == 0, done.stderr
+    calls = setup_calls(folder)
+    calls[2:3] = ["add_files vadd.cpp -cflags -DHCLBUILD_RTL_BLACKBOX", "add_files -blackbox Stage_a_blackbox.json",
+                  "add_files -blackbox Stage_b_blackbox.json"]
+    assert recorded(done) == [*calls, "csynth_design", f"cwd {folder}", "exit 0"]
+
+
+@needs_tclsh
+def test_blackbox_top_stops_when_a_function_was_not_synthesized(tmp_path: Path) -> None:
+    folder = tmp_path / "hls" / "vadd"
+    write_vadd(folder, ProjectConfig(name="demo", top_assembly="blackbox"), blackboxes=BLACKBOXES)
+    (folder / "Stage_a_blackbox.json").write_text("{}\n")
+    done = run_tcl(folder / "run_hls.tcl", "csim", "csynth")
+    assert done.returncode == 1
+    assert recorded(done) == ["open_project -reset vadd_prj", "set_top vadd", f"cwd {folder}", "exit 1"]
+    assert done.stderr.strip() == ("run_hls.tcl (demo/vadd): Stage_b_blackbox.json is missing: synthesize the "
+                                   "outlined functions first (doit csynth:demo/vadd does)")
+
+
+@needs_tclsh
+def test_function_made_for_a_blackbox_has_a_clock_enable_and_block_ports(tmp_path: Path) -> None:
+    folder = tmp_path / "hls" / "vadd"
+    write_vadd(folder, ProjectConfig(name="demo", flow_target="vitis", top_assembly="blackbox"), as_blackbox=True)
+    done = run_tcl(folder / "run_hls.tcl", "csynth", "export")
+    assert done.returncode == 0, done.stderr
+    # the vivado flow keeps ap_memory ports and an active-High reset, which a blackbox needs
+    assert recorded(done) == [*setup_calls(folder, "vivado"), "config_interface -clock_enable", "csynth_design",
+                              "export_design -format ip_catalog", f"cwd {folder}", "exit 0"]
+
+
+def test_hls_config_cfg_of_a_blackbox_top_and_function(tmp_path: Path) -> None:
+    write_vadd(tmp_path / "top", ProjectConfig(name="demo", top_assembly="blackbox"), blackboxes=BLACKBOXES)
+    lines = [line for line in (tmp_path / "top" / "hls_config.cfg").read_text().splitlines()
+             if line and not line.startswith("#")]
+    assert lines[5:11] == [
+        "syn.top=vadd",
+        "syn.file_cflags=vadd.cpp,-DHCLBUILD_RTL_BLACKBOX",
+        "syn.file_csimflags=vadd.cpp,-DHCLBUILD_RTL_BLACKBOX",
+        "syn.blackbox.file=Stage_a_blackbox.json",
+        "syn.blackbox.file=Stage_b_blackbox.json",
+        "tb.file=tb_vadd.cpp",
+    ]
+    write_vadd(tmp_path / "func", ProjectConfig(name="demo", flow_target="vitis", top_assembly="blackbox"),
+               as_blackbox=True)
+    text = (tmp_path / "func" / "hls_config.cfg").read_text()
+    assert "flow_target=vivado\n" in text and "\nsyn.interface.clock_enable=true\n" in text
+    assert text.endswith("package.output.format=ip_catalog\n")
 
 
 def test_hls_config_cfg_lines(project_dir: Path) -> None:

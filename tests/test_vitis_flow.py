@@ -240,3 +240,73 @@ def test_doit_csynth_then_report_with_stand_in_tools(fake_vitis, tmp_path: Path,
     # a no-op rerun synthesizes nothing
     assert run_doit(["csynth"], [folder], build) == 0
     assert len(fake_vitis.calls()) == 2
+
+
+# ---- top_assembly = "blackbox": csynth of each function -> its blackbox JSON -> csynth of the top ----
+
+TWO_STAGES = '''
+import hclbuild as hcl
+
+def schedule():
+    hcl.init(hcl.Int(32))
+    A = hcl.placeholder((8,), "A")
+
+    def kernel(A):
+        doubled = hcl.compute((8,), lambda i: A[i] * 2, name="doubled")
+        shifted = hcl.compute((8,), lambda i: doubled[i] + 3, name="shifted")
+        return hcl.compute((8,), lambda i: shifted[i] - A[i], name="out")
+
+    s = hcl.create_schedule([A], kernel, name="top")
+    s.outline(kernel.doubled)
+    s.outline(kernel.shifted)
+    return s
+'''
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tool", ["vitis_hls", "v++"])
+def test_top_assembled_from_the_functions_rtl(fake_vitis, tmp_path: Path, tool: str) -> None:
+    import json
+
+    from hclbuild.cli import run_doit
+
+    folder = tmp_path / "projects" / "asm"
+    folder.mkdir(parents=True)
+    (folder / "kernel.py").write_text(TWO_STAGES)
+    (folder / "project.toml").write_text(f'[hls]\ntool = "{tool}"\ntop_assembly = "blackbox"\n')
+    fake_vitis.install("vitis_hls", "vitis-run", "v++")
+    build = tmp_path / "build"
+    assert run_doit(["csim", "csynth", "report"], [folder], build) == 0
+    layout = BuildLayout(build, "asm")
+    calls = fake_vitis.calls()
+    # each function first, the top last: it needs their RTL (the stand-in refuses a missing or
+    # malformed blackbox JSON, or one naming files that are not there)
+    assert [Path(call["cwd"]).name for call in calls][-1] == "top"
+    assert sorted(Path(call["cwd"]).name for call in calls[:-1]) == ["Stage_doubled", "Stage_shifted"]
+    description = json.loads(layout.blackbox_json("top", "Stage_shifted").read_text())
+    where = "Stage_shifted_prj/solution1" if tool == "vitis_hls" else "Stage_shifted_comp/hls"
+    assert description["c_files"] == [{"c_file": "../Stage_shifted/Stage_shifted.cpp", "cflag": ""}]
+    assert description["rtl_files"] == [f"../Stage_shifted/{where}/syn/verilog/Stage_shifted.v"]
+    assert [(p["c_name"], p["RAM_type"], p["rtl_ports"]["RAM_address"]) for p in description["c_parameters"]] == [
+        ("doubled", "RAM_1P", "doubled_address0"), ("shifted", "RAM_1P", "shifted_address0")]
+    assert description["rtl_common_signal"]["module_clock_enable"] == "ap_ce"
+    assert description["rtl_common_signal"]["ap_ctrl_chain_protocol_continue"] == "ap_continue"
+    assert description["rtl_performance"] == {"latency": "1234", "II": "1235"}
+    top_cpp = layout.hls_cpp("top").read_text()
+    assert top_cpp.count("#ifndef HCLBUILD_RTL_BLACKBOX") == 2
+    assert json.loads(layout.csim_json("top").read_text())["pass"] is True  # g++ csim still has the bodies
+    # a CI job that gets hls/ and csynth/ from other jobs (no doit state of their runs) synthesizes
+    # only the top: the functions' reports carry the digest of what they were made from
+    (build / ".doit.db").unlink()
+    layout.csynth_result("top").unlink()
+    assert run_doit(["csynth:asm/top"], [folder], build) == 0
+    assert [Path(call["cwd"]).name for call in fake_vitis.calls()[len(calls):]] == ["top"]
+    # a changed function input is synthesized again; the top only when that changed the RTL it takes
+    tcl = layout.hls_tcl("Stage_doubled")
+    tcl.write_text(tcl.read_text() + "# edited\n")
+    assert run_doit(["csynth:asm/top"], [folder], build) == 0
+    assert [Path(call["cwd"]).name for call in fake_vitis.calls()[len(calls) + 1:]] == ["Stage_doubled"]
+    verilog = layout.hls_dir("Stage_shifted") / description["rtl_files"][0].removeprefix("../Stage_shifted/")
+    verilog.write_text(verilog.read_text() + "// new RTL\n")
+    assert run_doit(["csynth:asm/top"], [folder], build) == 0
+    assert [Path(call["cwd"]).name for call in fake_vitis.calls()[len(calls) + 2:]] == ["top"]

@@ -17,8 +17,12 @@ csynth report:
     rtl_resource_usage                     FF, LUT, BRAM (18K), URAM, DSP of the report
 
 A blackbox has a block protocol of ap_ctrl_chain or ap_ctrl_none, an active-High reset, a clock
-enable, and only wire/ap_vld/ap_ovld/FIFO/RAM ports (UG1399); a report that shows anything else
-(m_axi, s_axilite, ap_ctrl_hs, ap_rst_n, no ap_ce) is refused with the reason, naming the function.
+enable, and only wire/ap_vld/ap_ovld/FIFO/RAM ports, and its RTL is Verilog files (UG1399); a report
+that shows anything else (m_axi, s_axilite, ap_ctrl_hs, ap_rst_n, no ap_ce), or RTL that needs
+Vivado IP cores generated first (floating-point operators), is refused with the reason, naming the
+function. hclbuild's own projects of outlined functions ask for what a blackbox needs when
+top_assembly = "blackbox" (project/interfaces.py), so these refusals catch hand edits and float
+operators.
 Paths in the JSON are relative to the top's HLS folder, where both flows run (Vitis resolves them
 against its working directory).
 """
@@ -113,9 +117,12 @@ def verilog_files(verilog_dir: Path) -> list[Path]:
         raise ToolError(f"{verilog_dir}: no Verilog from csynth (run csynth of the function first)")
     cores = sorted(path.name for path in verilog_dir.glob("*_ip.tcl"))
     if cores:
-        # syn/verilog holds only the scripts that generate these cores (floating-point operators...)
+        # syn/verilog holds only the Tcl that has Vivado generate these cores (Vitis' floating-point
+        # operators are Vivado floating_point IP) at export time: there is no complete Verilog to hand
+        # over, and a blackbox is Verilog files only (UG1399)
         raise HCLNotImplementedError(f"{verilog_dir}: the RTL instantiates Vivado IP cores made by "
-                                     f"{', '.join(cores)}; blackbox assembly of such RTL is not implemented")
+                                     f"{', '.join(cores)}; blackbox assembly of such RTL is not implemented "
+                                     "(a blackbox takes Verilog files only): use top_assembly = \"monolithic\"")
     files = sorted(verilog_dir.glob("*.v"))
     if not files:
         raise ToolError(f"{verilog_dir}: csynth wrote no .v files")

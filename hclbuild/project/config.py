@@ -14,6 +14,14 @@ falls back to a default):
     tool = "auto"                      # "vitis_hls", "vitis-run" or "v++"; auto: the first found
     vitis_version = "2025.1"           # spells hls_config.cfg's keys for that release (default:
                                        # the 2025.1+ spelling)
+    top_assembly = "monolithic"        # or "blackbox": csynth of the top takes each outlined
+                                       # function's RTL as a blackbox instead of its C
+
+    [interface.A]                      # argument A of the design's top (default per flow_target:
+    protocol = "m_axi"                 # vitis m_axi + s_axilite, vivado ap_memory + ap_none)
+    bundle = "gmem0"                   # also depth, latency, max_widen_bitwidth, offset
+    [interface.Stage_C.A]              # argument A of the outlined function Stage_C's own project
+    latency = 2
 
     [csim]
     rtol = 1e-5                        # float outputs: |actual - expected| <= atol + rtol * |expected|
@@ -42,6 +50,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hclbuild.compiler.hls_interface import ARRAY_MODES, M_AXI_OFFSETS, OVERRIDE_KEYS, SCALAR_MODES
 from hclbuild.errors import ConfigError
 
 PROJECT_FILE = "project.toml"
@@ -51,6 +60,8 @@ DEFAULT_PART = "xcu250-figd2104-2L-e"
 DEFAULT_CLOCK_PERIOD_NS = 10.0
 FLOW_TARGETS = ("vivado", "vitis")
 HLS_TOOLS = ("auto", "vitis_hls", "vitis-run", "v++")
+TOP_ASSEMBLIES = ("monolithic", "blackbox")
+TOP_INTERFACE = ""  # the key of [interface.<arg>] settings in ProjectConfig.interfaces: the design's top
 
 _C_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # project names become folder names and doit task names (`csim:<project>/<func>`)
@@ -71,6 +82,9 @@ class ProjectConfig:
     flow_target: str = "vivado"
     hls_tool: str = "auto"
     vitis_version: str | None = None
+    top_assembly: str = "monolithic"
+    # [interface]: function name (TOP_INTERFACE for the design's top) -> argument -> settings
+    interfaces: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     rtol: float = 1e-5
     atol: float = 1e-6
     seed: int = 0
@@ -237,6 +251,7 @@ _SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
         "flow_target": ("flow_target", _flow_target),
         "tool": ("hls_tool", _choice(*HLS_TOOLS)),
         "vitis_version": ("vitis_version", _string(_VITIS_VERSION, "a Vitis release like \"2024.2\"")),
+        "top_assembly": ("top_assembly", _choice(*TOP_ASSEMBLIES)),
     },
     "csim": {
         "rtol": ("rtol", _number(positive=False)),
@@ -246,7 +261,7 @@ _SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
         "seed": ("seed", _seed),
     },
 }
-_FREE_SECTIONS = ("sizes",)
+_FREE_SECTIONS = ("sizes", "interface")
 
 
 def _line_of(text: str, section: str, key: str | None) -> int | None:
@@ -302,7 +317,10 @@ def load_config(toml_path: str | Path, default_name: str | None = None, dataset:
         if section in _FREE_SECTIONS:
             if not isinstance(table, dict):
                 raise ConfigError(f"{_where(path, text, '', section)}: {section} must be a table [{section}]")
-            sizes, chosen = _sizes(path, text, table, dataset)
+            if section == "sizes":
+                sizes, chosen = _sizes(path, text, table, dataset)
+            else:
+                values["interfaces"] = _interfaces(path, text, table)
             continue
         known = ", ".join(f"[{s}]" for s in (*_SCHEMA, *_FREE_SECTIONS))
         if not isinstance(table, dict):
@@ -380,6 +398,73 @@ def _sizes(path: Path, text: str, table: dict[str, Any], dataset: str | None) ->
 def is_project_name(name: str) -> bool:
     """Whether `name` can be a project name (it becomes a folder and doit task names)."""
     return bool(_PROJECT_NAME.match(name))
+
+
+def _interfaces(path: Path, text: str, table: dict[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
+    """[interface.<arg>] (the design's top) and [interface.<function>.<arg>] tables, each value
+    checked; whether the argument exists and its protocol fits it is checked when it is emitted."""
+    result: dict[str, dict[str, dict[str, Any]]] = {}
+    for name, value in table.items():
+        section = f"interface.{name}"
+        if not isinstance(value, dict) or not value:
+            raise ConfigError(f"{_where(path, text, 'interface', name)}: [{section}] must be a table of settings "
+                              f"({', '.join(OVERRIDE_KEYS)}) or of argument tables")
+        if not _C_IDENTIFIER.match(name):
+            raise ConfigError(f"{_where(path, text, section, None)}: [{section}]: {name!r} is not a C identifier")
+        if all(isinstance(v, dict) for v in value.values()):
+            # [interface.<function>.<arg>]
+            for arg, settings in value.items():
+                if not _C_IDENTIFIER.match(arg):
+                    raise ConfigError(f"{_where(path, text, f'{section}.{arg}', None)}: [{section}.{arg}]: "
+                                      f"{arg!r} is not a C identifier")
+                result.setdefault(name, {})[arg] = _interface_settings(path, text, f"{section}.{arg}", settings)
+        else:
+            result.setdefault(TOP_INTERFACE, {})[name] = _interface_settings(path, text, section, value)
+    return result
+
+
+def _interface_settings(path: Path, text: str, section: str, settings: dict[str, Any]) -> dict[str, Any]:
+    checked = {}
+    for key, value in settings.items():
+        if key not in _INTERFACE_CHECKS:
+            raise ConfigError(f"{_where(path, text, section, key)}: unknown key {section}.{key} "
+                              f"(expected {', '.join(OVERRIDE_KEYS)})")
+        try:
+            checked[key] = _INTERFACE_CHECKS[key](value)
+        except _Invalid as exc:
+            raise ConfigError(f"{_where(path, text, section, key)}: {section}.{key} {exc}") from None
+    if not checked:
+        raise ConfigError(f"{_where(path, text, section, None)}: [{section}] sets nothing")
+    return checked
+
+
+def _integer(minimum: int):
+    def check(value: object) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise _Invalid(f"must be an integer, got {_type_name(value)} {_toml_text(value)}")
+        if value < minimum:
+            raise _Invalid(f"must be >= {minimum}, got {_toml_text(value)}")
+        return value
+
+    return check
+
+
+def _widen_bits(value: object) -> int:
+    bits = _integer(8)(value)
+    if bits > 1024 or bits & (bits - 1):
+        # an m_axi port widens to a power of two from a byte to 1024 bits
+        raise _Invalid(f"must be a power of two from 8 to 1024, got {_toml_text(value)}")
+    return bits
+
+
+_INTERFACE_CHECKS = {
+    "protocol": _choice(*dict.fromkeys((*ARRAY_MODES, *SCALAR_MODES))),
+    "bundle": _string(_C_IDENTIFIER, "a C identifier"),
+    "depth": _integer(1),
+    "offset": _choice(*M_AXI_OFFSETS),
+    "latency": _integer(0),
+    "max_widen_bitwidth": _widen_bits,
+}
 
 
 def _default_name(path: Path, name: str) -> str:

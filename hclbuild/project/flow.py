@@ -360,23 +360,28 @@ def emit_design_function(layout: BuildLayout, config: Any, func: str) -> list[Pa
     from hclbuild.compiler.signature import signature_of
     from hclbuild.project.golden import read_vectors
     from hclbuild.project.hls_project import write_function_project
+    from hclbuild.project.interfaces import blackboxes_of, function_interfaces, is_blackboxed
 
     manifest = read_ir_manifest(layout)
     if func not in manifest["functions"]:
         raise ConfigError(f"{config.name}: no function {func!r} (functions: {', '.join(manifest['functions'])})")
+    top = manifest["top"]
+    blackboxes = blackboxes_of(config, func, manifest["functions"], top)
     with _mlir_context(), ir.Location.unknown():
         module = ir.Module.parse(func_ir_path(layout, manifest, func).read_text(encoding="utf-8"))
-        cpp, header = emit_function_files(module, func)
         fn_op = next(op for op in module.body.operations
                      if "sym_name" in op.attributes and op.attributes["sym_name"].value == func)
         signature = c_signature(fn_op)
         ir_names = [spec.name for spec in signature_of(fn_op).args]
+        interfaces = function_interfaces(config, func, top, signature)
+        cpp, header = emit_function_files(module, func, interfaces, blackboxes)
     golden = read_vectors(layout.golden_dir(func))
     # the golden vectors carry the IR's argument names; C may rename one (a tensor named `main`)
     c_names = dict(zip(ir_names, (arg.name for arg in signature.args)))
     inputs = {c_names.get(key, key): value for key, value in golden.inputs.items()}
     outputs = {c_names.get(key, key): value for key, value in golden.outputs.items()}
-    return write_function_project(layout.hls_dir(func), func, cpp, header, signature, inputs, outputs, config)
+    return write_function_project(layout.hls_dir(func), func, cpp, header, signature, inputs, outputs, config,
+                                  blackboxes=blackboxes, as_blackbox=is_blackboxed(config, func, top))
 
 
 # ---- csim and report -------------------------------------------------------------------------

@@ -25,11 +25,12 @@ import jinja2
 import numpy as np
 
 from hclbuild.atomic import write_if_changed
+from hclbuild.compiler.hls_interface import RTL_BLACKBOX_MACRO
 from hclbuild.dsl.types import DType, parse_dtype
 from hclbuild.errors import CompileError, DTypeError
 from hclbuild.project.config import ProjectConfig
 from hclbuild.project.golden import RETURN_NAME, container_bytes, vector_file, write_golden
-from hclbuild.project.layout import hls_project_files
+from hclbuild.project.layout import blackbox_file_name, hls_project_files
 from hclbuild.runtime.aptypes import ap_types_include_dir
 from hclbuild.runtime.csim import AP_GXX_FLAGS, GXX_FLAGS, OUT_DIR, needs_ap_include, testbench_name
 from hclbuild.runtime.vitis import PACKAGE_FORMAT_SINCE, output_format_key
@@ -194,12 +195,16 @@ def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, h
                            golden_in: Mapping[str, tuple[np.ndarray, DType | str]],
                            golden_out: Mapping[str, tuple[np.ndarray, DType | str]],
                            config: ProjectConfig, *,
-                           ap_include_dir: str | Path | None = None) -> list[Path]:
+                           ap_include_dir: str | Path | None = None, blackboxes: Sequence[str] = (),
+                           as_blackbox: bool = False) -> list[Path]:
     """Write the whole HLS folder of one function; returns every file in it (written or kept).
 
     `signature` is the emitter's CSignature (or a list of its args: name, c_type, dtype, shape,
     is_array). `golden_in` has every argument, `golden_out` every array argument (plus `return`
     when the function returns a value), as raw-bit storage arrays with their DTypes.
+    `blackboxes` are the functions whose RTL this project takes (their `<f>_blackbox.json` in this
+    folder); `as_blackbox` synthesizes the function to be a blackbox of its caller: vivado flow
+    (block-level ports, active-High reset) and a clock enable, which a blackbox needs (UG1399).
     """
     folder = Path(out_dir)
     where = f"{config.name}/{func_name}"
@@ -261,8 +266,11 @@ def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, h
         "header": f"{func_name}.h",
         "part": config.part,
         "clock_period": format_clock(config.clock_period_ns),
-        "flow_target": config.flow_target,
-        "export_format": export_format(config.flow_target),
+        "flow_target": "vivado" if as_blackbox else config.flow_target,
+        "export_format": export_format("vivado" if as_blackbox else config.flow_target),
+        "blackbox_files": [blackbox_file_name(f) for f in blackboxes],
+        "blackbox_macro": RTL_BLACKBOX_MACRO,
+        "clock_enable": as_blackbox,
         "output_format_key": output_format_key(config.vitis_version),
         "vitis_version": config.vitis_version or f"{PACKAGE_FORMAT_SINCE[0]}.{PACKAGE_FORMAT_SINCE[1]}+",
         "rtol": repr(float(config.rtol)),

@@ -9,6 +9,8 @@
     build/<name>/hls/<func>/              per-function Vitis HLS project folder
     build/<name>/csim/<func>.json         C simulation result
     build/<name>/csynth/<func>.xml        the function's csynth report, copied from either Vitis layout
+    build/<name>/csynth/<func>.inputs     sha256 of the files that csynth read (results travel with it)
+    build/<name>/hls/<top>/<func>_blackbox.json   RTL blackbox of an outlined function (top_assembly)
     build/<name>/cosim/<func>.rpt         its co-simulation report, likewise
     build/<name>/reports/                 summary.json, report.md, plots
     build/<name>/status/                  the latest attempt of every task (project/attempts.py)
@@ -40,6 +42,12 @@ def hls_project_files(folder: Path, func: str) -> list[Path]:
     Makefile, README and the data manifest (first three in that order, the manifest last)."""
     names = [f"{func}.cpp", f"{func}.h", f"tb_{func}.cpp", "run_hls.tcl", "hls_config.cfg", "Makefile", "README.md"]
     return [folder / name for name in names] + [folder / "data" / "manifest.json"]
+
+
+def blackbox_file_name(func: str) -> str:
+    """`<func>_blackbox.json`: the RTL blackbox description of `func`, in the top's HLS folder (where
+    Vitis runs, so its relative paths mean the same whether read from the file or the cwd)."""
+    return f"{_checked(func)}_blackbox.json"
 
 
 @dataclass(frozen=True)
@@ -159,6 +167,14 @@ class BuildLayout:
     def csynth_result(self, func: str) -> Path:
         """`csynth/<func>.xml`: the csynth report of the last synthesis, whichever flow ran it."""
         return self.root / "csynth" / f"{_checked(func)}.xml"
+
+    def csynth_inputs(self, func: str) -> Path:
+        """`csynth/<func>.inputs`: the digest of what the last successful csynth of `func` read."""
+        return self.root / "csynth" / f"{_checked(func)}.inputs"
+
+    def blackbox_json(self, top: str, func: str) -> Path:
+        """`hls/<top>/<func>_blackbox.json`: `func` as an RTL blackbox of the top's project."""
+        return self.hls_dir(top) / blackbox_file_name(func)
 
     def cosim_result(self, func: str) -> Path:
         """`cosim/<func>.rpt`: the co-simulation report of the last cosim run."""

@@ -1,16 +1,24 @@
 """Run one function's Vitis HLS steps and publish its reports where the report task reads them.
 
     synthesize_function   hls/<func>/ -> csynth (and cosim) with the flow project.toml chooses ->
-                          csynth/<func>.xml, cosim/<func>.rpt
+                          csynth/<func>.xml, cosim/<func>.rpt, and csynth/<func>.inputs (the
+                          digest of the files it read)
+    csynth_is_current     whether csynth/<func>.xml came from exactly the files there now
+    publish_blackbox      csynth/<func>.xml + the function's Verilog -> hls/<top>/<func>_blackbox.json
     function_reports      the csynth XML / cosim report of a function: the published copy, else
                           whatever a hand run of either flow left in hls/<func>/
 
 The Tcl flows leave their reports in `<func>_prj/solution1/`, the unified flow in `<func>_comp/hls/`;
-publishing a copy at a fixed path gives doit one target per step whichever flow ran.
+publishing a copy at a fixed path gives doit one target per step whichever flow ran. The digest
+lets a synthesis done elsewhere (a CI job per function, whose artifacts hold hls/<func>/ and
+csynth/<func>.*) count as done here, where doit's own state never saw it run.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -24,12 +32,14 @@ CSYNTH_TIMEOUT = 6 * 3600.0
 
 
 def synthesize_function(project: Project, layout: BuildLayout, func: str, steps: Sequence[str] = ("csynth",),
-                        *, timeout: float | None = CSYNTH_TIMEOUT,
+                        *, timeout: float | None = CSYNTH_TIMEOUT, inputs: Sequence[Path] = (),
                         runner: Callable[..., list[ToolRun]] = run_hls_steps) -> list[ToolRun]:
     """Run `steps` of hls/<func>/ and publish its csynth (and cosim) report; ToolError on failure.
 
-    `runner` has run_hls_steps' signature (runtime.remote runs the steps on a Dask worker)."""
+    `inputs` are the files csynth reads; their digest is published with the report. `runner` has
+    run_hls_steps' signature (runtime.remote runs the steps on a Dask worker)."""
     folder = layout.hls_dir(func)
+    digest = inputs_digest(project, layout, inputs)
     runs = runner(folder, func, steps, flow=project.config.hls_tool, timeout=timeout)
     order = ordered_steps(steps)
     where = f"{project.name}/{func}"
@@ -39,6 +49,7 @@ def synthesize_function(project: Project, layout: BuildLayout, func: str, steps:
             raise ToolError(f"{where}: {_tools(runs)} exited 0 but left no csynth report in "
                             f"{_layouts(folder, func)}")
         write_if_changed(layout.csynth_result(func), report.read_bytes())
+        write_if_changed(layout.csynth_inputs(func), digest + "\n")
     if "cosim" in order:
         report = _find_cosim_report(folder, func)
         if report is None:
@@ -46,6 +57,83 @@ def synthesize_function(project: Project, layout: BuildLayout, func: str, steps:
                             f"{_layouts(folder, func)}")
         write_if_changed(layout.cosim_result(func), report.read_bytes())
     return runs
+
+
+def inputs_digest(project: Project, layout: BuildLayout, inputs: Sequence[Path]) -> str:
+    """sha256 over the Vitis front end project.toml asks for and each input file's name and bytes
+    (a missing file counts as missing, so it never matches a digest of a synthesis that had it).
+
+    A blackbox JSON among the inputs brings in the files it names: the function's C model and
+    Verilog, which the top's synthesis reads too.
+    """
+    digest = hashlib.sha256(f"tool={project.config.hls_tool}\n".encode())
+    for path in _with_blackbox_files(inputs):
+        # paths relative to the build folder: a checkout elsewhere (another CI runner) digests the same
+        digest.update(os.path.relpath(os.path.normpath(path), layout.root).encode() + b"\0")
+        try:
+            digest.update(Path(path).read_bytes())
+        except OSError:
+            digest.update(b"\0missing\0")
+    return digest.hexdigest()
+
+
+def _with_blackbox_files(inputs: Sequence[Path]) -> list[Path]:
+    files = []
+    for path in map(Path, inputs):
+        files.append(path)
+        if not path.name.endswith("_blackbox.json") or not path.is_file():
+            continue
+        try:
+            description = json.loads(path.read_text(encoding="utf-8"))
+            named = [entry["c_file"] for entry in description["c_files"]] + list(description["rtl_files"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # a broken JSON digests as its own bytes; the synthesis will say what is wrong
+        files += [path.parent / name for name in named]
+    return files
+
+
+def csynth_is_current(project: Project, layout: BuildLayout, func: str, inputs: Sequence[Path]) -> bool:
+    """True when csynth/<func>.xml exists and was made from exactly `inputs` as they are now."""
+    try:
+        recorded = layout.csynth_inputs(func).read_text(encoding="utf-8").strip()
+    except OSError:
+        return False
+    return layout.csynth_result(func).is_file() and recorded == inputs_digest(project, layout, inputs)
+
+
+def publish_blackbox(project: Project, layout: BuildLayout, func: str, top: str) -> Path:
+    """Write hls/<top>/<func>_blackbox.json from `func`'s published csynth report and its Verilog."""
+    from mlir import ir
+
+    from hclbuild.compiler.emit_hls import c_signature
+    from hclbuild.project.blackbox import blackbox_json, verilog_files
+    from hclbuild.runtime.report import parse_csynth_xml, parse_rtl_ports
+
+    report_path = layout.csynth_result(func)
+    if not report_path.is_file():
+        raise ToolError(f"{project.name}/{func}: no csynth report at {report_path} (run csynth:{project.name}/{func})")
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.parse(layout.func_mlir(func).read_text(encoding="utf-8"))
+        func_op = next(op for op in module.body.operations
+                       if "sym_name" in op.attributes and op.attributes["sym_name"].value == func)
+        signature = c_signature(func_op)
+    top_dir = layout.hls_dir(top)
+    verilog = verilog_files(_verilog_dir(layout.hls_dir(func), func))
+    text = blackbox_json(
+        func, [arg.name for arg in signature.args], signature.ret_c_type is not None,
+        parse_rtl_ports(report_path), parse_csynth_xml(report_path),
+        os.path.relpath(layout.hls_cpp(func), top_dir), [os.path.relpath(path, top_dir) for path in verilog])
+    target = layout.blackbox_json(top, func)
+    write_if_changed(target, text)
+    return target
+
+
+def _verilog_dir(folder: Path, func: str) -> Path:
+    """syn/verilog of the layout whose csynth report is newest (the run that was published)."""
+    roots = [root for root in report_dirs(folder, func).values() if (root / "syn" / "verilog").is_dir()]
+    if not roots:
+        return folder / f"{func}_prj" / "solution1" / "syn" / "verilog"
+    return max(roots, key=lambda root: (root / "syn").stat().st_mtime_ns) / "syn" / "verilog"
 
 
 def function_reports(layout: BuildLayout, func: str) -> tuple[Path | None, Path | None]:

@@ -34,6 +34,7 @@ GROUP_DOCS = {
     "report": "csim (and csynth when present) summary per project",
     "csynth": "Vitis HLS C synthesis per function (only where vitis_hls, vitis-run or v++ is found)",
     "cosim": "Vitis HLS C/RTL co-simulation per function (only where vitis_hls, vitis-run or v++ is found)",
+    "blackbox": "outlined functions' RTL as blackboxes of the top (top_assembly = \"blackbox\", with Vitis)",
 }
 
 
@@ -42,7 +43,7 @@ def group_tasks(vitis: bool) -> Iterator[dict]:
     for group, doc in GROUP_DOCS.items():
         if group == "build":
             yield {"basename": "build", "actions": None, "task_dep": ["compile", "emit"], "doc": doc}
-        elif vitis or group not in ("csynth", "cosim"):
+        elif vitis or group not in ("csynth", "cosim", "blackbox"):
             yield {"basename": group, "name": None, "doc": doc}
 
 
@@ -356,7 +357,7 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint: str, vitis:
         if vitis:
             from hclbuild.tasks.vitis_tasks import function_vitis_tasks
 
-            yield from function_vitis_tasks(project, layout, func, files, stamp, _run)
+            yield from function_vitis_tasks(project, layout, func, files, stamp, _run, functions)
     report_deps = list(csim_results)
     if vitis:
         report_deps += [str(layout.csynth_result(f)) for f in functions]

@@ -11,6 +11,8 @@ Environment (all optional):
     FAKE_VITIS_VERSION   the release --version prints and the reports carry (default 2025.1)
     FAKE_VITIS_EXIT      exit with this code after recording the call, writing nothing
     FAKE_VITIS_CSYNTH    a csynth XML template to use instead of csynth_template.xml
+    (blackbox JSON files named by `add_files -blackbox` / `syn.blackbox.file` must exist and list
+    files that exist, or the call is refused as Vitis would refuse it)
     HCLBUILD_STEPS       the steps of `vitis-run --mode hls --tcl` (as run_hls.tcl reads them)
 
 What it understands:
@@ -97,8 +99,28 @@ def _tcl_flow(script: str, words: list[str], version: str) -> int:
         steps.append("csynth")
     folder = tcl.parent
     clock_enable = "config_interface -clock_enable" in text
+    blackboxes = re.findall(r"^[ \t]*(?:hclbuild_run[ \t]+)?add_files[ \t]+-blackbox[ \t]+(\S+)", text, re.MULTILINE)
+    _check_blackboxes(folder, blackboxes)
     _write_results(folder / project / solution, top, folder, steps, version, clock_enable)
     return 0
+
+
+def _check_blackboxes(folder: Path, files: list[str]) -> None:
+    """Refuse what Vitis would: a blackbox JSON that is missing, malformed, or names files that are not there."""
+    for name in files:
+        path = folder / name
+        try:
+            description = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise _Refused(f"cannot read blackbox description {name}: {exc}") from None
+        for key in ("c_function_name", "rtl_top_module_name", "c_files", "rtl_files", "c_parameters",
+                    "rtl_common_signal", "rtl_performance"):
+            if key not in description:
+                raise _Refused(f"blackbox description {name} has no {key}")
+        listed = [entry["c_file"] for entry in description["c_files"]] + list(description["rtl_files"])
+        for relative in listed:
+            if not (folder / relative).is_file():
+                raise _Refused(f"blackbox description {name} lists {relative}, which does not exist")
 
 
 def _tcl_word(text: str, pattern: str) -> str:
@@ -124,6 +146,7 @@ def _unified_flow(tool: str, args: list[str], version: str) -> int:
     if tool == "v++":
         if "-c" not in args:
             raise _Refused("v++ --mode hls needs -c")
+        _check_blackboxes(cfg.parent, _cfg_all(cfg, "syn.blackbox.file"))
         _write_results(work / "hls", top, cfg.parent, ["csynth"], version, clock_enable)
         return 0
     steps = [step for step, flag in (("csim", "--csim"), ("cosim", "--cosim"), ("export", "--package"),
@@ -144,6 +167,16 @@ def _cfg(path: Path) -> dict[str, str]:
         if "=" in line and not line.startswith("["):
             key, value = line.split("=", 1)
             values.setdefault(key.strip(), value.strip())
+    return values
+
+
+def _cfg_all(path: Path, key: str) -> list[str]:
+    """Every value of a repeatable key (syn.blackbox.file, tb.file)."""
+    values = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if "=" in line and line.split("=", 1)[0].strip() == key:
+            values.append(line.split("=", 1)[1].strip())
     return values
 
 
@@ -183,8 +216,9 @@ def _csynth_xml(top: str, sources: Path, version: str, clock_enable: bool) -> st
 def _rtl_ports(top: str, header: Path, chain: bool, clock_enable: bool) -> str:
     """RtlPorts of the interface summary: block control, then ap_memory/ap_none ports per argument
     of the header's prototype (every array as a read-write one-port RAM)."""
-    ports = [("ap_clk", top, "return value", "ap_ctrl_hs", "in", 1), ("ap_rst", top, "return value", "ap_ctrl_hs", "in", 1)]
     control = "ap_ctrl_chain" if chain else "ap_ctrl_hs"
+    # Vitis reports the clock and reset under the block protocol, as every other control port
+    ports = [("ap_clk", top, "return value", control, "in", 1), ("ap_rst", top, "return value", control, "in", 1)]
     if clock_enable:
         ports.append(("ap_ce", top, "return value", control, "in", 1))
     for name, direction in (("ap_start", "in"), ("ap_done", "out"), ("ap_idle", "out"), ("ap_ready", "out")):

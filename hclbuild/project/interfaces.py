@@ -1,0 +1,53 @@
+"""The RTL interfaces of each function's HLS project, from project.toml ([hls] flow_target and
+top_assembly, [interface] tables).
+
+    the design's top       the flow target's interfaces (emit_hls.interfaces), then [interface.<arg>]
+                           and [interface.<top>.<arg>]
+    an outlined function   the same, with [interface.<function>.<arg>]; with top_assembly =
+                           "blackbox" it is synthesized to be a blackbox of the top, so it gets
+                           block-level ports (ap_memory, ap_none, ap_ctrl_chain, a clock enable)
+                           whatever the flow target, and only the protocols a blackbox takes
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hclbuild.errors import ConfigError
+from hclbuild.project.config import TOP_INTERFACE, ProjectConfig
+
+# what an RTL blackbox's C arguments may be (UG1399: wire, ap_vld, RAM; FIFOs are streams)
+BLACKBOX_PROTOCOLS = ("ap_memory", "ap_none", "ap_vld")
+
+
+def is_blackboxed(config: ProjectConfig, func: str, top: str) -> bool:
+    """Whether `func` is synthesized as an RTL blackbox of the top (top_assembly = "blackbox")."""
+    return config.top_assembly == "blackbox" and func != top
+
+
+def blackboxes_of(config: ProjectConfig, func: str, functions: list[str], top: str) -> list[str]:
+    """The functions whose RTL the project of `func` takes as blackboxes: the outlined ones, for the top."""
+    return [f for f in functions if f != top] if config.top_assembly == "blackbox" and func == top else []
+
+
+def function_interfaces(config: ProjectConfig, func: str, top: str, signature: Any) -> Any:
+    """The FunctionInterfaces of `func` as the top of its own project (signature: its CSignature)."""
+    from hclbuild.compiler.emit_hls import blackbox_interfaces, default_interfaces, override_interfaces
+
+    blackboxed = is_blackboxed(config, func, top)
+    interfaces = blackbox_interfaces(signature) if blackboxed else default_interfaces(signature, config.flow_target)
+    own = config.interfaces.get(func, {})
+    overrides = dict(config.interfaces.get(TOP_INTERFACE, {})) if func == top else {}
+    for arg, settings in own.items():
+        if arg in overrides:
+            raise ConfigError(f"{config.name}: project.toml sets argument {arg} of {func} in both [interface.{arg}] "
+                              f"and [interface.{func}.{arg}]; set it in one place")
+        overrides[arg] = settings
+    if blackboxed:
+        for arg, settings in overrides.items():
+            protocol = settings.get("protocol")
+            if protocol is not None and protocol not in BLACKBOX_PROTOCOLS:
+                raise ConfigError(f"{config.name}: project.toml [interface.{func}.{arg}] protocol {protocol!r}: with "
+                                  f"top_assembly = \"blackbox\", {func} is an RTL blackbox of the top, whose ports can "
+                                  f"only be {', '.join(BLACKBOX_PROTOCOLS)} (UG1399)")
+    return override_interfaces(interfaces, signature, overrides, f"{config.name}: project.toml [interface]")
