@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from emit_helpers import Call, compile_cpp, func_op, parse_module, run_calls
+from test_emit_dsl import _kernel as emit_dsl_kernel
 
 import hclbuild as hcl
 from hclbuild.compiler.emit_hls import (
@@ -31,18 +32,9 @@ def _lines(text: str) -> list[str]:
 
 def _design(partition_a: bool = False, outline: bool = False):
     """P[i] = sum_k A[i, k] * B[i], with S = the row sums (outlined when asked)."""
-    hcl.init(hcl.Int(32))
-    A = hcl.placeholder((16, 8), "A")
-    B = hcl.placeholder((16,), "B")
-
-    def kernel(A, B):
-        k = hcl.reduce_axis(0, 8, "k")
-        S = hcl.compute((16,), lambda i: hcl.sum(A[i, k], axis=k), name="S")
-        return hcl.compute((16,), lambda i: S[i] * B[i], name="P")
-
-    s = hcl.create_schedule([A, B], kernel)
+    s, kernel = emit_dsl_kernel()
     if partition_a:
-        s.partition(A, hcl.Partition.Cyclic, dim=2, factor=2)
+        s.partition(s.inputs[0], hcl.Partition.Cyclic, dim=2, factor=2)
     if outline:
         s.outline(kernel.S)
     return compile_schedule(s).module

@@ -4,7 +4,6 @@ stand-in tools of tests/fake_vitis: these test hclbuild's plumbing, not Vitis.""
 from __future__ import annotations
 
 import os
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -214,19 +213,21 @@ def schedule():
 '''
 
 
+def stand_in_project(fake_vitis, folder: Path, kernel: str, toml: str) -> Path:
+    """A project folder with kernel.py and project.toml, and every stand-in tool on PATH."""
+    folder.mkdir(parents=True)
+    (folder / "kernel.py").write_text(kernel)
+    (folder / "project.toml").write_text(toml)
+    fake_vitis.install("vitis_hls", "vitis-run", "v++")
+    return folder
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("tool", ["vitis_hls", "v++"])
 def test_doit_csynth_then_report_with_stand_in_tools(fake_vitis, tmp_path: Path, tool: str) -> None:
     from hclbuild.cli import run_doit
 
-    folder = tmp_path / "projects" / "twice"
-    folder.mkdir(parents=True)
-    (folder / "kernel.py").write_text(KERNEL)
-    (folder / "project.toml").write_text(textwrap.dedent(f'''
-        [hls]
-        tool = "{tool}"
-    '''))
-    fake_vitis.install("vitis_hls", "vitis-run", "v++")
+    folder = stand_in_project(fake_vitis, tmp_path / "projects" / "twice", KERNEL, f'[hls]\ntool = "{tool}"\n')
     assert find_vitis() is not None
     build = tmp_path / "build"
     assert run_doit(["csynth", "report"], [folder], build) == 0
@@ -270,11 +271,8 @@ def test_top_assembled_from_the_functions_rtl(fake_vitis, tmp_path: Path, tool: 
 
     from hclbuild.cli import run_doit
 
-    folder = tmp_path / "projects" / "asm"
-    folder.mkdir(parents=True)
-    (folder / "kernel.py").write_text(TWO_STAGES)
-    (folder / "project.toml").write_text(f'[hls]\ntool = "{tool}"\ntop_assembly = "blackbox"\n')
-    fake_vitis.install("vitis_hls", "vitis-run", "v++")
+    folder = stand_in_project(fake_vitis, tmp_path / "projects" / "asm", TWO_STAGES,
+                              f'[hls]\ntool = "{tool}"\ntop_assembly = "blackbox"\n')
     build = tmp_path / "build"
     assert run_doit(["csim", "csynth", "report"], [folder], build) == 0
     layout = BuildLayout(build, "asm")
