@@ -4,6 +4,8 @@ stand-in tools of tests/fake_vitis: these test hclbuild's plumbing, not Vitis.""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,7 @@ from hclbuild.runtime.vitis import (
     version_of,
 )
 
+REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the stand-in tools are POSIX executables")
 
 
@@ -264,6 +267,17 @@ def schedule():
 '''
 
 
+NOOP_CSYNTH = (
+    "import sys\n"
+    "from pathlib import Path\n"
+    "from hclbuild.cli import run_doit\n"
+    "code = run_doit(['csynth', 'blackbox'], [Path(sys.argv[1])], Path(sys.argv[2]))\n"
+    "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('mlir', 'llvmlite', 'jinja2', 'numpy')\n"
+    "               or m.startswith(('hclbuild.dsl', 'hclbuild.schedule', 'hclbuild.compiler')))\n"
+    "print('HEAVY', heavy, 'CODE', code)\n"
+)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("tool", ["vitis_hls", "v++"])
 def test_top_assembled_from_the_functions_rtl(fake_vitis, tmp_path: Path, tool: str) -> None:
@@ -293,6 +307,13 @@ def test_top_assembled_from_the_functions_rtl(fake_vitis, tmp_path: Path, tool: 
     top_cpp = layout.hls_cpp("top").read_text()
     assert top_cpp.count("#ifndef HCLBUILD_RTL_BLACKBOX") == 2
     assert json.loads(layout.csim_json("top").read_text())["pass"] is True  # g++ csim still has the bodies
+    # the csynth and blackbox tasks load from build/.plans like the others: a no-op run in a fresh
+    # process imports no MLIR, numpy or DSL and runs no tool
+    out = subprocess.run([sys.executable, "-c", NOOP_CSYNTH, str(folder), str(build)], capture_output=True,
+                         text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert "HEAVY [] CODE 0" in out.stdout, out.stdout + out.stderr
+    assert "-- blackbox:asm/Stage_doubled" in out.stdout and "-- csynth:asm/top" in out.stdout
+    assert len(fake_vitis.calls()) == len(calls)
     # a CI job that gets hls/ and csynth/ from other jobs (no doit state of their runs) synthesizes
     # only the top: the functions' reports carry the digest of what they were made from
     (build / ".doit.db").unlink()

@@ -50,7 +50,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hclbuild.compiler.hls_interface import ARRAY_MODES, M_AXI_OFFSETS, OVERRIDE_KEYS, SCALAR_MODES
+from hclbuild.hls_interface import ARRAY_MODES, M_AXI_OFFSETS, OVERRIDE_KEYS, SCALAR_MODES
 from hclbuild.errors import ConfigError
 
 PROJECT_FILE = "project.toml"

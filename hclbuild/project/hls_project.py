@@ -25,7 +25,7 @@ import jinja2
 import numpy as np
 
 from hclbuild.atomic import write_if_changed
-from hclbuild.compiler.hls_interface import RTL_BLACKBOX_MACRO
+from hclbuild.hls_interface import RTL_BLACKBOX_MACRO
 from hclbuild.dsl.types import DType, parse_dtype
 from hclbuild.errors import CompileError, DTypeError
 from hclbuild.project.config import ProjectConfig

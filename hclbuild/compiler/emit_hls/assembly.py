@@ -27,7 +27,7 @@ from hclbuild.compiler.emit_hls.memory_loops import MEMORY_LOOP_HANDLERS, Memory
 from hclbuild.compiler.emit_hls.pragmas import arg_partitions, function_pragmas
 from hclbuild.compiler.emit_hls.prints import PrintOps, print_formats
 from hclbuild.compiler.emit_hls.scalar_ops import SCALAR_HANDLERS, ScalarOps
-from hclbuild.compiler.hls_interface import RTL_BLACKBOX_MACRO
+from hclbuild.hls_interface import RTL_BLACKBOX_MACRO
 from hclbuild.compiler.hls_types import c_type
 from hclbuild.compiler.signature import signature_of
 from hclbuild.errors import CompileError, HCLNotImplementedError

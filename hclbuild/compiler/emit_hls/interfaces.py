@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from hclbuild.compiler.emit_hls.c_types import CArg, CSignature
-from hclbuild.compiler.hls_interface import ARRAY_MODES, OPTION_MODES, OVERRIDE_KEYS, SCALAR_MODES
+from hclbuild.hls_interface import ARRAY_MODES, OPTION_MODES, OVERRIDE_KEYS, SCALAR_MODES
 from hclbuild.errors import ConfigError
 
 FLOW_TARGETS = ("vivado", "vitis")

@@ -1,4 +1,5 @@
-"""Vitis HLS interface facts shared by project.config and the HLS emitter, with no MLIR import:
+"""Vitis HLS interface facts shared by project.config and the HLS emitter, outside hclbuild.compiler
+so that reading project.toml (a no-op doit does) imports no compiler module:
 the interface modes and options of UG1399 "pragma HLS interface" (project.toml's [interface]
 table is checked against them when it is read; compiler.emit_hls.interfaces prints the pragmas),
 and the macro that keeps blackboxed functions' bodies out of a top's synthesis source."""
