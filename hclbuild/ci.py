@@ -1,6 +1,7 @@
 """`hclbuild ci github|gitlab`: a CI pipeline that installs what exists, C-simulates every function,
-synthesizes each outlined function in its own job, then the top (from their RTL when the project
-says `top_assembly = "blackbox"`).
+synthesizes each outlined function in its own job, then each top: whole, as soon as csim is done
+(csynth-top), or, when the project says `top_assembly = "blackbox"`, from the RTL of its functions,
+after their jobs and with their artifacts (assemble-top).
 
 The install step is the checkout itself (`pip install -e .`) when the repository is hclbuild, else
 its requirements.txt, else the pyproject.toml project that depends on hclbuild; `--install` gives
@@ -47,7 +48,8 @@ def install_commands(root: Path, install: str | None = None) -> list[str]:
                       "give the commands with --install")
 
 
-def pipeline_values(plans: list[Any], runner_label: str, root: Path, install: str | None) -> dict[str, Any]:
+def pipeline_values(plans: list[Any], runner_label: str, root: Path, install: str | None,
+                    github: bool) -> dict[str, Any]:
     """What both templates print: install lines, project paths, outlined-function and top jobs."""
     if not _LABEL.match(runner_label):
         raise ConfigError(f"runner label {runner_label!r}: use letters, digits, '.', '-' and '_'")
@@ -57,8 +59,19 @@ def pipeline_values(plans: list[Any], runner_label: str, root: Path, install: st
     tops = [{"project": p.name, "path": paths[p.name], "function": p.functions[0]} for p in plans if p.functions]
     groups = [{"project": p.name, "path": paths[p.name], "functions": p.functions[1:]} for p in plans
               if len(p.functions) > 1]
-    assemble = any(getattr(p.project.config, "top_assembly", "monolithic") == "blackbox" for p in plans
-                   if p.project is not None)
+    # a blackbox top needs its functions' RTL: it waits for their jobs; a project with no outlined
+    # function synthesizes its top whole whatever top_assembly says (as its csynth task does)
+    assembled = {p.name for p in plans if p.project is not None and len(p.functions) > 1
+                 and p.project.config.top_assembly == "blackbox"}
+    top_jobs = []
+    whole = [top for top in tops if top["project"] not in assembled]
+    if whole:
+        top_jobs.append({"name": "csynth-top" if github else "top", "assemble": False, "tops": whole,
+                         "doc": "each top, synthesized whole"})
+    if assembled:
+        top_jobs.append({"name": "assemble-top", "assemble": True,
+                         "tops": [top for top in tops if top["project"] in assembled],
+                         "doc": "each top_assembly = \"blackbox\" top, from its functions' RTL"})
     return {
         "runner_label": runner_label,
         "install": install_commands(root, install),
@@ -66,9 +79,7 @@ def pipeline_values(plans: list[Any], runner_label: str, root: Path, install: st
         "paths": " ".join(sorted(paths.values())),
         "jobs": jobs,
         "job_groups": groups,
-        "tops": tops,
-        "assemble": assemble,
-        "top_job": "assemble-top" if assemble else "csynth-top",
+        "top_jobs": top_jobs,
     }
 
 
@@ -77,7 +88,7 @@ def github_workflow(plans: list[Any], runner_label: str = "vitis", root: Path | 
     """GitHub Actions YAML: build+csim, a csynth matrix of outlined functions, then the tops."""
     from hclbuild.project.hls_project import render_template
 
-    values = pipeline_values(plans, runner_label, root or Path.cwd(), install)
+    values = pipeline_values(plans, runner_label, root or Path.cwd(), install, github=True)
     return render_template("github_workflow.yml.j2", **values)
 
 
@@ -86,5 +97,5 @@ def gitlab_pipeline(plans: list[Any], runner_label: str = "vitis", root: Path | 
     """.gitlab-ci.yml: a csim stage, a `parallel: matrix:` csynth stage per function, then the tops."""
     from hclbuild.project.hls_project import render_template
 
-    values = pipeline_values(plans, runner_label, root or Path.cwd(), install)
+    values = pipeline_values(plans, runner_label, root or Path.cwd(), install, github=False)
     return render_template("gitlab_ci.yml.j2", **values)

@@ -66,22 +66,46 @@ def test_gitlab_pipeline_structure() -> None:
     ]
 
 
-def test_blackbox_projects_assemble_the_top_after_the_functions(tmp_path: Path) -> None:
+def test_only_blackbox_tops_wait_for_their_functions(tmp_path: Path) -> None:
     folder = tmp_path / "two_mm"
     shutil.copytree(PROJECTS / "two_mm", folder)
     toml = folder / "project.toml"
     toml.write_text(toml.read_text().replace("[hls]\n", '[hls]\ntop_assembly = "blackbox"\n'))
-    plans = plan([folder])
+    shutil.copytree(PROJECTS / "gemm", tmp_path / "gemm")
+    plans = plan([folder, tmp_path / "gemm"])
     jobs = yaml.safe_load(github_workflow(plans, root=tmp_path, install="pip install hclbuild"))["jobs"]
-    assert "csynth-top" not in jobs
+    # gemm's top is synthesized whole, as soon as csim is done
+    whole = jobs["csynth-top"]
+    assert whole["needs"] == "build-csim"
+    assert whole["strategy"]["matrix"]["include"] == [
+        {"project": "gemm", "path": "gemm", "function": "top"}]
+    assert [s for s in whole["steps"] if s.get("with", {}).get("pattern")] == []
+    # two_mm's top takes the RTL of its functions: it waits for their jobs and downloads their artifacts
     assemble = jobs["assemble-top"]
     assert assemble["needs"] == ["build-csim", "csynth"]
+    assert assemble["strategy"]["matrix"]["include"] == [
+        {"project": "two_mm", "path": "two_mm", "function": "top"}]
     downloads = [step["with"] for step in assemble["steps"] if step.get("uses") == "actions/download-artifact@v4"]
     assert downloads[1] == {"pattern": "csynth-${{ matrix.project }}-*", "path": "build/${{ matrix.project }}/",
                             "merge-multiple": True}
     assert assemble["steps"][-2]["run"] == "hclbuild csynth ${{ matrix.path }} --function ${{ matrix.function }}"
     gitlab = yaml.safe_load(gitlab_pipeline(plans, root=tmp_path, install="pip install hclbuild"))
-    assert gitlab["top"]["needs"] == ["build-csim", "csynth"]
+    assert (gitlab["top"]["needs"], gitlab["assemble-top"]["needs"]) == (["build-csim"], ["build-csim", "csynth"])
+    assert [entry["PROJECT"] for entry in gitlab["assemble-top"]["parallel"]["matrix"]] == ["two_mm"]
+    assert gitlab["assemble-top"]["stage"] == "top"
+
+
+def test_a_blackbox_project_without_outlined_functions_synthesizes_its_top_whole(tmp_path: Path) -> None:
+    folder = tmp_path / "single"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(
+        "import hclbuild as hcl\n\n\n"
+        "def schedule():\n"
+        "    A = hcl.placeholder((8,), 'A')\n"
+        "    return hcl.create_schedule([A], lambda A: hcl.compute(A.shape, lambda i: A[i] + 1, name='B'), name='top')\n")
+    (folder / "project.toml").write_text('[hls]\ntop_assembly = "blackbox"\n')
+    jobs = yaml.safe_load(github_workflow(plan([folder]), root=tmp_path, install="pip install hclbuild"))["jobs"]
+    assert set(jobs) == {"build-csim", "csynth-top"}
 
 
 def test_bad_runner_label_is_refused() -> None:
