@@ -57,7 +57,10 @@ def test_streams_in_the_cpp() -> None:
     assert '#include "hls_stream.h"' in code
     assert "void Stage_C(hls::stream<int32_t> &B, hls::stream<int32_t> &C);" in code
     top = code[code.index("void top(int32_t A[4][8], int32_t D[4][8]) {"):]
-    assert top.splitlines()[1:6] == ["  #pragma HLS dataflow", "  hls::stream<int32_t> B;",
+    assert top.splitlines()[1:4] == ["  #pragma HLS interface mode=ap_memory port=A",
+                                     "  #pragma HLS interface mode=ap_memory port=D",
+                                     "  #pragma HLS interface mode=ap_ctrl_hs port=return"]
+    assert top.splitlines()[4:9] == ["  #pragma HLS dataflow", "  hls::stream<int32_t> B;",
                                      "  #pragma HLS stream variable=B depth=4", "  hls::stream<int32_t> C;",
                                      "  #pragma HLS stream variable=C depth=8"]
     assert "B.write(v1);" in code and "int32_t v0 = B.read();" in code and "C.read()" in code
@@ -68,7 +71,7 @@ def test_a_stream_inside_one_outlined_function_makes_it_a_dataflow_region() -> N
     s.outline([kernel.B, kernel.C])
     code = hcl.build(s, target="vhls")
     body = code[code.index("void Stage_B_C(int32_t A[4][8], hls::stream<int32_t> &C) {"):]
-    assert body.splitlines()[1:4] == ["  #pragma HLS dataflow", "  hls::stream<int32_t> B;",
+    assert body.splitlines()[2:5] == ["  #pragma HLS dataflow", "  hls::stream<int32_t> B;",
                                       "  #pragma HLS stream variable=B depth=4"]
 
 

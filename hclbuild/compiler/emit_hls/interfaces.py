@@ -87,7 +87,8 @@ def default_interfaces(signature: CSignature, flow_target: str = "vivado") -> Fu
 
 def blackbox_interfaces(signature: CSignature) -> FunctionInterfaces:
     """Block-level ports for a function synthesized as the RTL blackbox of its caller."""
-    args = tuple(ArgInterface(arg.name, "ap_memory" if arg.is_array else "ap_none") for arg in signature.args)
+    args = tuple(ArgInterface(arg.name, "ap_fifo" if arg.stream else "ap_memory" if arg.is_array else "ap_none")
+                 for arg in signature.args)
     return FunctionInterfaces(args, "ap_ctrl_chain", single_ram_arrays=True)
 
 
@@ -111,6 +112,9 @@ def override_interfaces(interfaces: FunctionInterfaces, signature: CSignature,
 
 
 def _default_arg(arg: CArg, flow_target: str) -> ArgInterface:
+    if arg.stream:
+        # an hls::stream argument is a FIFO port in either flow (UG1399 "pragma HLS interface")
+        return ArgInterface(arg.name, "ap_fifo")
     if not arg.is_array:
         return ArgInterface(arg.name, "s_axilite" if flow_target == "vitis" else "ap_none")
     if flow_target == "vivado":

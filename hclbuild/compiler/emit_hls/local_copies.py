@@ -49,7 +49,7 @@ def plan_local_copies(func: ir.Operation, args: list[CArg], partitions: list[lis
     block = func.regions[0].blocks[0]
     copies = []
     for index, (arg, parts, value) in enumerate(zip(args, partitions, block.arguments)):
-        if not arg.is_array:
+        if not arg.is_array or arg.stream:
             continue
         m_axi = interfaces.of(arg.name).mode == "m_axi"
         to_blackbox = _passed_to(value, blackboxes)
