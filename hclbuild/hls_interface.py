@@ -17,7 +17,10 @@ OPTION_MODES = {
     "offset": ("m_axi",),
     "latency": ("m_axi", "ap_memory", "bram"),
     "max_widen_bitwidth": ("m_axi",),
+    "max_read_burst_length": ("m_axi",),
+    "max_write_burst_length": ("m_axi",),
 }
+MAX_AXI_BURST = 256  # beats of one AXI4 burst (UG1399: Vitis defaults to 16)
 OVERRIDE_KEYS = ("protocol", *OPTION_MODES)
 
 # Defined by run_hls.tcl / hls_config.cfg for a top assembled from RTL blackboxes: the bodies of the

@@ -133,8 +133,9 @@ class ProjectFunction:
             storages.append(value.storage if isinstance(value, Array) else value)
         name = self.schedule.name
         layout = BuildLayout(self.project, name)
-        config = ProjectConfig(name=name, top=name, part=self.platform.part,
-                               flow_target="vitis" if self.platform.compiler == "vitis" else "vivado")
+        flow_target = "vitis" if self.platform.compiler == "vitis" else "vivado"
+        config = ProjectConfig(name=name, top=name, part=self.platform.part, flow_target=flow_target,
+                               interfaces=_burst_interfaces(self.schedule, params, flow_target))
         manifest = compile_design(self.schedule, layout, name)
         reference_design(layout, name, config, lambda rng: storages[:len(manifest["inputs"])])
         for func in manifest["functions"]:
@@ -162,3 +163,18 @@ class ProjectFunction:
         if self.layout is None:
             raise APIError(f"{self.platform.name}: call the built function first; report() reads its csynth report")
         return report_of(self.layout.hls_dir(self.schedule.name), self.schedule.name)
+
+
+def _burst_interfaces(schedule: Any, params: list[Any], flow_target: str) -> dict[str, dict[str, dict[str, Any]]]:
+    """[interface] settings from `s.to(A, platform.xcel, burst_len=n)`: the m_axi port of A reads and
+    writes bursts of up to n beats. Only the vitis flow has m_axi ports; vivado's ap_memory has no bursts."""
+    from hclbuild.project.config import TOP_INTERFACE
+
+    if flow_target != "vitis":
+        return {}
+    bursts = {}
+    for param in params:
+        moved = schedule.data_movement.get(id(param))
+        if moved is not None and moved[1] is not None:
+            bursts[param.name] = {"max_read_burst_length": moved[1], "max_write_burst_length": moved[1]}
+    return {TOP_INTERFACE: bursts} if bursts else {}

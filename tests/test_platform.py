@@ -121,6 +121,33 @@ def test_s_to_a_device_records_data_movement():
     assert s.data_movement[id(moved[0])] == ("host", None)
 
 
+def test_burst_len_sets_the_m_axi_burst_lengths_in_the_vitis_flow(tmp_path, rng):
+    s, kernel = _schedule()
+    target = hcl.Platform.aws_f1
+    target.config(compiler="vitis", mode="csim", project=str(tmp_path / "out.prj"))
+    s.to(s.inputs[0], target.xcel, burst_len=64)
+    s.to(kernel.C, target.host)  # no burst length: Vitis keeps its default
+    f = hcl.build(s, target=target)
+    a = rng.integers(-9, 9, (6, 4), dtype=np.int32)
+    c = np.zeros((6, 4), np.int32)
+    f(a, c)
+    np.testing.assert_array_equal(c, a * 3 + 1)
+    cpp = (tmp_path / "out.prj" / "top" / "hls" / "top" / "top.cpp").read_text()
+    pragmas = [line.strip() for line in cpp.splitlines() if "interface" in line]
+    assert pragmas == [
+        "#pragma HLS interface mode=m_axi port=A bundle=gmem_A depth=24 offset=slave max_read_burst_length=64 "
+        "max_write_burst_length=64",
+        "#pragma HLS interface mode=m_axi port=C bundle=gmem_C depth=24 offset=slave",
+        "#pragma HLS interface mode=s_axilite port=return",
+    ]
+
+
+def test_a_burst_longer_than_one_axi_burst_is_refused():
+    s, _ = _schedule()
+    with pytest.raises(hcl.APIError, match=r"s.to: burst_len 512 is longer than one AXI4 burst \(256 beats\)"):
+        s.to(s.inputs[0], hcl.Platform.aws_f1.xcel, burst_len=512)
+
+
 def test_unsupported_targets_are_named():
     s, _ = _schedule()
     with pytest.raises(HCLNotImplementedError, match="'ihls'"):

@@ -199,15 +199,17 @@ latency = 2
     ("[interface.A]\nlatency = 1.5\n", "project.toml:2: interface.A.latency must be an integer, got float 1.5"),
     ("[interface.A]\nmax_widen_bitwidth = 48\n",
      "project.toml:2: interface.A.max_widen_bitwidth must be a power of two from 8 to 1024, got 48"),
+    ("[interface.A]\nmax_read_burst_length = 300\n",
+     "project.toml:2: interface.A.max_read_burst_length must be at most 256 (one AXI4 burst), got 300"),
     ('[interface.A]\noffset = "master"\n',
      'project.toml:2: interface.A.offset must be one of "off", "direct", "slave", got "master"'),
     ('[interface.A]\nbundel = "g"\n',
      ("project.toml:2: unknown key interface.A.bundel (expected protocol, bundle, depth, offset, latency, "
-      "max_widen_bitwidth)")),
+      "max_widen_bitwidth, max_read_burst_length, max_write_burst_length)")),
     ("[interface.Stage_C.B]\ndepth = -2\n", "project.toml:2: interface.Stage_C.B.depth must be >= 1, got -2"),
     ("[interface]\nA = 3\n",
      ("project.toml:2: [interface.A] must be a table of settings (protocol, bundle, depth, offset, latency, "
-      "max_widen_bitwidth) or of argument tables")),
+      "max_widen_bitwidth, max_read_burst_length, max_write_burst_length) or of argument tables")),
 ])
 def test_invalid_interface_and_assembly_messages(tmp_path: Path, toml: str, message: str) -> None:
     folder = make_project(tmp_path, toml)

@@ -50,7 +50,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hclbuild.hls_interface import ARRAY_MODES, M_AXI_OFFSETS, OVERRIDE_KEYS, SCALAR_MODES
+from hclbuild.hls_interface import ARRAY_MODES, M_AXI_OFFSETS, MAX_AXI_BURST, OVERRIDE_KEYS, SCALAR_MODES
 from hclbuild.errors import ConfigError
 
 PROJECT_FILE = "project.toml"
@@ -449,6 +449,13 @@ def _integer(minimum: int):
     return check
 
 
+def _burst_length(value: object) -> int:
+    beats = _integer(1)(value)
+    if beats > MAX_AXI_BURST:
+        raise _Invalid(f"must be at most {MAX_AXI_BURST} (one AXI4 burst), got {_toml_text(value)}")
+    return beats
+
+
 def _widen_bits(value: object) -> int:
     bits = _integer(8)(value)
     if bits > 1024 or bits & (bits - 1):
@@ -464,6 +471,8 @@ _INTERFACE_CHECKS = {
     "offset": _choice(*M_AXI_OFFSETS),
     "latency": _integer(0),
     "max_widen_bitwidth": _widen_bits,
+    "max_read_burst_length": _burst_length,
+    "max_write_burst_length": _burst_length,
 }
 
 

@@ -201,6 +201,8 @@ class Schedule:
         data_movement: tensor id -> (device, burst length)); returns the tensor(s)."""
         if burst_len is not None and (isinstance(burst_len, bool) or not isinstance(burst_len, int) or burst_len < 1):
             raise APIError(f"s.to: burst_len must be a positive int, got {burst_len!r}")
+        if burst_len is not None and burst_len > 256:
+            raise APIError(f"s.to: burst_len {burst_len} is longer than one AXI4 burst (256 beats)")
         items = targets if isinstance(targets, (list, tuple)) else [targets]
         tensors = [self._tensor(item, "s.to") for item in items]
         for tensor in tensors:

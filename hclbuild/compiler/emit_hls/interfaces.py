@@ -9,8 +9,8 @@ becomes follows the flow target:
                   depth = element count, offset=slave
     vivado        ap_memory                                  ap_none       ap_ctrl_hs
 
-A project.toml [interface] table overrides an argument's protocol, bundle, depth, latency and
-max_widen_bitwidth (and offset); the result is checked against what UG1399 lets each mode take.
+A project.toml [interface] table overrides an argument's protocol, bundle, depth, latency,
+max_widen_bitwidth and max_read/write_burst_length (and offset); the result is checked against what UG1399 lets each mode take.
 A function synthesized to be an RTL blackbox of its caller (top_assembly = "blackbox") gets
 block-level ports only: ap_memory arrays, ap_none scalars and ap_ctrl_chain, which is what a
 blackbox may have (UG1399 "Adding RTL Blackbox Functions").
@@ -41,6 +41,8 @@ class ArgInterface:
     offset: str | None = None
     latency: int | None = None
     max_widen_bitwidth: int | None = None
+    max_read_burst_length: int | None = None
+    max_write_burst_length: int | None = None
 
     def pragma(self) -> str:
         """`#pragma HLS interface mode=m_axi port=A bundle=gmem_A depth=352 offset=slave`."""
