@@ -18,16 +18,9 @@ from hclbuild.project.blackbox import (
     verilog_files,
 )
 from hclbuild.runtime.report import RtlPort, parse_csynth_xml, parse_rtl_ports
+from shared_fixtures import real_report
 
-FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "vitis_reports"
 CONV = Path(__file__).resolve().parent / "data" / "fidelity" / "Stage_conv_csynth.xml"
-
-
-def real(relative: str) -> Path:
-    path = FIXTURES / relative
-    if not path.is_file():
-        pytest.skip(f"{path} is missing (shared/ must sit beside the repository)")
-    return path
 
 
 # ---- the hand-written report of an outlined function ---------------------------------------------
@@ -140,7 +133,7 @@ def test_verilog_files_are_listed_and_ip_cores_refused(tmp_path: Path) -> None:
 
 
 def test_real_fifo_and_wire_ports_of_sobel() -> None:
-    ports = parse_rtl_ports(real("vivado2018.3_hls_sobel/csynth.xml"))
+    ports = parse_rtl_ports(real_report("vivado2018.3_hls_sobel/csynth.xml"))
     assert len(ports) == 46
     names = sorted({p.object for p in ports if p.object != "hls_sobel"})
     params = {p["c_name"]: p for p in c_parameters("hls_sobel", ports, names)}
@@ -157,7 +150,7 @@ def test_real_fifo_and_wire_ports_of_sobel() -> None:
 
 
 def test_real_wire_ports_and_numbers_of_division() -> None:
-    path = real("vitis2022.1_division_hls/csynth.xml")
+    path = real_report("vitis2022.1_division_hls/csynth.xml")
     ports = parse_rtl_ports(path)
     assert c_parameters("division_hls", ports, ["a", "b", "c"]) == [
         {"c_name": "a", "c_port_direction": "in", "rtl_ports": {"data_read_in": "a"}},
@@ -175,7 +168,7 @@ def test_real_wire_ports_and_numbers_of_division() -> None:
     ("vivado2019.1_unique_paths/csynth.xml", "unique_paths", ["AXILiteS"]),
 ])
 def test_real_bus_interfaces_are_refused(relative: str, top: str, objects: list[str]) -> None:
-    ports = parse_rtl_ports(real(relative))
+    ports = parse_rtl_ports(real_report(relative))
     assert sorted({p.object for p in ports if p.object != top and p.name != "ap_return"}) == objects
     with pytest.raises(ToolError, match=rf"^{top}: argument {objects[0]} is a s_axi interface; a blackbox takes wire"):
         c_parameters(top, ports, objects)
@@ -185,13 +178,13 @@ def test_real_bus_interfaces_are_refused(relative: str, top: str, objects: list[
 
 
 def test_real_undef_latency_cannot_be_a_blackbox() -> None:
-    report = parse_csynth_xml(real("vivado2019.1_unique_paths/csynth.xml"))
+    report = parse_csynth_xml(real_report("vivado2019.1_unique_paths/csynth.xml"))
     with pytest.raises(ToolError, match="no latency or interval"):
         performance("unique_paths", report)
 
 
 def test_every_real_csynth_report_lists_its_ports() -> None:
-    counts = {rel: len(parse_rtl_ports(real(rel))) for rel in (
+    counts = {rel: len(parse_rtl_ports(real_report(rel))) for rel in (
         "vivado2018.3_hls_sobel/csynth.xml", "vivado2019.1_unique_paths/csynth.xml",
         "vivado2020.1_vecdotproduct/csynth.xml", "vitis2020.2_gaussian/csynth.xml",
         "vitis2022.1_division_hls/csynth.xml", "vitis2022.1_topk_sort/csynth.xml",

@@ -23,9 +23,9 @@ from hclbuild.runtime.report import (
     render_function_markdown,
     render_summary_markdown,
 )
+from shared_fixtures import FIXTURES
 
 # CI clones the repository elsewhere with a copy of shared/ beside it; never copy fixtures into the repo.
-FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "vitis_reports"
 
 SOBEL = "vivado2018.3_hls_sobel/csynth.xml"
 UNIQUE_PATHS = "vivado2019.1_unique_paths/csynth.xml"

@@ -5,21 +5,17 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-
 from hclbuild.cli import run_doit, summary_rows
 from hclbuild.project.config import load_project
 from hclbuild.project.flow import read_ir_manifest, write_report
 from hclbuild.project.layout import BuildLayout
+from shared_fixtures import real_report
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURES = REPO.parent / "shared" / "fixtures" / "vitis_reports"
 
 
 def test_report_has_csim_and_csynth_columns(tmp_path: Path) -> None:
-    fixture = FIXTURES / "vitis2022.1_division_hls" / "csynth.xml"
-    if not fixture.is_file():
-        pytest.skip(f"{fixture} is missing (shared/ must sit beside the repository)")
+    fixture = real_report("vitis2022.1_division_hls/csynth.xml")
     project = load_project(REPO / "projects" / "two_mm")
     layout = BuildLayout(tmp_path / "build", project.name)
     # through the tasks: the report shows only verdicts of attempts they recorded

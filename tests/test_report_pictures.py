@@ -14,9 +14,9 @@ from hclbuild.project.flow import compile_project, write_report
 from hclbuild.project.layout import BuildLayout
 from hclbuild.runtime.report import FunctionReport, parse_csynth_xml
 from hclbuild.runtime.report.graph import graph_dot, graph_size, png_size
+from shared_fixtures import real_report
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURES = REPO.parent / "shared" / "fixtures" / "vitis_reports"
 needs_matplotlib = pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None,
                                       reason="matplotlib (the [plot] extra) is not installed")
 WHICH = shutil.which
@@ -90,9 +90,7 @@ def test_graph_png_has_the_size_of_its_layout(two_mm) -> None:
 def test_csynth_chart_of_real_reports() -> None:
     from hclbuild.runtime.report.charts import chart_size, csynth_chart_png
 
-    paths = [FIXTURES / "vitis2022.1_division_hls" / "csynth.xml", FIXTURES / "vitis2020.2_gaussian" / "csynth.xml"]
-    if not all(path.is_file() for path in paths):
-        pytest.skip(f"{FIXTURES} is missing (shared/ must sit beside the repository)")
+    paths = [real_report("vitis2022.1_division_hls/csynth.xml"), real_report("vitis2020.2_gaussian/csynth.xml")]
     rows = [FunctionReport("division_hls", parse_csynth_xml(paths[0])),
             FunctionReport("gaussian", parse_csynth_xml(paths[1])), FunctionReport("not_synthesized")]
     data = csynth_chart_png(rows, "chart")
@@ -105,9 +103,7 @@ def test_report_md_links_the_pictures(two_mm, tmp_path: Path, monkeypatch: pytes
     project, built, manifest = two_mm
     layout = BuildLayout(tmp_path, project.name)
     shutil.copytree(built.ir_dir, layout.ir_dir)
-    fixture = FIXTURES / "vitis2022.1_division_hls" / "csynth.xml"
-    if not fixture.is_file():
-        pytest.skip(f"{fixture} is missing (shared/ must sit beside the repository)")
+    fixture = real_report("vitis2022.1_division_hls/csynth.xml")
     layout.csynth_result("Stage_out_AB").parent.mkdir(parents=True)
     shutil.copyfile(fixture, layout.csynth_result("Stage_out_AB"))
     monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None if name == "dot" else WHICH(name, *a, **k))
