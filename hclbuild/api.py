@@ -73,7 +73,7 @@ def build(schedule: Schedule, target: Any = None, name: str | None = None, check
 
 def _check_probe(divisions: list[Any], bounds: list[Any]) -> Any:
     """The probe handler of a checked build: a division or bounds check that fires raises its error."""
-    from hclbuild.compiler.passes.bounds_check import PHASE_OUT_OF_BOUNDS
+    from hclbuild.compiler.passes.bounds_check import PHASE_OUT_OF_BOUNDS, out_of_bounds_message
     from hclbuild.compiler.passes.checked_division import PHASE_DIVISION
     from hclbuild.errors import BoundsError, DivisionError
 
@@ -82,12 +82,7 @@ def _check_probe(divisions: list[Any], bounds: list[Any]) -> Any:
         if phase == PHASE_DIVISION:
             raise DivisionError(divisions[check].message(kind))
         if phase == PHASE_OUT_OF_BOUNDS:
-            info = bounds[check]
-            where = f"stage {info.stage}" if info.stage else f"function {info.function}"
-            signed = index - (1 << 64) if index >= 1 << 63 else index
-            verb = "reads" if info.kind == "load" else "writes"
-            raise BoundsError(f"{where} {verb} {info.tensor} outside its shape {info.shape}: "
-                              f"subscript {kind} is {signed}")
+            raise BoundsError(out_of_bounds_message(bounds[check].to_json(), kind, index))
 
     return probe if divisions or bounds else None
 

@@ -295,13 +295,9 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
     after = [a.storage for a in arrays]
     if out_of_bounds:
         check, dim, index = out_of_bounds[0]
-        info = manifest["bounds"][check]
-        where = f"stage {info['stage']}" if info["stage"] else f"function {info['function']}"
-        signed = index - (1 << 64) if index >= 1 << 63 else index
-        raise CsimError(
-            f"{name}: {where} {'reads' if info['kind'] == 'load' else 'writes'} {info['tensor']} outside its "
-            f"shape {tuple(info['shape'])}: subscript {dim} is {signed}"
-        )
+        from hclbuild.compiler.passes.bounds_check import out_of_bounds_message  # only when one fired
+
+        raise CsimError(f"{name}: {out_of_bounds_message(manifest['bounds'][check], dim, index)}")
     if bad_divisions:
         check, kind = bad_divisions[0]
         raise DivisionError(f"{name}: {manifest['divisions'][check]['messages'][kind]}")

@@ -38,6 +38,16 @@ class BoundsCheck:
                 "shape": list(self.shape), "kind": self.kind}
 
 
+def out_of_bounds_message(check: dict[str, Any], dim: int, index: int) -> str:
+    """What a fired check (its to_json()) says, e.g. `stage B reads A outside its shape (8,): subscript
+    0 is 8`; `index` is the probe's unsigned 64-bit value of the subscript."""
+    where = f"stage {check['stage']}" if check["stage"] else f"function {check['function']}"
+    signed = index - (1 << 64) if index >= 1 << 63 else index
+    verb = "reads" if check["kind"] == "load" else "writes"
+    shape = tuple(check["shape"])
+    return f"{where} {verb} {check['tensor']} outside its shape {shape}: subscript {dim} is {signed}"
+
+
 def tensor_names(fn: ir.OpView) -> dict[Any, str]:
     """memref value -> tensor name (alloc `name`, or the function's hcl.arg_names)."""
     names: dict[Any, str] = {}
