@@ -5,14 +5,13 @@ arithmetic, comparisons, intrinsics, calls; bit access is in bits.py); ev dispat
 from __future__ import annotations
 
 import math as pymath
-from dataclasses import fields, is_dataclass
 from fractions import Fraction
 from typing import Any
 
 from mlir import ir
 from mlir.dialects import arith, func, math, memref, scf
 
-from hclbuild.compiler.builder.state import FunctionState, mlir_type
+from hclbuild.compiler.builder.state import FunctionState, mlir_type, walk_nodes
 from hclbuild.dsl import expr as E
 from hclbuild.dsl.functions import ScalarRef, TracedFunction
 from hclbuild.dsl.tensor import Tensor
@@ -192,17 +191,12 @@ class ExpressionLowering(FunctionState):
 
 def _may_fault(expr: E.Expr) -> bool:
     """Whether evaluating expr reads a tensor, divides or calls: what C's && and || may skip."""
-    stack: list[Any] = [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (E.Load, E.Call, E.Reduce, E.ImperativeValue)):
-            return True
-        if isinstance(node, E.Binary) and node.op in ("div", "floordiv", "mod"):
-            return True
-        for f in fields(node) if is_dataclass(node) else ():
-            value = getattr(node, f.name)
-            if isinstance(value, E.Expr):
-                stack.append(value)
-            elif isinstance(value, tuple):
-                stack.extend(v for v in value if isinstance(v, E.Expr))
-    return False
+    faulting: list[Any] = []
+
+    def visit(node: Any) -> None:
+        if isinstance(node, (E.Load, E.Call, E.Reduce, E.ImperativeValue)) or (
+                isinstance(node, E.Binary) and node.op in ("div", "floordiv", "mod")):
+            faulting.append(node)
+
+    walk_nodes(expr, visit)
+    return bool(faulting)
