@@ -366,8 +366,7 @@ def as_expr(value: object, like: DType | None = None) -> Expr:
             return value.v
         raise APIError(f"tensor {value.name!r} used as a value: index it, e.g. {value.name}[i]")
     if isinstance(value, TensorSlice):
-        raise APIError(f"tensor {value.tensor.name!r} has {len(value.tensor.shape)} dimensions, indexed with "
-                       f"{len(value.prefix)}: index every dimension to reach an element")
+        value._value()  # raises, naming the tensor and the indices it lacks
     if isinstance(value, tuple) and like is not None and like.is_struct:
         from hclbuild.dsl.bits import pack_struct
 

@@ -141,10 +141,12 @@ class TensorSlice:
     def __repr__(self) -> str:
         return f"TensorSlice({self.tensor.name!r}, {len(self.prefix)} of {len(self.tensor.shape)} indices)"
 
-    def _value(self, op: str) -> Expr:
+    def _value(self, op: str | None = None) -> Expr:
+        """Refused: a slice has no value (as an operand of `op`, or anywhere an expression is needed)."""
         tensor = self.tensor
+        where = f" in '{op}'" if op is not None else ""
         raise APIError(f"tensor {tensor.name!r} has {len(tensor.shape)} dimensions, indexed with "
-                       f"{len(self.prefix)} in '{op}': index every dimension to reach an element")
+                       f"{len(self.prefix)}{where}: index every dimension to reach an element")
 
     def __bool__(self) -> bool:
         return True

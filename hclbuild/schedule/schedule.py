@@ -10,6 +10,7 @@ from hclbuild.dsl.stmt import StageStmt, Store, StoreBits
 from hclbuild.dsl.tensor import Tensor, normalize_shape
 from hclbuild.dsl.trace import Program, program_scope, take_module_program
 from hclbuild.errors import APIError, HCLNotImplementedError
+from hclbuild.hls_interface import MAX_AXI_BURST
 from hclbuild.schedule import memory as M
 from hclbuild.schedule.stage import LoopHandle, Stage
 
@@ -201,8 +202,8 @@ class Schedule:
         data_movement: tensor id -> (device, burst length)); returns the tensor(s)."""
         if burst_len is not None and (isinstance(burst_len, bool) or not isinstance(burst_len, int) or burst_len < 1):
             raise APIError(f"s.to: burst_len must be a positive int, got {burst_len!r}")
-        if burst_len is not None and burst_len > 256:
-            raise APIError(f"s.to: burst_len {burst_len} is longer than one AXI4 burst (256 beats)")
+        if burst_len is not None and burst_len > MAX_AXI_BURST:
+            raise APIError(f"s.to: burst_len {burst_len} is longer than one AXI4 burst ({MAX_AXI_BURST} beats)")
         items = targets if isinstance(targets, (list, tuple)) else [targets]
         tensors = [self._tensor(item, "s.to") for item in items]
         for tensor in tensors:
