@@ -44,7 +44,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -300,6 +299,8 @@ def load_config(toml_path: str | Path, default_name: str | None = None, dataset:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
+    import tomllib  # here, not at the top: a no-op doit takes projects from their stored plans
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

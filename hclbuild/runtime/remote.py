@@ -41,9 +41,7 @@ from typing import Any
 
 from hclbuild.atomic import write_bytes_atomic, write_text_atomic
 from hclbuild.errors import ConfigError, HCLError, ToolError
-
-SCHEDULER_ENV = "HCLBUILD_SCHEDULER"  # a Dask scheduler address, e.g. tcp://host:8786
-CLUSTER_ENV = "HCLBUILD_CLUSTER"  # or a cluster to start: slurm, pbs, lsf, sge, local
+from hclbuild.runtime import CLUSTER_ENV, SCHEDULER_ENV
 WORKERS_ENV = "HCLBUILD_WORKERS"  # how many workers HCLBUILD_CLUSTER starts
 VITIS_RESOURCE = "vitis_hls"  # the Dask worker resource a Vitis job needs one unit of
 CLUSTERS = ("slurm", "pbs", "lsf", "sge", "local")
