@@ -416,3 +416,62 @@ def test_exit_status_must_agree_with_a_failing_summary(tmp_path: Path) -> None:
     result = run_csim(func_dir, csim_json(tmp_path, "vadd"))
     assert not result.passed
     assert result.error == "testbench summary says pass=False but it exited with status 0"
+
+
+# ---- objects of unchanged sources are reused --------------------------------------------------
+
+
+def _objects(func_dir: Path) -> dict[str, str]:
+    """stem -> object file name, of the objects in out/."""
+    return {path.name.rsplit("-", 1)[0]: path.name for path in (func_dir / "out").glob("*.o")}
+
+
+def test_unchanged_testbench_object_is_reused_and_a_changed_design_recompiled(tmp_path: Path) -> None:
+    case = case_int32_vadd(b0_zero=True)
+    func_dir = write_case(tmp_path, case)
+    assert run_csim(func_dir, csim_json(tmp_path, "vadd")).passed
+    first = _objects(func_dir)
+    assert sorted(first) == ["tb_vadd", "vadd"]
+
+    # a pragma change: the design is recompiled, the testbench object reused
+    top = func_dir / "vadd.cpp"
+    top.write_text(top.read_text().replace("II=1", "II=2"))
+    assert run_csim(func_dir, csim_json(tmp_path, "vadd")).passed
+    second = _objects(func_dir)
+    assert second["tb_vadd"] == first["tb_vadd"] and second["vadd"] != first["vadd"]
+    log = (func_dir / "out" / "compile.log").read_text()
+    assert f"# tb_vadd.cpp: unchanged, out/{first['tb_vadd']} reused" in log
+    assert f"-c vadd.cpp -o out/{second['vadd']}\n" in log
+    assert len(list((func_dir / "out").glob("vadd-*.o"))) == 1  # the old design object is gone
+
+    # the reused testbench is linked with the new design: a wrong operator is still caught
+    top.write_text(top.read_text().replace("a[i] + b[i]", "a[i] - b[i]"))
+    result = run_csim(func_dir, csim_json(tmp_path, "vadd"))
+    assert not result.passed and result.first_mismatch is not None and result.first_mismatch.index == 1
+    assert _objects(func_dir)["tb_vadd"] == first["tb_vadd"]
+
+
+def test_a_changed_header_recompiles_both_sources(tmp_path: Path) -> None:
+    func_dir = write_case(tmp_path, case_int32_vadd())
+    assert run_csim(func_dir, csim_json(tmp_path, "vadd")).passed
+    first = _objects(func_dir)
+    header = func_dir / "vadd.h"
+    header.write_text(header.read_text() + "// a comment changes the bytes both sources include\n")
+    assert run_csim(func_dir, csim_json(tmp_path, "vadd")).passed
+    second = _objects(func_dir)
+    assert second["tb_vadd"] != first["tb_vadd"] and second["vadd"] != first["vadd"]
+    assert "unchanged" not in (func_dir / "out" / "compile.log").read_text()
+
+
+def test_a_failed_compile_leaves_no_object_to_reuse(tmp_path: Path) -> None:
+    case = case_int32_vadd()
+    func_dir = write_case(tmp_path, case)
+    top = func_dir / "vadd.cpp"
+    good = top.read_text()
+    top.write_text(good.replace("a[i] + b[i]", "a[i] + missing_value"))
+    with pytest.raises(ToolError):
+        run_csim(func_dir, csim_json(tmp_path, "vadd"))
+    assert "vadd" not in _objects(func_dir)
+    assert not list((func_dir / "out").glob(".*.tmp"))
+    top.write_text(good)
+    assert run_csim(func_dir, csim_json(tmp_path, "vadd")).passed

@@ -80,12 +80,13 @@ def files(root: Path) -> list[Path]:
 def tree(root: Path) -> dict[str, bytes]:
     """Every file below build/ but doit's database; csim timings (in csim/ and reports/) dropped.
     A task plan (build/.plans/) is named by its project's absolute path: it counts by its content
-    but its folder and file stats; the sources stamp (a cache of file stats) is left out."""
+    but its folder and file stats; the sources stamp (a cache of file stats) is left out, and so is
+    csim's compile.log: it says whether this run compiled an object or reused one a killed run made."""
     result = {}
     for path in sorted(files(root)):
         rel = path.relative_to(root / "build").as_posix()
         data = path.read_bytes()
-        if rel == SOURCES_STAMP:
+        if rel == SOURCES_STAMP or rel.endswith("/out/compile.log"):
             continue
         if rel.startswith(".plans/"):
             rel = ".plans/" + path.name.rsplit("-", 1)[0]

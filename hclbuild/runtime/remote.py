@@ -222,7 +222,9 @@ def _vitis_on_worker(job: Job, folder: Path, result: JobResult) -> None:
 def _result_files(job: Job, folder: Path) -> dict[str, bytes]:
     """What the tool wrote that the submitting side needs, relative to the function folder."""
     if job.kind == "csim":
-        wanted = [path for path in (folder / "out").glob("*") if path.name != f"tb_{job.func}"]
+        # not the executable nor the objects it was linked from: the submitting side reruns nothing
+        wanted = [path for path in (folder / "out").glob("*")
+                  if path.name != f"tb_{job.func}" and path.suffix != ".o"]
     else:
         from hclbuild.runtime.vitis import report_dirs
 
