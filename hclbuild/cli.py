@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -214,22 +215,31 @@ def _remote_session(args: argparse.Namespace) -> Any:
     return remote.current() if remote.requested() else None
 
 
-def _parallel_options(args: argparse.Namespace, session: Any) -> list[str]:
+def local_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def _parallel_options(args: argparse.Namespace, session: Any, default_processes: int) -> list[str]:
     if session is not None:
         # threads, each blocking on its Dask future; by default one per worker thread of the cluster
         return ["-P", "thread", "-n", str(args.processes or session.slots())]
-    return ["-n", str(args.processes)] if args.processes and args.processes > 1 else []
+    processes = args.processes or default_processes
+    return ["-n", str(processes)] if processes > 1 else []
 
 
 def _run_tasks(args: argparse.Namespace, projects: list[Path], build_root: Path,
-               task_names: Callable[[Any], list[str]]) -> int:
+               task_names: Callable[[Any], list[str]], default_processes: int = 1) -> int:
     """doit the tasks `task_names(session)` names, on Dask when asked for (the session then closes)."""
     from hclbuild.runtime import remote
 
     session = _remote_session(args)
     try:
         tasks = task_names(session)
-        options = _parallel_options(args, session)
+        options = _parallel_options(args, session, default_processes)
         if args.keep_going:
             options.append("--continue")
         return run_doit(options + tasks, projects, build_root)
@@ -241,7 +251,9 @@ def cmd_tasks(args: argparse.Namespace) -> int:
     projects = _projects(args.paths)
     build_root = _build_root(args)
     command = {"build": ["build"], "csim": ["csim"], "report": ["csim", "report"]}[args.command]
-    code = _run_tasks(args, projects, build_root, lambda session: command)
+    # like make -j: emit and g++ tasks are independent per function, so every core takes one; Vitis
+    # runs (cmd_synth) stay one at a time unless asked, each takes gigabytes
+    code = _run_tasks(args, projects, build_root, lambda session: command, default_processes=local_cores())
     if args.command in ("csim", "report"):
         print_summary(summary_rows(projects, build_root))
     return code
@@ -347,7 +359,7 @@ def parser() -> argparse.ArgumentParser:
                              epilog=EXIT_CODES)
         cmd.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
         cmd.add_argument("-n", "--processes", type=_processes, default=None, metavar="N",
-                         help="run up to N tasks at once")
+                         help="run up to N tasks at once (default: this machine's cores; -n 1 runs one at a time)")
         cmd.add_argument("--build-dir", default=None, metavar="DIR", help=BUILD_DIR_HELP)
         cmd.add_argument("--continue", dest="keep_going", action="store_true",
                          help="keep going after a failed task (the report still shows every function)")
@@ -404,6 +416,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"hclbuild: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
+        if "hclbuild.tasks" in sys.modules:
+            sys.modules["hclbuild.tasks"].after_interrupt()
         print("hclbuild: interrupted", file=sys.stderr)
         return 130
 

@@ -393,6 +393,7 @@ def tasks_for(folders: list[Path], build_root: Path) -> Iterator[dict]:
     from hclbuild.runtime import dask_requested
 
     vitis = _vitis_found() or dask_requested()
+    _BUILD_ROOTS.add(Path(build_root))
     fingerprint = source_fingerprint(Path(build_root) / SOURCES_STAMP)
     fingerprint_file = write_fingerprint(Path(build_root), fingerprint)
     yield from group_tasks(vitis)
@@ -415,6 +416,27 @@ def all_tasks(projects_root: Path, build_root: Path) -> Iterator[dict]:
     yield from tasks_for(discover(projects_root), build_root)
 
 
+_BUILD_ROOTS: set[Path] = set()  # what tasks_for was given in this process: after_interrupt prunes them
+
+
+def after_interrupt() -> None:
+    """After Ctrl-C: wait for doit's worker processes to end, then remove the folders they left empty.
+
+    Under `-n N` doit terminates its workers when the interrupt reaches it, which can cut a task's
+    own clean-up short (the action's KeyboardInterrupt branch), so the parent prunes too."""
+    import sys
+
+    if "multiprocessing" in sys.modules:
+        import multiprocessing
+
+        for child in multiprocessing.active_children():
+            child.join(timeout=10)
+    for root in sorted(_BUILD_ROOTS):
+        for project in (root.iterdir() if root.is_dir() else ()):
+            if project.is_dir():
+                _prune_empty_folders(project)
+
+
 def _interrupt_hook(kind: type, value: BaseException, trace: Any) -> None:
     """sys.excepthook: Ctrl-C is one line and exit status 130, not a traceback."""
     import os
@@ -422,6 +444,7 @@ def _interrupt_hook(kind: type, value: BaseException, trace: Any) -> None:
 
     if issubclass(kind, KeyboardInterrupt):
         # doit's runner has already saved the state of every finished task (its finally: clause)
+        after_interrupt()
         sys.stderr.write("doit: interrupted\n")
         sys.stdout.flush()
         sys.stderr.flush()
@@ -475,5 +498,5 @@ def _remote_config() -> dict:
     return {"par_type": "thread", "num_process": session.slots()}
 
 
-__all__ = ["PROJECT_FILE", "all_tasks", "discover", "doit_config", "group_tasks", "may_run_remotely", "plan",
+__all__ = ["PROJECT_FILE", "after_interrupt", "all_tasks", "discover", "doit_config", "group_tasks", "may_run_remotely", "plan",
            "project_tasks", "tasks_for"]
