@@ -67,3 +67,19 @@ def test_main_names_csim_in_a_path_with_metacharacters(tmp_path: Path) -> None:
     top_cpp = (build / "main_schedule" / "hls" / "top" / "top.cpp").read_text()
     assert "void top(" in top_cpp and "main(" not in top_cpp.replace("main[", "")
     assert "void Stage_main(" in (build / "outlined_main" / "hls" / "Stage_main" / "Stage_main.cpp").read_text()
+
+
+def test_task_files_are_the_strings_of_the_layout_paths(tmp_path: Path) -> None:
+    # task discovery joins these without pathlib; they must name exactly what the Path methods name
+    from hclbuild.project.layout import BuildLayout
+
+    layout = BuildLayout(tmp_path / "build", "proj")
+    for func, is_top in (("top", True), ("Stage_conv", False)):
+        files = layout.task_files(func, is_top=is_top)
+        assert files.mlir == str(layout.top_mlir if is_top else layout.func_mlir(func))
+        assert files.golden_dir == str(layout.golden_dir(func))
+        assert files.golden_manifest == str(layout.golden_dir(func) / "manifest.json")
+        assert files.hls_dir == str(layout.hls_dir(func))
+        assert files.hls == [str(path) for path in layout.hls_files(func)]
+        assert files.csim_json == str(layout.csim_json(func))
+    assert layout.hls_files("top")[-1] == layout.hls_data_dir("top") / "manifest.json"

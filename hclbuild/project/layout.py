@@ -20,6 +20,7 @@ Only this module spells these paths; tasks and runtimes ask a BuildLayout.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,11 +38,34 @@ def _checked(func: str) -> str:
     return func
 
 
+# the folders of build/<name>/ and the file names that BuildLayout's Path methods and task_files share
+IR_DIR, TOP_MLIR, LLVM_DIR, GOLDEN_DIR, HLS_DIR, CSIM_DIR = "ir", "top.mlir", "llvm", "golden", "hls", "csim"
+VECTORS_MANIFEST = "manifest.json"  # of golden/<func>/ and hls/<func>/data/
+DATA_DIR = "data"  # hls/<func>/data/: the golden vectors the testbench reads
+
+
+def hls_project_file_names(func: str) -> list[str]:
+    """The fixed files of one function's HLS folder, relative to it: top file, header, testbench, tcl,
+    cfg, Makefile, README and the data manifest (first three in that order, the manifest last)."""
+    return [f"{func}.cpp", f"{func}.h", f"tb_{func}.cpp", "run_hls.tcl", "hls_config.cfg", "Makefile", "README.md",
+            f"{DATA_DIR}/{VECTORS_MANIFEST}"]
+
+
 def hls_project_files(folder: Path, func: str) -> list[Path]:
-    """The fixed files of one function's HLS folder: top file, header, testbench, tcl, cfg,
-    Makefile, README and the data manifest (first three in that order, the manifest last)."""
-    names = [f"{func}.cpp", f"{func}.h", f"tb_{func}.cpp", "run_hls.tcl", "hls_config.cfg", "Makefile", "README.md"]
-    return [folder / name for name in names] + [folder / "data" / "manifest.json"]
+    """hls_project_file_names below `folder`."""
+    return [folder / name for name in hls_project_file_names(func)]
+
+
+@dataclass(frozen=True)
+class TaskFiles:
+    """The files of one function's doit tasks, as strings (BuildLayout.task_files)."""
+
+    mlir: str  # ir/top.mlir of the top, ir/<func>.mlir of the others
+    golden_dir: str
+    golden_manifest: str
+    hls_dir: str
+    hls: list[str]  # hls_project_file_names below hls/<func>/
+    csim_json: str
 
 
 def blackbox_file_name(func: str) -> str:
@@ -61,6 +85,7 @@ class BuildLayout:
         object.__setattr__(self, "build_root", Path(self.build_root))
         # every path below starts here; task discovery asks for thousands of them on each doit run
         object.__setattr__(self, "_root", self.build_root / self.project_name)
+        object.__setattr__(self, "_root_text", str(self._root))
 
     @property
     def root(self) -> Path:
@@ -71,12 +96,12 @@ class BuildLayout:
     @property
     def ir_dir(self) -> Path:
         """`build/<name>/ir/`."""
-        return self.root / "ir"
+        return self.root / IR_DIR
 
     @property
     def top_mlir(self) -> Path:
         """`ir/top.mlir`: the whole design after outlining."""
-        return self.ir_dir / "top.mlir"
+        return self.ir_dir / TOP_MLIR
 
     def func_mlir(self, func: str) -> Path:
         """`ir/<func>.mlir`: one function, byte-stable when unchanged."""
@@ -91,7 +116,7 @@ class BuildLayout:
     @property
     def llvm_dir(self) -> Path:
         """`build/<name>/llvm/`."""
-        return self.root / "llvm"
+        return self.root / LLVM_DIR
 
     @property
     def top_ll(self) -> Path:
@@ -107,7 +132,7 @@ class BuildLayout:
     @property
     def golden_root(self) -> Path:
         """`build/<name>/golden/`."""
-        return self.root / "golden"
+        return self.root / GOLDEN_DIR
 
     def golden_dir(self, func: str) -> Path:
         """`golden/<func>/`: {in,out}_<arg>.bin and manifest.json recorded at the call boundary."""
@@ -117,7 +142,7 @@ class BuildLayout:
     @property
     def hls_root(self) -> Path:
         """`build/<name>/hls/`."""
-        return self.root / "hls"
+        return self.root / HLS_DIR
 
     def hls_dir(self, func: str) -> Path:
         """`hls/<func>/`: the function's Vitis HLS project folder."""
@@ -145,11 +170,22 @@ class BuildLayout:
 
     def hls_data_dir(self, func: str) -> Path:
         """`hls/<func>/data/`: the golden vectors the testbench reads."""
-        return self.hls_dir(func) / "data"
+        return self.hls_dir(func) / DATA_DIR
 
     def hls_files(self, func: str) -> list[Path]:
         """The files every emitted `hls/<func>/` folder has (doit targets); vectors vary by argument."""
         return hls_project_files(self.hls_dir(func), func)
+
+    def task_files(self, func: str, is_top: bool) -> TaskFiles:
+        """What func's doit tasks name, as the strings of func_mlir (top_mlir), golden_dir and its
+        manifest, hls_dir, hls_files and csim_json. Joined without pathlib: task discovery asks on
+        every doit run, and parsing these thousands of paths was a tenth of a no-op `doit`."""
+        root, func, sep = self._root_text, _checked(func), os.sep
+        golden, hls = f"{root}{sep}{GOLDEN_DIR}{sep}{func}", f"{root}{sep}{HLS_DIR}{sep}{func}"
+        return TaskFiles(mlir=f"{root}{sep}{IR_DIR}{sep}{TOP_MLIR if is_top else func + '.mlir'}",
+                         golden_dir=golden, golden_manifest=f"{golden}{sep}{VECTORS_MANIFEST}",
+                         hls_dir=hls, hls=[f"{hls}{sep}{name}" for name in hls_project_file_names(func)],
+                         csim_json=f"{root}{sep}{CSIM_DIR}{sep}{func}.json")
 
     def vitis_project_dir(self, func: str) -> Path:
         """`hls/<func>/<func>_prj/`: what `open_project` in run_hls.tcl creates."""
@@ -184,7 +220,7 @@ class BuildLayout:
     @property
     def csim_dir(self) -> Path:
         """`build/<name>/csim/`."""
-        return self.root / "csim"
+        return self.root / CSIM_DIR
 
     def csim_json(self, func: str) -> Path:
         """`csim/<func>.json`: pass/fail, max error, first mismatching index."""

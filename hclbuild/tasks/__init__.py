@@ -225,7 +225,7 @@ def _finish(layout: BuildLayout, attempt: tuple[str, str | None, list[str]] | No
         end_attempt(layout, attempt[0], attempt[1], record, error)
 
 
-def _remove(*folders: Path) -> Callable[[], None]:
+def _remove(*folders: Path | str) -> Callable[[], None]:
     """A doit clean action removing whole folders: emitted projects hold more than their targets
     (data/*.bin, csim's out/), and `doit clean` must leave nothing a task made."""
 
@@ -311,7 +311,8 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
     functions = entry.functions
     top = functions[0]
     inputs = _project_inputs(project)
-    ir_files = [str(layout.top_mlir)] + [str(layout.func_mlir(f)) for f in functions[1:]]
+    task_files = {f: layout.task_files(f, is_top=f == top) for f in functions}
+    ir_files = [task_files[f].mlir for f in functions]
     yield {
         "basename": "compile", "name": name,
         "doc": f"{name}: kernel.py -> ir/*.mlir (one per function) + llvm/top.ll",
@@ -320,7 +321,7 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
         "targets": ir_files + [str(layout.top_ll), str(layout.ir_manifest)],
         "clean": [_remove(layout.ir_dir, layout.llvm_dir, layout.status_dir)],
     }
-    golden = {f: str(layout.golden_dir(f) / "manifest.json") for f in functions}
+    golden = {f: task_files[f].golden_manifest for f in functions}
     reference_deps = [str(layout.top_ll), str(layout.ir_manifest)] + inputs
     yield {
         "basename": "reference", "name": name,
@@ -328,23 +329,22 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
         "actions": [_run(_reference, project, layout, attempt=("reference", None, reference_deps))],
         "file_dep": reference_deps + stamp,
         "targets": list(golden.values()),
-        "clean": [_remove(*(layout.golden_dir(f) for f in functions))],
+        "clean": [_remove(*(task_files[f].golden_dir for f in functions))],
     }
     csim_results = []
     toml = [str(project.toml_path)] if project.toml_path.is_file() else []
     for func in functions:
-        ir_file = str(layout.top_mlir if func == top else layout.func_mlir(func))
-        files = [str(path) for path in layout.hls_files(func)]
-        emit_deps = [ir_file, golden[func]] + toml
+        files = task_files[func].hls
+        emit_deps = [task_files[func].mlir, golden[func]] + toml
         yield {
             "basename": "emit", "name": f"{name}/{func}",
             "doc": f"{name}: Vitis HLS project of {func} (C++, testbench, tcl, cfg, Makefile)",
             "actions": [_run(_emit, project, layout, func, attempt=("emit", func, emit_deps))],
             "file_dep": emit_deps + stamp,
             "targets": files,
-            "clean": [_remove(layout.hls_dir(func))],
+            "clean": [_remove(task_files[func].hls_dir)],
         }
-        csim_json = str(layout.csim_json(func))
+        csim_json = task_files[func].csim_json
         # top file, header, testbench (hls_files' first three) and the data manifest (its last)
         csim_deps = [*files[:3], files[-1]]
         csim_results.append(csim_json)
