@@ -6,8 +6,11 @@ is N real functions (a 16x16 float elementwise stage each, pipelined, outlined o
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 from common import median, run
@@ -78,6 +81,66 @@ def compile_scaling(work: Path, sizes: tuple[int, ...] = (25, 50, 100, 200), rep
             cpus[n].append(timed.cpu)
             print(f"  compile chain{n}: {timed.wall:.2f} s wall, {timed.cpu:.2f} s CPU", flush=True)
     return {n: (median(walls[n]), median(cpus[n])) for n in sizes}
+
+
+def file_creation_ms(folder: Path, count: int = 1000) -> float:
+    """Milliseconds to create, write (1 KB) and close one new file in `folder`, the median of 3 rounds:
+    an emitted function is about 20 new files, so on a disk where this is slow, the disk is the floor."""
+    payload = b"x" * 1024
+    rounds = []
+    for round_ in range(3):
+        where = folder / f"files{round_}"
+        where.mkdir(parents=True, exist_ok=True)
+        start = time.perf_counter()
+        for k in range(count):
+            with open(where / f"f{k}.bin", "wb") as handle:
+                handle.write(payload)
+        rounds.append(1e3 * (time.perf_counter() - start) / count)
+        shutil.rmtree(where)
+    return median(rounds)
+
+
+def memory_folder() -> Path | None:
+    """A folder on a memory file system (Linux /dev/shm), to tell the disk's share of a build apart."""
+    shm = Path("/dev/shm")
+    return shm if shm.is_dir() and os.access(shm, os.W_OK) else None
+
+
+def disk_share(work: Path, stages: int = 200, repeat: int = 3) -> dict | None:
+    """The same `stages` build with its build folder on disk and in memory, side by side, and the
+    file creation cost of each; None where no memory file system exists."""
+    shm = memory_folder()
+    if shm is None:
+        return None
+    work = work.resolve()
+    folder = work / f"chain{stages}"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "kernel.py").write_text(chain_kernel(stages))
+    memory = Path(tempfile.mkdtemp(prefix="hclbuild-bench-", dir=shm))
+    try:
+        walls = {"disk": [], "memory": []}
+        for _ in range(repeat):
+            for where, build_root in (("disk", work / "disk_build"), ("memory", memory / "build")):
+                shutil.rmtree(build_root, ignore_errors=True)
+                timed = run([sys.executable, "-m", "hclbuild.cli", "build", str(folder), "--build-dir",
+                             str(build_root)], work)
+                walls[where].append(timed.wall)
+        files = sum(1 for path in (memory / "build").rglob("*") if path.is_file())
+        return {"stages": stages, "disk": median(walls["disk"]), "memory": median(walls["memory"]),
+                "files": files, "disk_file_ms": file_creation_ms(work), "memory_file_ms": file_creation_ms(memory)}
+    finally:
+        shutil.rmtree(memory, ignore_errors=True)
+
+
+def disk_rows(result: dict | None) -> list[str]:
+    if result is None:
+        return ["No memory file system (/dev/shm) here: the disk's share of a build was not measured."]
+    n = result["stages"]
+    return [f"The same {n}-stage build with its build folder on disk and in memory (/dev/shm), side by side: "
+            f"{result['disk']:.2f} s vs {result['memory']:.2f} s ({1e3 * result['disk'] / n:.1f} vs "
+            f"{1e3 * result['memory'] / n:.1f} ms per stage). It writes {result['files']} files "
+            f"({result['files'] / (n + 1):.0f} per function); creating a 1 KB file takes "
+            f"{result['disk_file_ms']:.3f} ms on this disk and {result['memory_file_ms']:.3f} ms in memory."]
 
 
 def scaling_rows(result: dict) -> list[str]:

@@ -44,14 +44,17 @@ SLOWER_BECAUSE = {
 
 
 def _section_compile(work: Path) -> list[str]:
-    from compile_scaling import compile_scaling, scaling_rows
+    from compile_scaling import compile_scaling, disk_rows, disk_share, scaling_rows
 
     print("compile scaling", flush=True)
-    return ["## Compile scaling", "",
+    rows = ["## Compile scaling", "",
             "`hclbuild build` of a chain of N outlined stages (16x16 float, each pipelined, each differing "
             "by a constant): from kernel.py to every function's HLS folder written, a fresh build folder "
-            "each run, median of 3 rounds over all N.", "",
+            "each run, median of 3 rounds over all N. `hclbuild build` runs one task per core (here "
+            f"{os.cpu_count()}).", "",
             *scaling_rows(compile_scaling(work / "compile")), ""]
+    print("compile: disk vs memory", flush=True)
+    return rows + disk_rows(disk_share(work / "compile_disk")) + [""]
 
 
 def _section_incremental(work: Path) -> list[str]:
