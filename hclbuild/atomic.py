@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import shutil
 from pathlib import Path
 
 # itertools.count is implemented in C, so next() on it is safe from several threads
@@ -80,8 +81,8 @@ def _alive(pid: int) -> bool:
 def sweep_stale_temps(folder: str | Path) -> list[Path]:
     """Delete temporary files that a killed writer left below folder; returns what it removed.
 
-    A temporary is `.<name>.<pid>.<n>.tmp`; one whose process still runs (a parallel doit worker
-    writing right now) is kept.
+    A temporary is `.<name>.<pid>.<n>.tmp` (a file, or a folder being filled before its rename);
+    one whose process still runs (a parallel doit worker writing right now) is kept.
     """
     removed = []
     root = Path(folder)
@@ -91,6 +92,9 @@ def sweep_stale_temps(folder: str | Path) -> list[Path]:
         parts = temp.name.rsplit(".", 3)
         if len(parts) != 4 or not parts[1].isdigit() or _alive(int(parts[1])):
             continue
-        temp.unlink(missing_ok=True)
+        if temp.is_dir():
+            shutil.rmtree(temp, ignore_errors=True)
+        else:
+            temp.unlink(missing_ok=True)
         removed.append(temp)
     return removed

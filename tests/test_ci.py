@@ -48,6 +48,8 @@ def test_gitlab_pipeline_structure() -> None:
     assert build["script"] == ["python -m pip install --upgrade pip", "python -m pip install -e .", AP_TYPES_INSTALL,
                                "hclbuild csim tests/data/projects/gemm tests/data/projects/two_mm --continue"]
     assert build["artifacts"]["paths"] == ["build/"]
+    # precompiled ap_types headers are this runner's cache, about 80 MB each: not an artifact
+    assert build["artifacts"]["exclude"] == ["build/.pch/**/*"]
     csynth = pipeline["csynth"]
     assert (csynth["stage"], csynth["tags"], csynth["needs"]) == ("csynth", ["vitis-2025"], ["build-csim"])
     assert csynth["parallel"]["matrix"] == [
@@ -74,6 +76,8 @@ def test_only_blackbox_tops_wait_for_their_functions(tmp_path: Path) -> None:
     shutil.copytree(PROJECTS / "gemm", tmp_path / "gemm")
     plans = plan([folder, tmp_path / "gemm"])
     jobs = yaml.safe_load(github_workflow(plans, root=tmp_path, install="pip install hclbuild"))["jobs"]
+    uploads = [step["with"] for step in jobs["build-csim"]["steps"] if step.get("uses") == "actions/upload-artifact@v4"]
+    assert uploads[0]["path"].split() == ["build/", "!build/.pch/"]  # not the precompiled headers
     # gemm's top is synthesized whole, as soon as csim is done
     whole = jobs["csynth-top"]
     assert whole["needs"] == "build-csim"

@@ -389,8 +389,10 @@ def csim_function(project: Project, layout: BuildLayout, func: str, runner: Any 
     `runner` has run_csim's signature (runtime.remote's runs it on a Dask worker); default run_csim."""
     from hclbuild.runtime.csim import run_csim
 
+    # precompiled headers are a cache of this machine's compiler: not for a Dask worker's
+    local = {} if runner is not None else {"pch_root": layout.pch_root}
     result = (runner or run_csim)(layout.hls_dir(func), layout.csim_json(func), project=project.name,
-                                  outputs=_output_names(layout, func))
+                                  outputs=_output_names(layout, func), **local)
     return result.check()
 
 

@@ -14,6 +14,7 @@
     build/<name>/cosim/<func>.rpt         its co-simulation report, likewise
     build/<name>/reports/                 summary.json, report.md, plots
     build/<name>/status/                  the latest attempt of every task (project/attempts.py)
+    build/.pch/<digest>/                  ap_types headers precompiled for csim, shared by all projects
 
 Only this module spells these paths; tasks and runtimes ask a BuildLayout.
 """
@@ -217,6 +218,12 @@ class BuildLayout:
         return self.root / "cosim" / f"{_checked(func)}.rpt"
 
     # ---- csim/ --------------------------------------------------------------------------
+    @property
+    def pch_root(self) -> Path:
+        """`<build_root>/.pch/`: precompiled ap_types headers (runtime.testbench_build), one folder
+        per header text, compiler and flags, shared by every project of the build folder."""
+        return self.build_root / ".pch"
+
     @property
     def csim_dir(self) -> Path:
         """`build/<name>/csim/`."""

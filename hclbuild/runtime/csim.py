@@ -8,7 +8,6 @@ both must agree that the outputs matched.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -24,6 +23,7 @@ from typing import Any, NoReturn
 from hclbuild.atomic import write_text_atomic
 from hclbuild.errors import CsimError, HCLError, ToolError
 from hclbuild.runtime.aptypes import ap_types_include_dir
+from hclbuild.runtime.testbench_build import build_testbench
 
 GXX = "g++"
 # -fwrapv: signed overflow wraps as in ap_int and the LLVM reference, instead of being UB;
@@ -137,7 +137,8 @@ def _signal_name(code: int) -> str:
 
 def run_csim(func_dir: str | Path, out_json: str | Path, timeout: float = DEFAULT_TIMEOUT, *,
              project: str | None = None, gxx: str = GXX,
-             ap_include_dir: str | Path | None = None, outputs: Collection[str] | None = None) -> CsimResult:
+             ap_include_dir: str | Path | None = None, outputs: Collection[str] | None = None,
+             pch_root: str | Path | None = None) -> CsimResult:
     """Compile `tb_<func>.cpp` + `<func>.cpp` with g++, run the testbench on data/, write out_json.
 
     `func_dir` is `build/<name>/hls/<func>/`; the project name defaults to `<name>`. out_json is
@@ -146,7 +147,8 @@ def run_csim(func_dir: str | Path, out_json: str | Path, timeout: float = DEFAUL
     writing a failed result; a run that mismatches, crashes or times out returns a failed
     CsimResult; call `.check()` to raise.
     `outputs` names the arguments the function may write (hclbuild.compiler.written_args), so that
-    the result counts the output elements compared.
+    the result counts the output elements compared. With `pch_root`, the ap_types headers are
+    precompiled there once and shared by every function (testbench_build).
     """
     folder = Path(func_dir)
     func = folder.name
@@ -192,8 +194,8 @@ def run_csim(func_dir: str | Path, out_json: str | Path, timeout: float = DEFAUL
     started = time.monotonic()
     log = folder / OUT_DIR / "compile.log"
     try:
-        failed = _build_testbench(folder, command, [tb_file, top_file], header_file, include, executable,
-                                  log, timeout)
+        failed = build_testbench(folder, command, [tb_file, top_file], header_file, include, executable,
+                                 log, timeout, pch_root=pch_root)
     except subprocess.TimeoutExpired:
         result.compile_seconds = time.monotonic() - started
         result.error = f"g++ timed out after {timeout:g} s"
@@ -225,87 +227,6 @@ def run_csim(func_dir: str | Path, out_json: str | Path, timeout: float = DEFAUL
     _apply_output(result, ran.stdout, ran.stderr, ran.returncode)
     _write_result(out_path, result)
     return result
-
-
-def _tool_identity(path: str) -> list[Any]:
-    """What names a compiler or header for a cache key: its real path, size and modification time."""
-    real = os.path.realpath(path)
-    info = os.stat(real)
-    return [real, info.st_size, info.st_mtime_ns]
-
-
-def _headers_identity(include: Path | None) -> list[Any]:
-    """_tool_identity of every file in the ap_types folder and its etc/ (ap_int.h includes etc/...)."""
-    if include is None:
-        return []
-    found = []
-    for folder in (include, include / "etc"):
-        try:
-            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
-        except OSError:
-            continue
-        found += [_tool_identity(entry.path) for entry in entries if entry.is_file()]
-    return found
-
-
-def _object_name(source: Path, key: str) -> str:
-    return f"{source.stem}-{key[:20]}.o"
-
-
-def _build_testbench(folder: Path, command: list[str], sources: list[Path], header: Path, include: Path | None,
-                     executable: str, log: Path, timeout: float) -> subprocess.CompletedProcess | None:
-    """Compile each source to its own object in out/, then link the testbench; the failed g++ run, or None.
-
-    An object is named by a digest of everything that goes into it: the compiler, the command, the
-    source, the function's header (the only local file either source includes) and the ap_types
-    headers. An object of that name is reused, so a csim whose testbench did not change (the
-    design's pragmas did) compiles only the design file: half of a ResNet-20 top's compile time.
-    Objects are written under a temporary name and renamed, so a killed g++ leaves none to reuse.
-    """
-    header_bytes = header.read_bytes() if header.is_file() else b""
-    shared = json.dumps([_tool_identity(command[0]), command[1:], _headers_identity(include)]).encode()
-    objects: list[str] = []
-    lines: list[str] = []
-    for source in sources:
-        digest = hashlib.sha256(shared)
-        for part in (source.name.encode(), source.read_bytes(), header_bytes):
-            digest.update(len(part).to_bytes(8, "little"))
-            digest.update(part)
-        name = _object_name(source, digest.hexdigest())
-        target = folder / OUT_DIR / name
-        objects.append(f"{OUT_DIR}/{name}")
-        if target.is_file():
-            lines.append(f"# {source.name}: unchanged, {OUT_DIR}/{name} reused\n")
-            continue
-        for stale in (folder / OUT_DIR).glob(f"{source.stem}-*.o"):
-            stale.unlink(missing_ok=True)
-        # atomic.py's temporary pattern, so a sweep removes what a killed g++ left
-        temp = f"{OUT_DIR}/.{name}.{os.getpid()}.0.tmp"
-        argv = [*command, "-c", source.name, "-o", temp]
-        try:
-            done = _gxx(argv, folder, timeout)
-        except subprocess.TimeoutExpired:
-            (folder / temp).unlink(missing_ok=True)
-            write_text_atomic(log, "".join(lines) + " ".join(argv[:-1]) + f" {OUT_DIR}/{name}\n(timed out)\n")
-            raise
-        # the log names the object, not its temporary: the same build logs the same text
-        lines.append(" ".join(argv[:-1]) + f" {OUT_DIR}/{name}\n" + done.stdout + done.stderr)
-        if done.returncode != 0:
-            (folder / temp).unlink(missing_ok=True)
-            write_text_atomic(log, "".join(lines))
-            return done
-        os.replace(folder / temp, target)
-    argv = [command[0], *objects, "-o", executable]
-    done = _gxx(argv, folder, timeout)
-    lines.append(" ".join(argv) + "\n" + done.stdout + done.stderr)
-    write_text_atomic(log, "".join(lines))
-    return done if done.returncode != 0 else None
-
-
-def _gxx(argv: list[str], folder: Path, timeout: float) -> subprocess.CompletedProcess:
-    # C locale: ASCII quotes and English messages, the same on every machine
-    return subprocess.run(argv, cwd=folder, capture_output=True, text=True, errors="replace",
-                          timeout=timeout, env={**os.environ, "LC_ALL": "C"}, check=False)
 
 
 def _apply_output(result: CsimResult, stdout: str, stderr: str, returncode: int) -> None:
