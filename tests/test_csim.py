@@ -490,26 +490,32 @@ def _generated_style(case: Case) -> Case:
 @needs_ap
 def test_ap_types_headers_are_precompiled_once_and_shared(tmp_path: Path) -> None:
     pch_root = tmp_path / "pch"
-    first = write_case(tmp_path / "one", _generated_style(case_fixed_mul()))
-    assert run_csim(first, tmp_path / "one.json", pch_root=pch_root).passed
-    [made] = [path for path in pch_root.iterdir()]
+    # the first function compiles plainly and leaves word; the second precompiles; the third reuses
+    folders = [write_case(tmp_path / name, _generated_style(case_fixed_mul())) for name in ("one", "two", "three")]
+    assert run_csim(folders[0], tmp_path / "one.json", pch_root=pch_root).passed
+    assert "-include" not in (folders[0] / "out" / "compile.log").read_text()
+    [wanted] = list(pch_root.iterdir())
+    assert wanted.suffix == ".wanted"
+    assert run_csim(folders[1], tmp_path / "two.json", pch_root=pch_root).passed
+    [made] = [path for path in pch_root.iterdir() if path.is_dir()]
+    assert made.name == wanted.stem
     assert (made / "hclbuild_prelude.h").read_text() == '#include <cstdint>\n#include "ap_int.h"\n#include "ap_fixed.h"\n'
     assert (made / "hclbuild_prelude.h.gch").stat().st_size > 0
-    # another function with the same includes takes it as it is
-    second = write_case(tmp_path / "two", _generated_style(case_fixed_mul()))
-    assert run_csim(second, tmp_path / "two.json", pch_root=pch_root).passed
-    log = (second / "out" / "compile.log").read_text()
+    assert run_csim(folders[2], tmp_path / "three.json", pch_root=pch_root).passed
+    log = (folders[2] / "out" / "compile.log").read_text()
     assert f"# ap_types headers: precompiled in {made.resolve()}\n" in log
     assert f"-include {made.resolve() / 'hclbuild_prelude.h'} -c fxmul.cpp" in log
-    assert list(pch_root.iterdir()) == [made]
+    assert sorted(pch_root.iterdir()) == [made, wanted]
 
 
 @needs_ap
 def test_a_damaged_precompiled_header_is_dropped_and_the_result_still_right(tmp_path: Path) -> None:
     pch_root = tmp_path / "pch"
     func_dir = write_case(tmp_path, _generated_style(case_fixed_mul()))
-    assert run_csim(func_dir, csim_json(tmp_path, "fxmul"), pch_root=pch_root).passed
-    [made] = list(pch_root.iterdir())
+    for _ in range(2):  # the second run precompiles
+        shutil.rmtree(func_dir / "out", ignore_errors=True)
+        assert run_csim(func_dir, csim_json(tmp_path, "fxmul"), pch_root=pch_root).passed
+    [made] = [path for path in pch_root.iterdir() if path.is_dir()]
     gch = made / "hclbuild_prelude.h.gch"
     gch.write_bytes(gch.read_bytes()[:4096])
     shutil.rmtree(func_dir / "out")

@@ -3,8 +3,8 @@
 Each source (the testbench, the design file) is compiled to its own object, named by a digest of
 everything that goes into it, and an object of that name is reused: after a pragma change only the
 design file compiles again. With a `pch_root`, the ap_types headers a function's header includes
-are precompiled once per build folder and shared by every function: parsing ap_int.h/ap_fixed.h
-is 1.6 s of each compile, whatever the design.
+are precompiled once per build folder, when a second function asks for them, and shared by every
+function after: parsing ap_int.h/ap_fixed.h is 1.6 s of each compile, whatever the design.
 
 Nothing half-written is trusted: objects and precompiled headers are written under temporary
 names (atomic.py's pattern, so a sweep removes what a killed g++ left) and renamed into place.
@@ -120,7 +120,12 @@ def _precompiled(pch_root: Path, command: list[str], prelude: str, include: Path
     if (folder / f"{PRELUDE}.gch").is_file():
         lines.append(f"# ap_types headers: precompiled in {folder}\n")
         return str(folder / PRELUDE)
-    pch_root.mkdir(parents=True, exist_ok=True)
+    # precompiling costs about what two plain parses do, so it pays from the second function of a
+    # build folder on: the first only leaves word that its headers were wanted
+    wanted = pch_root / f"{key}.wanted"
+    if not wanted.is_file():
+        write_text_atomic(wanted, prelude)
+        return None
     sweep_stale_temps(pch_root)
     temp = pch_root / f".{key}.{os.getpid()}.0.tmp"
     shutil.rmtree(temp, ignore_errors=True)
