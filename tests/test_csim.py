@@ -523,3 +523,12 @@ def test_a_damaged_precompiled_header_is_dropped_and_the_result_still_right(tmp_
     assert result.passed and result.compared == 48
     assert not made.exists()
     assert "-include" not in (func_dir / "out" / "compile.log").read_text()
+
+
+@needs_ap
+def test_an_unwritable_precompiled_header_folder_only_costs_time(tmp_path: Path) -> None:
+    blocker = tmp_path / "pch"
+    blocker.write_text("a file where the folder should be\n")
+    func_dir = write_case(tmp_path, _generated_style(case_fixed_mul()))
+    assert run_csim(func_dir, csim_json(tmp_path, "fxmul"), pch_root=blocker).passed
+    assert "# ap_types headers: not precompiled (" in (func_dir / "out" / "compile.log").read_text()

@@ -48,7 +48,10 @@ def build_testbench(folder: Path, command: list[str], sources: list[Path], heade
     prelude = _prelude(header_bytes.decode("utf-8", errors="replace"))
     forced = None
     if pch_root is not None and prelude is not None:
-        forced = _precompiled(Path(pch_root).resolve(), command, prelude, include, timeout, lines)
+        try:
+            forced = _precompiled(Path(pch_root).resolve(), command, prelude, include, timeout, lines)
+        except OSError as exc:  # a cache that cannot be written (read-only, full) only costs time
+            lines.append(f"# ap_types headers: not precompiled ({exc.strerror or exc})\n")
         if forced is not None:
             command = [*command, "-include", forced]
     shared = json.dumps([_identity(command[0]), command[1:], _headers_identity(include)]).encode()
