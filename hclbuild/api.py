@@ -73,8 +73,8 @@ def build(schedule: Schedule, target: Any = None, name: str | None = None, check
 
 def _check_probe(divisions: list[Any], bounds: list[Any]) -> Any:
     """The probe handler of a checked build: a division or bounds check that fires raises its error."""
-    from hclbuild.compiler.passes.bounds_check import PHASE_OUT_OF_BOUNDS, out_of_bounds_message
-    from hclbuild.compiler.passes.checked_division import PHASE_DIVISION
+    from hclbuild.compiler.passes.bounds_check import out_of_bounds_message
+    from hclbuild.probes import PHASE_DIVISION, PHASE_OUT_OF_BOUNDS
     from hclbuild.errors import BoundsError, DivisionError
 
     def probe(check: int, phase: int, kind: int, index: int) -> None:

@@ -246,7 +246,8 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
                      model_fn: Any = None) -> dict[str, Any]:
     """run_reference with the kernel's inputs(rng) and model(*inputs) given as callables (or None)."""
     from hclbuild.project.golden import write_golden
-    from hclbuild.runtime.fifo import PHASE_STREAM_READ, PHASE_STREAM_WRITE, FifoReplay
+    from hclbuild.probes import PHASE_DIVISION, PHASE_OUT_OF_BOUNDS, PHASE_STREAM_READ, PHASE_STREAM_WRITE
+    from hclbuild.runtime.fifo import FifoReplay
     from hclbuild.runtime.llvm import JITModule, read_buffer
     from hclbuild.runtime.signature import FunctionSignature
 
@@ -266,11 +267,11 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
     addresses: dict[tuple[int, int], int] = {}  # (site, argument) -> buffer address
 
     def probe(site: int, phase: int, argidx: int, ptr: int) -> None:
-        if phase == 2:  # a bounds check fired: (check, dimension, index); the access was skipped
+        if phase == PHASE_OUT_OF_BOUNDS:  # a bounds check fired: (check, dimension, index); the access was skipped
             if not out_of_bounds:
                 out_of_bounds.append((site, argidx, ptr))
             return
-        if phase == 3:  # a division check fired: (check, kind); the division was skipped
+        if phase == PHASE_DIVISION:  # a division check fired: (check, kind); the division was skipped
             if not bad_divisions:
                 bad_divisions.append((site, argidx))
             return

@@ -13,8 +13,7 @@ from typing import Any
 
 import numpy as np
 
-PHASE_STREAM_WRITE = 4  # 2 and 3: bounds and division checks
-PHASE_STREAM_READ = 5
+from hclbuild.probes import PHASE_STREAM_WRITE
 
 
 def _element(flat: int, shape: tuple[int, ...]) -> str:
@@ -81,4 +80,4 @@ class FifoReplay:
         return flat[np.asarray(order)].reshape(values.shape)
 
 
-__all__ = ["PHASE_STREAM_READ", "PHASE_STREAM_WRITE", "FifoReplay"]
+__all__ = ["FifoReplay"]

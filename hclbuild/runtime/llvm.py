@@ -40,6 +40,7 @@ import numpy as np
 from hclbuild.dsl.array import Array
 from hclbuild.dsl.types import DType, from_storage, to_storage
 from hclbuild.errors import APIError, CompileError
+from hclbuild.probes import PROBE_FUNCTION
 from hclbuild.runtime.llvm_objects import CodeUnit, _one_line, compile_objects, declared_symbols, split_units
 from hclbuild.runtime.signature import ArgSpec, FunctionSignature
 
@@ -47,7 +48,6 @@ ProbeHandler = Callable[[int, int, int, int], None]
 
 CIFACE_PREFIX = "_mlir_ciface_"
 WRAPPER_PREFIX = "__hcl_call_"
-PROBE_SYMBOL = "hcl_probe"
 
 _LOCK = threading.RLock()
 _LLVM_READY = False
@@ -124,7 +124,7 @@ _PROBE_BOUND = False
 def _bind_probe_symbol() -> None:
     global _PROBE_BOUND
     if not _PROBE_BOUND:
-        llvm.add_symbol(PROBE_SYMBOL, ctypes.cast(_PROBE_CALLBACK, ctypes.c_void_p).value)
+        llvm.add_symbol(PROBE_FUNCTION, ctypes.cast(_PROBE_CALLBACK, ctypes.c_void_p).value)
         _PROBE_BOUND = True
 
 
@@ -169,7 +169,7 @@ def _compile(ir_text: str, opt_level: int, cache_dir: Path | None = None) -> _Co
     _ensure_llvm()
     units = split_units(ir_text)
     entries = _entry_points(units)
-    has_probe = PROBE_SYMBOL in declared_symbols(units)
+    has_probe = PROBE_FUNCTION in declared_symbols(units)
     if entries:
         units.append(CodeUnit("<wrappers>", _wrapper_ir(entries.values()), light=True))
     if has_probe:

@@ -17,9 +17,7 @@ from mlir import ir
 from mlir.dialects import arith, func, scf
 
 from hclbuild.compiler.work_estimate import constant_loop_bounds
-
-PHASE_OUT_OF_BOUNDS = 2
-PROBE = "hcl_probe"
+from hclbuild.probes import PHASE_OUT_OF_BOUNDS, PROBE_FUNCTION
 
 
 @dataclass(frozen=True)
@@ -80,11 +78,11 @@ def stage_of(op: ir.Operation, fn: ir.Operation) -> str:
 
 def declare_probe(module: ir.Module) -> None:
     for op in module.body.operations:
-        if "sym_name" in op.attributes and ir.StringAttr(op.attributes["sym_name"]).value == PROBE:
+        if "sym_name" in op.attributes and ir.StringAttr(op.attributes["sym_name"]).value == PROBE_FUNCTION:
             return
     i64 = ir.IntegerType.get_signless(64)
     with ir.InsertionPoint.at_block_begin(module.body):
-        decl = func.FuncOp(PROBE, ir.FunctionType.get([i64] * 4, []))
+        decl = func.FuncOp(PROBE_FUNCTION, ir.FunctionType.get([i64] * 4, []))
         decl.attributes["sym_visibility"] = ir.StringAttr.get("private")
 
 
@@ -169,7 +167,7 @@ def _guard(op: ir.Operation, check: int, subscripts: list[tuple[int, ir.Value, i
             report = scf.IfOp(bad)
             with ir.InsertionPoint(report.then_block):
                 as_i64 = arith.IndexCastOp(i64, value).result
-                func.CallOp([], ir.FlatSymbolRefAttr.get(PROBE),
+                func.CallOp([], ir.FlatSymbolRefAttr.get(PROBE_FUNCTION),
                             [arith.ConstantOp(i64, check).result,
                              arith.ConstantOp(i64, PHASE_OUT_OF_BOUNDS).result,
                              arith.ConstantOp(i64, dim).result, as_i64])

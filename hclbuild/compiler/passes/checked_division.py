@@ -17,15 +17,15 @@ from typing import Any
 from mlir import ir
 from mlir.dialects import arith, func, scf
 
-from hclbuild.compiler.passes.bounds_check import PROBE, declare_probe, stage_of
+from hclbuild.compiler.passes.bounds_check import declare_probe, stage_of
 from hclbuild.compiler.passes.constant_divisor import INTEGER_DIVISIONS
 from hclbuild.compiler.passes.constant_values import (
     constant_int,
     defined_functions,
     stage_label,
 )
+from hclbuild.probes import PHASE_DIVISION, PROBE_FUNCTION
 
-PHASE_DIVISION = 3
 KIND_ZERO, KIND_OVERFLOW = 0, 1
 _SIGNED = frozenset({"arith.divsi", "arith.remsi", "arith.floordivsi", "arith.ceildivsi"})
 
@@ -86,7 +86,7 @@ def _guard(op: ir.Operation, check: int, signed: bool) -> None:
     with ir.InsertionPoint(guard.then_block):
         kind = arith.SelectOp(is_zero, arith.ConstantOp(i64, KIND_ZERO).result,
                               arith.ConstantOp(i64, KIND_OVERFLOW).result).result
-        func.CallOp([], ir.FlatSymbolRefAttr.get(PROBE),
+        func.CallOp([], ir.FlatSymbolRefAttr.get(PROBE_FUNCTION),
                     [arith.ConstantOp(i64, check).result, arith.ConstantOp(i64, PHASE_DIVISION).result, kind,
                      arith.ConstantOp(i64, 0).result])
         scf.YieldOp([arith.ConstantOp(ty, 0).result])

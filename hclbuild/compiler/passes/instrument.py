@@ -44,9 +44,7 @@ from hclbuild.compiler.passes.outline import (
     symbol_name,
 )
 from hclbuild.errors import APIError, CompileError
-
-PROBE_FUNCTION = "hcl_probe"
-PHASE_BEFORE, PHASE_AFTER = 0, 1
+from hclbuild.probes import PHASE_AFTER, PHASE_BEFORE, PROBE_FUNCTION
 
 ProbeArg = tuple[str, str, tuple[int, ...]]
 
@@ -205,4 +203,4 @@ class InstrumentPass:
         return instrument_calls(module)
 
 
-__all__ = ["PROBE_FUNCTION", "InstrumentPass", "ProbeSite", "instrument_calls"]
+__all__ = ["InstrumentPass", "ProbeSite", "instrument_calls"]

@@ -17,12 +17,11 @@ from mlir.dialects import arith, memref
 from mlir.dialects import func as func_d
 
 from hclbuild.compiler.passes.affine_access import walk
-from hclbuild.compiler.passes.bounds_check import PROBE, declare_probe, stage_of, tensor_names
+from hclbuild.compiler.passes.bounds_check import declare_probe, stage_of, tensor_names
 from hclbuild.compiler.passes.outline import functions, symbol_name
 from hclbuild.compiler.passes.stream import stream_depth
+from hclbuild.probes import PHASE_STREAM_READ, PHASE_STREAM_WRITE, PROBE_FUNCTION
 
-PHASE_STREAM_WRITE = 4  # 2 and 3: bounds and division checks
-PHASE_STREAM_READ = 5
 
 
 @dataclass(frozen=True)
@@ -88,11 +87,11 @@ def stream_checks(module: ir.Module) -> list[StreamCheck]:
             with ir.InsertionPoint(op):
                 linear = arith.IndexCastOp(i64, _linear(indices, shape)).result
                 address = memref.ExtractAlignedPointerAsIndexOp(buffer).result
-                func_d.CallOp([], PROBE, [
+                func_d.CallOp([], PROBE_FUNCTION, [
                     arith.ConstantOp(i64, check).result,
                     arith.ConstantOp(i64, PHASE_STREAM_READ if is_read else PHASE_STREAM_WRITE).result,
                     linear, arith.IndexCastOp(i64, address).result])
     return checks
 
 
-__all__ = ["PHASE_STREAM_READ", "PHASE_STREAM_WRITE", "StreamCheck", "stream_checks"]
+__all__ = ["StreamCheck", "stream_checks"]
