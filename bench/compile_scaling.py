@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import median, run
+from common import Timed, median, run
 
 CHAIN_KERNEL = '''
 import numpy as np
@@ -58,25 +58,35 @@ def chain_kernel(stages: int) -> str:
     return CHAIN_KERNEL.format(stages=stages)
 
 
+def chain_project(work: Path, stages: int) -> Path:
+    """work/chain<N>/kernel.py: the project folder of an N-stage chain."""
+    folder = work / f"chain{stages}"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "kernel.py").write_text(chain_kernel(stages))
+    return folder
+
+
+def build_chain(folder: Path, stages: int, build_root: Path, cwd: Path) -> Timed:
+    """`hclbuild build` of a chain project into a fresh build_root, checked to have written every
+    function's HLS folder."""
+    shutil.rmtree(build_root, ignore_errors=True)
+    timed = run([sys.executable, "-m", "hclbuild.cli", "build", str(folder), "--build-dir", str(build_root)], cwd)
+    hls = build_root / folder.name / "hls"
+    folders = len([p for p in hls.iterdir() if p.is_dir()])
+    if folders != stages + 1:
+        raise RuntimeError(f"{folder.name}: {folders} HLS folders, expected {stages + 1}")
+    return timed
+
+
 def compile_scaling(work: Path, sizes: tuple[int, ...] = (25, 50, 100, 200), repeat: int = 3) -> dict:
     """Median wall and CPU seconds of `hclbuild build` per N (fresh build folder each run)."""
     work = work.resolve()
-    for n in sizes:
-        folder = work / f"chain{n}"
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "kernel.py").write_text(chain_kernel(n))
+    folders = {n: chain_project(work, n) for n in sizes}
     walls: dict[int, list[float]] = {n: [] for n in sizes}
     cpus: dict[int, list[float]] = {n: [] for n in sizes}
     for _ in range(repeat):  # rounds over all sizes, so a busy minute of the machine hits every size
         for n in sizes:
-            build = work / f"build{n}"
-            shutil.rmtree(build, ignore_errors=True)
-            timed = run([sys.executable, "-m", "hclbuild.cli", "build", str(work / f"chain{n}"),
-                         "--build-dir", str(build)], work)
-            hls = build / f"chain{n}" / "hls"
-            folders = len([p for p in hls.iterdir() if p.is_dir()])
-            if folders != n + 1:
-                raise RuntimeError(f"chain{n}: {folders} HLS folders, expected {n + 1}")
+            timed = build_chain(folders[n], n, work / f"build{n}", work)
             walls[n].append(timed.wall)
             cpus[n].append(timed.cpu)
             print(f"  compile chain{n}: {timed.wall:.2f} s wall, {timed.cpu:.2f} s CPU", flush=True)
@@ -113,18 +123,13 @@ def disk_share(work: Path, stages: int = 200, repeat: int = 3) -> dict | None:
     if shm is None:
         return None
     work = work.resolve()
-    folder = work / f"chain{stages}"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "kernel.py").write_text(chain_kernel(stages))
+    folder = chain_project(work, stages)
     memory = Path(tempfile.mkdtemp(prefix="hclbuild-bench-", dir=shm))
     try:
         walls = {"disk": [], "memory": []}
         for _ in range(repeat):
             for where, build_root in (("disk", work / "disk_build"), ("memory", memory / "build")):
-                shutil.rmtree(build_root, ignore_errors=True)
-                timed = run([sys.executable, "-m", "hclbuild.cli", "build", str(folder), "--build-dir",
-                             str(build_root)], work)
-                walls[where].append(timed.wall)
+                walls[where].append(build_chain(folder, stages, build_root, work).wall)
         files = sum(1 for path in (memory / "build").rglob("*") if path.is_file())
         return {"stages": stages, "disk": median(walls["disk"]), "memory": median(walls["memory"]),
                 "files": files, "disk_file_ms": file_creation_ms(work), "memory_file_ms": file_creation_ms(memory)}

@@ -14,6 +14,13 @@ from pathlib import Path
 _counter = itertools.count(1)
 
 
+def temporary_beside(target: Path) -> Path:
+    """A fresh temporary name beside `target`, `.<name>.<pid>.<n>.tmp`: in the same directory, so
+    os.replace/os.rename onto target stays within one file system; pid + counter keep concurrent
+    writers (doit -n 2) apart; sweep_stale_temps removes it if its process dies first."""
+    return target.with_name(f".{target.name}.{os.getpid()}.{next(_counter)}.tmp")
+
+
 def write_bytes_atomic(path: str | Path, data: bytes) -> None:
     """Write `data` to a temporary file beside `path`, then os.replace it into place.
 
@@ -21,9 +28,7 @@ def write_bytes_atomic(path: str | Path, data: bytes) -> None:
     one. No fsync: build products are derived data, and one fsync per file (a few ms each, two
     per write) made a 200-function build spend most of its time waiting for the disk."""
     target = Path(path)
-    # same directory, so os.replace is a rename within one file system; pid + counter keep
-    # concurrent writers (doit -n 2) from sharing a temporary name
-    temp = target.with_name(f".{target.name}.{os.getpid()}.{next(_counter)}.tmp")
+    temp = temporary_beside(target)
     # mode 0o666 minus the umask, like open(): mkstemp's 0o600 would leave generated files private
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
     try:

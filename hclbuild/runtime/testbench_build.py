@@ -25,7 +25,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from hclbuild.atomic import sweep_stale_temps, write_text_atomic
+from hclbuild.atomic import sweep_stale_temps, temporary_beside, write_text_atomic
 
 PRELUDE = "hclbuild_prelude.h"  # the precompiled header: a function header's preprocessor lines
 # g++'s words for a precompiled header it cannot read (truncated or overwritten on disk)
@@ -45,16 +45,17 @@ def build_testbench(folder: Path, command: list[str], sources: list[Path], heade
     out_dir = str(Path(executable).parent)
     header_bytes = header.read_bytes() if header.is_file() else b""
     lines: list[str] = []
+    # what every key shares: compiler and ap_types headers, stat'ed once (XILINX_HLS/include is large)
+    toolchain = [_identity(command[0]), _headers_identity(include)]
     prelude = _prelude(header_bytes.decode("utf-8", errors="replace"))
     forced = None
     if pch_root is not None and prelude is not None:
         try:
-            forced = _precompiled(Path(pch_root).resolve(), command, prelude, include, timeout, lines)
+            forced = _precompiled(Path(pch_root).resolve(), command, toolchain, prelude, timeout, lines)
         except OSError as exc:  # a cache that cannot be written (read-only, full) only costs time
             lines.append(f"# ap_types headers: not precompiled ({exc.strerror or exc})\n")
-        if forced is not None:
-            command = [*command, "-include", forced]
-    shared = json.dumps([_identity(command[0]), command[1:], _headers_identity(include)]).encode()
+    compile_command = [*command, "-include", forced] if forced is not None else command
+    shared = json.dumps([toolchain, compile_command[1:]]).encode()
     objects: list[str] = []
     for source in sources:
         digest = hashlib.sha256(shared)
@@ -69,25 +70,25 @@ def build_testbench(folder: Path, command: list[str], sources: list[Path], heade
             continue
         for stale in (folder / out_dir).glob(f"{source.stem}-*.o"):
             stale.unlink(missing_ok=True)
-        temp = f"{out_dir}/.{name}.{os.getpid()}.0.tmp"
-        argv = [*command, "-c", source.name, "-o", temp]
+        temp = temporary_beside(target)
+        argv = [*compile_command, "-c", source.name, "-o", str(temp.relative_to(folder))]  # g++ runs in folder
         # the log names the object, not its temporary: the same build logs the same text
         logged = " ".join(argv[:-1]) + f" {out_dir}/{name}\n"
         try:
             done = _gxx(argv, folder, timeout)
         except subprocess.TimeoutExpired:
-            (folder / temp).unlink(missing_ok=True)
+            temp.unlink(missing_ok=True)
             write_text_atomic(log, "".join(lines) + logged + "(timed out)\n")
             raise
         lines.append(logged + done.stdout + done.stderr)
         if done.returncode != 0:
-            (folder / temp).unlink(missing_ok=True)
+            temp.unlink(missing_ok=True)
             if forced is not None and _PCH_UNREADABLE.search(done.stderr):  # damaged: drop it, go without
                 shutil.rmtree(Path(forced).parent, ignore_errors=True)
-                return build_testbench(folder, command[:-2], sources, header, include, executable, log, timeout)
+                return build_testbench(folder, command, sources, header, include, executable, log, timeout)
             write_text_atomic(log, "".join(lines))
             return done
-        os.replace(folder / temp, target)
+        os.replace(temp, target)
     argv = [command[0], *objects, "-o", executable]
     done = _gxx(argv, folder, timeout)
     lines.append(" ".join(argv) + "\n" + done.stdout + done.stderr)
@@ -113,12 +114,11 @@ def _prelude(header: str) -> str | None:
     return "\n".join(prelude).strip() + "\n"
 
 
-def _precompiled(pch_root: Path, command: list[str], prelude: str, include: Path | None, timeout: float,
+def _precompiled(pch_root: Path, command: list[str], toolchain: list[Any], prelude: str, timeout: float,
                  lines: list[str]) -> str | None:
     """The path of `prelude` as a header beside its precompiled form under pch_root (made once per
     prelude, compiler and flags), for `-include`; None when g++ cannot precompile it."""
-    key = hashlib.sha256(json.dumps([_identity(command[0]), command[1:], _headers_identity(include),
-                                     prelude]).encode()).hexdigest()[:20]
+    key = hashlib.sha256(json.dumps([toolchain, command[1:], prelude]).encode()).hexdigest()[:20]
     folder = pch_root / key
     if (folder / f"{PRELUDE}.gch").is_file():
         lines.append(f"# ap_types headers: precompiled in {folder}\n")
@@ -130,8 +130,7 @@ def _precompiled(pch_root: Path, command: list[str], prelude: str, include: Path
         write_text_atomic(wanted, prelude)
         return None
     sweep_stale_temps(pch_root)
-    temp = pch_root / f".{key}.{os.getpid()}.0.tmp"
-    shutil.rmtree(temp, ignore_errors=True)
+    temp = temporary_beside(folder)
     temp.mkdir()
     (temp / PRELUDE).write_text(prelude, encoding="utf-8")
     argv = [*command, "-x", "c++-header", PRELUDE, "-o", f"{PRELUDE}.gch"]

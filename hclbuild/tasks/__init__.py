@@ -307,7 +307,7 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
         return
     project = entry.project
     layout = BuildLayout(Path(build_root), name)
-    stamp = [fingerprint_file]
+    fingerprint_dep = [fingerprint_file]
     functions = entry.functions
     top = functions[0]
     inputs = _project_inputs(project)
@@ -317,7 +317,7 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
         "basename": "compile", "name": name,
         "doc": f"{name}: kernel.py -> ir/*.mlir (one per function) + llvm/top.ll",
         "actions": [_run(_compile, project, layout, attempt=("compile", None, inputs))],
-        "file_dep": inputs + stamp,
+        "file_dep": inputs + fingerprint_dep,
         "targets": ir_files + [str(layout.top_ll), str(layout.ir_manifest)],
         "clean": [_remove(layout.ir_dir, layout.llvm_dir, layout.status_dir)],
     }
@@ -327,7 +327,7 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
         "basename": "reference", "name": name,
         "doc": f"{name}: LLVM reference run of llvm/top.ll -> golden vectors per function",
         "actions": [_run(_reference, project, layout, attempt=("reference", None, reference_deps))],
-        "file_dep": reference_deps + stamp,
+        "file_dep": reference_deps + fingerprint_dep,
         "targets": list(golden.values()),
         "clean": [_remove(*(task_files[f].golden_dir for f in functions))],
     }
@@ -340,7 +340,7 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
             "basename": "emit", "name": f"{name}/{func}",
             "doc": f"{name}: Vitis HLS project of {func} (C++, testbench, tcl, cfg, Makefile)",
             "actions": [_run(_emit, project, layout, func, attempt=("emit", func, emit_deps))],
-            "file_dep": emit_deps + stamp,
+            "file_dep": emit_deps + fingerprint_dep,
             "targets": files,
             "clean": [_remove(task_files[func].hls_dir)],
         }
@@ -353,14 +353,14 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
             "doc": f"{name}: g++ C simulation of {func} against the LLVM golden vectors",
             "actions": [_run(_csim, project, layout, func, attempt=("csim", func, csim_deps),
                              verdicts=[csim_json])],
-            "file_dep": csim_deps + stamp,
+            "file_dep": csim_deps + fingerprint_dep,
             "targets": [csim_json],
             "clean": True,
         }
         if vitis:
             from hclbuild.tasks.vitis_tasks import function_vitis_tasks
 
-            yield from function_vitis_tasks(project, layout, func, files, stamp, _run, functions)
+            yield from function_vitis_tasks(project, layout, func, files, fingerprint_dep, _run, functions)
     report_deps = list(csim_results)
     if vitis:
         report_deps += [str(layout.csynth_result(f)) for f in functions]
@@ -368,7 +368,7 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
         "basename": "report", "name": name,
         "doc": f"{name}: summary of csim (and csynth when present) across functions",
         "actions": [_run(_report, project, layout, functions)],
-        "file_dep": report_deps + stamp,
+        "file_dep": report_deps + fingerprint_dep,
         "targets": [str(layout.report_summary), str(layout.report_markdown)],
         "clean": [_remove(layout.reports_dir)],
     }

@@ -56,11 +56,11 @@ def _current(project: Project, layout: BuildLayout, func: str, inputs: list[Path
     return check
 
 
-def function_vitis_tasks(project: Project, layout: BuildLayout, func: str, hls_files: list[str], stamp: list[str],
-                         wrap: Wrap, functions: Sequence[str] = ()) -> Iterator[dict]:
+def function_vitis_tasks(project: Project, layout: BuildLayout, func: str, hls_files: list[str],
+                         fingerprint_dep: list[str], wrap: Wrap, functions: Sequence[str] = ()) -> Iterator[dict]:
     """csynth and cosim of one function (and its blackbox JSON); `wrap(step, project, layout, *args)`
-    makes the doit action; `functions` are the design's functions, top first; `stamp` holds the
-    fingerprint file that blackbox and cosim depend on."""
+    makes the doit action; `functions` are the design's functions, top first; `fingerprint_dep`
+    holds the fingerprint file that blackbox and cosim depend on."""
     name = project.name
     top = functions[0] if functions else func
     blackbox_mode = project.config.top_assembly == "blackbox" and len(functions) > 1
@@ -83,7 +83,7 @@ def function_vitis_tasks(project: Project, layout: BuildLayout, func: str, hls_f
             "basename": "blackbox", "name": f"{name}/{func}",
             "doc": f"{name}: {func} as an RTL blackbox of {top} (its csynth report and Verilog -> JSON)",
             "actions": [wrap(_blackbox, project, layout, func, top)],
-            "file_dep": [str(layout.csynth_result(func)), str(layout.func_mlir(func)), *stamp],
+            "file_dep": [str(layout.csynth_result(func)), str(layout.func_mlir(func)), *fingerprint_dep],
             "targets": [str(layout.blackbox_json(top, func))],
             "clean": True,
         }
@@ -91,7 +91,7 @@ def function_vitis_tasks(project: Project, layout: BuildLayout, func: str, hls_f
         "basename": "cosim", "name": f"{name}/{func}",
         "doc": f"{name}: Vitis HLS C/RTL co-simulation of {func}",
         "actions": [wrap(_synthesize, project, layout, func, ["csynth", "cosim"], inputs)],
-        "file_dep": [*hls_files, *stamp],
+        "file_dep": [*hls_files, *fingerprint_dep],
         "task_dep": task_dep[1:],
         "targets": [str(layout.cosim_result(func))],
         "clean": True,
