@@ -67,6 +67,37 @@ def write_if_changed(path: str | Path, data: bytes | str) -> bool:
     return True
 
 
+def link_if_changed(source: str | Path, path: str | Path) -> bool:
+    """Make `path` hold `source`'s bytes as a hard link to it; True when it changed `path`.
+
+    The link is made under a temporary name and renamed into place, so `path` is the old file or
+    the new one, never half of one; a file system that refuses links gets a copy. A `path` that is
+    already `source`, or holds the same bytes, is kept with its mtime. Nothing here writes into a
+    file in place, so a link never carries a later write from one folder into the other.
+    """
+    src, target = Path(source), Path(path)
+    wanted = src.stat()
+    try:
+        have = target.stat()
+        if (have.st_dev, have.st_ino) == (wanted.st_dev, wanted.st_ino):
+            return False
+        if have.st_size == wanted.st_size and target.read_bytes() == src.read_bytes():
+            return False
+    except FileNotFoundError:
+        pass
+    temp = temporary_beside(target)
+    try:
+        try:
+            os.link(src, temp)
+        except OSError:  # another file system, or one without hard links (EXDEV, EPERM, EMLINK)
+            shutil.copyfile(src, temp)
+        os.replace(temp, target)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    return True
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from hclbuild import atomic
-from hclbuild.atomic import write_bytes_atomic, write_if_changed, write_text_atomic
+from hclbuild.atomic import link_if_changed, write_bytes_atomic, write_if_changed, write_text_atomic
 from hclbuild.dsl.types import Fixed, Float, Int, UFixed, UInt, to_storage
 from hclbuild.errors import APIError, CsimError, DTypeError
-from hclbuild.project.golden import read_vectors, write_golden, write_vectors
+from hclbuild.project.golden import link_golden, read_vectors, stored_vectors, write_golden, write_vectors
 
 # ---- atomic writes ------------------------------------------------------------------------------
 
@@ -196,3 +196,98 @@ def test_missing_manifest(tmp_path: Path) -> None:
     with pytest.raises(CsimError) as info:
         read_vectors(tmp_path)
     assert str(info.value) == f"{tmp_path / 'manifest.json'}: golden vector manifest not found"
+
+
+# ---- linked vector folders (hls/<func>/data/ from golden/<func>/) ---------------------------------
+
+
+def test_link_if_changed_links_keeps_and_replaces(tmp_path: Path) -> None:
+    source, target = tmp_path / "golden.bin", tmp_path / "data" / "golden.bin"
+    source.write_bytes(b"1234")
+    target.parent.mkdir()
+    assert link_if_changed(source, target) is True
+    assert target.stat().st_ino == source.stat().st_ino and target.read_bytes() == b"1234"
+    assert link_if_changed(source, target) is False  # already the same file
+    # equal bytes in another file stay, mtime and all
+    target.unlink()
+    target.write_bytes(b"1234")
+    os.utime(target, ns=(10**18, 10**18))
+    assert link_if_changed(source, target) is False and target.stat().st_mtime_ns == 10**18
+    # a rewritten source (write_bytes_atomic: a new file) is linked again; the old link is replaced,
+    # never written through
+    assert link_if_changed(source, target) is False
+    write_bytes_atomic(source, b"5678")
+    assert link_if_changed(source, target) is True
+    assert target.read_bytes() == b"5678" and target.stat().st_ino == source.stat().st_ino
+    assert sorted(p.name for p in target.parent.iterdir()) == ["golden.bin"]
+
+
+def test_link_if_changed_copies_where_links_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source, target = tmp_path / "a.bin", tmp_path / "b.bin"
+    source.write_bytes(b"abc")
+
+    def refuse(*_args, **_kwargs):
+        raise OSError(18, "Invalid cross-device link")
+
+    monkeypatch.setattr(atomic.os, "link", refuse)
+    assert link_if_changed(source, target) is True
+    assert target.read_bytes() == b"abc" and target.stat().st_ino != source.stat().st_ino
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.bin", "b.bin"]
+
+
+def test_linked_folder_equals_a_written_one_under_new_names(tmp_path: Path) -> None:
+    t = Fixed(12, 4)
+    a = to_storage(np.array([[1.5, -2.25], [3.0, 0.0625]]), t)
+    golden, linked, written = tmp_path / "golden", tmp_path / "linked", tmp_path / "written"
+    write_golden(golden, {"main": (a, t), "k": (np.int32(7), Int(32))}, {"main": (a + 1, t)})
+    inputs, outputs = stored_vectors(golden)
+    assert [(v.shape, v.dtype) for v in inputs.values()] == [((2, 2), t), ((), Int(32))]
+    # the C side renames `main` (C++'s main is the testbench's)
+    paths = link_golden(linked, {"main_": inputs["main"], "k": inputs["k"]}, {"main_": outputs["main"]})
+    assert [p.name for p in paths] == ["in_main_.bin", "in_k.bin", "out_main_.bin", "manifest.json"]
+    write_golden(written, {"main_": (a, t), "k": (np.int32(7), Int(32))}, {"main_": (a + 1, t)})
+    for name in ("in_main_.bin", "in_k.bin", "out_main_.bin", "manifest.json"):
+        assert (linked / name).read_bytes() == (written / name).read_bytes(), name
+    assert (linked / "in_main_.bin").stat().st_ino == (golden / "in_main.bin").stat().st_ino
+    back = read_vectors(linked)
+    assert np.array_equal(back.outputs["main_"][0], a + 1)
+
+
+def test_stored_vectors_check_sizes(tmp_path: Path) -> None:
+    write_vectors(tmp_path, {"a": (np.arange(4, dtype=np.int32), Int(32))})
+    (tmp_path / "in_a.bin").write_bytes(b"\x00" * 12)
+    with pytest.raises(CsimError) as info:
+        stored_vectors(tmp_path)
+    assert str(info.value) == f"{tmp_path / 'in_a.bin'}: 12 bytes, manifest says 4 x 4 = 16"
+    (tmp_path / "in_a.bin").unlink()
+    with pytest.raises(CsimError) as info:
+        stored_vectors(tmp_path)
+    assert str(info.value) == f"{tmp_path / 'in_a.bin'}: golden vector file not found"
+
+
+def test_emitted_data_links_to_the_golden_vectors_under_c_names(tmp_path: Path) -> None:
+    import hclbuild as hcl
+    from hclbuild.project.config import ProjectConfig
+    from hclbuild.project.flow import compile_design, emit_design_function, reference_design
+    from hclbuild.project.layout import BuildLayout
+
+    hcl.init(hcl.Int(16))
+    A = hcl.placeholder((4,), "main")  # C++'s main is the testbench's: the C argument is renamed
+
+    def kernel(main):
+        return hcl.compute((4,), lambda i: main[i] * 3, "B")
+
+    s = hcl.create_schedule([A], kernel)
+    s.outline(kernel.B)
+    layout = BuildLayout(tmp_path, "linked")
+    config = ProjectConfig(name="linked", seed=3)
+    compile_design(s, layout, "linked")
+    reference_design(layout, "linked", config)
+    emit_design_function(layout, config, "Stage_B")
+    golden, data = layout.golden_dir("Stage_B"), layout.hls_data_dir("Stage_B")
+    names = [entry["name"] for entry in json.loads((data / "manifest.json").read_text())["in"]]
+    assert names[0] != "main" and names == list(stored_vectors(data)[0])
+    renamed = data / f"in_{names[0]}.bin"
+    assert renamed.stat().st_ino == (golden / "in_main.bin").stat().st_ino
+    a = read_vectors(golden).inputs["main"][0]
+    assert np.array_equal(read_vectors(data).outputs["B"][0], a * 3)

@@ -355,7 +355,7 @@ def emit_design_function(layout: BuildLayout, config: Any, func: str) -> list[Pa
 
     from hclbuild.compiler.emit_hls import c_signature, emit_function_files
     from hclbuild.compiler.signature import signature_of
-    from hclbuild.project.golden import read_vectors
+    from hclbuild.project.golden import stored_vectors
     from hclbuild.project.hls_project import write_function_project
     from hclbuild.project.interfaces import blackboxes_of, function_interfaces, is_blackboxed
 
@@ -372,11 +372,11 @@ def emit_design_function(layout: BuildLayout, config: Any, func: str) -> list[Pa
         ir_names = [spec.name for spec in signature_of(fn_op).args]
         interfaces = function_interfaces(config, func, top, signature)
         cpp, header = emit_function_files(module, func, interfaces, blackboxes)
-    golden = read_vectors(layout.golden_dir(func))
+    golden_in, golden_out = stored_vectors(layout.golden_dir(func))
     # the golden vectors carry the IR's argument names; C may rename one (a tensor named `main`)
     c_names = dict(zip(ir_names, (arg.name for arg in signature.args)))
-    inputs = {c_names.get(key, key): value for key, value in golden.inputs.items()}
-    outputs = {c_names.get(key, key): value for key, value in golden.outputs.items()}
+    inputs = {c_names.get(key, key): value for key, value in golden_in.items()}
+    outputs = {c_names.get(key, key): value for key, value in golden_out.items()}
     return write_function_project(layout.hls_dir(func), func, cpp, header, signature, inputs, outputs, config,
                                   blackboxes=blackboxes, as_blackbox=is_blackboxed(config, func, top))
 

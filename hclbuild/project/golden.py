@@ -1,6 +1,6 @@
 """Golden vectors: the inputs and outputs of one function call, as raw little-endian containers.
 
-A vector folder (`build/<name>/golden/<func>/`, and its copy `hls/<func>/data/`) holds
+A vector folder (`build/<name>/golden/<func>/`, and `hls/<func>/data/`, whose files link to those) holds
 
     in_<arg>.bin    every argument before the call, in argument order
     out_<arg>.bin   every array argument after the call (and `out_return.bin` for a result)
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hclbuild.atomic import write_if_changed
+from hclbuild.atomic import link_if_changed, write_if_changed
 from hclbuild.compiler.hls_types import c_type
 from hclbuild.dsl.types import DType, parse_dtype
 from hclbuild.errors import APIError, CsimError, DTypeError
@@ -44,6 +44,19 @@ class GoldenVectors:
 
     inputs: dict[str, tuple[np.ndarray, DType]]
     outputs: dict[str, tuple[np.ndarray, DType]]
+
+
+@dataclass(frozen=True)
+class StoredVector:
+    """One vector of a golden folder, left unread: its file, its manifest entry, shape and DType.
+
+    Lets the emit step pass a function's golden vectors on to its HLS folder as links to the same
+    files: decoding each file and encoding it again would write the same bytes."""
+
+    path: Path
+    entry: dict
+    shape: tuple[int, ...]
+    dtype: DType
 
 
 def vector_file(kind: str, name: str) -> str:
@@ -140,10 +153,19 @@ def _encode_all(folder: Path, kind: str, arrays: Mapping[str, tuple[np.ndarray, 
     return encoded
 
 
-def _write(folder: Path, by_kind: dict[str, Mapping[str, tuple[np.ndarray, DType | str]]]) -> list[Path]:
-    """Write the vector files of the given kinds, drop stale ones, then the manifest once."""
-    # encode everything first, so a bad array leaves the folder untouched
-    encoded = {kind: _encode_all(folder, kind, arrays) for kind, arrays in by_kind.items()}
+def _renamed_all(folder: Path, kind: str, stored: Mapping[str, StoredVector]) -> list[tuple[Path, Path, dict]]:
+    placed = []
+    for name, vector in stored.items():
+        if not _NAME.match(name):
+            raise APIError(f"golden vector name {name!r} is not a C identifier")
+        file = vector_file(kind, name)
+        placed.append((folder / file, vector.path, {**vector.entry, "name": name, "file": file}))
+    return placed
+
+
+def _write(folder: Path, placed: dict[str, list[tuple[Path, bytes | Path, dict]]]) -> list[Path]:
+    """Put each kind's vector files in place (bytes written, or a Path linked), drop stale ones,
+    then write the manifest once. Everything is prepared first, so a bad vector changes nothing."""
     try:
         previous = read_manifest(folder)
     except CsimError:
@@ -152,17 +174,20 @@ def _write(folder: Path, by_kind: dict[str, Mapping[str, tuple[np.ndarray, DType
     paths: list[Path] = []
     document: dict = {"format": FORMAT, "version": VERSION, "byte_order": "little"}
     for kind in KINDS:
-        if kind not in encoded:
+        if kind not in placed:
             document[kind] = previous.get(kind, [])
             continue
-        for path, payload, _ in encoded[kind]:
-            write_if_changed(path, payload)
+        for path, content, _ in placed[kind]:
+            if isinstance(content, Path):
+                link_if_changed(content, path)
+            else:
+                write_if_changed(path, content)
             paths.append(path)
-        keep = {path.name for path, _, _ in encoded[kind]}
+        keep = {path.name for path, _, _ in placed[kind]}
         for stale in folder.glob(f"{kind}_*.bin"):
             if stale.name not in keep:
                 stale.unlink()
-        document[kind] = [entry for _, _, entry in encoded[kind]]
+        document[kind] = [entry for _, _, entry in placed[kind]]
     manifest_path = folder / MANIFEST
     write_if_changed(manifest_path, json.dumps(document, indent=2) + "\n")
     return [*paths, manifest_path]
@@ -177,13 +202,30 @@ def write_vectors(directory: str | Path, arrays: Mapping[str, tuple[np.ndarray, 
     """
     if kind not in KINDS:
         raise APIError(f"golden vector kind must be 'in' or 'out', got {kind!r}")
-    return _write(Path(directory), {kind: arrays})
+    folder = Path(directory)
+    return _write(folder, {kind: _encode_all(folder, kind, arrays)})
 
 
 def write_golden(directory: str | Path, inputs: Mapping[str, tuple[np.ndarray, DType | str]],
                  outputs: Mapping[str, tuple[np.ndarray, DType | str]]) -> list[Path]:
     """Write both kinds with a single manifest update; returns the vector files, then the manifest."""
-    return _write(Path(directory), {"in": inputs, "out": outputs})
+    folder = Path(directory)
+    return _write(folder, {"in": _encode_all(folder, "in", inputs), "out": _encode_all(folder, "out", outputs)})
+
+
+def link_golden(directory: str | Path, inputs: Mapping[str, StoredVector],
+                outputs: Mapping[str, StoredVector]) -> list[Path]:
+    """write_golden of vectors another folder holds, under the names given (argument order): each
+    file becomes a hard link to the stored one (a copy where links fail), the manifest is rewritten
+    with the new names. The bytes are those write_golden would write from the decoded arrays."""
+    folder = Path(directory)
+    return _write(folder, {"in": _renamed_all(folder, "in", inputs), "out": _renamed_all(folder, "out", outputs)})
+
+
+def _check_size(path: Path, size: int, entry: dict, dtype: DType) -> None:
+    expected = int(entry["count"]) * container_bytes(dtype)
+    if size != expected:
+        raise CsimError(f"{path}: {size} bytes, manifest says {entry['count']} x {container_bytes(dtype)} = {expected}")
 
 
 def _read_kind(folder: Path, entries: list) -> dict[str, tuple[np.ndarray, DType]]:
@@ -196,12 +238,30 @@ def _read_kind(folder: Path, entries: list) -> dict[str, tuple[np.ndarray, DType
             data = path.read_bytes()
         except FileNotFoundError:
             raise CsimError(f"{path}: golden vector file not found") from None
-        expected = int(entry["count"]) * container_bytes(dtype)
-        if len(data) != expected:
-            raise CsimError(f"{path}: {len(data)} bytes, manifest says {entry['count']} x "
-                            f"{container_bytes(dtype)} = {expected}")
+        _check_size(path, len(data), entry, dtype)
         out[entry["name"]] = (decode_vector(data, dtype, shape), dtype)
     return out
+
+
+def stored_vectors(directory: str | Path) -> tuple[dict[str, StoredVector], dict[str, StoredVector]]:
+    """(inputs, outputs) of a folder's manifest.json as StoredVectors, each file's size checked
+    against its entry, no file read."""
+    folder = Path(directory)
+    manifest = read_manifest(folder)
+    kinds = []
+    for kind in KINDS:
+        vectors: dict[str, StoredVector] = {}
+        for entry in manifest.get(kind, []):
+            dtype = parse_dtype(entry["dtype"])
+            path = folder / entry["file"]
+            try:
+                size = path.stat().st_size
+            except FileNotFoundError:
+                raise CsimError(f"{path}: golden vector file not found") from None
+            _check_size(path, size, entry, dtype)
+            vectors[entry["name"]] = StoredVector(path, entry, tuple(int(n) for n in entry["shape"]), dtype)
+        kinds.append(vectors)
+    return kinds[0], kinds[1]
 
 
 def read_vectors(directory: str | Path) -> GoldenVectors:
