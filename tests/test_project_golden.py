@@ -291,3 +291,22 @@ def test_emitted_data_links_to_the_golden_vectors_under_c_names(tmp_path: Path) 
     assert renamed.stat().st_ino == (golden / "in_main.bin").stat().st_ino
     a = read_vectors(golden).inputs["main"][0]
     assert np.array_equal(read_vectors(data).outputs["B"][0], a * 3)
+
+
+def test_a_run_links_vectors_whose_bytes_it_wrote_before(tmp_path: Path) -> None:
+    t = Int(32)
+    a, b = np.arange(4, dtype=np.int32), np.arange(4, 8, dtype=np.int32)
+    same: dict[str, Path] = {}
+    write_golden(tmp_path / "f", {"x": (a, t)}, {"x": (b, t)}, same)
+    write_golden(tmp_path / "g", {"y": (b, t)}, {"y": (b, t)}, same)  # f's output is g's input
+    inode = (tmp_path / "f" / "out_x.bin").stat().st_ino
+    assert {(tmp_path / "g" / name).stat().st_ino for name in ("in_y.bin", "out_y.bin")} == {inode}
+    assert (tmp_path / "f" / "in_x.bin").stat().st_ino != inode
+    # the next run with new values: each file gets its own bytes, the others keep theirs
+    same = {}
+    write_golden(tmp_path / "f", {"x": (a, t)}, {"x": (a + 100, t)}, same)
+    write_golden(tmp_path / "g", {"y": (b, t)}, {"y": (b * 2, t)}, same)
+    assert np.array_equal(read_vectors(tmp_path / "f").outputs["x"][0], a + 100)
+    assert np.array_equal(read_vectors(tmp_path / "g").inputs["y"][0], b)
+    assert np.array_equal(read_vectors(tmp_path / "g").outputs["y"][0], b * 2)
+    assert (tmp_path / "g" / "in_y.bin").stat().st_ino == inode  # unchanged bytes: kept as they were

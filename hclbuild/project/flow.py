@@ -309,10 +309,12 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
 
     written: dict[str, int] = {}
     top = manifest["top"]
+    same_bytes: dict[str, Path] = {}  # a vector another function's folder holds becomes a link to it
     write_golden(
         layout.golden_dir(top),
         {spec.name: (b, spec.dtype) for spec, b in zip(signature.args, before)},
         {spec.name: (a, spec.dtype) for spec, a in zip(signature.args, after) if not spec.is_scalar},
+        same_bytes,
     )
     written[top] = -1
     for site_id in sorted(sites):
@@ -333,7 +335,7 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
             ins[arg["name"]] = (before_call, dt)
             if arg["shape"] and streams[k] != "read":
                 outs[arg["name"]] = (after_call, dt)
-        write_golden(layout.golden_dir(callee), ins, outs)
+        write_golden(layout.golden_dir(callee), ins, outs, same_bytes)
         written[callee] = site_id
     missing = [f for f in manifest["functions"] if f not in written]
     if missing:

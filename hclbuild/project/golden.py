@@ -163,9 +163,14 @@ def _renamed_all(folder: Path, kind: str, stored: Mapping[str, StoredVector]) ->
     return placed
 
 
-def _write(folder: Path, placed: dict[str, list[tuple[Path, bytes | Path, dict]]]) -> list[Path]:
+def _write(folder: Path, placed: dict[str, list[tuple[Path, bytes | Path, dict]]],
+           same_bytes: dict[str, Path] | None = None, manifest_like: Path | None = None) -> list[Path]:
     """Put each kind's vector files in place (bytes written, or a Path linked), drop stale ones,
-    then write the manifest once. Everything is prepared first, so a bad vector changes nothing."""
+    then write the manifest once. Everything is prepared first, so a bad vector changes nothing.
+
+    same_bytes (sha256 -> a file holding those bytes, filled as files are written) turns a vector
+    whose bytes another file of the same run already holds into a hard link to it; a manifest
+    with manifest_like's bytes is linked to it. A new file costs an inode, a link does not."""
     try:
         previous = read_manifest(folder)
     except CsimError:
@@ -177,11 +182,15 @@ def _write(folder: Path, placed: dict[str, list[tuple[Path, bytes | Path, dict]]
         if kind not in placed:
             document[kind] = previous.get(kind, [])
             continue
-        for path, content, _ in placed[kind]:
+        for path, content, entry in placed[kind]:
             if isinstance(content, Path):
                 link_if_changed(content, path)
             else:
-                write_if_changed(path, content)
+                earlier = path if same_bytes is None else same_bytes.setdefault(entry["sha256"], path)
+                if earlier == path:
+                    write_if_changed(path, content)
+                else:
+                    link_if_changed(earlier, path)
             paths.append(path)
         keep = {path.name for path, _, _ in placed[kind]}
         for stale in folder.glob(f"{kind}_*.bin"):
@@ -189,8 +198,19 @@ def _write(folder: Path, placed: dict[str, list[tuple[Path, bytes | Path, dict]]
                 stale.unlink()
         document[kind] = [entry for _, _, entry in placed[kind]]
     manifest_path = folder / MANIFEST
-    write_if_changed(manifest_path, json.dumps(document, indent=2) + "\n")
+    text = (json.dumps(document, indent=2) + "\n").encode("utf-8")
+    if manifest_like is not None and _holds(manifest_like, text):
+        link_if_changed(manifest_like, manifest_path)
+    else:
+        write_if_changed(manifest_path, text)
     return [*paths, manifest_path]
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    try:
+        return path.stat().st_size == len(data) and path.read_bytes() == data
+    except FileNotFoundError:
+        return False
 
 
 def write_vectors(directory: str | Path, arrays: Mapping[str, tuple[np.ndarray, DType | str]],
@@ -207,10 +227,16 @@ def write_vectors(directory: str | Path, arrays: Mapping[str, tuple[np.ndarray, 
 
 
 def write_golden(directory: str | Path, inputs: Mapping[str, tuple[np.ndarray, DType | str]],
-                 outputs: Mapping[str, tuple[np.ndarray, DType | str]]) -> list[Path]:
-    """Write both kinds with a single manifest update; returns the vector files, then the manifest."""
+                 outputs: Mapping[str, tuple[np.ndarray, DType | str]],
+                 same_bytes: dict[str, Path] | None = None) -> list[Path]:
+    """Write both kinds with a single manifest update; returns the vector files, then the manifest.
+
+    Give one `same_bytes` dict to every write_golden of a run (the reference's, one folder per
+    function): a vector with the bytes of one written before becomes a hard link to that file.
+    In a chain of stages, one stage's output is the next one's input, so most vectors are."""
     folder = Path(directory)
-    return _write(folder, {"in": _encode_all(folder, "in", inputs), "out": _encode_all(folder, "out", outputs)})
+    return _write(folder, {"in": _encode_all(folder, "in", inputs), "out": _encode_all(folder, "out", outputs)},
+                  same_bytes=same_bytes)
 
 
 def link_golden(directory: str | Path, inputs: Mapping[str, StoredVector],
@@ -219,7 +245,11 @@ def link_golden(directory: str | Path, inputs: Mapping[str, StoredVector],
     file becomes a hard link to the stored one (a copy where links fail), the manifest is rewritten
     with the new names. The bytes are those write_golden would write from the decoded arrays."""
     folder = Path(directory)
-    return _write(folder, {"in": _renamed_all(folder, "in", inputs), "out": _renamed_all(folder, "out", outputs)})
+    sources = {vector.path.parent for vector in (*inputs.values(), *outputs.values())}
+    # without renames the manifest is the stored folder's, byte for byte: link it too
+    manifest_like = sources.pop() / MANIFEST if len(sources) == 1 else None
+    return _write(folder, {"in": _renamed_all(folder, "in", inputs), "out": _renamed_all(folder, "out", outputs)},
+                  manifest_like=manifest_like)
 
 
 def _check_size(path: Path, size: int, entry: dict, dtype: DType) -> None:
