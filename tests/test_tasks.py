@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -286,3 +287,34 @@ def test_an_index_outside_a_tensor_is_reported_not_executed(tmp_path: Path) -> N
     assert proc.returncode != 0
     assert "off: stage pairs reads A outside its shape (8,): subscript 0 is -1" in proc.stdout + proc.stderr
     assert not (root / "build" / "off" / "golden" / "top").exists()  # no golden data from a broken run
+
+
+def test_compile_takes_the_schedule_planning_traced_unless_the_kernel_changed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import hclbuild.project.kernel as kernel_module
+    from hclbuild.project.flow import compile_project
+    from hclbuild.project.layout import BuildLayout
+    from hclbuild.tasks import plan
+
+    traces = []  # every call of a kernel's schedule(), in this process
+    call_entry = kernel_module._call_entry
+
+    def counted(project, fn, *args):
+        traces.append(fn.__name__)
+        return call_entry(project, fn, *args)
+
+    monkeypatch.setattr(kernel_module, "_call_entry", counted)
+    root = make_tree(tmp_path, {"tri": KERNEL})
+    kernel, layout = root / "projects" / "tri" / "kernel.py", BuildLayout(root / "build", "tri")
+    (entry,) = plan([kernel.parent], root / "build")
+    assert traces == ["schedule"]
+    assert compile_project(entry.project, layout)["functions"] == ["top", "Stage_X", "Stage_Y"]
+    assert traces == ["schedule"]  # compile took the planned trace
+    # planned, then edited before compile: compile traces the kernel on disk
+    shutil.rmtree(root / "build" / ".plans")
+    kernel.write_text(KERNEL.replace("    s.outline(kernel.Y)\n", "    s.outline(kernel.Y)\n    s.outline(kernel.Z)\n"))
+    (entry,) = plan([kernel.parent], root / "build")
+    assert entry.functions == ["top", "Stage_X", "Stage_Y", "Stage_Z"]
+    kernel.write_text(KERNEL)
+    assert compile_project(entry.project, layout)["functions"] == ["top", "Stage_X", "Stage_Y"]
+    assert traces == ["schedule"] * 3

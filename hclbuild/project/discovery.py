@@ -28,6 +28,11 @@ from hclbuild.project.config import KERNEL_FILE, PROJECT_FILE, Project, ProjectC
 PLAN_FORMAT = "hclbuild-plan-2"
 PLANS_DIR = ".plans"
 
+# folder -> (digest of its inputs and configuration, the schedule traced to plan it). The compile
+# task of the same doit process takes it instead of tracing the kernel again (doit's -n workers
+# fork from the process that planned); the digest is checked, so an edited kernel is traced anew.
+_PLANNED: dict[Path, tuple[str, Any]] = {}
+
 
 def plan_path(build_root: Path, folder: Path) -> Path:
     """`<build_root>/.plans/<folder>-<hash of its absolute path>.json` (folders in two places differ)."""
@@ -98,11 +103,31 @@ def planned_project(folder: Path, build_root: Path, fingerprint: str) -> tuple[P
     else:
         from hclbuild.project.kernel import design_functions, kernel_schedule
 
-        functions = design_functions(kernel_schedule(project))
+        schedule = kernel_schedule(project)
+        functions = design_functions(schedule)
+        _PLANNED[folder.resolve()] = (_trace_key(project, files), schedule)
     record = {"format": PLAN_FORMAT, "folder": str(folder.resolve()), "fingerprint": fingerprint,
               "stats": _stats(files), "key": key, "config": project.config.as_dict(), "functions": functions}
     write_if_changed(path, json.dumps(record, indent=1) + "\n")
     return project, functions
 
 
-__all__ = ["PLAN_FORMAT", "input_files", "plan_path", "planned_project", "project_inputs"]
+def _trace_key(project: Project, files: list[Path]) -> str:
+    return _content_key(files, json.dumps(project.config.as_dict(), sort_keys=True))
+
+
+def take_planned_schedule(project: Project) -> Any | None:
+    """The schedule planning traced for `project` in this process, once, if its kernel, sibling
+    modules and configuration are still what was traced; else None (trace it again)."""
+    kept = _PLANNED.pop(Path(project.dir).resolve(), None)
+    if kept is None:
+        return None
+    key, schedule = kept
+    try:
+        current = _trace_key(project, input_files(project.dir))
+    except OSError:
+        return None
+    return schedule if current == key else None
+
+
+__all__ = ["PLAN_FORMAT", "input_files", "plan_path", "planned_project", "project_inputs", "take_planned_schedule"]

@@ -33,7 +33,10 @@ MANIFEST_FORMAT = "hclbuild-ir"
 
 def compile_project(project: Project, layout: BuildLayout) -> dict[str, Any]:
     """Trace, build, outline and verify the project's design; write its IR files and the reference .ll."""
-    return compile_design(kernel_schedule(project), layout, project.name)
+    from hclbuild.project.discovery import take_planned_schedule
+
+    schedule = take_planned_schedule(project)
+    return compile_design(schedule if schedule is not None else kernel_schedule(project), layout, project.name)
 
 
 def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, Any]:
