@@ -169,9 +169,10 @@ def _compile(ir_text: str, opt_level: int, cache_dir: Path | None = None) -> _Co
     _ensure_llvm()
     units = split_units(ir_text)
     entries = _entry_points(units)
-    has_probe = PROBE_FUNCTION in declared_symbols(units)
     if entries:
         units.append(CodeUnit("<wrappers>", _wrapper_ir(entries.values()), light=True))
+    external = declared_symbols(units)  # one scan: a 200-function design's .ll is about 1 MB
+    has_probe = PROBE_FUNCTION in external
     if has_probe:
         _bind_probe_symbol()
     machines = {level: _target_machine(level) for level in {0, opt_level}}
@@ -188,7 +189,7 @@ def _compile(ir_text: str, opt_level: int, cache_dir: Path | None = None) -> _Co
     except RuntimeError as err:
         raise CompileError(_one_line("LLVM JIT compilation failed", err)) from None
     # after the engine exists: creating it is what makes the process' own symbols searchable
-    _check_external_symbols(declared_symbols(units))
+    _check_external_symbols(external)
     for entry in entries.values():
         entry.address = engine.get_function_address(WRAPPER_PREFIX + entry.name)
         if not entry.address:

@@ -33,6 +33,7 @@ from hclbuild.atomic import write_bytes_atomic
 from hclbuild.errors import CompileError
 
 _DEFINE = re.compile(r"^define\b[^@]*@(\"[^\"]+\"|[\w.$-]+)\(")
+_DECLARE_LINE = re.compile(r"^declare\b[^@]*@(\"[^\"]+\"|[\w.$-]+)\(")
 _DECLARE = re.compile(r"^declare\b[^@]*@(\"[^\"]+\"|[\w.$-]+)\(", re.MULTILINE)
 _SYMBOL = re.compile(r"@(\"[^\"]+\"|[\w.$-]+)")
 _ATTRIBUTE_GROUP = re.compile(r"^attributes (#\d+) = \{(.*)\}$", re.MULTILINE)
@@ -176,8 +177,14 @@ def declared_symbols(units: Iterable[CodeUnit]) -> set[str]:
     declared: set[str] = set()
     defined = set()
     for unit in units:
-        declared.update(_DECLARE.findall(unit.text))
-        defined.update(m.group(1) for m in map(_DEFINE.match, unit.text.splitlines()) if m)
+        # line by line with a prefix test: a MULTILINE regex tries every character of a 1 MB module
+        for line in unit.text.splitlines():
+            if line.startswith("de"):
+                match = _DEFINE.match(line)
+                if match:
+                    defined.add(match.group(1))
+                elif (match := _DECLARE_LINE.match(line)):
+                    declared.add(match.group(1))
     return {name for name in declared - defined if not name.startswith("llvm.")}
 
 
