@@ -124,13 +124,33 @@ def group_is_gone(pgid: int) -> bool:
     return not group_members(pgid)
 
 
+def _compiler_in_session(session: int) -> bool:
+    """A g++ process (its driver or cc1plus) runs in the given session (Linux /proc)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            name, rest = stat.read_text().rsplit(")", 1)
+        except OSError:
+            continue
+        fields = rest.split()
+        if int(fields[3]) == session and name.split("(", 1)[1] in ("g++", "cc1plus", "c++"):
+            return True
+    return False
+
+
 def wait_for_csim(root: Path, proc: subprocess.Popen) -> None:
+    """Until csim of Stage_X runs, and (where /proc shows it) its g++ does: a loaded machine can be
+    slow enough to see the status late, and a fixed sleep could then miss the compile."""
     status = root / "build" / "p" / "status" / "csim" / "Stage_X.json"
     deadline = time.monotonic() + 120
     while '"running"' not in (status.read_text() if status.exists() else ""):
         assert proc.poll() is None and time.monotonic() < deadline, "csim never started"
         time.sleep(0.005)
-    time.sleep(0.2)  # into g++
+    if not Path("/proc/self/stat").exists():
+        time.sleep(0.2)  # into g++
+        return
+    while not _compiler_in_session(proc.pid):
+        assert proc.poll() is None and time.monotonic() < deadline, "csim ran no g++"
+        time.sleep(0.005)
 
 
 @pytest.mark.parametrize("command, line", [(("hclbuild.cli", "csim", "projects"), "hclbuild: interrupted"),

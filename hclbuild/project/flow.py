@@ -20,7 +20,7 @@ import numpy as np
 from hclbuild.atomic import write_if_changed
 from hclbuild.dsl.array import Array
 from hclbuild.dsl.types import from_storage, parse_dtype, to_storage
-from hclbuild.errors import ConfigError, CsimError, DivisionError, HCLError
+from hclbuild.errors import CompileError, ConfigError, CsimError, DivisionError, HCLError
 from hclbuild.project.config import Project
 from hclbuild.project.kernel import call_optional, kernel_schedule, load_kernel
 from hclbuild.project.layout import BuildLayout
@@ -46,7 +46,8 @@ def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, A
     from hclbuild.compiler.passes.bounds_check import bounds_check
     from hclbuild.compiler.passes.checked_division import check_divisions
     from hclbuild.compiler.passes.instrument import instrument_calls
-    from hclbuild.compiler.passes.split_functions import function_modules
+    from hclbuild.compiler.emit_hls import c_signature
+    from hclbuild.compiler.passes.split_functions import call_graph, callees_first, function_modules
     from hclbuild.compiler.passes.stream_check import stream_checks
     from hclbuild.compiler.pipeline import compile_schedule
     from hclbuild.compiler.signature import signature_of
@@ -62,12 +63,16 @@ def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, A
     texts = function_modules(module)
     write_if_changed(layout.top_mlir, str(module))
     functions = [design.top] + list(dict.fromkeys(design.outlined))
-    signatures = {}
+    signatures, c_args = {}, {}
     with module.context:
         by_name = {op.attributes["sym_name"].value: op for op in module.body.operations
                    if "sym_name" in op.attributes}
+        graph = call_graph(module)
         for func in functions:
             signatures[func] = signature_of(by_name[func]).to_json()
+            # the C names emit gives the arguments in ir/<func>.mlir (func and its callees): the
+            # reference names the files of hls/<func>/data/ after them, without MLIR
+            c_args[func] = [arg.name for arg in c_signature(by_name[func], set(callees_first(graph, func))).args]
         for func in functions[1:]:
             write_if_changed(layout.func_mlir(func), texts[func])
         writes = written_arguments(module)
@@ -85,6 +90,7 @@ def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, A
         "top": design.top,
         "functions": functions,
         "signatures": signatures,
+        "c_args": c_args,
         # the array arguments each function may write: its outputs, what csim can observe
         "writes": {func: writes[func] for func in functions},
         "probes": [site.to_json() for site in sites],
@@ -343,7 +349,25 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
     missing = [f for f in manifest["functions"] if f not in written]
     if missing:
         raise CsimError(f"{name}: the reference run never called {', '.join(missing)}")
+    for func in manifest["functions"]:
+        link_testbench_data(layout, manifest, func)
     return {"model_checked": model_checked, "functions": list(written)}
+
+
+def link_testbench_data(layout: BuildLayout, manifest: dict[str, Any], func: str) -> list[Path]:
+    """hls/<func>/data/: the golden vectors of golden/<func>/ under the C names of the arguments,
+    as hard links. Written by the reference run, not by emit, so that emitting the C++ of every
+    function needs no golden data and runs beside the reference."""
+    from hclbuild.project.golden import link_golden, stored_vectors
+
+    c_args = manifest.get("c_args", {}).get(func)
+    ir_args = [arg["name"] for arg in manifest["signatures"][func]["args"]]
+    if c_args is None or len(c_args) != len(ir_args):
+        raise ConfigError(f"{layout.ir_manifest}: no C argument names of {func}; run compile again")
+    c_names = dict(zip(ir_args, c_args))
+    inputs, outputs = stored_vectors(layout.golden_dir(func))
+    return link_golden(layout.hls_data_dir(func), {c_names[key]: vector for key, vector in inputs.items()},
+                       {c_names[key]: vector for key, vector in outputs.items()})
 
 
 # ---- emit -----------------------------------------------------------------------------------
@@ -359,8 +383,6 @@ def emit_design_function(layout: BuildLayout, config: Any, func: str) -> list[Pa
     from mlir import ir
 
     from hclbuild.compiler.emit_hls import c_signature, emit_function_files
-    from hclbuild.compiler.signature import signature_of
-    from hclbuild.project.golden import stored_vectors
     from hclbuild.project.hls_project import write_function_project
     from hclbuild.project.interfaces import blackboxes_of, function_interfaces, is_blackboxed
 
@@ -374,15 +396,13 @@ def emit_design_function(layout: BuildLayout, config: Any, func: str) -> list[Pa
         fn_op = next(op for op in module.body.operations
                      if "sym_name" in op.attributes and op.attributes["sym_name"].value == func)
         signature = c_signature(fn_op)
-        ir_names = [spec.name for spec in signature_of(fn_op).args]
         interfaces = function_interfaces(config, func, top, signature)
         cpp, header = emit_function_files(module, func, interfaces, blackboxes)
-    golden_in, golden_out = stored_vectors(layout.golden_dir(func))
-    # the golden vectors carry the IR's argument names; C may rename one (a tensor named `main`)
-    c_names = dict(zip(ir_names, (arg.name for arg in signature.args)))
-    inputs = {c_names.get(key, key): value for key, value in golden_in.items()}
-    outputs = {c_names.get(key, key): value for key, value in golden_out.items()}
-    return write_function_project(layout.hls_dir(func), func, cpp, header, signature, inputs, outputs, config,
+    if manifest.get("c_args", {}).get(func) != [arg.name for arg in signature.args]:
+        raise CompileError(f"{config.name}/{func}: the emitted C arguments {[arg.name for arg in signature.args]} "
+                           f"are not the ones compile named its data files after; run compile again")
+    # data/ is the reference run's (link_testbench_data)
+    return write_function_project(layout.hls_dir(func), func, cpp, header, signature, None, None, config,
                                   blackboxes=blackboxes, as_blackbox=is_blackboxed(config, func, top))
 
 

@@ -200,7 +200,8 @@ def function_project_files(out_dir: str | Path, func_name: str) -> list[Path]:
 
 def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, header_text: str,
                            signature: Sequence[ArgLike] | Any,
-                           golden_in: Mapping[str, GoldenValue], golden_out: Mapping[str, GoldenValue],
+                           golden_in: Mapping[str, GoldenValue] | None,
+                           golden_out: Mapping[str, GoldenValue] | None,
                            config: ProjectConfig, *,
                            ap_include_dir: str | Path | None = None, blackboxes: Sequence[str] = (),
                            as_blackbox: bool = False) -> list[Path]:
@@ -209,7 +210,8 @@ def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, h
     `signature` is the emitter's CSignature (or a list of its args: name, c_type, dtype, shape,
     is_array). `golden_in` has every argument, `golden_out` every array argument (plus `return`
     when the function returns a value), as raw-bit storage arrays with their DTypes, or all as the
-    StoredVectors of a golden folder, whose files data/ then links to.
+    StoredVectors of a golden folder, whose files data/ then links to; both None leave data/ to
+    its writer (the reference run's link_testbench_data).
     `blackboxes` are the functions whose RTL this project takes (their `<f>_blackbox.json` in this
     folder); `as_blackbox` synthesizes the function to be a blackbox of its caller: vivado flow
     (block-level ports, active-High reset) and a clock enable, which a blackbox needs (UG1399).
@@ -222,6 +224,9 @@ def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, h
     if sig_name is not None and sig_name != func_name:
         raise CompileError(f"{where}: the C signature is for function {sig_name}")
 
+    if (golden_in is None) != (golden_out is None):
+        raise CompileError(f"{where}: golden input and output vectors must both be given, or neither")
+    with_data = golden_in is not None
     tb_args: list[_TbArg] = []
     seen: set[str] = set()
     for arg in args:
@@ -235,27 +240,32 @@ def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, h
         shape = _shape_of(arg)
         is_array = bool(arg.is_array)
         stream = getattr(arg, "stream", "")
-        _check_vector(where, golden_in, arg.name, dtype, shape, is_array, "input")
-        if is_array and stream != "read":
+        if with_data:
+            _check_vector(where, golden_in, arg.name, dtype, shape, is_array, "input")
+        if with_data and is_array and stream != "read":
             _check_vector(where, golden_out, arg.name, dtype, shape, is_array, "output")
         tb_args.append(_tb_arg(arg.name, f"arg_{arg.name}", arg.c_type.strip(), dtype, shape, is_array,
                                f"{where}: argument {arg.name}", stream))
 
     ret: _TbArg | None = None
     if ret_c_type.strip() != "void":
-        if RETURN_NAME not in golden_out:
-            raise CompileError(f"{where}: the function returns {ret_c_type} but there is no golden "
-                               f"'{RETURN_NAME}' output vector")
         # the emitter's CSignature names the result's dtype; a plain arg list leaves it to the vector
         declared = getattr(signature, "ret_dtype", None)
+        if with_data and RETURN_NAME not in golden_out:
+            raise CompileError(f"{where}: the function returns {ret_c_type} but there is no golden "
+                               f"'{RETURN_NAME}' output vector")
+        if declared is None and not with_data:
+            raise CompileError(f"{where}: the function returns {ret_c_type}, of a dtype neither its signature "
+                               "nor a golden vector gives")
         ret_dtype = parse_dtype(declared if declared is not None else _dtype_and_shape(golden_out[RETURN_NAME])[0])
-        _check_vector(where, golden_out, RETURN_NAME, ret_dtype, (), False, "output")
+        if with_data:
+            _check_vector(where, golden_out, RETURN_NAME, ret_dtype, (), False, "output")
         ret = _tb_arg(RETURN_NAME, "ret_value", ret_c_type.strip(), ret_dtype, (), False, f"{where}: return value")
 
     expected_in = [a.name for a in tb_args]
     # a stream the function reads is consumed by the call: only what it writes is compared
     expected_out = [a.name for a in tb_args if a.dims and a.stream != "read"] + ([RETURN_NAME] if ret else [])
-    for given, expected, what in ((golden_in, expected_in, "input"), (golden_out, expected_out, "output")):
+    for given, expected, what in ((golden_in or {}, expected_in, "input"), (golden_out or {}, expected_out, "output")):
         extra = [name for name in given if name not in expected]
         if extra:
             raise CompileError(f"{where}: golden {what} vectors {', '.join(extra)} match no argument "
@@ -312,6 +322,8 @@ def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, h
         path = folder / name
         write_if_changed(path, text)
         written.append(path)
+    if not with_data:
+        return written
     ins = {a.name: golden_in[a.name] for a in tb_args}
     outs = {a.name: golden_out[a.name] for a in outputs}
     stored = [isinstance(v, StoredVector) for v in (*ins.values(), *outs.values())]

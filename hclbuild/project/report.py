@@ -19,6 +19,7 @@ from typing import Any
 from hclbuild.atomic import write_if_changed
 from hclbuild.project.attempts import (
     FAIL,
+    FAILED,
     NOT_RUN,
     PASS,
     Attempt,
@@ -28,6 +29,7 @@ from hclbuild.project.attempts import (
     function_states,
     known_functions,
     project_lock,
+    read_attempt,
 )
 from hclbuild.project.layout import BuildLayout
 
@@ -64,12 +66,20 @@ def end_attempt(layout: BuildLayout, step: str, func: str | None, attempt: Attem
     """Record how a task ended (error None: it succeeded); a csim or a failure rewrites the report.
 
     Those are the attempts that change a verdict the report shows; after any other success the
-    report stays removed until a csim or report:<name> rewrites it, so it is never stale.
+    report stays removed until a csim or report:<name> rewrites it, so it is never stale. One
+    exception: emit runs beside the reference, so an emit can end after the reference (or the
+    compile) failed, whose report its start removed; it writes that report again.
     """
     with project_lock(layout):
         finish_attempt(layout, step, func, attempt, error)
-        if step == "csim" or error is not None:
+        if step == "csim" or error is not None or _design_failed(layout):
             _write(layout.project_name, layout, None, False)
+
+
+def _design_failed(layout: BuildLayout) -> bool:
+    """The project's latest compile or reference attempt failed (two small reads)."""
+    return any((record := read_attempt(layout, step)) is not None and record.state == FAILED
+               for step in ("compile", "reference"))
 
 
 def _write(name: str, layout: BuildLayout, functions: list[str] | None, pictures: bool) -> list[Path]:

@@ -29,7 +29,7 @@ SOURCES_STAMP = ".hclbuild-sources.json"  # in the build root: source_fingerprin
 # per task, a fifth of a no-op's own time over the suite's 200 tasks
 FINGERPRINT_FILE = ".hclbuild-fingerprint"
 GROUP_DOCS = {
-    "build": "compile every project and emit every function's HLS project (the default)",
+    "build": "compile every project, run its reference and emit every function's HLS project (the default)",
     "compile": "kernel.py -> MLIR (built, outlined, verified) and the LLVM IR of the reference",
     "reference": "LLVM reference runs -> golden vectors at every outlined call",
     "emit": "one Vitis HLS project per function: C++, testbench, tcl, cfg, Makefile",
@@ -45,7 +45,8 @@ def group_tasks(vitis: bool) -> Iterator[dict]:
     """The group tasks' descriptions for `doit list` (doit makes the groups from the subtasks)."""
     for group, doc in GROUP_DOCS.items():
         if group == "build":
-            yield {"basename": "build", "actions": None, "task_dep": ["compile", "emit"], "doc": doc}
+            # the reference writes every function's data/, so a built HLS folder is a complete one
+            yield {"basename": "build", "actions": None, "task_dep": ["compile", "reference", "emit"], "doc": doc}
         elif vitis or group not in ("csynth", "cosim", "blackbox"):
             yield {"basename": group, "name": None, "doc": doc}
 
@@ -321,27 +322,29 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
         "targets": ir_files + [str(layout.top_ll), str(layout.ir_manifest)],
         "clean": [_remove(layout.ir_dir, layout.llvm_dir, layout.status_dir)],
     }
-    golden = {f: task_files[f].golden_manifest for f in functions}
     reference_deps = [str(layout.top_ll), str(layout.ir_manifest)] + inputs
+    # the reference writes golden/<func>/ and links hls/<func>/data/ to it (the data manifest is the
+    # last of task_files' hls); emit needs no golden data, so it runs beside the reference
     yield {
         "basename": "reference", "name": name,
-        "doc": f"{name}: LLVM reference run of llvm/top.ll -> golden vectors per function",
+        "doc": f"{name}: LLVM reference run of llvm/top.ll -> golden vectors per function, hls/<func>/data/",
         "actions": [_run(_reference, project, layout, attempt=("reference", None, reference_deps))],
         "file_dep": reference_deps + fingerprint_dep,
-        "targets": list(golden.values()),
-        "clean": [_remove(*(task_files[f].golden_dir for f in functions))],
+        "targets": [task_files[f].golden_manifest for f in functions] + [task_files[f].hls[-1] for f in functions],
+        "clean": [_remove(*(task_files[f].golden_dir for f in functions),
+                          *(str(layout.hls_data_dir(f)) for f in functions))],
     }
     csim_results = []
     toml = [str(project.toml_path)] if project.toml_path.is_file() else []
     for func in functions:
         files = task_files[func].hls
-        emit_deps = [task_files[func].mlir, golden[func]] + toml
+        emit_deps = [task_files[func].mlir] + toml
         yield {
             "basename": "emit", "name": f"{name}/{func}",
             "doc": f"{name}: Vitis HLS project of {func} (C++, testbench, tcl, cfg, Makefile)",
             "actions": [_run(_emit, project, layout, func, attempt=("emit", func, emit_deps))],
             "file_dep": emit_deps + fingerprint_dep,
-            "targets": files,
+            "targets": files[:-1],
             "clean": [_remove(task_files[func].hls_dir)],
         }
         csim_json = task_files[func].csim_json
