@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from hclbuild.errors import ToolError
+from hclbuild.project.attempts import read_attempt
 from hclbuild.project.config import ProjectConfig, load_project
 from hclbuild.project.layout import BuildLayout
 from hclbuild.project.vitis_flow import function_reports
@@ -244,6 +245,17 @@ def test_doit_csynth_then_report_with_stand_in_tools(fake_vitis, tmp_path: Path,
     # a no-op rerun synthesizes nothing
     assert run_doit(["csynth"], [folder], build) == 0
     assert len(fake_vitis.calls()) == 2
+    # a project that cannot be loaded fails `doit csynth` too, in one line, and synthesizes nothing
+    (folder / "project.toml").write_text(f'[project]\nseed = 7\n\n[hls]\ntool = "{tool}"\n')
+    assert run_doit(["csynth"], [folder], build) != 0
+    assert "unknown key project.seed" in (read_attempt(layout, "compile").error or "")
+    assert len(fake_vitis.calls()) == 2
+    # other golden vectors (another seed) are no reason to synthesize again
+    vectors = layout.hls_data_dir("top") / "in_A.bin"
+    before = vectors.read_bytes()
+    (folder / "project.toml").write_text(f'[reference]\nseed = 7\n\n[hls]\ntool = "{tool}"\n')
+    assert run_doit(["csynth", "reference"], [folder], build) == 0
+    assert vectors.read_bytes() != before and len(fake_vitis.calls()) == 2
 
 
 # ---- top_assembly = "blackbox": csynth of each function -> its blackbox JSON -> csynth of the top ----

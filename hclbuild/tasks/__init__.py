@@ -301,7 +301,7 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
         failing = _fail(BuildLayout(Path(build_root), name), entry.error or "unknown error")
         yield {"basename": "compile", "name": name, "actions": [failing],
                "doc": f"{name}: cannot be planned: {entry.error}", "uptodate": [False]}
-        for group in ("reference", "emit", "csim", "report"):
+        for group in ("reference", "emit", "csim", "report") + (("csynth", "cosim") if vitis else ()):
             # so that `doit csim` (not only `doit compile`) reports the broken project
             yield {"basename": group, "name": name, "actions": None, "task_dep": [f"compile:{name}"],
                    "doc": f"{name}: cannot be planned (see compile:{name})"}
