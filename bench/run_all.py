@@ -177,9 +177,10 @@ def main(argv: list[str]) -> None:
         "# Benchmarks", "",
         f"Written by `python bench/run_all.py {' '.join(argv)}`".rstrip() + f" on {info['date']}, commit "
         f"{info['commit']}: {info['cpu']}, {info['cores']} cores, {info['memory']}, Python {info['python']}.",
-        f"The machine is shared: load average {load_before} (1/5/15 min) at the start and {load_after} at the "
-        "end, from other agents building and testing at the same time, so seconds are inflated and noisy; "
-        "each ratio is measured side by side in this one run. Subprocesses run with bytecode caching on "
+        f"Load average {load_before} (1/5/15 min) at the start and {load_after} at the end (the benchmarks' "
+        "own processes count, and on a shared machine other agents' builds and tests too). This VM's "
+        "speed, its disk's above all, swings from one minute to the next, so seconds are noisy; each "
+        "ratio is measured side by side in this one run. Subprocesses run with bytecode caching on "
         "(a user's default) and one BLAS thread.", "",
     ]
     if kept:
