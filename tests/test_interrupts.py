@@ -57,10 +57,17 @@ def make_tree(root: Path) -> Path:
     return root
 
 
+def _default_sigint() -> None:
+    # a shell without job control starts `cmd &` with SIGINT ignored, and children inherit that:
+    # the build under test must see Ctrl-C as a terminal's user would
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(root: Path, *command: str) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     return subprocess.Popen([sys.executable, "-m", *command], cwd=root, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=_default_sigint)
 
 
 def finish(proc: subprocess.Popen) -> tuple[int, str, str]:
