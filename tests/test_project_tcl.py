@@ -388,23 +388,15 @@ def test_return_vector_must_match_declared_dtype(tmp_path: Path) -> None:
     assert "ret_value = total(arg_x);" in (tmp_path / "tb_total.cpp").read_text()
 
 
-def test_golden_vectors_partly_stored_partly_arrays_are_refused(tmp_path: Path) -> None:
-    from hclbuild.project.golden import stored_vectors, write_golden
 
+def test_golden_inputs_without_outputs_are_refused(tmp_path: Path) -> None:
     t = Int(32)
     a = np.arange(4, dtype=np.int32)
-    write_golden(tmp_path / "golden", {"a": (a, t), "b": (a, t)}, {"a": (a, t), "b": (a, t)})
-    stored_in, stored_out = stored_vectors(tmp_path / "golden")
     args = [FunctionArg("a", "int32_t", "int32", (4,)), FunctionArg("b", "int32_t", "int32", (4,))]
-    with pytest.raises(CompileError, match=r"^demo/vadd: golden vectors are given partly as arrays, partly as "
-                                           r"stored files$"):
-        write_function_project(tmp_path / "vadd", "vadd", CPP, HEADER, args, {**stored_in, "b": (a, t)},
-                               stored_out, ProjectConfig(name="demo"))
-    # all stored: data/ links to them, with the stored shapes and types checked like arrays
-    write_function_project(tmp_path / "vadd", "vadd", CPP, HEADER, args, stored_in, stored_out,
-                           ProjectConfig(name="demo"))
-    assert (tmp_path / "vadd" / "data" / "out_b.bin").stat().st_ino == stored_out["b"].path.stat().st_ino
-    wrong = [FunctionArg("a", "int16_t", "int16", (4,)), FunctionArg("b", "int32_t", "int32", (4,))]
-    with pytest.raises(CompileError, match=r"^demo/vadd: golden input vector a is int32, the C signature says int16$"):
-        write_function_project(tmp_path / "v2", "vadd", CPP, HEADER, wrong, stored_in, stored_out,
+    with pytest.raises(CompileError, match=r"^demo/vadd: golden input and output vectors must both be given, "
+                                           r"or neither$"):
+        write_function_project(tmp_path / "vadd", "vadd", CPP, HEADER, args, {"a": (a, t), "b": (a, t)}, None,
                                ProjectConfig(name="demo"))
+    # neither: data/ is left to the reference run
+    write_function_project(tmp_path / "vadd", "vadd", CPP, HEADER, args, None, None, ProjectConfig(name="demo"))
+    assert not (tmp_path / "vadd" / "data").exists() and (tmp_path / "vadd" / "tb_vadd.cpp").is_file()

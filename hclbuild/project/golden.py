@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hclbuild.atomic import link_if_changed, write_if_changed
+from hclbuild.atomic import holds_bytes, link_if_changed, write_if_changed
 from hclbuild.compiler.hls_types import c_type
 from hclbuild.dsl.types import DType, parse_dtype
 from hclbuild.errors import APIError, CsimError, DTypeError
@@ -50,8 +50,8 @@ class GoldenVectors:
 class StoredVector:
     """One vector of a golden folder, left unread: its file, its manifest entry, shape and DType.
 
-    Lets the emit step pass a function's golden vectors on to its HLS folder as links to the same
-    files: decoding each file and encoding it again would write the same bytes."""
+    Lets the reference run put a function's golden vectors into its HLS folder's data/ as links to
+    the same files (link_golden): decoding each file and encoding it again would write the same bytes."""
 
     path: Path
     entry: dict
@@ -199,18 +199,11 @@ def _write(folder: Path, placed: dict[str, list[tuple[Path, bytes | Path, dict]]
         document[kind] = [entry for _, _, entry in placed[kind]]
     manifest_path = folder / MANIFEST
     text = (json.dumps(document, indent=2) + "\n").encode("utf-8")
-    if manifest_like is not None and _holds(manifest_like, text):
+    if manifest_like is not None and holds_bytes(manifest_like, text):
         link_if_changed(manifest_like, manifest_path)
     else:
         write_if_changed(manifest_path, text)
     return [*paths, manifest_path]
-
-
-def _holds(path: Path, data: bytes) -> bool:
-    try:
-        return path.stat().st_size == len(data) and path.read_bytes() == data
-    except FileNotFoundError:
-        return False
 
 
 def write_vectors(directory: str | Path, arrays: Mapping[str, tuple[np.ndarray, DType | str]],

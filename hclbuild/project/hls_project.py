@@ -29,7 +29,7 @@ from hclbuild.hls_interface import RTL_BLACKBOX_MACRO
 from hclbuild.dsl.types import DType, parse_dtype
 from hclbuild.errors import CompileError, DTypeError
 from hclbuild.project.config import ProjectConfig
-from hclbuild.project.golden import RETURN_NAME, StoredVector, container_bytes, link_golden, vector_file, write_golden
+from hclbuild.project.golden import RETURN_NAME, container_bytes, vector_file, write_golden
 from hclbuild.project.layout import blackbox_file_name, hls_project_files
 from hclbuild.runtime.aptypes import ap_types_include_dir
 from hclbuild.runtime.csim import AP_GXX_FLAGS, GXX_FLAGS, OUT_DIR, needs_ap_include, testbench_name
@@ -163,23 +163,15 @@ def _tb_arg(name: str, var: str, c_type: str, dtype: DType, shape: tuple[int, ..
     )
 
 
-# a golden vector: (raw-bit storage array, DType), or one a golden folder holds (linked, not decoded)
-GoldenValue = tuple[np.ndarray, Any] | StoredVector
-
-
-def _dtype_and_shape(vector: GoldenValue) -> tuple[DType, tuple[int, ...]]:
-    if isinstance(vector, StoredVector):
-        return vector.dtype, vector.shape
-    return parse_dtype(vector[1]), tuple(np.shape(vector[0]))
-
-
-def _check_vector(where: str, vectors: Mapping[str, GoldenValue], name: str, dtype: DType,
+def _check_vector(where: str, vectors: Mapping[str, tuple[np.ndarray, Any]], name: str, dtype: DType,
                   shape: tuple[int, ...], is_array: bool, what: str) -> None:
     if name not in vectors:
         raise CompileError(f"{where}: no golden {what} vector for argument {name}")
-    got, got_shape = _dtype_and_shape(vectors[name])
+    array, vector_dtype = vectors[name]
+    got = parse_dtype(vector_dtype)
     if got != dtype:
         raise CompileError(f"{where}: golden {what} vector {name} is {got.name}, the C signature says {dtype.name}")
+    got_shape = tuple(np.shape(array))
     fits = got_shape == shape if is_array else int(np.prod(got_shape)) == 1
     if not fits:
         raise CompileError(f"{where}: golden {what} vector {name} has shape {got_shape}, "
@@ -200,8 +192,8 @@ def function_project_files(out_dir: str | Path, func_name: str) -> list[Path]:
 
 def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, header_text: str,
                            signature: Sequence[ArgLike] | Any,
-                           golden_in: Mapping[str, GoldenValue] | None,
-                           golden_out: Mapping[str, GoldenValue] | None,
+                           golden_in: Mapping[str, tuple[np.ndarray, DType | str]] | None,
+                           golden_out: Mapping[str, tuple[np.ndarray, DType | str]] | None,
                            config: ProjectConfig, *,
                            ap_include_dir: str | Path | None = None, blackboxes: Sequence[str] = (),
                            as_blackbox: bool = False) -> list[Path]:
@@ -209,9 +201,8 @@ def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, h
 
     `signature` is the emitter's CSignature (or a list of its args: name, c_type, dtype, shape,
     is_array). `golden_in` has every argument, `golden_out` every array argument (plus `return`
-    when the function returns a value), as raw-bit storage arrays with their DTypes, or all as the
-    StoredVectors of a golden folder, whose files data/ then links to; both None leave data/ to
-    its writer (the reference run's link_testbench_data).
+    when the function returns a value), as raw-bit storage arrays with their DTypes; both None
+    leave data/ to its writer (the reference run's link_testbench_data).
     `blackboxes` are the functions whose RTL this project takes (their `<f>_blackbox.json` in this
     folder); `as_blackbox` synthesizes the function to be a blackbox of its caller: vivado flow
     (block-level ports, active-High reset) and a clock enable, which a blackbox needs (UG1399).
@@ -257,7 +248,7 @@ def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, h
         if declared is None and not with_data:
             raise CompileError(f"{where}: the function returns {ret_c_type}, of a dtype neither its signature "
                                "nor a golden vector gives")
-        ret_dtype = parse_dtype(declared if declared is not None else _dtype_and_shape(golden_out[RETURN_NAME])[0])
+        ret_dtype = parse_dtype(declared if declared is not None else golden_out[RETURN_NAME][1])
         if with_data:
             _check_vector(where, golden_out, RETURN_NAME, ret_dtype, (), False, "output")
         ret = _tb_arg(RETURN_NAME, "ret_value", ret_c_type.strip(), ret_dtype, (), False, f"{where}: return value")
@@ -324,15 +315,8 @@ def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, h
         written.append(path)
     if not with_data:
         return written
-    ins = {a.name: golden_in[a.name] for a in tb_args}
-    outs = {a.name: golden_out[a.name] for a in outputs}
-    stored = [isinstance(v, StoredVector) for v in (*ins.values(), *outs.values())]
-    if all(stored):
-        written += link_golden(folder / DATA_DIR, ins, outs)
-    elif not any(stored):
-        written += write_golden(folder / DATA_DIR, ins, outs)
-    else:
-        raise CompileError(f"{where}: golden vectors are given partly as arrays, partly as stored files")
+    written += write_golden(folder / DATA_DIR, {a.name: golden_in[a.name] for a in tb_args},
+                            {a.name: golden_out[a.name] for a in outputs})
     return written
 
 
