@@ -57,14 +57,19 @@ def write_if_changed(path: str | Path, data: bytes | str) -> bool:
     files do not move.
     """
     payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    if holds_bytes(path, payload):
+        return False
+    write_bytes_atomic(path, payload)
+    return True
+
+
+def holds_bytes(path: str | Path, data: bytes) -> bool:
+    """`path` exists and holds exactly `data` (its size is compared first)."""
     target = Path(path)
     try:
-        if target.stat().st_size == len(payload) and target.read_bytes() == payload:
-            return False
+        return target.stat().st_size == len(data) and target.read_bytes() == data
     except FileNotFoundError:
-        pass
-    write_bytes_atomic(target, payload)
-    return True
+        return False
 
 
 def link_if_changed(source: str | Path, path: str | Path) -> bool:

@@ -33,8 +33,9 @@ from hclbuild.atomic import write_bytes_atomic
 from hclbuild.errors import CompileError
 
 _DEFINE = re.compile(r"^define\b[^@]*@(\"[^\"]+\"|[\w.$-]+)\(")
-_DECLARE_LINE = re.compile(r"^declare\b[^@]*@(\"[^\"]+\"|[\w.$-]+)\(")
-_DECLARE = re.compile(r"^declare\b[^@]*@(\"[^\"]+\"|[\w.$-]+)\(", re.MULTILINE)
+_DECLARATION = r"^declare\b[^@]*@(\"[^\"]+\"|[\w.$-]+)\("
+_DECLARE_LINE = re.compile(_DECLARATION)  # one line
+_DECLARE = re.compile(_DECLARATION, re.MULTILINE)  # every line of a text
 _SYMBOL = re.compile(r"@(\"[^\"]+\"|[\w.$-]+)")
 _ATTRIBUTE_GROUP = re.compile(r"^attributes (#\d+) = \{(.*)\}$", re.MULTILINE)
 _GROUP_REFERENCE = re.compile(r"#\d+")
