@@ -8,6 +8,7 @@ from mlir.dialects import arith
 from mlir.dialects.llvm import translate_module_to_llvmir
 from mlir.passmanager import PassManager
 
+from hclbuild.compiler.context import new_context
 from hclbuild.compiler.dense import dense_array
 from hclbuild.compiler.passes.dealloc import dealloc_allocs
 from hclbuild.compiler.passes.print_calls import define_print_functions
@@ -80,7 +81,7 @@ def lower_to_llvm_ir(module: ir.Module | ir.Operation, opt_level: int = 2, run_o
     _verify(operation, "to_llvm: the module does not verify")
     # debug info keeps the caller's locations in diagnostics of the copy
     text = operation.get_asm(enable_debug_info=True, assume_verified=True)
-    context = ir.Context()
+    context = new_context()
     try:
         copy = ir.Module.parse(text, context)
     except ir.MLIRError as err:

@@ -24,6 +24,7 @@ def write_report_pictures(name: str, layout: BuildLayout, rows: list) -> list[Pa
     """Draw the design graph (from ir/top.mlir) and, for FunctionReport rows with csynth, the chart."""
     from mlir import ir
 
+    from hclbuild.compiler.context import new_context
     from hclbuild.compiler.design_graph import design_graph
     from hclbuild.runtime.report.charts import csynth_chart_png
     from hclbuild.runtime.report.graph import graph_files
@@ -31,7 +32,7 @@ def write_report_pictures(name: str, layout: BuildLayout, rows: list) -> list[Pa
     out = layout.reports_dir
     written: list[Path] = []
     notes: list[str] = []
-    with ir.Context():
+    with new_context():
         graph = design_graph(ir.Module.parse(layout.top_mlir.read_text(encoding="utf-8"))).to_json()
     try:
         files = graph_files(graph, name)

@@ -105,6 +105,7 @@ def publish_blackbox(project: Project, layout: BuildLayout, func: str, top: str)
     """Write hls/<top>/<func>_blackbox.json from `func`'s published csynth report and its Verilog."""
     from mlir import ir
 
+    from hclbuild.compiler.context import new_context
     from hclbuild.compiler.emit_hls import c_signature
     from hclbuild.project.blackbox import blackbox_json, verilog_files
     from hclbuild.runtime.report import parse_csynth_xml, parse_rtl_ports
@@ -112,7 +113,7 @@ def publish_blackbox(project: Project, layout: BuildLayout, func: str, top: str)
     report_path = layout.csynth_result(func)
     if not report_path.is_file():
         raise ToolError(f"{project.name}/{func}: no csynth report at {report_path} (run csynth:{project.name}/{func})")
-    with ir.Context(), ir.Location.unknown():
+    with new_context(), ir.Location.unknown():
         module = ir.Module.parse(layout.func_mlir(func).read_text(encoding="utf-8"))
         func_op = next(op for op in module.body.operations
                        if "sym_name" in op.attributes and op.attributes["sym_name"].value == func)

@@ -17,6 +17,7 @@ from hclbuild.compiler.builder.reductions import ReductionLowering
 from hclbuild.compiler.builder.stages import StageLowering
 from hclbuild.compiler.builder.state import ReturnTarget, mlir_type, str_array
 from hclbuild.compiler.builder.statements import StatementLowering
+from hclbuild.compiler.context import new_context
 from hclbuild.dsl import expr as E
 from hclbuild.dsl import stmt as S
 from hclbuild.dsl.functions import TracedFunction
@@ -38,7 +39,7 @@ class ModuleBuilder:
 
     def __init__(self, schedule: Schedule, context: ir.Context | None = None):
         self.schedule = schedule
-        self.context = context or ir.Context()
+        self.context = context or new_context()
         self.function_ops: dict[int, func.FuncOp] = {}
         self.loop_counter = 0
         self.reshape_of = schedule.reshapes
