@@ -1,8 +1,10 @@
-"""One project's flow as four steps with files in between; the doit tasks call exactly these.
+"""One project's flow as five steps with files in between; the doit tasks call exactly these.
 
-    compile_project   kernel.py -> ir/top.mlir, ir/<func>.mlir, llvm/top.ll, ir/manifest.json
-    run_reference     llvm/top.ll (no MLIR) -> golden/<func>/ vectors at every outlined call
-    emit_function     ir/<func>.mlir + golden/<func>/ -> hls/<func>/ (C++, testbench, tcl, cfg, ...)
+    write_project_ir  kernel.py -> ir/top.mlir, ir/<func>.mlir, ir/manifest.json
+    lower_design      ir/top.mlir -> llvm/top.ll, llvm/manifest.json (project.lowering)
+    run_reference     llvm/top.ll (no MLIR) -> golden/<func>/ vectors at every outlined call,
+                      linked into hls/<func>/data/
+    emit_function     ir/<func>.mlir -> hls/<func>/ (C++, testbench, tcl, cfg, ...)
     csim_function     hls/<func>/ -> csim/<func>.json (g++ against the golden outputs)
 
 Every file is written only when its bytes change, so doit's content check keeps unchanged
@@ -32,26 +34,39 @@ MANIFEST_FORMAT = "hclbuild-ir"
 
 
 def compile_project(project: Project, layout: BuildLayout) -> dict[str, Any]:
-    """Trace, build, outline and verify the project's design; write its IR files and the reference .ll."""
-    from hclbuild.project.discovery import take_planned_schedule
+    """write_project_ir, then lower_design (tests and notebooks): both manifests in one dict."""
+    from hclbuild.project.lowering import lower_design
 
-    schedule = take_planned_schedule(project)
-    return compile_design(schedule if schedule is not None else kernel_schedule(project), layout, project.name)
+    manifest = write_project_ir(project, layout)
+    return {**lower_design(layout), **manifest}
 
 
 def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, Any]:
-    """compile_project for a schedule in hand (tests and notebooks)."""
-    from mlir import ir
+    """compile_project for a schedule in hand."""
+    from hclbuild.project.lowering import lower_design
 
-    from hclbuild.compiler.passes.bounds_check import bounds_check
-    from hclbuild.compiler.passes.checked_division import check_divisions
-    from hclbuild.compiler.passes.instrument import instrument_calls
+    manifest = write_design_ir(schedule, layout, name)
+    return {**lower_design(layout), **manifest}
+
+
+def write_project_ir(project: Project, layout: BuildLayout) -> dict[str, Any]:
+    """The compile task: trace (or take the schedule planning traced), build, outline, verify."""
+    from hclbuild.project.discovery import take_planned_schedule
+
+    schedule = take_planned_schedule(project)
+    return write_design_ir(schedule if schedule is not None else kernel_schedule(project), layout, project.name)
+
+
+def write_design_ir(schedule: Any, layout: BuildLayout, name: str) -> dict[str, Any]:
+    """ir/top.mlir, ir/<func>.mlir and ir/manifest.json of a schedule: all that emit needs.
+
+    Lowering for the reference run is the reference task's (project.lowering), so that on two
+    cores the functions are emitted while the design is lowered and run.
+    """
     from hclbuild.compiler.emit_hls import c_signature
     from hclbuild.compiler.passes.split_functions import call_graph, callees_first, function_modules
-    from hclbuild.compiler.passes.stream_check import stream_checks
     from hclbuild.compiler.pipeline import compile_schedule
     from hclbuild.compiler.signature import signature_of
-    from hclbuild.compiler.to_llvm import lower_to_llvm_ir
     from hclbuild.compiler.written_args import written_arguments
 
     try:
@@ -76,14 +91,6 @@ def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, A
         for func in functions[1:]:
             write_if_changed(layout.func_mlir(func), texts[func])
         writes = written_arguments(module)
-        # the reference runs an instrumented copy; the design module itself stays clean
-        instrumented = ir.Module.parse(str(module))
-        sites = instrument_calls(instrumented)
-        streams = stream_checks(instrumented)
-        checks = bounds_check(instrumented)
-        divisions = check_divisions(instrumented)
-        ll_text = lower_to_llvm_ir(instrumented, run_once=True)
-    write_if_changed(layout.top_ll, ll_text)
     manifest = {
         "format": MANIFEST_FORMAT,
         "project": name,
@@ -93,10 +100,6 @@ def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, A
         "c_args": c_args,
         # the array arguments each function may write: its outputs, what csim can observe
         "writes": {func: writes[func] for func in functions},
-        "probes": [site.to_json() for site in sites],
-        "bounds": [check.to_json() for check in checks],
-        "divisions": [check.to_json() for check in divisions],
-        "streams": [check.to_json() for check in streams],
         "inputs": [t.name for t in schedule.inputs],
         "outputs": [t.name for t in schedule.outputs],
     }
@@ -140,9 +143,9 @@ def _mlir_context() -> Any:
     """One MLIR context per process for emitting: creating one costs ~15 ms, once per function."""
     global _CONTEXT
     if _CONTEXT is None:
-        from mlir import ir
+        from hclbuild.compiler.context import new_context
 
-        _CONTEXT = ir.Context()
+        _CONTEXT = new_context()
     return _CONTEXT
 
 
@@ -260,7 +263,9 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
     from hclbuild.runtime.llvm import JITModule, read_buffer
     from hclbuild.runtime.signature import FunctionSignature
 
-    manifest = read_ir_manifest(layout)
+    from hclbuild.project.lowering import read_llvm_manifest
+
+    manifest = {**read_llvm_manifest(layout), **read_ir_manifest(layout)}
     signature = FunctionSignature.from_json(manifest["signatures"][manifest["top"]])
     n_inputs = len(manifest["inputs"])
     storages = _user_inputs(name, config, inputs_fn, signature, n_inputs)

@@ -125,6 +125,11 @@ class BuildLayout:
         return self.llvm_dir / "top.ll"
 
     @property
+    def llvm_manifest(self) -> Path:
+        """`llvm/manifest.json`: probe sites and checks of top.ll, and the digests it was lowered from and to."""
+        return self.llvm_dir / "manifest.json"
+
+    @property
     def llvm_objects_dir(self) -> Path:
         """`llvm/objects/`: native code of each function of top.ll, named by a hash of its IR."""
         return self.llvm_dir / "objects"

@@ -30,8 +30,8 @@ SOURCES_STAMP = ".hclbuild-sources.json"  # in the build root: source_fingerprin
 FINGERPRINT_FILE = ".hclbuild-fingerprint"
 GROUP_DOCS = {
     "build": "compile every project, run its reference and emit every function's HLS project (the default)",
-    "compile": "kernel.py -> MLIR (built, outlined, verified) and the LLVM IR of the reference",
-    "reference": "LLVM reference runs -> golden vectors at every outlined call",
+    "compile": "kernel.py -> MLIR (built, outlined, verified), one file per function",
+    "reference": "MLIR lowered to LLVM IR and run -> golden vectors at every outlined call",
     "emit": "one Vitis HLS project per function: C++, testbench, tcl, cfg, Makefile",
     "csim": "g++ C simulation of every function against the LLVM golden vectors",
     "report": "csim (and csynth when present) summary per project",
@@ -252,15 +252,17 @@ def _fail(layout: BuildLayout, message: str) -> Callable[[], Any]:
 
 
 def _compile(project: Project, layout: BuildLayout) -> None:
-    from hclbuild.project.flow import compile_project
+    from hclbuild.project.flow import write_project_ir
 
-    compile_project(project, layout)
+    write_project_ir(project, layout)
 
 
 def _reference(project: Project, layout: BuildLayout) -> None:
     from hclbuild.project.flow import run_reference
+    from hclbuild.project.lowering import lower_design
     from hclbuild.runtime.isolate import run_isolated
 
+    lower_design(layout)
     # JIT code that divides by zero or indexes out of bounds must fail this task, not kill doit
     run_isolated(run_reference, project, layout, what=f"{project.name}: the LLVM reference run")
 
@@ -316,22 +318,24 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
     ir_files = [task_files[f].mlir for f in functions]
     yield {
         "basename": "compile", "name": name,
-        "doc": f"{name}: kernel.py -> ir/*.mlir (one per function) + llvm/top.ll",
+        "doc": f"{name}: kernel.py -> ir/*.mlir (one per function)",
         "actions": [_run(_compile, project, layout, attempt=("compile", None, inputs))],
         "file_dep": inputs + fingerprint_dep,
-        "targets": ir_files + [str(layout.top_ll), str(layout.ir_manifest)],
-        "clean": [_remove(layout.ir_dir, layout.llvm_dir, layout.status_dir)],
+        "targets": ir_files + [str(layout.ir_manifest)],
+        "clean": [_remove(layout.ir_dir, layout.status_dir)],
     }
-    reference_deps = [str(layout.top_ll), str(layout.ir_manifest)] + inputs
-    # the reference writes golden/<func>/ and links hls/<func>/data/ to it (the data manifest is the
-    # last of task_files' hls); emit needs no golden data, so it runs beside the reference
+    reference_deps = [str(layout.top_mlir), str(layout.ir_manifest)] + inputs
+    # the reference lowers ir/top.mlir to llvm/, writes golden/<func>/ and links hls/<func>/data/ to
+    # it (the data manifest is the last of task_files' hls); emit needs neither, so it runs beside
     yield {
         "basename": "reference", "name": name,
-        "doc": f"{name}: LLVM reference run of llvm/top.ll -> golden vectors per function, hls/<func>/data/",
+        "doc": f"{name}: ir/top.mlir -> llvm/top.ll, run -> golden vectors per function, hls/<func>/data/",
         "actions": [_run(_reference, project, layout, attempt=("reference", None, reference_deps))],
         "file_dep": reference_deps + fingerprint_dep,
-        "targets": [task_files[f].golden_manifest for f in functions] + [task_files[f].hls[-1] for f in functions],
-        "clean": [_remove(*(task_files[f].golden_dir for f in functions),
+        "targets": [str(layout.top_ll), str(layout.llvm_manifest)]
+                   + [task_files[f].golden_manifest for f in functions]
+                   + [task_files[f].hls[-1] for f in functions],
+        "clean": [_remove(layout.llvm_dir, *(task_files[f].golden_dir for f in functions),
                           *(str(layout.hls_data_dir(f)) for f in functions))],
     }
     csim_results = []
