@@ -14,7 +14,14 @@ from hclbuild import atomic
 from hclbuild.atomic import link_if_changed, write_bytes_atomic, write_if_changed, write_text_atomic
 from hclbuild.dsl.types import Fixed, Float, Int, UFixed, UInt, to_storage
 from hclbuild.errors import APIError, CsimError, DTypeError
-from hclbuild.project.golden import link_golden, read_vectors, stored_vectors, write_golden, write_vectors
+from hclbuild.project.golden import (
+    link_golden,
+    manifest_text,
+    read_vectors,
+    stored_vectors,
+    write_golden,
+    write_vectors,
+)
 
 # ---- atomic writes ------------------------------------------------------------------------------
 
@@ -310,3 +317,17 @@ def test_a_run_links_vectors_whose_bytes_it_wrote_before(tmp_path: Path) -> None
     assert np.array_equal(read_vectors(tmp_path / "g").inputs["y"][0], b)
     assert np.array_equal(read_vectors(tmp_path / "g").outputs["y"][0], b * 2)
     assert (tmp_path / "g" / "in_y.bin").stat().st_ino == inode  # unchanged bytes: kept as they were
+
+
+def test_manifest_text_is_the_json_of_the_document_one_vector_a_line(tmp_path: Path) -> None:
+    a = np.arange(6, dtype=np.int32).reshape(2, 3)
+    t = Int(32)
+    write_golden(tmp_path, {"a": (a, t), "k": (np.int32(7), t)}, {})
+    text = (tmp_path / "manifest.json").read_text()
+    document = json.loads(text)
+    assert manifest_text(document) == text
+    assert [e["name"] for e in document["in"]] == ["a", "k"] and document["out"] == []
+    lines = text.splitlines()
+    assert lines[:4] == ["{", '  "format": "hclbuild-golden",', '  "version": 1,', '  "byte_order": "little",']
+    assert lines[4] == '  "in": [' and lines[7:] == ["  ],", '  "out": []', "}"]
+    assert json.loads(lines[5].strip().rstrip(",")) == document["in"][0]

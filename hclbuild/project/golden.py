@@ -124,6 +124,22 @@ def _entry(kind: str, name: str, array: np.ndarray, dtype: DType, payload: bytes
     }
 
 
+def manifest_text(document: dict) -> str:
+    """A manifest as JSON with one vector entry per line.
+
+    json.dumps with indent runs in Python and took most of a 200-function reference run's
+    manifest writing; each line here is a plain json.dumps, which runs in C.
+    """
+    fields = []
+    for key, value in document.items():
+        if key in KINDS and value:
+            entries = ",\n".join(f"    {json.dumps(entry)}" for entry in value)
+            fields.append(f"  {json.dumps(key)}: [\n{entries}\n  ]")
+        else:
+            fields.append(f"  {json.dumps(key)}: {json.dumps(value)}")
+    return "{\n" + ",\n".join(fields) + "\n}\n"
+
+
 def read_manifest(directory: str | Path) -> dict:
     """The parsed manifest.json of a vector folder."""
     path = Path(directory) / MANIFEST
@@ -171,10 +187,12 @@ def _write(folder: Path, placed: dict[str, list[tuple[Path, bytes | Path, dict]]
     same_bytes (sha256 -> a file holding those bytes, filled as files are written) turns a vector
     whose bytes another file of the same run already holds into a hard link to it; a manifest
     with manifest_like's bytes is linked to it. A new file costs an inode, a link does not."""
-    try:
-        previous = read_manifest(folder)
-    except CsimError:
-        previous = {}
+    previous: dict = {}
+    if any(kind not in placed for kind in KINDS):  # a kind not given keeps its entries
+        try:
+            previous = read_manifest(folder)
+        except CsimError:
+            pass
     folder.mkdir(parents=True, exist_ok=True)
     paths: list[Path] = []
     document: dict = {"format": FORMAT, "version": VERSION, "byte_order": "little"}
@@ -198,7 +216,7 @@ def _write(folder: Path, placed: dict[str, list[tuple[Path, bytes | Path, dict]]
                 stale.unlink()
         document[kind] = [entry for _, _, entry in placed[kind]]
     manifest_path = folder / MANIFEST
-    text = (json.dumps(document, indent=2) + "\n").encode("utf-8")
+    text = manifest_text(document).encode("utf-8")
     if manifest_like is not None and holds_bytes(manifest_like, text):
         link_if_changed(manifest_like, manifest_path)
     else:
