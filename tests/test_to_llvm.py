@@ -56,6 +56,15 @@ def test_lowering_leaves_the_module_unchanged() -> None:
     np.testing.assert_array_equal(b, 2 * a)
 
 
+def test_in_place_lowering_gives_the_same_llvm_ir_and_consumes_the_module() -> None:
+    copied = lower_to_llvm_ir(parse(SCALE), run_once=True)
+    module = parse(SCALE)
+    assert lower_to_llvm_ir(module, run_once=True, in_place=True) == copied
+    assert "llvm.func @top" in str(module) and "affine.for" not in str(module)
+    with pytest.raises(CompileError, match="in_place lowering needs an ir.Module"):
+        lower_to_llvm_ir(parse(SCALE).operation, in_place=True)
+
+
 @pytest.mark.parametrize("opt_level", [0, 3])
 def test_opt_levels_agree(opt_level: int) -> None:
     a, b = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3), np.zeros((2, 3), np.float32)

@@ -66,10 +66,12 @@ _OPTNONE = "llvm.passthrough"
 _FUNC_ATTRS_KEPT = frozenset({"sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs"})
 
 
-def lower_to_llvm_ir(module: ir.Module | ir.Operation, opt_level: int = 2, run_once: bool = False) -> str:
+def lower_to_llvm_ir(module: ir.Module | ir.Operation, opt_level: int = 2, run_once: bool = False,
+                     in_place: bool = False) -> str:
     """LLVM IR text of an IR-contract module; public functions get `_mlir_ciface_<name>` entry points.
 
-    The module is verified, then copied into a fresh Context, so the caller's module is unchanged.
+    The module is verified, then copied into a fresh Context, so the caller's module is unchanged;
+    with in_place (an ir.Module the caller no longer needs) it is lowered itself, without the copy.
     opt_level 0 lowers as is; 1 and above run integer range folding (bounds checks that cannot
     fire go away), canonicalize and cse first (LLVM O2/O3 comes later, in hclbuild.runtime.llvm).
     run_once (the reference run) marks functions doing little work `optnone` and zero-fills every
@@ -79,14 +81,18 @@ def lower_to_llvm_ir(module: ir.Module | ir.Operation, opt_level: int = 2, run_o
         raise CompileError(f"to_llvm: opt_level must be 0..3, got {opt_level!r}")
     operation = module.operation
     _verify(operation, "to_llvm: the module does not verify")
-    # debug info keeps the caller's locations in diagnostics of the copy
-    text = operation.get_asm(enable_debug_info=True, assume_verified=True)
-    context = new_context()
-    try:
-        copy = ir.Module.parse(text, context)
-    except ir.MLIRError as err:
-        raise CompileError(_format("to_llvm: cannot re-parse the module", err)) from None
-    with context, ir.Location.unknown():
+    if in_place:
+        if not isinstance(module, ir.Module):
+            raise CompileError("to_llvm: in_place lowering needs an ir.Module")
+        copy = module
+    else:
+        # debug info keeps the caller's locations in diagnostics of the copy
+        text = operation.get_asm(enable_debug_info=True, assume_verified=True)
+        try:
+            copy = ir.Module.parse(text, new_context())
+        except ir.MLIRError as err:
+            raise CompileError(_format("to_llvm: cannot re-parse the module", err)) from None
+    with copy.context, ir.Location.unknown():
         define_print_functions(copy)  # before the hcl.* attributes are dropped
         _prepare_functions(copy)
         if run_once and opt_level >= 1:
@@ -101,11 +107,16 @@ def lower_to_llvm_ir(module: ir.Module | ir.Operation, opt_level: int = 2, run_o
             at = passes.index("expand-strided-metadata") + 1
             passes = passes[:at] + (_GENERIC_ALLOC,) + passes[at:]
         pipeline = f"builtin.module({', '.join(passes)})"
+        manager = PassManager.parse(pipeline)
+        # verified once after the pipeline, not after each of its ~12 passes (0.06-0.1 s of a
+        # 200-function lowering); translation below needs verified LLVM-dialect IR either way
+        manager.enable_verifier(False)
         try:
-            PassManager.parse(pipeline).run(copy.operation)
+            manager.run(copy.operation)
         except ir.MLIRError as err:
             raise CompileError(_format("to_llvm: lowering to the LLVM dialect failed", err)) from None
-        _check_llvm_dialect_only(copy)
+        _check_llvm_dialect_only(copy)  # names an op left unlowered, before the verifier's message
+        _verify(copy.operation, "to_llvm: internal error, the lowered module does not verify")
         _passthrough_attributes(copy)
         try:
             text = translate_module_to_llvmir(copy.operation)

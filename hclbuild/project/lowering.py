@@ -92,7 +92,7 @@ def _instrument_and_lower(text: str, layout: BuildLayout) -> tuple[str, dict[str
         streams = stream_checks(module)
         checks = bounds_check(module)
         divisions = check_divisions(module)
-        ll_text = lower_to_llvm_ir(module, run_once=True)
+        ll_text = lower_to_llvm_ir(module, run_once=True, in_place=True)  # parsed here for this alone
     return ll_text, {
         "probes": [site.to_json() for site in sites],
         "bounds": [check.to_json() for check in checks],
