@@ -12,13 +12,13 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from hclbuild.errors import HCLError
+from hclbuild.runtime import local_cores
 
 KERNEL_TEMPLATE = '''"""{name}: an hclbuild project. Edit the algorithm and its schedule, then run `hclbuild csim`."""
 
@@ -213,14 +213,6 @@ def _remote_session(args: argparse.Namespace) -> Any:
     if args.workers is not None:
         raise HCLError("--workers is the size of a --cluster; give --cluster too")
     return remote.current() if remote.requested() else None
-
-
-def local_cores() -> int:
-    """The cores this process may run on (its CPU affinity where the system has one)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # macOS, Windows
-        return os.cpu_count() or 1
 
 
 def _parallel_options(args: argparse.Namespace, session: Any, default_processes: int) -> list[str]:

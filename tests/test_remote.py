@@ -223,6 +223,18 @@ def test_a_batch_cluster_without_its_submit_command_is_one_line(tmp_path: Path,
         "hclbuild: error: --cluster slurm: sbatch is not on PATH (this machine cannot submit slurm jobs)")
 
 
+def test_a_local_cluster_starts_one_worker_per_core_this_process_may_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    import distributed
+
+    started: list[int] = []
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3}, raising=False)  # as under `taskset -c 3`
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    monkeypatch.setattr(distributed, "LocalCluster", lambda n_workers, **options: started.append(n_workers))
+    remote.make_cluster("local")
+    remote.make_cluster("local", workers=5)
+    assert started == [1, 5]
+
+
 def test_a_batch_cluster_takes_its_settings_from_dask_config() -> None:
     import dask
     import dask_jobqueue  # noqa: F401 - its defaults join Dask's config on import

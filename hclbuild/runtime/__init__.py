@@ -20,3 +20,12 @@ def dask_requested() -> bool:
     if remote is not None:
         return bool(remote.requested())
     return bool(os.environ.get(SCHEDULER_ENV) or os.environ.get(CLUSTER_ENV))
+
+
+def local_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system has one): the default
+    of `hclbuild build -n` and of a local Dask cluster's workers."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1

@@ -458,7 +458,11 @@ def make_cluster(kind: str, workers: int | None = None, *, scale: bool = True) -
     if kind == "local":
         from distributed import LocalCluster
 
-        return LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+        from hclbuild.runtime import local_cores
+
+        # the cores this process may use, like `hclbuild build -n`: an affinity-restricted job
+        # (taskset, a batch slot) must not start a worker per core of the whole machine
+        return LocalCluster(n_workers=workers or local_cores(), threads_per_worker=1, processes=True,
                             dashboard_address=None)
     try:
         import dask_jobqueue
