@@ -266,6 +266,22 @@ def test_generated_project_passes_make_csim_and_run_csim(tmp_path: Path, name: s
         assert (func_dir / "out" / f"actual_{arg.name}.bin").read_bytes() == expected
 
 
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not on PATH")
+def test_make_csim_after_a_change_to_the_design_file_recompiles_that_file_alone(tmp_path: Path) -> None:
+    case = case_int32_vadd()
+    func_dir = write_case(tmp_path, case)
+    first = run_make_csim(func_dir)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "-c tb_vadd.cpp -o out/tb_vadd.o" in first.stdout and "-c vadd.cpp -o out/vadd.o" in first.stdout
+    design = func_dir / "vadd.cpp"
+    design.write_text(design.read_text() + "// a pragma change\n")
+    again = run_make_csim(func_dir)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "-c vadd.cpp" in again.stdout and "tb_vadd.cpp" not in again.stdout
+    summary = [line for line in again.stdout.splitlines() if line.startswith("HCLBUILD_CSIM ")]
+    assert json.loads(summary[-1].split(" ", 1)[1])["pass"] is True
+
+
 def test_mutated_operator_reports_first_mismatch(tmp_path: Path) -> None:
     case = case_int32_vadd(b0_zero=True)
     func_dir = write_case(tmp_path, case)
