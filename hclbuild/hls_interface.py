@@ -8,6 +8,10 @@ from __future__ import annotations
 
 ARRAY_MODES = ("m_axi", "ap_memory", "bram", "s_axilite")
 SCALAR_MODES = ("s_axilite", "ap_none", "ap_vld", "ap_ack", "ap_hs")
+# an hls::stream argument is a FIFO port or an AXI4-Stream; the Vitis kernel flow takes axis only
+# (UG1399 "Vitis Flow (Kernel Mode)": axis is the one mode of an hls::stream there, and its default)
+STREAM_MODES = ("ap_fifo", "axis")
+STREAM_MODES_BY_FLOW = {"vivado": STREAM_MODES, "vitis": ("axis",)}
 BLOCK_MODES = ("ap_ctrl_hs", "ap_ctrl_chain", "ap_ctrl_none", "s_axilite")
 M_AXI_OFFSETS = ("off", "direct", "slave")
 # each option and the modes that take it

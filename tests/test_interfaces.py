@@ -22,8 +22,11 @@ from hclbuild.compiler.emit_hls import (
     emit_function_files,
     override_interfaces,
 )
+from hclbuild.compiler.emit_hls.c_types import CArg, CSignature
 from hclbuild.compiler.pipeline import compile_schedule
 from hclbuild.errors import ConfigError, HCLNotImplementedError
+from hclbuild.project.config import ProjectConfig
+from hclbuild.project.interfaces import function_interfaces
 
 
 def _lines(text: str) -> list[str]:
@@ -285,3 +288,39 @@ def test_callee_shared_by_the_top_and_a_blackbox_is_refused() -> None:
         emit_function_files(module, "top", blackboxes=["Stage_X"])
     cpp, _ = emit_function_files(module, "top")  # without blackboxes nothing is shared
     assert _lines(cpp).count("void helper(int32_t x[4]) {") == 1
+
+
+STREAMED = CSignature("Stage_blur", [
+    CArg("gray", "int32_t", "int32", (8,), True, stream="read"),
+    CArg("blur", "int32_t", "int32", (8,), True, stream="write"),
+    CArg("k", "int32_t", "int32", (), False),
+], None)
+
+
+@pytest.mark.parametrize(("flow_target", "mode"), [("vivado", "ap_fifo"), ("vitis", "axis")])
+def test_stream_arguments_get_their_flows_default_port(flow_target: str, mode: str) -> None:
+    pragmas = default_interfaces(STREAMED, flow_target).pragmas()
+    assert pragmas[:2] == [f"#pragma HLS interface mode={mode} port=gray", f"#pragma HLS interface mode={mode} port=blur"]
+
+
+def test_a_stream_argument_takes_the_stream_protocols_of_its_flow_only() -> None:
+    vivado = override_interfaces(default_interfaces(STREAMED), STREAMED, {"blur": {"protocol": "axis"}}, "p")
+    assert [arg.mode for arg in vivado.args] == ["ap_fifo", "axis", "ap_none"]
+    vitis = default_interfaces(STREAMED, "vitis")
+    with pytest.raises(ConfigError, match=r"^p, argument gray of @Stage_blur: protocol 'ap_fifo' cannot carry an "
+                                          r"hls::stream argument \(expected one of axis\)$"):
+        override_interfaces(vitis, STREAMED, {"gray": {"protocol": "ap_fifo"}}, "p", "vitis")
+    with pytest.raises(ConfigError, match=r"protocol 'ap_memory' cannot carry an hls::stream argument "
+                                          r"\(expected one of ap_fifo, axis\)$"):
+        override_interfaces(default_interfaces(STREAMED), STREAMED, {"gray": {"protocol": "ap_memory"}}, "p")
+
+
+def test_a_blackboxed_functions_stream_stays_a_fifo_port_in_the_vitis_flow() -> None:
+    config = ProjectConfig(name="demo", flow_target="vitis", top_assembly="blackbox",
+                           interfaces={"Stage_blur": {"gray": {"protocol": "ap_fifo"}}})
+    interfaces = function_interfaces(config, "Stage_blur", "top", STREAMED)
+    assert [arg.mode for arg in interfaces.args] == ["ap_fifo", "ap_fifo", "ap_none"]
+    refused = ProjectConfig(name="demo", flow_target="vitis", top_assembly="blackbox",
+                            interfaces={"Stage_blur": {"gray": {"protocol": "axis"}}})
+    with pytest.raises(ConfigError, match="RTL blackbox of the top, whose ports can only be"):
+        function_interfaces(refused, "Stage_blur", "top", STREAMED)

@@ -179,12 +179,15 @@ max_widen_bitwidth = 512
 
 [interface.Stage_C.B]
 latency = 2
+
+[interface.Stage_C.S]
+protocol = "axis"
 """)
     config = load_project(folder).config
     assert config.top_assembly == "blackbox"
     assert config.interfaces == {
         TOP_INTERFACE: {"A": {"protocol": "m_axi", "bundle": "gmem0", "max_widen_bitwidth": 512}},
-        "Stage_C": {"B": {"latency": 2}},
+        "Stage_C": {"B": {"latency": 2}, "S": {"protocol": "axis"}},
     }
     assert load_project(make_project(tmp_path, None, name="plain")).config.top_assembly == "monolithic"
 
@@ -192,9 +195,9 @@ latency = 2
 @pytest.mark.parametrize(("toml", "message"), [
     ('[hls]\ntop_assembly = "rtl"\n',
      'project.toml:2: hls.top_assembly must be one of "monolithic", "blackbox", got "rtl"'),
-    ('[interface.A]\nprotocol = "axis"\n',
+    ('[interface.A]\nprotocol = "axi"\n',
      ('project.toml:2: interface.A.protocol must be one of "m_axi", "ap_memory", "bram", "s_axilite", "ap_none", '
-      '"ap_vld", "ap_ack", "ap_hs", got "axis"')),
+      '"ap_vld", "ap_ack", "ap_hs", "ap_fifo", "axis", got "axi"')),
     ("[interface.A]\ndepth = 0\n", "project.toml:2: interface.A.depth must be >= 1, got 0"),
     ("[interface.A]\nlatency = 1.5\n", "project.toml:2: interface.A.latency must be an integer, got float 1.5"),
     ("[interface.A]\nmax_widen_bitwidth = 48\n",

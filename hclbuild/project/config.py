@@ -49,7 +49,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hclbuild.hls_interface import ARRAY_MODES, M_AXI_OFFSETS, MAX_AXI_BURST, OVERRIDE_KEYS, SCALAR_MODES
+from hclbuild.hls_interface import ARRAY_MODES, M_AXI_OFFSETS, MAX_AXI_BURST, OVERRIDE_KEYS, SCALAR_MODES, STREAM_MODES
 from hclbuild.errors import ConfigError
 
 PROJECT_FILE = "project.toml"
@@ -466,7 +466,7 @@ def _widen_bits(value: object) -> int:
 
 
 _INTERFACE_CHECKS = {
-    "protocol": _choice(*dict.fromkeys((*ARRAY_MODES, *SCALAR_MODES))),
+    "protocol": _choice(*dict.fromkeys((*ARRAY_MODES, *SCALAR_MODES, *STREAM_MODES))),
     "bundle": _string(_C_IDENTIFIER, "a C identifier"),
     "depth": _integer(1),
     "offset": _choice(*M_AXI_OFFSETS),

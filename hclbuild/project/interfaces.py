@@ -16,8 +16,8 @@ from typing import Any
 from hclbuild.errors import ConfigError
 from hclbuild.project.config import TOP_INTERFACE, ProjectConfig
 
-# what an RTL blackbox's C arguments may be (UG1399: wire, ap_vld, RAM; FIFOs are streams)
-BLACKBOX_PROTOCOLS = ("ap_memory", "ap_none", "ap_vld")
+# what an RTL blackbox's C arguments may be (UG1399: wire, ap_vld, RAM, and a FIFO for a stream)
+BLACKBOX_PROTOCOLS = ("ap_memory", "ap_none", "ap_vld", "ap_fifo")
 
 
 def is_blackboxed(config: ProjectConfig, func: str, top: str) -> bool:
@@ -50,4 +50,6 @@ def function_interfaces(config: ProjectConfig, func: str, top: str, signature: A
                 raise ConfigError(f"{config.name}: project.toml [interface.{func}.{arg}] protocol {protocol!r}: with "
                                   f"top_assembly = \"blackbox\", {func} is an RTL blackbox of the top, whose ports can "
                                   f"only be {', '.join(BLACKBOX_PROTOCOLS)} (UG1399)")
-    return override_interfaces(interfaces, signature, overrides, f"{config.name}: project.toml [interface]")
+    # a blackbox's streams are FIFO ports whatever the flow (BLACKBOX_PROTOCOLS)
+    flow = "vivado" if blackboxed else config.flow_target
+    return override_interfaces(interfaces, signature, overrides, f"{config.name}: project.toml [interface]", flow)

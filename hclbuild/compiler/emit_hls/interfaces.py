@@ -6,8 +6,9 @@ becomes follows the flow target:
 
     flow_target   arrays                                     scalars       return (block control)
     vitis         m_axi, one bundle per argument (gmem_<a>),  s_axilite     s_axilite
-                  depth = element count, offset=slave
-    vivado        ap_memory                                  ap_none       ap_ctrl_hs
+                  depth = element count, offset=slave;
+                  an hls::stream: axis
+    vivado        ap_memory; an hls::stream: ap_fifo         ap_none       ap_ctrl_hs
 
 A project.toml [interface] table overrides an argument's protocol, bundle, depth, latency,
 max_widen_bitwidth and max_read/write_burst_length (and offset); the result is checked against what UG1399 lets each mode take.
@@ -24,7 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from hclbuild.compiler.emit_hls.c_types import CArg, CSignature
-from hclbuild.hls_interface import ARRAY_MODES, OPTION_MODES, OVERRIDE_KEYS, SCALAR_MODES
+from hclbuild.hls_interface import ARRAY_MODES, OPTION_MODES, OVERRIDE_KEYS, SCALAR_MODES, STREAM_MODES_BY_FLOW
 from hclbuild.errors import ConfigError
 
 FLOW_TARGETS = ("vivado", "vitis")
@@ -95,7 +96,8 @@ def blackbox_interfaces(signature: CSignature) -> FunctionInterfaces:
 
 
 def override_interfaces(interfaces: FunctionInterfaces, signature: CSignature,
-                        overrides: Mapping[str, Mapping[str, Any]], where: str) -> FunctionInterfaces:
+                        overrides: Mapping[str, Mapping[str, Any]], where: str,
+                        flow_target: str = "vivado") -> FunctionInterfaces:
     """`interfaces` with the project.toml [interface] settings of each named argument applied.
 
     `where` starts each message (`demo: project.toml [interface]`); an argument the function
@@ -109,14 +111,16 @@ def override_interfaces(interfaces: FunctionInterfaces, signature: CSignature,
             known = ", ".join(by_name) or "none"
             raise ConfigError(f"{where}: @{signature.name} has no argument {name!r} (arguments: {known})")
         index = list(by_name).index(name)
-        args[index] = _override(args[index], by_name[name], settings, f"{where}, argument {name} of @{signature.name}")
+        args[index] = _override(args[index], by_name[name], settings, f"{where}, argument {name} of @{signature.name}",
+                                STREAM_MODES_BY_FLOW[flow_target])
     return replace(interfaces, args=tuple(args))
 
 
 def _default_arg(arg: CArg, flow_target: str) -> ArgInterface:
     if arg.stream:
-        # an hls::stream argument is a FIFO port in either flow (UG1399 "pragma HLS interface")
-        return ArgInterface(arg.name, "ap_fifo")
+        # an hls::stream argument: a FIFO port in the Vivado IP flow, an AXI4-Stream in the Vitis
+        # kernel flow, each flow's default (UG1399 "HLS Stream Library")
+        return ArgInterface(arg.name, "axis" if flow_target == "vitis" else "ap_fifo")
     if not arg.is_array:
         return ArgInterface(arg.name, "s_axilite" if flow_target == "vitis" else "ap_none")
     if flow_target == "vivado":
@@ -129,14 +133,15 @@ def _m_axi(arg: CArg) -> ArgInterface:
     return ArgInterface(arg.name, "m_axi", bundle=f"gmem_{arg.name}", depth=math.prod(arg.shape), offset="slave")
 
 
-def _override(current: ArgInterface, arg: CArg, settings: Mapping[str, Any], where: str) -> ArgInterface:
+def _override(current: ArgInterface, arg: CArg, settings: Mapping[str, Any], where: str,
+              stream_modes: tuple[str, ...]) -> ArgInterface:
     unknown = [key for key in settings if key not in OVERRIDE_KEYS]
     if unknown:
         raise ConfigError(f"{where}: unknown key {unknown[0]!r} (expected {', '.join(OVERRIDE_KEYS)})")
     mode = settings.get("protocol", current.mode)
-    allowed = ARRAY_MODES if arg.is_array else SCALAR_MODES
+    allowed = stream_modes if arg.stream else ARRAY_MODES if arg.is_array else SCALAR_MODES
     if mode not in allowed:
-        kind = "an array" if arg.is_array else "a scalar"
+        kind = "an hls::stream" if arg.stream else "an array" if arg.is_array else "a scalar"
         raise ConfigError(f"{where}: protocol {mode!r} cannot carry {kind} argument "
                           f"(expected one of {', '.join(allowed)})")
     if mode == current.mode:
