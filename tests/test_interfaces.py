@@ -300,7 +300,8 @@ STREAMED = CSignature("Stage_blur", [
 @pytest.mark.parametrize(("flow_target", "mode"), [("vivado", "ap_fifo"), ("vitis", "axis")])
 def test_stream_arguments_get_their_flows_default_port(flow_target: str, mode: str) -> None:
     pragmas = default_interfaces(STREAMED, flow_target).pragmas()
-    assert pragmas[:2] == [f"#pragma HLS interface mode={mode} port=gray", f"#pragma HLS interface mode={mode} port=blur"]
+    assert pragmas[:2] == [f"#pragma HLS interface mode={mode} port=gray",
+                           f"#pragma HLS interface mode={mode} port=blur"]
 
 
 def test_a_stream_argument_takes_the_stream_protocols_of_its_flow_only() -> None:

@@ -49,7 +49,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hclbuild.hls_interface import ARRAY_MODES, M_AXI_OFFSETS, MAX_AXI_BURST, OVERRIDE_KEYS, SCALAR_MODES, STREAM_MODES
+from hclbuild.hls_interface import (
+    ARRAY_MODES,
+    M_AXI_OFFSETS,
+    MAX_AXI_BURST,
+    OVERRIDE_KEYS,
+    SCALAR_MODES,
+    STREAM_MODES,
+)
 from hclbuild.errors import ConfigError
 
 PROJECT_FILE = "project.toml"

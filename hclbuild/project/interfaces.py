@@ -52,4 +52,5 @@ def function_interfaces(config: ProjectConfig, func: str, top: str, signature: A
                                   f"only be {', '.join(BLACKBOX_PROTOCOLS)} (UG1399)")
     # a blackbox's streams are FIFO ports whatever the flow (BLACKBOX_PROTOCOLS)
     flow = "vivado" if blackboxed else config.flow_target
-    return override_interfaces(interfaces, signature, overrides, f"{config.name}: project.toml [interface]", flow)
+    where = f"{config.name}: project.toml [interface]"
+    return override_interfaces(interfaces, signature, overrides, where, flow)

@@ -25,7 +25,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from hclbuild.compiler.emit_hls.c_types import CArg, CSignature
-from hclbuild.hls_interface import ARRAY_MODES, OPTION_MODES, OVERRIDE_KEYS, SCALAR_MODES, STREAM_MODES_BY_FLOW
+from hclbuild.hls_interface import (
+    ARRAY_MODES,
+    OPTION_MODES,
+    OVERRIDE_KEYS,
+    SCALAR_MODES,
+    STREAM_MODES_BY_FLOW,
+)
 from hclbuild.errors import ConfigError
 
 FLOW_TARGETS = ("vivado", "vitis")
@@ -111,8 +117,8 @@ def override_interfaces(interfaces: FunctionInterfaces, signature: CSignature,
             known = ", ".join(by_name) or "none"
             raise ConfigError(f"{where}: @{signature.name} has no argument {name!r} (arguments: {known})")
         index = list(by_name).index(name)
-        args[index] = _override(args[index], by_name[name], settings, f"{where}, argument {name} of @{signature.name}",
-                                STREAM_MODES_BY_FLOW[flow_target])
+        at = f"{where}, argument {name} of @{signature.name}"
+        args[index] = _override(args[index], by_name[name], settings, at, STREAM_MODES_BY_FLOW[flow_target])
     return replace(interfaces, args=tuple(args))
 
 
