@@ -25,6 +25,7 @@ from hclbuild.compiler.emit_hls import (
 from hclbuild.compiler.emit_hls.c_types import CArg, CSignature
 from hclbuild.compiler.pipeline import compile_schedule
 from hclbuild.errors import ConfigError, HCLNotImplementedError
+from hclbuild.hls_interface import STREAM_MODES_BY_FLOW
 from hclbuild.project.config import ProjectConfig
 from hclbuild.project.interfaces import function_interfaces
 
@@ -310,7 +311,8 @@ def test_a_stream_argument_takes_the_stream_protocols_of_its_flow_only() -> None
     vitis = default_interfaces(STREAMED, "vitis")
     with pytest.raises(ConfigError, match=r"^p, argument gray of @Stage_blur: protocol 'ap_fifo' cannot carry an "
                                           r"hls::stream argument \(expected one of axis\)$"):
-        override_interfaces(vitis, STREAMED, {"gray": {"protocol": "ap_fifo"}}, "p", "vitis")
+        override_interfaces(vitis, STREAMED, {"gray": {"protocol": "ap_fifo"}}, "p",
+                            STREAM_MODES_BY_FLOW["vitis"])
     with pytest.raises(ConfigError, match=r"protocol 'ap_memory' cannot carry an hls::stream argument "
                                           r"\(expected one of ap_fifo, axis\)$"):
         override_interfaces(default_interfaces(STREAMED), STREAMED, {"gray": {"protocol": "ap_memory"}}, "p")

@@ -35,18 +35,18 @@ MANIFEST_FORMAT = "hclbuild-ir"
 
 def compile_project(project: Project, layout: BuildLayout) -> dict[str, Any]:
     """write_project_ir, then lower_design (tests and notebooks): both manifests in one dict."""
-    from hclbuild.project.lowering import lower_design
-
-    manifest = write_project_ir(project, layout)
-    return {**lower_design(layout), **manifest}
+    return _lowered_too(write_project_ir(project, layout), layout)
 
 
 def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, Any]:
     """compile_project for a schedule in hand."""
+    return _lowered_too(write_design_ir(schedule, layout, name), layout)
+
+
+def _lowered_too(ir_manifest: dict[str, Any], layout: BuildLayout) -> dict[str, Any]:
     from hclbuild.project.lowering import lower_design
 
-    manifest = write_design_ir(schedule, layout, name)
-    return {**lower_design(layout), **manifest}
+    return {**lower_design(layout), **ir_manifest}
 
 
 def write_project_ir(project: Project, layout: BuildLayout) -> dict[str, Any]:

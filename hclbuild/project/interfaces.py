@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from hclbuild.errors import ConfigError
+from hclbuild.hls_interface import STREAM_MODES_BY_FLOW
 from hclbuild.project.config import TOP_INTERFACE, ProjectConfig
 
 # what an RTL blackbox's C arguments may be (UG1399: wire, ap_vld, RAM, and a FIFO for a stream)
@@ -50,7 +51,7 @@ def function_interfaces(config: ProjectConfig, func: str, top: str, signature: A
                 raise ConfigError(f"{config.name}: project.toml [interface.{func}.{arg}] protocol {protocol!r}: with "
                                   f"top_assembly = \"blackbox\", {func} is an RTL blackbox of the top, whose ports can "
                                   f"only be {', '.join(BLACKBOX_PROTOCOLS)} (UG1399)")
-    # a blackbox's streams are FIFO ports whatever the flow (BLACKBOX_PROTOCOLS)
-    flow = "vivado" if blackboxed else config.flow_target
+    # a blackbox's streams are FIFO ports whatever the flow
+    stream_modes = ("ap_fifo",) if blackboxed else STREAM_MODES_BY_FLOW[config.flow_target]
     where = f"{config.name}: project.toml [interface]"
-    return override_interfaces(interfaces, signature, overrides, where, flow)
+    return override_interfaces(interfaces, signature, overrides, where, stream_modes)

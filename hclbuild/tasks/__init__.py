@@ -54,7 +54,7 @@ def group_tasks(vitis: bool) -> Iterator[dict]:
             # the reference writes every function's data/, so a built HLS folder is a complete one
             yield {"basename": "build", **NO_ACTION, "task_dep": ["compile", "reference", "emit"], "doc": doc}
         elif vitis or group not in ("csynth", "cosim", "blackbox"):
-            yield {"basename": group, "name": None, "doc": doc, "uptodate": [True]}
+            yield {"basename": group, "name": None, "doc": doc, **NO_ACTION}
 
 
 @dataclass

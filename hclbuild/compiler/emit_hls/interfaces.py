@@ -30,7 +30,7 @@ from hclbuild.hls_interface import (
     OPTION_MODES,
     OVERRIDE_KEYS,
     SCALAR_MODES,
-    STREAM_MODES_BY_FLOW,
+    STREAM_MODES,
 )
 from hclbuild.errors import ConfigError
 
@@ -103,8 +103,10 @@ def blackbox_interfaces(signature: CSignature) -> FunctionInterfaces:
 
 def override_interfaces(interfaces: FunctionInterfaces, signature: CSignature,
                         overrides: Mapping[str, Mapping[str, Any]], where: str,
-                        flow_target: str = "vivado") -> FunctionInterfaces:
+                        stream_modes: tuple[str, ...] = STREAM_MODES) -> FunctionInterfaces:
     """`interfaces` with the project.toml [interface] settings of each named argument applied.
+
+    `stream_modes` are the protocols an hls::stream argument may take (the flow's, or a blackbox's).
 
     `where` starts each message (`demo: project.toml [interface]`); an argument the function
     does not have, a protocol that cannot carry it, or an option its mode does not take is a
@@ -118,7 +120,7 @@ def override_interfaces(interfaces: FunctionInterfaces, signature: CSignature,
             raise ConfigError(f"{where}: @{signature.name} has no argument {name!r} (arguments: {known})")
         index = list(by_name).index(name)
         at = f"{where}, argument {name} of @{signature.name}"
-        args[index] = _override(args[index], by_name[name], settings, at, STREAM_MODES_BY_FLOW[flow_target])
+        args[index] = _override(args[index], by_name[name], settings, at, stream_modes)
     return replace(interfaces, args=tuple(args))
 
 
