@@ -93,37 +93,38 @@ def compile_scaling(work: Path, sizes: tuple[int, ...] = (25, 50, 100, 200), rep
     return {n: (median(walls[n]), median(cpus[n])) for n in sizes}
 
 
-def file_creation_ms(folder: Path, count: int = 1000) -> float:
+PAYLOAD = b"x" * 1024  # a small file, as most of an HLS folder's are
+
+
+def _per_name_ms(folder: Path, make_name, count: int = 1000) -> float:
+    """Milliseconds of make_name(where, path) for `count` new names in a fresh folder, median of 3 rounds."""
+    rounds = []
+    for round_ in range(3):
+        where = folder / f"names{round_}"
+        where.mkdir(parents=True, exist_ok=True)
+        (where / "source.bin").write_bytes(PAYLOAD)
+        start = time.perf_counter()
+        for k in range(count):
+            make_name(where, where / f"f{k}.bin")
+        rounds.append(1e3 * (time.perf_counter() - start) / count)
+        shutil.rmtree(where)
+    return median(rounds)
+
+
+def _new_file(where: Path, path: Path) -> None:
+    with open(path, "wb") as handle:
+        handle.write(PAYLOAD)
+
+
+def file_creation_ms(folder: Path) -> float:
     """Milliseconds to create, write (1 KB) and close one new file in `folder`, the median of 3 rounds:
     an emitted function is about 20 new files, so on a disk where this is slow, the disk is the floor."""
-    payload = b"x" * 1024
-    rounds = []
-    for round_ in range(3):
-        where = folder / f"files{round_}"
-        where.mkdir(parents=True, exist_ok=True)
-        start = time.perf_counter()
-        for k in range(count):
-            with open(where / f"f{k}.bin", "wb") as handle:
-                handle.write(payload)
-        rounds.append(1e3 * (time.perf_counter() - start) / count)
-        shutil.rmtree(where)
-    return median(rounds)
+    return _per_name_ms(folder, _new_file)
 
 
-def link_ms(folder: Path, count: int = 1000) -> float:
+def link_ms(folder: Path) -> float:
     """Milliseconds to give one existing file a new name (a hard link), median of 3 rounds."""
-    rounds = []
-    for round_ in range(3):
-        where = folder / f"links{round_}"
-        where.mkdir(parents=True, exist_ok=True)
-        source = where / "source.bin"
-        source.write_bytes(b"x" * 1024)
-        start = time.perf_counter()
-        for k in range(count):
-            os.link(source, where / f"l{k}.bin")
-        rounds.append(1e3 * (time.perf_counter() - start) / count)
-        shutil.rmtree(where)
-    return median(rounds)
+    return _per_name_ms(folder, lambda where, path: os.link(where / "source.bin", path))
 
 
 def memory_folder() -> Path | None:
