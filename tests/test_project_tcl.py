@@ -388,7 +388,6 @@ def test_return_vector_must_match_declared_dtype(tmp_path: Path) -> None:
     assert "ret_value = total(arg_x);" in (tmp_path / "tb_total.cpp").read_text()
 
 
-
 def test_golden_inputs_without_outputs_are_refused(tmp_path: Path) -> None:
     t = Int(32)
     a = np.arange(4, dtype=np.int32)
