@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 
 import pytest
 
 from hclbuild.errors import ConfigError, CsimError
-from hclbuild.runtime.isolate import IsolatedChild, run_isolated
+from hclbuild.runtime.isolate import run_isolated
 
 
 def _divide(a: int, b: int) -> int:
@@ -50,25 +51,76 @@ def _loaded(module: str) -> bool:
     return module in sys.modules
 
 
-def test_a_child_started_ahead_has_its_preload_imported_before_the_job() -> None:
-    with IsolatedChild("x", preload=("colorsys",)) as child:
-        assert child.run(_loaded, "colorsys") is True
-    with IsolatedChild("x") as child:
-        assert child.run(_loaded, "colorsys") is False
+def test_the_child_is_a_fork_holding_what_the_caller_imported() -> None:
+    import colorsys  # noqa: F401 - the fork has it without importing it again; a fresh interpreter would not
+
+    assert run_isolated(_loaded, "colorsys", what="x") is True
 
 
-def test_a_child_given_no_job_exits_and_one_left_by_an_error_is_killed() -> None:
-    with IsolatedChild("x") as idle:
-        pass
-    assert idle._proc.returncode == 0
-    with pytest.raises(RuntimeError, match="lowering failed"):
-        with IsolatedChild("x", preload=("numpy",)) as abandoned:
-            raise RuntimeError("lowering failed")
-    assert abandoned._proc.returncode == -signal.SIGKILL
+def _print_everywhere(count: int) -> int:
+    import ctypes
+
+    print("python stdout")
+    print("python stderr", file=sys.stderr)
+    os.write(1, b"fd 1\n")
+    libc = ctypes.CDLL(None)
+    libc.printf(b"printf %d\n", count)  # what the JIT's hcl.print calls
+    libc.fflush(None)
+    os.write(1, b"x" * 200_000)  # more than a pipe holds: the result cannot be behind it
+    return count + 1
 
 
-def test_a_job_past_its_timeout_is_killed_with_a_one_line_error() -> None:
-    with IsolatedChild("the run", timeout=0.5) as child:
-        with pytest.raises(CsimError, match=r"^the run did not finish within 0.5 s$"):
-            child.run(time.sleep, 30)
-    assert child._proc.returncode == -signal.SIGKILL
+def test_what_the_child_prints_comes_back_beside_its_result(capsys: pytest.CaptureFixture) -> None:
+    assert run_isolated(_print_everywhere, 41, what="x") == 42
+    out = capsys.readouterr().out
+    assert out.startswith("python stdout\npython stderr\nfd 1\nprintf 41\n")
+    assert out.endswith("x" * 200_000)
+
+
+def _unpicklable() -> object:
+    return lambda: None
+
+
+def test_a_result_that_does_not_pickle_is_a_one_line_error() -> None:
+    with pytest.raises(CsimError, match="^job failed: its result does not pickle: "):
+        run_isolated(_unpicklable, what="job")
+
+
+def _write_pid_and_sleep(path: str) -> None:
+    with open(path, "w") as handle:
+        handle.write(str(os.getpid()))
+    time.sleep(30)
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_a_job_past_its_timeout_is_killed_with_a_one_line_error(tmp_path) -> None:
+    pid_file = tmp_path / "pid"
+    started = time.monotonic()
+    with pytest.raises(CsimError, match=r"^the run did not finish within 0.5 s$"):
+        run_isolated(_write_pid_and_sleep, str(pid_file), what="the run", timeout=0.5)
+    assert time.monotonic() - started < 10
+    assert _gone(int(pid_file.read_text()))  # killed and reaped, no zombie
+
+
+def test_an_interrupted_caller_kills_its_child(tmp_path) -> None:
+    pid_file = tmp_path / "pid"
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 1.0)
+        with pytest.raises(KeyboardInterrupt):
+            run_isolated(_write_pid_and_sleep, str(pid_file), what="the run")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert _gone(int(pid_file.read_text()))

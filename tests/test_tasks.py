@@ -322,3 +322,27 @@ def test_compile_takes_the_schedule_planning_traced_unless_the_kernel_changed(
     kernel.write_text(KERNEL)
     assert compile_project(entry.project, layout)["functions"] == ["top", "Stage_X", "Stage_Y"]
     assert traces == ["schedule"] * 3
+
+
+PRINTS = """
+import numpy as np
+import hclbuild as hcl
+
+def schedule():
+    A = hcl.placeholder((2, 3), "A", hcl.Int(32))
+    def kernel(A):
+        hcl.print((A[0, 1], A[1, 2]), "A01=%d A12=%d\\n")
+        return hcl.compute((2, 3), lambda i, j: A[i, j] + 1, "B")
+    return hcl.create_schedule([A], kernel)
+
+def inputs(rng):
+    return [np.arange(6, dtype=np.int32).reshape(2, 3)]
+"""
+
+
+def test_a_kernel_that_prints_builds_and_its_reference_run_shows_the_print(tmp_path: Path) -> None:
+    # the child's printf output once came back in front of its result, which then failed to decode
+    root = make_tree(tmp_path, {"prints": PRINTS})
+    proc = doit(root, "-v", "2", "csim")
+    assert "A01=1 A12=5\n" in proc.stdout
+    assert '"pass": true' in (root / "build" / "prints" / "csim" / "top.json").read_text()

@@ -4,18 +4,31 @@ An integer division by zero in a kernel raises SIGFPE inside JIT code; an index 
 buffer can raise SIGSEGV. In-process that kills the build (or doit's worker) with no message. In
 a child, the parent sees the signal and raises a one-line CsimError naming what was running.
 
-The child is a fresh interpreter, not a fork: a doit process that already compiled MLIR holds
-MLIR's worker threads, and a forked child can deadlock on a lock one of them held.
+The child is a fork of the calling process, so it starts with what that process imported (numpy,
+llvmlite, hclbuild): a fresh interpreter spent about 0.45 s importing them, on every reference
+run. Forking is safe here because nothing the child needs can be held by another thread:
+MLIR contexts are single-threaded (hclbuild.compiler.context), OpenBLAS re-creates its threads
+across a fork, and the thread a doit worker keeps is multiprocessing's queue feeder, which waits
+between tasks holding nothing. The child runs the job, writes its result to its own pipe and
+leaves by os._exit: it never returns into the caller's code, nor runs its atexit handlers.
+
+What the child prints (the kernel's hcl.print, which calls printf, and Python's own output) goes
+to a file of its own, never into the result; the caller gets it on its sys.stdout after the
+child ends (under doit, the task's captured output).
 """
 
 from __future__ import annotations
 
+import io
 import os
 import pickle
+import select
 import signal
-import subprocess
 import sys
-from typing import Any, Callable
+import tempfile
+import time
+import warnings
+from typing import Any, Callable, NoReturn
 
 from hclbuild.errors import CsimError, HCLError
 
@@ -24,92 +37,104 @@ _HINTS = {
     signal.SIGSEGV: "an index outside a tensor in the kernel?",
     signal.SIGBUS: "an index outside a tensor in the kernel?",
 }
-_CHILD = "from hclbuild.runtime.isolate import child_main; import sys; child_main(sys.argv[1:])"
-
-
-def child_main(preload: list[str]) -> None:
-    """Child side: import `preload`, then read (fn, args) pickled from stdin and write ("ok", result)
-    or an error to stdout. Empty stdin (the parent gave up before sending a job) ends it quietly."""
-    import faulthandler
-    import importlib
-
-    faulthandler.disable()  # the parent reports a fatal signal in one line; no traceback dump
-    for module in preload:
-        importlib.import_module(module)
-    job = sys.stdin.buffer.read()
-    if not job:
-        return
-    fn, args = pickle.loads(job)
-    try:
-        payload = ("ok", fn(*args))
-    except HCLError as exc:
-        payload = ("hcl", type(exc), str(exc))
-    except Exception as exc:  # noqa: BLE001 - anything must reach the parent as data
-        payload = ("error", f"{type(exc).__name__}: {exc}")
-    sys.stdout.flush()
-    os.write(sys.stdout.fileno(), pickle.dumps(payload))
-
-
-class IsolatedChild:
-    """A child interpreter started before its job is ready, importing `preload` meanwhile.
-
-    The reference task starts one, then lowers the design, then runs the JIT in it: the child's
-    start-up (Python, numpy, llvmlite: about 0.35 s) overlaps the lowering. Use it as a context
-    manager; leaving the block by an exception (Ctrl-C included) kills and reaps the child.
-    """
-
-    def __init__(self, what: str, preload: tuple[str, ...] = (), timeout: float | None = None):
-        self.what = what
-        self.timeout = timeout
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-        self._proc = subprocess.Popen([sys.executable, "-c", _CHILD, *preload], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-
-    def __enter__(self) -> "IsolatedChild":
-        return self
-
-    def __exit__(self, kind: Any, value: Any, trace: Any) -> None:
-        proc = self._proc
-        if proc.returncode is None:
-            if kind is not None:
-                proc.kill()
-            elif not proc.stdin.closed:
-                proc.stdin.close()  # never given a job: the child reads empty stdin and exits
-            proc.wait()
-        for pipe in (proc.stdin, proc.stdout, proc.stderr):
-            pipe.close()
-
-    def run(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """fn(*args) in the child; its result or HCLError comes back, a fatal signal is a CsimError."""
-        try:
-            stdout, stderr = self._proc.communicate(pickle.dumps((fn, args)), timeout=self.timeout)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.communicate()
-            raise CsimError(f"{self.what} did not finish within {self.timeout} s") from None
-        return _outcome(self.what, self._proc.returncode, stdout, stderr)
 
 
 def run_isolated(fn: Callable[..., Any], *args: Any, what: str, timeout: float | None = None) -> Any:
-    """fn(*args) in a child interpreter; its result or HCLError comes back, a fatal signal is a CsimError.
+    """fn(*args) in a forked child; its result or HCLError comes back, a fatal signal is a CsimError.
 
-    fn and args must pickle (fn a module-level function). The child sees the parent's sys.path.
+    The result must pickle. Past `timeout` seconds the child is killed and a CsimError raised.
     """
-    with IsolatedChild(what, timeout=timeout) as child:
-        return child.run(fn, *args)
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()  # else the child inherits, and prints again, what is still buffered
+    with tempfile.TemporaryFile() as printed:
+        reader, writer = os.pipe()
+        with warnings.catch_warnings():
+            # Python 3.12+ warns on any fork of a process with threads; the module docstring says
+            # why this one's threads hold nothing the child takes
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:
+            _child(reader, writer, printed.fileno(), fn, args)
+        os.close(writer)
+        try:
+            payload = _read_result(reader, timeout)
+            if payload is None:
+                os.kill(pid, signal.SIGKILL)
+        except BaseException:  # Ctrl-C included: no child outlives its caller
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            raise
+        finally:
+            os.close(reader)
+        returncode = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        printed.seek(0)
+        output = printed.read().decode("utf-8", errors="replace")
+    if output:
+        sys.stdout.write(output)
+    if payload is None:
+        raise CsimError(f"{what} did not finish within {timeout} s")
+    return _outcome(what, returncode, payload, output)
 
 
-def _outcome(what: str, returncode: int, stdout: bytes, stderr: bytes) -> Any:
+def _read_result(reader: int, timeout: float | None) -> bytes | None:
+    """Everything the child writes to its result pipe, up to its end; None past the timeout."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    chunks = []
+    while True:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([reader], [], [], left)[0]:
+                return None
+        chunk = os.read(reader, 1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _child(reader: int, writer: int, printed: int, fn: Callable[..., Any], args: tuple) -> NoReturn:
+    """The forked side: run fn, write ("ok", result) or the error to `writer`, and exit."""
+    status = 1
+    try:
+        import faulthandler
+
+        faulthandler.disable()  # the parent reports a fatal signal in one line; no traceback dump
+        os.close(reader)
+        os.dup2(printed, 1)
+        os.dup2(printed, 2)
+        # the caller's sys.stdout may be doit's capture, which this process would print into unseen
+        sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), write_through=True)
+        sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), write_through=True)
+        try:
+            payload: tuple = ("ok", fn(*args))
+        except HCLError as exc:
+            payload = ("hcl", type(exc), str(exc))
+        except Exception as exc:  # noqa: BLE001 - anything must reach the parent as data
+            payload = ("error", f"{type(exc).__name__}: {exc}")
+        try:
+            data = memoryview(pickle.dumps(payload))
+        except Exception as exc:  # noqa: BLE001 - e.g. a result holding a ctypes pointer
+            data = memoryview(pickle.dumps(("error", f"its result does not pickle: {type(exc).__name__}: {exc}")))
+        while data:
+            data = data[os.write(writer, data):]
+        status = 0
+    finally:
+        os._exit(status)
+
+
+def _outcome(what: str, returncode: int, payload: bytes, output: str) -> Any:
     if returncode < 0:
         sig = signal.Signals(-returncode)
         raise CsimError(f"{what} died with {sig.name} ({_HINTS.get(sig, 'a crash in native code')})")
     try:
-        kind, *rest = pickle.loads(stdout)
-    except Exception:  # noqa: BLE001 - a child that printed no result
-        tail = stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
+        kind, *rest = pickle.loads(payload)
+    except Exception:  # noqa: BLE001 - a child that wrote no result
+        tail = output.strip().splitlines()[-1:] or ["no output"]
         raise CsimError(f"{what} exited with status {returncode}: {tail[0]}") from None
     if kind == "ok":
         return rest[0]
     if kind == "hcl":
         raise rest[0](rest[1])
     raise CsimError(f"{what} failed: {rest[0]}")
+
+
+__all__ = ["run_isolated"]

@@ -263,20 +263,17 @@ def _compile(project: Project, layout: BuildLayout) -> None:
     write_project_ir(project, layout)
 
 
-# what the reference run imports: hclbuild.project.flow brings numpy, hclbuild.runtime.llvm llvmlite
-REFERENCE_PRELOAD = ("hclbuild.project.flow", "hclbuild.runtime.llvm")
-
-
 def _reference(project: Project, layout: BuildLayout) -> None:
     from hclbuild.project.flow import run_reference
     from hclbuild.project.lowering import lower_design
-    from hclbuild.runtime.isolate import IsolatedChild
+    from hclbuild.runtime.isolate import run_isolated
 
-    # JIT code that divides by zero or indexes out of bounds must fail this task, not kill doit;
-    # the child starts first and imports what the run needs while this process lowers the design
-    with IsolatedChild(f"{project.name}: the LLVM reference run", preload=REFERENCE_PRELOAD) as child:
-        lower_design(layout)
-        child.run(run_reference, project, layout)
+    lower_design(layout)
+    # imported here, not in the child, so that every later reference run this worker forks has it
+    import hclbuild.runtime.llvm  # noqa: F401
+
+    # JIT code that divides by zero or indexes out of bounds must fail this task, not kill doit
+    run_isolated(run_reference, project, layout, what=f"{project.name}: the LLVM reference run")
 
 
 def _emit(project: Project, layout: BuildLayout, func: str) -> None:
