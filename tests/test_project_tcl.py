@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -399,3 +400,39 @@ def test_golden_inputs_without_outputs_are_refused(tmp_path: Path) -> None:
     # neither: data/ is left to the reference run
     write_function_project(tmp_path / "vadd", "vadd", CPP, HEADER, args, None, None, ProjectConfig(name="demo"))
     assert not (tmp_path / "vadd" / "data").exists() and (tmp_path / "vadd" / "tb_vadd.cpp").is_file()
+
+
+_WRITE_WITH_CACHE = """
+import sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[3])
+from test_project_tcl import write_vadd
+from hclbuild.project.config import ProjectConfig
+from hclbuild.project.hls_project import _environment, keep_compiled_templates
+keep_compiled_templates(Path(sys.argv[1]))
+compiled = []
+original = _environment().compile
+_environment().compile = lambda *a, **k: compiled.append(a[1]) or original(*a, **k)
+write_vadd(Path(sys.argv[2]), ProjectConfig(name="demo"))
+print(sorted(name for name in compiled if name))
+"""
+
+
+def _write_in_a_new_process(cache: Path, folder: Path) -> str:
+    done = subprocess.run([sys.executable, "-c", _WRITE_WITH_CACHE, str(cache), str(folder), str(Path(__file__).parent)],
+                          capture_output=True, text=True, timeout=120, check=True)
+    return done.stdout.strip()
+
+
+def test_compiled_templates_are_kept_and_a_damaged_one_is_compiled_again(tmp_path: Path) -> None:
+    cache = tmp_path / ".templates"
+    every = "['Makefile.j2', 'README.md.j2', 'hls_config.cfg.j2', 'run_hls.tcl.j2', 'tb.cpp.j2']"
+    assert _write_in_a_new_process(cache, tmp_path / "first") == every
+    assert len(list(cache.iterdir())) == 5
+    assert _write_in_a_new_process(cache, tmp_path / "second") == "[]"  # none compiled: all loaded
+    for entry in cache.iterdir():
+        entry.write_bytes(entry.read_bytes()[:20] + b"damaged")
+    assert _write_in_a_new_process(cache, tmp_path / "third") == every
+    for name in ("tb_vadd.cpp", "Makefile", "run_hls.tcl"):
+        assert (tmp_path / "third" / name).read_bytes() == (tmp_path / "first" / name).read_bytes()
+    assert _write_in_a_new_process(cache, tmp_path / "fourth") == "[]"  # rewritten whole

@@ -388,9 +388,10 @@ def emit_design_function(layout: BuildLayout, config: Any, func: str) -> list[Pa
     from mlir import ir
 
     from hclbuild.compiler.emit_hls import c_signature, emit_function_files
-    from hclbuild.project.hls_project import write_function_project
+    from hclbuild.project.hls_project import keep_compiled_templates, write_function_project
     from hclbuild.project.interfaces import blackboxes_of, function_interfaces, is_blackboxed
 
+    keep_compiled_templates(layout.template_cache)
     manifest = read_ir_manifest(layout)
     if func not in manifest["functions"]:
         raise ConfigError(f"{config.name}: no function {func!r} (functions: {', '.join(manifest['functions'])})")

@@ -102,6 +102,31 @@ def _environment() -> jinja2.Environment:
     )
 
 
+class _TemplateCache(jinja2.FileSystemBytecodeCache):
+    """jinja2's cache of compiled templates, which writes each entry atomically; an entry it cannot
+    read (damaged on disk) is compiled again instead of failing the render."""
+
+    def load_bytecode(self, bucket: Any) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except Exception:  # noqa: BLE001 - pickle and marshal raise many kinds on damaged bytes
+            bucket.reset()
+
+
+def keep_compiled_templates(folder: Path) -> None:
+    """Keep the compiled templates in `folder` from now on in this process (once: the first call
+    wins). Compiling them is about 70 ms a process, the testbench's most, and every doit worker
+    that emits a function pays it; loading them compiled is about 3 ms."""
+    environment = _environment()
+    if environment.bytecode_cache is not None:
+        return
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return  # a build folder that cannot hold the cache only costs the compile
+    environment.bytecode_cache = _TemplateCache(str(folder))
+
+
 def render_template(name: str, **values: Any) -> str:
     """Render one template of hclbuild/templates with StrictUndefined (a missing value is a bug)."""
     return _environment().get_template(name).render(**values)
@@ -321,4 +346,4 @@ def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, h
 
 
 __all__ = ["OUT_DIR", "FunctionArg", "export_format", "format_clock", "function_project_files",
-           "render_template", "write_function_project"]
+           "keep_compiled_templates", "render_template", "write_function_project"]

@@ -222,6 +222,12 @@ class BuildLayout:
         """`cosim/<func>.rpt`: the co-simulation report of the last cosim run."""
         return self.root / "cosim" / f"{_checked(func)}.rpt"
 
+    @property
+    def template_cache(self) -> Path:
+        """`<build_root>/.templates/`: the compiled templates (hls_project.keep_compiled_templates),
+        shared by every project of the build folder."""
+        return self.build_root / ".templates"
+
     # ---- csim/ --------------------------------------------------------------------------
     @property
     def pch_root(self) -> Path:
