@@ -138,6 +138,25 @@ def test_noop_load_imports_no_mlir_numpy_or_dsl(built: Path) -> None:
     assert "HEAVY [] CODE 0" in out, out
 
 
+PLAN_LOAD = (
+    "import sys\n"
+    "from pathlib import Path\n"
+    "from hclbuild.tasks import all_tasks\n"
+    "tasks = list(all_tasks(Path('projects'), Path('build')))\n"
+    "print('EMITTER', 'hclbuild.compiler.emit_hls' in sys.modules, 'mlir.ir' in sys.modules)\n"
+)
+
+
+def test_a_planning_that_traced_a_kernel_imports_the_emitter_before_doit_forks(tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {"tri": KERNEL})
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    load = [sys.executable, "-c", PLAN_LOAD]
+    traced = subprocess.run(load, cwd=root, capture_output=True, text=True, env=env, timeout=120, check=True)
+    assert "EMITTER True True" in traced.stdout
+    planned = subprocess.run(load, cwd=root, capture_output=True, text=True, env=env, timeout=120, check=True)
+    assert "EMITTER False False" in planned.stdout  # the stored plan: nothing traced, nothing to compile
+
+
 def test_a_changed_kernel_is_traced_again_and_its_new_function_planned(tmp_path: Path) -> None:
     root = make_tree(tmp_path, {"tri": KERNEL})
     assert "emit:tri/Stage_Y" in doit(root, "list", "--all").stdout

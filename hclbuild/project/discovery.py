@@ -116,6 +116,11 @@ def _trace_key(project: Project, files: list[Path]) -> str:
     return _content_key(files, json.dumps(project.config.as_dict(), sort_keys=True))
 
 
+def traced_here() -> bool:
+    """Whether planning traced a kernel in this process (whose compile will then run)."""
+    return bool(_PLANNED)
+
+
 def take_planned_schedule(project: Project) -> Any | None:
     """The schedule planning traced for `project` in this process, once, if its kernel, sibling
     modules and configuration are still what was traced; else None (trace it again)."""
@@ -130,4 +135,5 @@ def take_planned_schedule(project: Project) -> Any | None:
     return schedule if current == key else None
 
 
-__all__ = ["PLAN_FORMAT", "input_files", "plan_path", "planned_project", "project_inputs", "take_planned_schedule"]
+__all__ = ["PLAN_FORMAT", "input_files", "plan_path", "planned_project", "project_inputs", "take_planned_schedule",
+           "traced_here"]
