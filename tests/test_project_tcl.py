@@ -436,3 +436,19 @@ def test_compiled_templates_are_kept_and_a_damaged_one_is_compiled_again(tmp_pat
     for name in ("tb_vadd.cpp", "Makefile", "run_hls.tcl"):
         assert (tmp_path / "third" / name).read_bytes() == (tmp_path / "first" / name).read_bytes()
     assert _write_in_a_new_process(cache, tmp_path / "fourth") == "[]"  # rewritten whole
+
+
+def test_a_template_cache_folder_removed_since_costs_only_the_compile(tmp_path: Path) -> None:
+    from hclbuild.project.hls_project import _environment, keep_compiled_templates
+
+    environment = _environment()
+    kept = environment.bytecode_cache
+    try:
+        keep_compiled_templates(tmp_path / "gone")
+        shutil.rmtree(tmp_path / "gone")
+        environment.cache.clear()  # as in a process whose first render comes after the removal
+        write_vadd(tmp_path / "vadd", ProjectConfig(name="demo"))
+        assert (tmp_path / "vadd" / "tb_vadd.cpp").is_file() and not (tmp_path / "gone").exists()
+    finally:
+        environment.bytecode_cache = kept
+        environment.cache.clear()

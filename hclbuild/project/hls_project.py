@@ -103,8 +103,9 @@ def _environment() -> jinja2.Environment:
 
 
 class _TemplateCache(jinja2.FileSystemBytecodeCache):
-    """jinja2's cache of compiled templates, which writes each entry atomically; an entry it cannot
-    read (damaged on disk) is compiled again instead of failing the render."""
+    """jinja2's cache of compiled templates, which writes each entry atomically. A cache is never a
+    reason to fail: an entry it cannot read (damaged on disk) is compiled again, and one it cannot
+    write (the folder removed or read-only since) is not kept."""
 
     def load_bytecode(self, bucket: Any) -> None:
         try:
@@ -112,13 +113,20 @@ class _TemplateCache(jinja2.FileSystemBytecodeCache):
         except Exception:  # noqa: BLE001 - pickle and marshal raise many kinds on damaged bytes
             bucket.reset()
 
+    def dump_bytecode(self, bucket: Any) -> None:
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
+
 
 def keep_compiled_templates(folder: Path) -> None:
-    """Keep the compiled templates in `folder` from now on in this process (once: the first call
-    wins). Compiling them is about 70 ms a process, the testbench's most, and every doit worker
-    that emits a function pays it; loading them compiled is about 3 ms."""
+    """Keep the compiled templates in `folder` from now on in this process. Compiling them is about
+    70 ms a process, the testbench's most, and every doit worker that emits a function pays it;
+    loading them compiled is about 3 ms."""
     environment = _environment()
-    if environment.bytecode_cache is not None:
+    cache = environment.bytecode_cache
+    if isinstance(cache, _TemplateCache) and cache.directory == str(folder):
         return
     try:
         Path(folder).mkdir(parents=True, exist_ok=True)
