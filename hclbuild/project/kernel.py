@@ -107,17 +107,39 @@ def kernel_schedule(project: Project, module: ModuleType | None = None) -> Any:
 
 
 def design_functions(schedule: Any) -> list[str]:
-    """The functions that get their own HLS project: the top, then outlined stages in order."""
+    """The functions that get their own HLS project: the top, then outlined functions in the order
+    compile makes them (axis outlines first, then s.outline groups), each once.
+
+    Names follow from the schedule alone, except where `unify=True` lets a body share any earlier
+    function it matches: only compiling tells, so such a schedule is compiled here."""
     import keyword
 
-    names = [schedule.name]
-    for request in schedule.outlines:
-        for group in request.groups:
-            stages = group[1] if group[0] == "set" else list(group[1:])
-            names.append("Stage_" + "_".join(stages))
+    names = _outlined_names(schedule)
+    if names is None:
+        from hclbuild.compiler.pipeline import compile_schedule
+
+        names = compile_schedule(schedule).outlined
+    names = [schedule.name] + list(dict.fromkeys(names))
     if names[0] == "main" or keyword.iskeyword(names[0]):
         # as compile does (hclbuild.api._rename_reserved_top): C++'s main() is the testbench's
         names[0] = "top" if "top" not in names[1:] else f"{names[0]}_top"
+    return names
+
+
+def _outlined_names(schedule: Any) -> list[str] | None:
+    """Outlined function names as compile_schedule makes them, or None when a unify=True may share."""
+    names = []
+    for axis_request in schedule.axis_outlines:
+        if axis_request.unify is True:
+            return None
+        # unify=<function>: the body joins that function (compile refuses it when it cannot)
+        names.append(axis_request.unify or f"Stage_{axis_request.stage}")
+    for request in schedule.outlines:
+        if request.unify:
+            return None
+        for group in request.groups:
+            stages = group[1] if group[0] == "set" else list(group[1:])
+            names.append("Stage_" + "_".join(stages))
     return names
 
 

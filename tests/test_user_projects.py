@@ -1,0 +1,94 @@
+"""Features a HeteroCL user puts in a project, through the real doit tasks (not the in-process APIs):
+each kernel here once built and passed its unit tests but broke `doit build` or `doit csim`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_tasks import doit, make_tree
+
+AXIS_OUTLINE = '''
+import numpy as np
+import hclbuild as hcl
+
+def schedule():
+    hcl.init(hcl.Int(32))
+    A = hcl.placeholder((4, 6), "A")
+    def kernel(A):
+        return hcl.compute((4, 6), lambda i, j: A[i, j] * 3 + i, name="B")
+    s = hcl.create_schedule([A], kernel, name="top")
+    s[kernel.B].outline(axis=kernel.B.axis[0])
+    return s
+
+def model(A):
+    return (A * 3 + np.arange(4)[:, None]).astype(np.int32)
+'''
+
+UNIFY_SET = '''
+import numpy as np
+import hclbuild as hcl
+
+def schedule():
+    hcl.init(hcl.Int(32))
+    A = hcl.placeholder((8,), "A")
+    def kernel(A):
+        B = hcl.compute((8,), lambda i: A[i] + 1, name="B")
+        return hcl.compute((8,), lambda i: B[i] + 1, name="C")
+    s = hcl.create_schedule([A], kernel, name="top")
+    s.outline([kernel.B], [kernel.C], unify=True)
+    return s
+
+def model(A):
+    return (A + 2).astype(np.int32)
+'''
+
+UNIFY_AXIS = '''
+import numpy as np
+import hclbuild as hcl
+
+def schedule():
+    hcl.init(hcl.Int(32))
+    A = hcl.placeholder((4, 6), "A")
+    def kernel(A):
+        B = hcl.compute((4, 6), lambda i, j: A[i, j] + 1, name="B")
+        return hcl.compute((4, 6), lambda i, j: B[i, j] + 1, name="C")
+    s = hcl.create_schedule([A], kernel, name="top")
+    s[kernel.B].outline(axis=kernel.B.axis[0])
+    s[kernel.C].outline(axis=kernel.C.axis[0], unify=True)
+    return s
+
+def model(A):
+    return (A + 2).astype(np.int32)
+'''
+
+
+def _tasks(root: Path) -> set[str]:
+    return {line.split()[0] for line in doit(root, "list", "--all").stdout.splitlines() if line.strip()}
+
+
+def _functions(root: Path, project: str) -> list[str]:
+    return json.loads((root / "build" / project / "ir" / "manifest.json").read_text())["functions"]
+
+
+@pytest.mark.slow
+def test_outline_at_an_axis_gets_its_own_project_and_csim(tmp_path: Path) -> None:
+    """s[B].outline(axis=...) had no emit or csim task: doit csim exited 0 with Stage_B 'not run'."""
+    root = make_tree(tmp_path, {"rows": AXIS_OUTLINE})
+    doit(root, "csim")
+    assert {"emit:rows/Stage_B", "csim:rows/Stage_B"} <= _tasks(root)
+    for func in ("top", "Stage_B"):
+        result = json.loads((root / "build" / "rows" / "csim" / f"{func}.json").read_text())
+        assert result["pass"] is True and result["outputs_compared"] == 24
+
+
+@pytest.mark.parametrize("kernel", [UNIFY_SET, UNIFY_AXIS], ids=["outline-lists", "outline-axis"])
+def test_unified_outlines_plan_the_one_function_they_share(tmp_path: Path, kernel: str) -> None:
+    """unify=True makes C call Stage_B: planning had listed a Stage_C that compile never made."""
+    root = make_tree(tmp_path, {"uni": kernel})
+    doit(root, "build")
+    assert _functions(root, "uni") == ["top", "Stage_B"]
+    tasks = _tasks(root)
+    assert "emit:uni/Stage_B" in tasks and "emit:uni/Stage_C" not in tasks
+    assert (root / "build" / "uni" / "hls" / "Stage_B" / "data").is_dir()
