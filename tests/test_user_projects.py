@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from test_tasks import doit, make_tree
 
@@ -92,3 +93,29 @@ def test_unified_outlines_plan_the_one_function_they_share(tmp_path: Path, kerne
     tasks = _tasks(root)
     assert "emit:uni/Stage_B" in tasks and "emit:uni/Stage_C" not in tasks
     assert (root / "build" / "uni" / "hls" / "Stage_B" / "data").is_dir()
+
+NAN_MODEL = '''
+import numpy as np
+import hclbuild as hcl
+
+def schedule():
+    hcl.init(hcl.Float())
+    A = hcl.placeholder((8,), "A")
+    s = hcl.create_schedule([A], lambda A: hcl.compute((8,), lambda i: hcl.sqrt(A[i]), name="B"), name="top")
+    return s
+
+def inputs(rng):
+    return [np.array([4, -1, 0, 2.25, -9, 1, 16, -0.5], np.float32)]
+
+def model(A):
+    with np.errstate(invalid="ignore"):
+        return np.sqrt(A)
+'''
+
+def test_nan_where_the_model_has_nan_agrees(tmp_path: Path) -> None:
+    """sqrt of a negative is NaN in numpy and in LLVM: the model check had called that a disagreement."""
+    root = make_tree(tmp_path, {"roots": NAN_MODEL})
+    doit(root, "build")
+    got = np.fromfile(root / "build" / "roots" / "golden" / "top" / "out_B.bin", np.float32)
+    np.testing.assert_array_equal(got, [2, np.nan, 0, 1.5, np.nan, 1, 4, np.nan])
+
