@@ -112,6 +112,28 @@ def model(A):
         return np.sqrt(A)
 '''
 
+ZERO_DIM_INPUT = '''
+import numpy as np
+import hclbuild as hcl
+
+def schedule():
+    hcl.init(hcl.Int(32))
+    A, N = hcl.placeholder((8,), "A"), hcl.placeholder((), "N")
+    def kernel(A, N):
+        total = hcl.scalar(0, "total")
+        with hcl.for_(0, 8) as i:
+            total.v = total.v + A[i] * N
+        return total
+    return hcl.create_schedule([A, N], kernel, name="top")
+
+def inputs(rng):
+    return [np.arange(8) - 3, 3]
+
+def model(A, N):
+    return np.array([int((A * N).sum())])
+'''
+
+
 def test_nan_where_the_model_has_nan_agrees(tmp_path: Path) -> None:
     """sqrt of a negative is NaN in numpy and in LLVM: the model check had called that a disagreement."""
     root = make_tree(tmp_path, {"roots": NAN_MODEL})
@@ -119,3 +141,12 @@ def test_nan_where_the_model_has_nan_agrees(tmp_path: Path) -> None:
     got = np.fromfile(root / "build" / "roots" / "golden" / "top" / "out_B.bin", np.float32)
     np.testing.assert_array_equal(got, [2, np.nan, 0, 1.5, np.nan, 1, 4, np.nan])
 
+
+def test_a_zero_dim_placeholder_takes_a_number_from_inputs(tmp_path: Path) -> None:
+    """inputs() giving 3 for a placeholder of shape () had failed: 'gave N shape (), expected (1,)'."""
+    root = make_tree(tmp_path, {"dot": ZERO_DIM_INPUT})
+    proc = doit(root, "build", check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    golden = root / "build" / "dot" / "golden" / "top"
+    assert np.fromfile(golden / "in_N.bin", np.int32).tolist() == [3]
+    assert np.fromfile(golden / "out_total.bin", np.int32).tolist() == [3 * sum(range(-3, 5))]

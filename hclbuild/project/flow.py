@@ -193,6 +193,8 @@ def _user_inputs(name: str, config: Any, inputs_fn: Any, signature: Any, n_input
     storages = []
     for spec, value in zip(signature.args, given):
         arr = np.asarray(value)
+        if arr.shape == () and spec.shape == (1,):
+            arr = arr.reshape(1)  # a number for a placeholder of shape (), which is one element (as hcl.build takes)
         if arr.shape != tuple(spec.shape):
             raise ConfigError(f"{name}: inputs() gave {spec.name} shape {arr.shape}, expected {spec.shape}")
         storages.append(to_storage(arr, spec.dtype))
