@@ -150,3 +150,29 @@ def test_a_zero_dim_placeholder_takes_a_number_from_inputs(tmp_path: Path) -> No
     golden = root / "build" / "dot" / "golden" / "top"
     assert np.fromfile(golden / "in_N.bin", np.int32).tolist() == [3]
     assert np.fromfile(golden / "out_total.bin", np.int32).tolist() == [3 * sum(range(-3, 5))]
+
+SIBLING_FACTOR = '''
+import numpy as np
+import hclbuild as hcl
+from helpers import FACTOR
+
+def schedule():
+    hcl.init(hcl.Int(32))
+    A = hcl.placeholder((4,), "A")
+    return hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i] * FACTOR, name="B"), name="top")
+
+def model(A):
+    return A * {factor}
+'''
+
+
+def test_projects_with_a_sibling_module_of_the_same_name_each_import_their_own(tmp_path: Path) -> None:
+    """Two projects, each with its own helpers.py: the second had run with the first one's module."""
+    root = make_tree(tmp_path, {name: SIBLING_FACTOR.replace("{factor}", str(factor))
+                                for name, factor in (("alpha", 2), ("beta", 5))})
+    for name, factor in (("alpha", 2), ("beta", 5)):
+        (root / "projects" / name / "helpers.py").write_text(f"FACTOR = {factor}\n")
+    doit(root, "build")
+    for name, factor in (("alpha", 2), ("beta", 5)):
+        golden = root / "build" / name / "golden" / "top"
+        assert (np.fromfile(golden / "out_B.bin", np.int32) == np.fromfile(golden / "in_A.bin", np.int32) * factor).all()

@@ -56,6 +56,22 @@ def _one_line(project: Project, exc: BaseException, doing: str) -> ConfigError:
     return ConfigError(f"{project.name}: {doing} failed at {_where(exc, project.kernel_path)}: {kind}: {message}")
 
 
+# modules imported from a project's folder (its kernel's siblings) by load_kernel
+_PROJECT_MODULES: set[str] = set()
+
+
+def _is_below(path: str | None, folder: str) -> bool:
+    return path is not None and Path(path).resolve().is_relative_to(folder)
+
+
+def _forget_project_modules() -> None:
+    """Drop the sibling modules earlier kernels imported: one process loads many projects, and
+    `from helpers import X` in the next one must find its own helpers.py, not the cached one."""
+    for name in _PROJECT_MODULES:
+        sys.modules.pop(name, None)
+    _PROJECT_MODULES.clear()
+
+
 def load_kernel(project: Project) -> ModuleType:
     """Import projects/<name>/kernel.py as a fresh module (its folder importable while it loads)."""
     from hclbuild.dsl.context import init
@@ -67,6 +83,8 @@ def load_kernel(project: Project) -> ModuleType:
         raise ConfigError(f"{project.name}: cannot import {project.kernel_path}")
     module = importlib.util.module_from_spec(spec)
     folder = str(project.kernel_path.parent.resolve())
+    _forget_project_modules()
+    before = set(sys.modules)
     sys.path.insert(0, folder)
     sys.modules[module_name] = module
     try:
@@ -76,6 +94,8 @@ def load_kernel(project: Project) -> ModuleType:
     finally:
         if sys.path and sys.path[0] == folder:
             sys.path.pop(0)
+        _PROJECT_MODULES.update(name for name in set(sys.modules) - before - {module_name}
+                                if _is_below(getattr(sys.modules[name], "__file__", None), folder))
     if not callable(getattr(module, ENTRY_POINT, None)):
         raise ConfigError(f"{project.name}: kernel.py defines no {ENTRY_POINT}() returning the schedule")
     return module
