@@ -176,3 +176,39 @@ def test_projects_with_a_sibling_module_of_the_same_name_each_import_their_own(t
     for name, factor in (("alpha", 2), ("beta", 5)):
         golden = root / "build" / name / "golden" / "top"
         assert (np.fromfile(golden / "out_B.bin", np.int32) == np.fromfile(golden / "in_A.bin", np.int32) * factor).all()
+
+STRUCT_IO = '''
+import numpy as np
+import hclbuild as hcl
+
+ST = hcl.Struct({"fa": hcl.Int(8), "fb": hcl.Fixed(13, 11), "fc": hcl.Float()})
+
+def schedule():
+    A = hcl.placeholder((4,), "A", dtype=ST)
+    def kernel(A):
+        B = hcl.compute((4,), lambda x: (A[x].fa + 1, A[x].fb, A[x].fc * 2.0), dtype=ST, name="B")
+        return B, hcl.compute((4,), lambda x: B[x].fc + B[x].fa, dtype=hcl.Float(), name="C")
+    s = hcl.create_schedule([A], kernel, name="top")
+    s.outline(kernel.B)
+    return s
+
+def inputs(rng):
+    a = np.zeros(4, dtype=[("fa", np.int64), ("fb", np.float64), ("fc", np.float32)])
+    a["fa"], a["fb"], a["fc"] = [1, -3, 126, 127], [0.5, -0.25, 1.75, -2.0], [1.5, 2.5, -3.0, 0.125]
+    return [a]
+
+def model(A):
+    B = A.copy()
+    B["fa"] = (A["fa"] + 1 + 128) % 256 - 128
+    B["fc"] = A["fc"] * 2
+    return {"B": B, "C": (B["fc"] + B["fa"]).astype(np.float32)}
+'''
+
+
+def test_struct_arguments_are_structured_arrays_in_inputs_and_model(tmp_path: Path) -> None:
+    """inputs() and model() see a Struct argument as a numpy structured array (as hcl.asarray does):
+    the flow had kept only its packed width ('cannot convert numpy [...] to uint53')."""
+    root = make_tree(tmp_path, {"rec": STRUCT_IO})
+    doit(root, "build")
+    got = np.fromfile(root / "build" / "rec" / "golden" / "top" / "out_C.bin", np.float32)
+    np.testing.assert_array_equal(got, [5.0, 3.0, 121.0, -127.75])

@@ -102,6 +102,9 @@ def write_design_ir(schedule: Any, layout: BuildLayout, name: str) -> dict[str, 
         "writes": {func: writes[func] for func in functions},
         "inputs": [t.name for t in schedule.inputs],
         "outputs": [t.name for t in schedule.outputs],
+        # the IR keeps a Struct as its packed integer; inputs() and model() take structured arrays
+        "structs": {t.name: [[field, dtype.name] for field, dtype in t.dtype.fields]
+                    for t in [*schedule.inputs, *schedule.outputs] if t.dtype.is_struct},
     }
     write_if_changed(layout.ir_manifest, json.dumps(manifest, indent=2) + "\n")
     return manifest
@@ -203,6 +206,17 @@ def _user_inputs(name: str, config: Any, inputs_fn: Any, signature: Any, n_input
     return storages
 
 
+def _with_structs(signature: Any, structs: dict[str, list[list[str]]]) -> Any:
+    """The top's signature with its Struct arguments' fields back (the IR has their packed width)."""
+    import dataclasses
+
+    from hclbuild.dsl.types import Struct
+
+    args = [dataclasses.replace(spec, dtype=Struct({field: parse_dtype(dt) for field, dt in structs[spec.name]}))
+            if spec.name in structs else spec for spec in signature.args]
+    return dataclasses.replace(signature, args=args)
+
+
 def _check_model(name: str, config: Any, model_fn: Any, signature: Any, n_inputs: int, before: list[np.ndarray],
                  after: list[np.ndarray]) -> bool:
     """Compare the LLVM outputs with the kernel's numpy model, if it has one."""
@@ -224,7 +238,9 @@ def _check_model(name: str, config: Any, model_fn: Any, signature: Any, n_inputs
         want = np.asarray(want)
         if want.shape != got.shape:
             raise CsimError(f"{name}: model() output {spec.name} has shape {want.shape}, expected {got.shape}")
-        if spec.dtype.is_float or spec.dtype.is_fixed:
+        if spec.dtype.is_struct:  # field by field through the packed bits: every field bit-exact
+            bad = to_storage(got, spec.dtype) != to_storage(want, spec.dtype)
+        elif spec.dtype.is_float or spec.dtype.is_fixed:
             # NaN where the model has NaN agrees (sqrt or log of a negative); csim compares them so too
             bad = ~np.isclose(got, want, rtol=config.rtol, atol=config.atol, equal_nan=True)
         else:
@@ -270,8 +286,9 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
 
     manifest = {**read_llvm_manifest(layout), **read_ir_manifest(layout)}
     signature = FunctionSignature.from_json(manifest["signatures"][manifest["top"]])
+    user_view = _with_structs(signature, manifest.get("structs", {}))
     n_inputs = len(manifest["inputs"])
-    storages = _user_inputs(name, config, inputs_fn, signature, n_inputs)
+    storages = _user_inputs(name, config, inputs_fn, user_view, n_inputs)
     if storages is None:
         storages = random_inputs(signature, config.seed)
     before = [s.copy() for s in storages]
@@ -322,7 +339,7 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
     stream_error = fifos.finish()
     if stream_error is not None:
         raise CsimError(f"{name}: {stream_error}")
-    model_checked = _check_model(name, config, model_fn, signature, n_inputs, before, after)
+    model_checked = _check_model(name, config, model_fn, user_view, n_inputs, before, after)
 
     written: dict[str, int] = {}
     top = manifest["top"]
