@@ -247,7 +247,14 @@ def cmd_tasks(args: argparse.Namespace) -> int:
     # runs (cmd_synth) stay one at a time unless asked, each takes gigabytes
     code = _run_tasks(args, projects, build_root, lambda session: command, default_processes=local_cores())
     if args.command in ("csim", "report"):
-        print_summary(summary_rows(projects, build_root))
+        rows = summary_rows(projects, build_root)
+        print_summary(rows)
+        unpassed = [row for row in rows if row["csim"] != "pass"]
+        if code == 0 and unpassed:
+            # every task ran and succeeded, yet a function has no passing csim (the planned tasks
+            # missed a function compile made): exit 0 would claim the design passed
+            raise HCLError(f"{unpassed[0]['project']}/{unpassed[0]['function']} has no passing csim although "
+                           f"every task succeeded: {unpassed[0]['reason'] or unpassed[0]['csim']}")
     return code
 
 

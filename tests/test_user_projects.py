@@ -212,3 +212,20 @@ def test_struct_arguments_are_structured_arrays_in_inputs_and_model(tmp_path: Pa
     doit(root, "build")
     got = np.fromfile(root / "build" / "rec" / "golden" / "top" / "out_C.bin", np.float32)
     np.testing.assert_array_equal(got, [5.0, 3.0, 121.0, -127.75])
+
+
+def test_csim_that_leaves_a_function_without_a_result_exits_1(tmp_path: Path, monkeypatch, capsys) -> None:
+    """When every task succeeds but a function has no csim result (a function the task list missed,
+    as outline(axis=...) had been), `hclbuild csim` had exited 0 under a 'not run' row."""
+    from hclbuild import cli
+
+    make_tree(tmp_path, {"rows": AXIS_OUTLINE})
+    row = {"project": "rows", "function": "Stage_B", "csim": "not run", "max_abs_err": "-", "latency": "-",
+           "resources": "-", "reason": "emit:rows/Stage_B has not run"}
+    monkeypatch.setattr(cli, "run_doit", lambda *args: 0)
+    monkeypatch.setattr(cli, "summary_rows", lambda projects, build_root: [row])
+    assert cli.main(["csim", str(tmp_path / "projects" / "rows"), "-n", "1"]) == 1
+    assert capsys.readouterr().err == ("hclbuild: error: rows/Stage_B has no passing csim although every task "
+                                       "succeeded: emit:rows/Stage_B has not run\n")
+    monkeypatch.setattr(cli, "summary_rows", lambda projects, build_root: [dict(row, csim="pass", reason="")])
+    assert cli.main(["csim", str(tmp_path / "projects" / "rows"), "-n", "1"]) == 0
