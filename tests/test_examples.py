@@ -32,7 +32,8 @@ def _csim_all(tmp_path: Path, folders: list[Path]) -> None:
                           text=True, env=env, timeout=1800, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for folder in folders:
-        functions = design_functions(kernel_schedule(load_project(folder)))
+        project = load_project(folder)
+        functions = design_functions(kernel_schedule(project), project.name)
         results = {p.stem: json.loads(p.read_text()) for p in (tmp_path / "build" / folder.name / "csim").glob("*.json")}
         assert sorted(results) == sorted(functions), folder.name
         for func, data in results.items():
@@ -77,6 +78,7 @@ def test_every_example_project_passes_csim(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_resnet20_passes_csim_in_every_function(tmp_path: Path) -> None:
     """ResNet-20: 21 convs, the pool and the dense layer, each its own HLS project, all bit-exact."""
-    assert len(design_functions(kernel_schedule(load_project(SHOWCASE)))) >= 21
+    showcase = load_project(SHOWCASE)
+    assert len(design_functions(kernel_schedule(showcase), showcase.name)) >= 21
     _csim_all(tmp_path, [SHOWCASE])
 

@@ -94,6 +94,31 @@ def test_unified_outlines_plan_the_one_function_they_share(tmp_path: Path, kerne
     assert "emit:uni/Stage_B" in tasks and "emit:uni/Stage_C" not in tasks
     assert (root / "build" / "uni" / "hls" / "Stage_B" / "data").is_dir()
 
+UNIFY_REFUSED = '''
+import hclbuild as hcl
+
+def schedule():
+    hcl.init(hcl.Int(32))
+    A = hcl.placeholder((4, 4), "A")
+    def kernel(A):
+        B = hcl.compute((4, 4), lambda i, j: A[i, j] + 1, name="B")
+        return hcl.compute((4, 4), lambda i, j: B[i, j] * 2, name="C")
+    s = hcl.create_schedule([A], kernel, name="top")
+    s.to(kernel.B, s[kernel.C])
+    s[kernel.C].outline(axis=kernel.C.axis[0], unify=True)
+    return s
+'''
+
+
+def test_a_unified_schedule_that_does_not_compile_fails_naming_its_project(tmp_path: Path) -> None:
+    """Planning compiles a unify=True schedule; its error had come without the project's name."""
+    root = make_tree(tmp_path, {"unibad": UNIFY_REFUSED})
+    proc = doit(root, "build", check=False)
+    assert proc.returncode != 0
+    assert "unibad: s.to: a stream reaches @Stage_C, a loop body outlined with axis=; outline the whole " \
+           "stage instead" in proc.stdout + proc.stderr
+
+
 NAN_MODEL = '''
 import numpy as np
 import hclbuild as hcl

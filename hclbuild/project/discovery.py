@@ -104,7 +104,7 @@ def planned_project(folder: Path, build_root: Path, fingerprint: str) -> tuple[P
         from hclbuild.project.kernel import design_functions, kernel_schedule
 
         schedule = kernel_schedule(project)
-        functions = design_functions(schedule)
+        functions = design_functions(schedule, project.name)
         _PLANNED[folder.resolve()] = (_trace_key(project, files), schedule)
     record = {"format": PLAN_FORMAT, "folder": str(folder.resolve()), "fingerprint": fingerprint,
               "stats": _stats(files), "key": key, "config": project.config.as_dict(), "functions": functions}

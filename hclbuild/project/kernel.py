@@ -19,7 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from hclbuild.errors import ConfigError
+from hclbuild.errors import ConfigError, HCLError
 from hclbuild.project.config import Project
 
 ENTRY_POINT = "schedule"
@@ -126,19 +126,23 @@ def kernel_schedule(project: Project, module: ModuleType | None = None) -> Any:
     return schedule
 
 
-def design_functions(schedule: Any) -> list[str]:
+def design_functions(schedule: Any, project_name: str) -> list[str]:
     """The functions that get their own HLS project: the top, then outlined functions in the order
     compile makes them (axis outlines first, then s.outline groups), each once.
 
     Names follow from the schedule alone, except where `unify=True` lets a body share any earlier
-    function it matches: only compiling tells, so such a schedule is compiled here."""
+    function it matches: only compiling tells, so such a schedule is compiled here (its errors
+    named after the project, as the compile task's are)."""
     import keyword
 
     names = _outlined_names(schedule)
     if names is None:
         from hclbuild.compiler.pipeline import compile_schedule
 
-        names = compile_schedule(schedule).outlined
+        try:
+            names = compile_schedule(schedule).outlined
+        except HCLError as exc:
+            raise type(exc)(f"{project_name}: {exc}") from None
     names = [schedule.name] + list(dict.fromkeys(names))
     if names[0] == "main" or keyword.iskeyword(names[0]):
         # as compile does (hclbuild.api._rename_reserved_top): C++'s main() is the testbench's

@@ -96,7 +96,7 @@ def plan(folders: list[Path], build_root: Path | None = None, fingerprint: str |
                 from hclbuild.project.kernel import design_functions, kernel_schedule
 
                 entry.project = load_project(folder)
-                entry.functions = design_functions(kernel_schedule(entry.project))
+                entry.functions = design_functions(kernel_schedule(entry.project), entry.project.name)
             else:
                 entry.project, entry.functions = planned_project(folder, Path(build_root), fingerprint)
             entry.name = entry.project.name
