@@ -162,6 +162,23 @@ def test_const_tensor_is_read_only_and_copy_is_writable(run):
     np.testing.assert_array_equal(run(hcl.create_schedule([], copies)), [142, 16, 18])
 
 
+def test_copy_of_a_tensor_is_a_writable_stage_of_its_elements(run):
+    # HeteroCL's hcl.copy(tensor): compute(tensor.shape, lambda *i: tensor[i]) in the tensor's dtype
+    A = hcl.placeholder((2, 3), "A", hcl.Int(8))
+
+    def kernel(A):
+        B = hcl.copy(A, "B")
+        assert B.dtype == A.dtype and B.shape == (2, 3)
+        B[0, 0] = B[0, 0] + 100  # an Int(8) wraps
+        C = hcl.copy(A, "C", hcl.Int(16))
+        return hcl.compute((2, 3), lambda i, j: B[i, j] * 1000 + C[i, j] * 2, "out", hcl.Int(32))
+
+    a = np.array([[50, -3, 7], [1, 2, -128]], np.int8)
+    b = a.astype(np.int32)
+    b[0, 0] = np.int8(np.int16(50) + 100 - 256)
+    np.testing.assert_array_equal(run(hcl.create_schedule([A], kernel), a), b * 1000 + a.astype(np.int32) * 2)
+
+
 def test_cast_np_gives_the_values_a_dtype_holds():
     np.testing.assert_array_equal(hcl.cast_np(np.array([300, -129, 5]), hcl.Int(8)), [44, 127, 5])
     np.testing.assert_array_equal(hcl.cast_np(np.array([0.3, -0.3]), "fixed8_4"), [0.25, -0.3125])

@@ -154,6 +154,10 @@ def const_tensor(values: object, name: str | None = None, dtype: object = None) 
 
 def copy(values: object, name: str | None = None, dtype: object = None) -> Tensor:
     """hcl.copy(values, name=None, dtype=None): a writable tensor holding the values, filled by a
-    stage from a const_tensor."""
+    stage: from a const_tensor of them, or, as in HeteroCL, element by element from a tensor
+    (of its dtype unless `dtype` is given)."""
+    if isinstance(values, Tensor):
+        out_dtype = values.dtype if dtype is None else parse_dtype(dtype)
+        return compute(values.shape, lambda *i: as_expr(values[i]), name=name, dtype=out_dtype)
     source = const_tensor(values, None if name is None else f"{name}_init", dtype)
     return compute(source.shape, lambda *i: as_expr(source[i]), name=name, dtype=source.dtype)
