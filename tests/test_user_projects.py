@@ -94,6 +94,7 @@ def test_unified_outlines_plan_the_one_function_they_share(tmp_path: Path, kerne
     assert "emit:uni/Stage_B" in tasks and "emit:uni/Stage_C" not in tasks
     assert (root / "build" / "uni" / "hls" / "Stage_B" / "data").is_dir()
 
+
 UNIFY_REFUSED = '''
 import hclbuild as hcl
 
