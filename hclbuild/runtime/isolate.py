@@ -56,17 +56,14 @@ def run_isolated(fn: Callable[..., Any], *args: Any, what: str, timeout: float |
         if pid == 0:
             _child(reader, writer, printed.fileno(), fn, args)
         os.close(writer)
+        payload = None
         try:
             payload = _read_result(reader, timeout)
-            if payload is None:
-                os.kill(pid, signal.SIGKILL)
-        except BaseException:  # Ctrl-C included: no child outlives its caller
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            raise
         finally:
             os.close(reader)
-        returncode = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+            if payload is None:  # past the timeout, or the caller interrupted (Ctrl-C): no child outlives it
+                os.kill(pid, signal.SIGKILL)
+            returncode = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
         printed.seek(0)
         output = printed.read().decode("utf-8", errors="replace")
     if output:
