@@ -249,12 +249,12 @@ def cmd_tasks(args: argparse.Namespace) -> int:
     if args.command in ("csim", "report"):
         rows = summary_rows(projects, build_root)
         print_summary(rows)
-        unpassed = [row for row in rows if row["csim"] != "pass"]
-        if code == 0 and unpassed:
+        unpassed = next((row for row in rows if row["csim"] != "pass"), None)
+        if code == 0 and unpassed is not None:
             # every task ran and succeeded, yet a function has no passing csim (the planned tasks
             # missed a function compile made): exit 0 would claim the design passed
-            raise HCLError(f"{unpassed[0]['project']}/{unpassed[0]['function']} has no passing csim although "
-                           f"every task succeeded: {unpassed[0]['reason'] or unpassed[0]['csim']}")
+            raise HCLError(f"{unpassed['project']}/{unpassed['function']} has no passing csim although "
+                           f"every task succeeded: {unpassed['reason'] or unpassed['csim']}")
     return code
 
 

@@ -126,11 +126,16 @@ NOOP_LOAD = (
 )
 
 
-def noop_load(root: Path) -> str:
+def python_in(root: Path, code: str) -> str:
+    """What `python -c code` prints (stdout and stderr) run in the tree, with this hclbuild."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    proc = subprocess.run([sys.executable, "-c", NOOP_LOAD], cwd=root, capture_output=True, text=True, env=env,
+    proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, env=env,
                           timeout=120)
     return proc.stdout + proc.stderr
+
+
+def noop_load(root: Path) -> str:
+    return python_in(root, NOOP_LOAD)
 
 
 def test_noop_load_imports_no_mlir_numpy_or_dsl(built: Path) -> None:
@@ -149,12 +154,10 @@ PLAN_LOAD = (
 
 def test_a_planning_that_traced_a_kernel_imports_the_emitter_before_doit_forks(tmp_path: Path) -> None:
     root = make_tree(tmp_path, {"tri": KERNEL})
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    load = [sys.executable, "-c", PLAN_LOAD]
-    traced = subprocess.run(load, cwd=root, capture_output=True, text=True, env=env, timeout=120, check=True)
-    assert "EMITTER True True" in traced.stdout
-    planned = subprocess.run(load, cwd=root, capture_output=True, text=True, env=env, timeout=120, check=True)
-    assert "EMITTER False False" in planned.stdout  # the stored plan: nothing traced, nothing to compile
+    traced = python_in(root, PLAN_LOAD)
+    assert "EMITTER True True" in traced, traced
+    planned = python_in(root, PLAN_LOAD)
+    assert "EMITTER False False" in planned, planned  # the stored plan: nothing traced, nothing to compile
 
 
 def test_a_changed_kernel_is_traced_again_and_its_new_function_planned(tmp_path: Path) -> None:
