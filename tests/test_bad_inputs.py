@@ -175,6 +175,13 @@ PROJECTS: dict[str, tuple[dict[str, str], str]] = {
                           "numpy model and LLVM reference disagree on C["),
     "model() wrong shape": ({"kernel.py": KERNEL + "\ndef model(A, B):\n    return np.zeros(3)\n"},
                             "model() output C has shape (3,), expected (4,)"),
+    "model() dict names no argument": ({"kernel.py": KERNEL + "\ndef model(A, B):\n    return {'c': A - B}\n"},
+                                       "model() returned c, not an argument of the design (its arguments: A, B, C)"),
+    "model() list for a design without outputs": (
+        {"kernel.py": KERNEL.replace("hcl.compute((4,), lambda i: A[i] + B[i], name=\"C\")",
+                                     "hcl.update(B, lambda i: A[i] + B[i], name=\"C\")")
+         + "\ndef model(A, B):\n    return A + B\n"},
+        "model() returned 1 arrays for 0 outputs (the design updates its arguments in place: return a dict"),
     "subscript past the end at run time": ({"kernel.py": KERNEL.replace("A[i] + B[i]", "A[i + 1] + B[i]")},
                                            "stage C reads A outside its shape (4,): subscript 0 is 4"),
     "division by zero in the reference": ({"kernel.py": KERNEL.replace("A[i] + B[i]", "A[i] / B[i]")

@@ -226,13 +226,21 @@ def _check_model(name: str, config: Any, model_fn: Any, signature: Any, n_inputs
         return False
     outputs = signature.args[n_inputs:]
     if isinstance(expected, dict):
+        # a key naming no argument (a typo, a stage's name) would be compared with nothing: the
+        # model check would pass without checking anything
+        names = [spec.name for spec in signature.args]
+        unknown = [key for key in expected if key not in names] or ([] if expected else ["(none)"])
+        if unknown:
+            raise ConfigError(f"{name}: model() returned {', '.join(map(str, unknown))}, not an argument of the "
+                              f"design (its arguments: {', '.join(names)})")
         pairs = [(spec, k) for k, spec in enumerate(signature.args) if spec.name in expected]
         values = [expected[spec.name] for spec, _ in pairs]
     else:
         values = list(expected) if isinstance(expected, (list, tuple)) else [expected]
         pairs = [(spec, n_inputs + k) for k, spec in enumerate(outputs)]
         if len(values) != len(pairs):
-            raise ConfigError(f"{name}: model() returned {len(values)} arrays for {len(pairs)} outputs")
+            hint = "" if pairs else " (the design updates its arguments in place: return a dict naming them)"
+            raise ConfigError(f"{name}: model() returned {len(values)} arrays for {len(pairs)} outputs{hint}")
     for (spec, index), want in zip(pairs, values):
         got = from_storage(after[index], spec.dtype)
         want = np.asarray(want)
