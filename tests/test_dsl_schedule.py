@@ -452,3 +452,47 @@ def test_primitives_on_mutate_and_update_stages(run, rng):
     assert '{loop_name = "i", op_name = "U", pipeline_ii = 3 : i32}' in text
     a = rng.integers(0, 2, (6, 8), dtype=np.int32)
     np.testing.assert_array_equal(run(s, a), a @ (2 ** np.arange(7, -1, -1)) + a.sum(axis=1))
+
+
+def test_the_for_loops_of_a_mutate_follow_its_axes_and_a_computes_do_not():
+    """HeteroCL: a mutate is a loop nest whose for_ loops follow its own axes (they had been
+    missing: L1.axis[1] an IndexError); a compute's axes are its spatial and reduction axes only."""
+    A = hcl.placeholder((4, 3), "A")
+
+    def kernel(A):
+        def popcount(v):
+            count = hcl.scalar(0, "count")
+            with hcl.for_(0, 32, name="bit") as b:
+                count.v += v[b]
+            return count.v
+
+        r = hcl.reduce_axis(0, 3, "r")
+        P = hcl.compute((4,), lambda i: popcount(hcl.sum(A[i, r], axis=r)), "P")
+
+        def body(x):
+            with hcl.for_(0, 4, name="k") as k:
+                with hcl.if_(P[k] > P[x]):
+                    P[x] = P[k]
+
+        hcl.mutate((4,), body, "M")
+        return P
+
+    s = hcl.create_schedule([A], kernel)
+    assert [loop.name for loop in kernel.P.axis] == ["i", "r"]
+    assert [loop.name for loop in kernel.M.axis] == ["x", "k"]
+    s[kernel.M].unroll(kernel.M.axis[1], 2)
+    assert '{loop_name = "k", unroll = 2 : i32}' in str(hcl.lower(s))
+
+def test_reorder_of_two_for_loops_says_they_do_not_interchange():
+    A = hcl.placeholder((4, 4), "A")
+
+    def kernel(A):
+        with hcl.Stage("S"):
+            with hcl.for_(0, 4, name="q") as q:
+                with hcl.for_(0, 4, name="r") as r:
+                    A[q, r] = A[q, r] + 1
+
+    s = hcl.create_schedule([A], kernel)
+    with pytest.raises(hcl.errors.HCLNotImplementedError,
+                       match=r"reorder of r, q in stage 'S': they come from different hcl.for_ loops"):
+        s[kernel.S].reorder(kernel.S.r, kernel.S.q)

@@ -141,11 +141,13 @@ def update(tensor: Tensor, fcompute: Callable[..., Any], name: str | None = None
         raise APIError(f"update: the first argument must be a tensor, got {type(tensor).__name__}")
     tensor.check_writable("update")
     program = active_program()
+    requested = name
     name = program.unique_name(_check_name(name, "update")) if name else program.auto_name("update")
     names = _axis_names(fcompute, tensor.ndim, f"update {name!r}")
     axes = [Var(n, 0, extent) for n, extent in zip(names, tensor.shape)]
     body, has_return = _trace_body(axes, fcompute, tensor, f"update {name!r}")
-    stage = StageStmt(name, "update", [ComputeLoops(axes, body)], output=tensor, has_return=has_return)
+    stage = StageStmt(name, "update", [ComputeLoops(axes, body)], output=tensor, has_return=has_return,
+                      alias=requested if requested == tensor.name != name else "")
     _register_stage(stage)
     return None
 

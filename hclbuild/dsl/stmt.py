@@ -135,6 +135,9 @@ class StageStmt(Stmt):
     output: Tensor | None = None
     inputs: list[Tensor] = field(default_factory=list)
     has_return: bool = False
+    # the name given by the user when it was the name of the tensor the stage updates
+    # (hcl.update(mean, ..., name="mean")): the stage is `mean_0`, and kernel.mean reaches it too
+    alias: str = ""
 
 
 def contains_return(stmts: list[Stmt]) -> bool:

@@ -405,7 +405,9 @@ def trace_schedule(inputs: list[Tensor], func: Callable[..., Any], name: str | N
             continue
         outputs.append(item)
     schedule = Schedule(program, list(inputs), outputs, func)
-    for stage_name, stage in schedule.stages.items():
+    aliases = [(stage.stmt.alias, stage) for stage in schedule.stages.values()
+               if stage.stmt.alias and stage.stmt.alias not in schedule.stages and stage.name not in schedule.parents]
+    for stage_name, stage in [*schedule.stages.items(), *aliases]:
         try:
             setattr(func, stage_name, stage)
         except (AttributeError, TypeError):

@@ -90,11 +90,13 @@ class Stage:
             loop.name: LoopNest.of_axes([(loop.name, _trip_count(loop))])
             for loop in self.for_loops if _trip_count(loop) is not None}
         # HeteroCL fixes a stage's axes when it is created: axis[k] names the k-th original loop
-        # whatever split/fuse did since (the standard tiling splits axis[0], then axis[1])
-        if loops is not None:
-            self._axes = [ax.name for ax in loops.axes] + list(self.reductions)
-        else:
-            self._axes = [loop.name for loop in self.for_loops]
+        # whatever split/fuse did since (the standard tiling splits axis[0], then axis[1]). A
+        # compute or update has its spatial and reduction axes; a mutate, like an imperative
+        # stage, is a loop nest whose hcl.for_ loops follow its own axes (HeteroCL's floyd-warshall
+        # pipelines L1.axis[1] of mutate((1,), ...), its first for_)
+        own = [ax.name for ax in loops.axes] + list(self.reductions) if loops is not None else []
+        nested = [loop.name for loop in self.for_loops] if loops is None or stmt.kind == "mutate" else []
+        self._axes = own + [name for name in nested if name not in own]
         # reduction axes whose loop nest was merged into the spatial nest (by a reorder across
         # them), in merge order; the builder then accumulates straight into the output tensor
         self.merged_reductions: list[str] = []
@@ -170,9 +172,10 @@ class Stage:
         nests = {id(self._nest_of(n)) for n in names}
         if len(nests) != 1:
             if self.spatial is None:
+                # each hcl.for_ loop and each reduction of an imperative stage is a band of its own
                 raise HCLNotImplementedError(
-                    f"reorder across reduction loops of different reductions in stage {self.name!r} "
-                    "(reorder within one band)")
+                    f"reorder of {', '.join(names)} in stage {self.name!r}: they come from different hcl.for_ "
+                    "loops or reductions, which do not interchange (reorder the loops a split made of one loop)")
             self._merge_reductions([n for n in names if not self.spatial.has_leaf(n)])
         self._nest_of(names[0]).reorder(names)
 
@@ -268,8 +271,8 @@ class Stage:
         """The name of a spatial loop of this stage (a reduction loop or an unknown one is an error)."""
         name = self._loop_name(axis)
         if self.spatial is None:
-            if isinstance(axis, str):
-                return name  # an hcl.for_ stage: its loops are known to the builder by name
+            if isinstance(axis, str) or any(loop.name == name for loop in self.for_loops):
+                return name  # an hcl.for_ stage (s_S.i or "i"): its loops are known to the builder by name
             raise APIError(f"{what}: stage {self.name!r} has no compute loops; name an hcl.for_ loop as a string")
         if not self.spatial.has_leaf(name):
             self._nest_of(name)  # unknown loops get the list of loops

@@ -56,7 +56,7 @@ def schedule(sizes):
     s = hcl.create_schedule([test_image, train_images], knn, name="top")
     s[knn.diff].pipeline(knn.diff.axis[1])
     s[knn.dist].pipeline(knn.dist.axis[1])
-    x, y = s[knn.knn_update].axis
+    x, y = s[knn.knn_update].axis[:2]  # then the for_ loop cand, as in HeteroCL
     s[knn.knn_update].reorder(y, x)
     s[knn.knn_update].pipeline(x)
     s.partition(knn.knn_mat, hcl.Partition.Complete, dim=2)

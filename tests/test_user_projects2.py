@@ -1,0 +1,106 @@
+"""HeteroCL programs written as a HeteroCL user writes them (its tutorials, its tests' PolyBench
+kernels), through the real doit tasks: each broke `doit build` or `doit csim` before its fix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_tasks import doit, make_tree
+
+# HeteroCL's tests/mlir/polybench/floyd_warshall.py: the for_ loops of a mutate((1,)) body are
+# the stage's axes after its own (L1.axis[1] is k), as HeteroCL's axis_list has them
+FLOYD_WARSHALL = '''
+import numpy as np
+import hclbuild as hcl
+
+N = 6
+
+def schedule():
+    hcl.init(hcl.Int())
+    path = hcl.placeholder((N, N), "path")
+    def kernel_floyd_warshall(path):
+        def loop_1():
+            with hcl.for_(0, N, name="k") as k:
+                with hcl.for_(0, N, name="i") as i:
+                    with hcl.for_(0, N, name="j") as j:
+                        path_ = hcl.scalar(path[i][k] + path[k][j])
+                        with hcl.if_(path[i][j] >= path_.v):
+                            path[i][j] = path_.v
+        hcl.mutate((1,), lambda x: loop_1(), name="L1")
+    s = hcl.create_schedule([path], kernel_floyd_warshall)
+    L1 = kernel_floyd_warshall.L1
+    assert [loop.name for loop in L1.axis] == ["x", "k", "i", "j"]
+    s[L1].unroll(L1.axis[2])
+    s[L1].pipeline(L1.axis[3])
+    return s
+
+def inputs(rng):
+    return [rng.integers(0, 100, (N, N)).astype(np.int32)]
+
+def model(path):
+    path = path.copy()
+    for k in range(N):
+        for i in range(N):
+            for j in range(N):
+                path[i][j] = min(path[i][j], path[i][k] + path[k][j])
+    return {"path": path}
+'''
+
+# HeteroCL's tests/mlir/polybench/correlation.py: hcl.update(mean, ..., name="mean") is
+# kernel.mean (its stage is mean_0, the placeholder holds the name), and cov is computed at
+# loop q of the imperative stage corrf, given as the handle corrf.axis[0]
+CORRELATION = '''
+import numpy as np
+import hclbuild as hcl
+
+M = N = 6
+EPSILON = 0.1
+
+def schedule():
+    dtype = hcl.Float(32)
+    hcl.init(dtype)
+    data = hcl.placeholder((N, M), "data")
+    mean = hcl.placeholder((M,), "mean")
+    stddev = hcl.placeholder((M,), "stddev")
+    corr = hcl.placeholder((M, M), "corr")
+    def kernel_correlation(data, mean, stddev, corr):
+        k = hcl.reduce_axis(0, N, name="k")
+        hcl.update(mean, lambda x: hcl.sum(data[k, x], axis=k, dtype=dtype) / N, name="mean")
+        m = hcl.reduce_axis(0, N, name="m")
+        hcl.update(stddev, lambda x: hcl.sum((data[m, x] - mean[x]) * (data[m, x] - mean[x]), axis=m,
+                                             dtype=dtype), name="stddev")
+        with hcl.Stage("stddevf"):
+            with hcl.for_(0, M, name="n") as n:
+                stddev[n] = hcl.sqrt(stddev[n] / N * 1.0)
+                with hcl.if_(stddev[n] <= EPSILON):
+                    stddev[n] = 1.0
+        p = hcl.reduce_axis(0, N, name="p")
+        cov = hcl.compute((M, M), lambda i, j: hcl.sum((data[p, i] - mean[i]) * (data[p, j] - mean[j]),
+                                                       axis=p, dtype=dtype) / N, name="cov")
+        with hcl.Stage("corrf"):
+            with hcl.for_(0, M, name="q") as q:
+                with hcl.for_(0, M, name="r") as r:
+                    corr[q, r] = cov[q, r] / (stddev[q] * stddev[r])
+    s = hcl.create_schedule([data, mean, stddev, corr], kernel_correlation)
+    s[kernel_correlation.mean].pipeline(kernel_correlation.mean.axis[0])
+    s[kernel_correlation.cov].compute_at(s[kernel_correlation.corrf], kernel_correlation.corrf.axis[0])
+    return s
+
+def model(data, mean, stddev, corr):
+    d = data.astype(np.float64)
+    mean = d.mean(axis=0)
+    sd = np.sqrt(((d - mean) ** 2).sum(axis=0) / N)
+    sd[sd <= EPSILON] = 1.0
+    cov = ((d - mean).T @ (d - mean)) / N
+    return {"mean": mean, "stddev": sd, "corr": cov / np.outer(sd, sd)}
+'''
+
+
+@pytest.mark.parametrize("kernel", [FLOYD_WARSHALL, CORRELATION], ids=["floyd-warshall", "correlation"])
+def test_heterocl_polybench_kernels_build_and_csim(tmp_path: Path, kernel: str) -> None:
+    root = make_tree(tmp_path, {"poly": kernel})
+    doit(root, "csim")
+    result = json.loads((root / "build" / "poly" / "csim" / "top.json").read_text())
+    assert result["pass"] is True and result["outputs_compared"] > 0
