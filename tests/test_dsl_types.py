@@ -242,6 +242,29 @@ def test_literal_does_not_wrap_at_narrow_operand_width(run):
     np.testing.assert_array_equal(run(s, a), a.astype(np.int64) + 300)
 
 
+
+def test_literal_does_not_wrap_at_a_fixed_operands_width():
+    """A literal beside a Fixed(13, 11) (range [-2, 2)) had taken that type: 2 became -2, 3 became
+    -1, so B * 2 negated B and B < 3 was false everywhere."""
+    fx, wide = hcl.Fixed(13, 11), hcl.Fixed(16, 11)
+    B = hcl.placeholder((4,), "B", dtype=fx)
+    U = hcl.placeholder((4,), "U", dtype=hcl.UFixed(6, 4))
+
+    def kernel(B, U):
+        return (hcl.compute((4,), lambda i: B[i] * 2, "F", dtype=wide),
+                hcl.compute((4,), lambda i: B[i] + 3, "G", dtype=wide),
+                hcl.compute((4,), lambda i: B[i] * 2.5, "H", dtype=wide),
+                hcl.compute((4,), lambda i: hcl.select(B[i] < 3, 1, 0), "C"),
+                hcl.compute((4,), lambda i: U[i] - 5, "D", dtype=hcl.Fixed(8, 4)))
+
+    fn = hcl.build(hcl.create_schedule([B, U], kernel))
+    b, u = np.array([0.5, -0.25, 1.0, -1.5]), np.array([0.5, 1.25, 3.0, 0.0625])
+    outs = [hcl.asarray(np.zeros(4), wide) for _ in range(3)] + [np.zeros(4, np.int32),
+                                                                 hcl.asarray(np.zeros(4), hcl.Fixed(8, 4))]
+    fn(hcl.asarray(b, fx), hcl.asarray(u, hcl.UFixed(6, 4)), *outs)
+    for out, want in zip(outs, (b * 2, b + 3, b * 2.5, np.ones(4), u - 5)):
+        np.testing.assert_array_equal(out if isinstance(out, np.ndarray) else out.asnumpy(), want)
+
 def test_narrow_arithmetic_promotes_to_32_bits_before_storing(run):
     A = hcl.placeholder((3,), "A", dtype=hcl.UInt(8))
 

@@ -104,3 +104,36 @@ def test_heterocl_polybench_kernels_build_and_csim(tmp_path: Path, kernel: str) 
     doit(root, "csim")
     result = json.loads((root / "build" / "poly" / "csim" / "top.json").read_text())
     assert result["pass"] is True and result["outputs_compared"] > 0
+
+
+# a literal beside a fixed-point struct field: fb * 2 had negated fb (2 taken as a Fixed(13, 11)
+# wraps to -2) in the LLVM reference and in the C++ alike, so only the numpy model saw it
+STRUCT_FIXED = '''
+import numpy as np
+import hclbuild as hcl
+
+def schedule():
+    hcl.init()
+    stype = hcl.Struct({"fa": hcl.Int(8), "fb": hcl.Fixed(13, 11)})
+    A = hcl.placeholder((10,), "A", dtype=hcl.Int(8))
+    B = hcl.placeholder((10,), "B", dtype=hcl.Fixed(13, 11))
+    def kernel(A, B):
+        D = hcl.compute(A.shape, lambda x: (A[x], B[x]), "D", dtype=stype)
+        return hcl.compute(A.shape, lambda x: D[x].fb * 2 + D[x].fa, "F", dtype=hcl.Fixed(16, 11))
+    s = hcl.create_schedule([A, B], kernel)
+    s.outline(kernel.D)
+    return s
+
+def inputs(rng):
+    return [rng.integers(-4, 4, 10).astype(np.int8), rng.random(10) * 3 - 1.5]
+
+def model(A, B):
+    return np.floor(B * 2048) / 2048 * 2 + A
+'''
+
+
+def test_a_literal_beside_a_fixed_point_struct_field_keeps_its_value(tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {"structfx": STRUCT_FIXED})
+    doit(root, "csim")
+    for func in ("top", "Stage_D"):
+        assert json.loads((root / "build" / "structfx" / "csim" / f"{func}.json").read_text())["pass"] is True

@@ -10,7 +10,9 @@ Nothing here touches MLIR: the builder walks these nodes. Type rules (documented
 
 from __future__ import annotations
 
+import math
 import numbers
+from fractions import Fraction
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -379,7 +381,7 @@ def as_expr(value: object, like: DType | None = None) -> Expr:
         if like.is_float:
             return Const(float(value), like)
         if like.is_fixed:
-            return Const(float(value), like)
+            return _fixed_literal(value, like)
         if like.is_index:
             return Const(int(value), like)
         # a literal never wraps at the other operand's width: x + 300 on a UInt(8) is 300
@@ -389,10 +391,25 @@ def as_expr(value: object, like: DType | None = None) -> Expr:
             wide = Int(64) if -(2**63) <= int(value) < 2**63 else Int(_literal_bits(int(value)))
         return Const(int(value), wide)
     if isinstance(value, numbers.Real):
-        if like is None or not (like.is_float or like.is_fixed):
+        if like is not None and like.is_fixed:
+            return _fixed_literal(value, like)
+        if like is None or not like.is_float:
             like = Float(64) if like is not None and like.is_int and like.bits > 32 else Float(32)
         return Const(float(value), like)
     raise APIError(f"cannot use {type(value).__name__} {value!r} in a DSL expression")
+
+
+def _fixed_literal(value: numbers.Real, like: DType) -> Const:
+    """A literal beside a fixed-point operand: its fraction bits, and integer bits enough that the
+    value does not wrap (x * 2 on a Fixed(13, 11) doubles x; in the operand's own format 2 had
+    been -2), as an int or double converted by ap_fixed keeps its value."""
+    if not math.isfinite(float(value)):
+        return Const(float(value), like)
+    raw = math.floor(Fraction(value) * 2**like.frac)
+    signed = like.is_signed or raw < 0
+    needed = ((raw if raw >= 0 else ~raw).bit_length() + 1) if signed else raw.bit_length()
+    bits = _cap(max(like.bits + (1 if signed and not like.is_signed else 0), needed), f"the literal {value}")
+    return Const(float(value), Fixed(bits, like.frac) if signed else UFixed(bits, like.frac))
 
 
 def _literal_bits(value: int) -> int:

@@ -131,8 +131,15 @@ def promote(a: Ty, b: Ty, op: str = "add") -> Ty:
 
 def literal_type(value: int | float, like: Ty) -> Ty:
     """The type a Python number takes next to an operand of type `like` (as_expr's rule)."""
-    if isinstance(value, float) or like.is_float or like.is_fixed:
-        if like.is_float or like.is_fixed:
+    if like.is_fixed:
+        # its fraction bits, and integer bits enough that the value does not wrap (x * 2 doubles x)
+        raw = math.floor(value * 2**like.frac)
+        signed = like.signed or raw < 0
+        needed = (raw if raw >= 0 else ~raw).bit_length() + 1 if signed else raw.bit_length()
+        bits = max(like.bits + (1 if signed and not like.signed else 0), needed)
+        return Ty("fixed" if signed else "ufixed", bits, like.frac)
+    if isinstance(value, float) or like.is_float:
+        if like.is_float:
             return like
         return Ty("float", 64 if like.is_int and like.bits > 32 else 32)
     if like.is_index:

@@ -152,8 +152,8 @@ class Generator:
         if like.is_float:
             return P.Lit(self.pick([0.5, 1.5, -2.0, 3.0, 0.25, -0.75]))
         if like.is_fixed:
-            values = [v for v in (0.5, 1, 2, -1, 0.25, 3, -0.5) if float(v * 2**like.frac).is_integer()
-                      and like.lowest() <= v * 2**like.frac <= like.highest()]
+            # out of the operand's range too: a literal keeps its value (x * 2 on a Fixed(4, 3))
+            values = [v for v in (0.5, 1, 2, -1, 0.25, 3, -0.5, 100, -7.5) if float(v * 2**like.frac).is_integer()]
             return P.Lit(self.pick(values)) if values else None
         if like.is_index:
             return P.Lit(self.pick([1, 2, 3]))
