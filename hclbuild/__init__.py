@@ -50,7 +50,8 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("operation", "report"), ""),
 }
 # other names of the same thing
-_ALIASES = {"customize": "create_schedule", "print": "print_"}  # HeteroCL's names
+# HeteroCL's names; hcl.local(init, name, dtype) is its older hcl.scalar (tutorial 2's insertion sort)
+_ALIASES = {"customize": "create_schedule", "local": "scalar", "print": "print_"}
 
 
 def __getattr__(name: str) -> Any:
@@ -83,5 +84,5 @@ __all__ = [
 ]
 __all__ += [
     "Platform", "Scheme", "create_schedule_from_scheme", "create_scheme", "customize",
-    "get_affine_loop_nests", "operation", "report",
+    "get_affine_loop_nests", "local", "operation", "report",
 ]

@@ -137,3 +137,37 @@ def test_a_literal_beside_a_fixed_point_struct_field_keeps_its_value(tmp_path: P
     doit(root, "csim")
     for func in ("top", "Stage_D"):
         assert json.loads((root / "build" / "structfx" / "csim" / f"{func}.json").read_text())["pass"] is True
+
+
+# HeteroCL's tutorial 2 as written: hcl.local is its older name of hcl.scalar (it had been
+# "module 'hclbuild' has no attribute 'local'")
+INSERTION_SORT = '''
+import numpy as np
+import hclbuild as hcl
+
+def schedule():
+    hcl.init()
+    A = hcl.placeholder((10,), "A")
+    def insertion_sort(A):
+        with hcl.Stage("S"):
+            with hcl.for_(1, A.shape[0], name="i") as i:
+                key = hcl.local(A[i], "key")
+                j = hcl.local(i-1, "j")
+                with hcl.while_(hcl.and_(j >= 0, key < A[j])):
+                    A[j+1] = A[j]
+                    j[0] -= 1
+                A[j+1] = key[0]
+    return hcl.create_schedule([A], insertion_sort)
+
+def inputs(rng):
+    return [rng.integers(0, 50, 10).astype(np.int32)]
+
+def model(A):
+    return {"A": np.sort(A)}
+'''
+
+
+def test_the_insertion_sort_tutorial_with_hcl_local(tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {"isort": INSERTION_SORT})
+    doit(root, "csim")
+    assert json.loads((root / "build" / "isort" / "csim" / "top.json").read_text())["pass"] is True
