@@ -449,9 +449,9 @@ def test_unchanged_testbench_object_is_reused_and_a_changed_design_recompiled(tm
     first = _objects(func_dir)
     assert sorted(first) == ["tb_vadd", "vadd"]
 
-    # a pragma change: the design is recompiled, the testbench object reused
+    # a change of the design's code: the design is recompiled, the testbench object reused
     top = func_dir / "vadd.cpp"
-    top.write_text(top.read_text().replace("II=1", "II=2"))
+    top.write_text(top.read_text().replace("a[i] + b[i]", "b[i] + a[i]"))
     assert run_csim(func_dir, csim_json(tmp_path, "vadd")).passed
     second = _objects(func_dir)
     assert second["tb_vadd"] == first["tb_vadd"] and second["vadd"] != first["vadd"]
@@ -461,10 +461,54 @@ def test_unchanged_testbench_object_is_reused_and_a_changed_design_recompiled(tm
     assert len(list((func_dir / "out").glob("vadd-*.o"))) == 1  # the old design object is gone
 
     # the reused testbench is linked with the new design: a wrong operator is still caught
-    top.write_text(top.read_text().replace("a[i] + b[i]", "a[i] - b[i]"))
+    top.write_text(top.read_text().replace("b[i] + a[i]", "a[i] - b[i]"))
     result = run_csim(func_dir, csim_json(tmp_path, "vadd"))
     assert not result.passed and result.first_mismatch is not None and result.first_mismatch.index == 1
     assert _objects(func_dir)["tb_vadd"] == first["tb_vadd"]
+
+
+def test_a_pragma_change_compiles_nothing_and_reuses_the_passing_run(tmp_path: Path) -> None:
+    func_dir = write_case(tmp_path, case_int32_vadd(b0_zero=True))
+    first = run_csim(func_dir, csim_json(tmp_path, "vadd"))
+    assert first.passed and not first.run_reused
+    objects = _objects(func_dir)
+    top = func_dir / "vadd.cpp"
+    assert "#pragma HLS pipeline II=1" in top.read_text()
+    top.write_text(top.read_text().replace("II=1", "II=2").replace("{\n", "{\n  #pragma HLS inline off\n", 1))
+    again = run_csim(func_dir, csim_json(tmp_path, "vadd"))
+    # g++ ignores `#pragma HLS`: the same objects, the same executable, the same data
+    assert _objects(func_dir) == objects and "-c vadd.cpp" not in (func_dir / "out" / "compile.log").read_text()
+    assert again.passed and again.run_reused and again.compared == first.compared == 24
+    written = json.loads(csim_json(tmp_path, "vadd").read_text())
+    assert written["pass"] is True and written["run_reused"] is True
+    # other data: the testbench runs again, and catches what differs
+    expected = func_dir / "data" / "out_c.bin"
+    old = expected.read_bytes()
+    expected.write_bytes(bytes([old[0] ^ 1]) + old[1:])
+    changed = run_csim(func_dir, csim_json(tmp_path, "vadd"))
+    assert not changed.passed and not changed.run_reused and changed.first_mismatch.index == 0
+
+
+def test_a_damaged_run_record_runs_the_testbench_again(tmp_path: Path) -> None:
+    func_dir = write_case(tmp_path, case_int32_vadd())
+    assert run_csim(func_dir, csim_json(tmp_path, "vadd")).passed
+    (record,) = (func_dir / "out").glob("run-*.json")
+    summary = json.loads(record.read_text())["stdout"].replace('"pass":true', '"pass":false')
+    record.write_text(json.dumps({"stdout": summary, "stderr": "", "returncode": 0}))
+    result = run_csim(func_dir, csim_json(tmp_path, "vadd"))
+    assert result.passed and not result.run_reused
+    record.write_text("{not json")
+    result = run_csim(func_dir, csim_json(tmp_path, "vadd"))
+    assert result.passed and not result.run_reused
+    assert len(list((func_dir / "out").glob("run-*.json"))) == 1
+
+
+def test_a_failing_run_is_not_recorded(tmp_path: Path) -> None:
+    case = case_int32_vadd()
+    case.cpp = case.cpp.replace("c[i] = a[i] + b[i];", "c[i] = a[i] - b[i];")
+    func_dir = write_case(tmp_path, case)
+    assert not run_csim(func_dir, csim_json(tmp_path, "vadd")).passed
+    assert not list((func_dir / "out").glob("run-*.json"))
 
 
 def test_a_changed_header_recompiles_both_sources(tmp_path: Path) -> None:

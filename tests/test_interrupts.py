@@ -47,7 +47,9 @@ DOIT_CONFIG = doit_config(ROOT / "build")
 def task_hclbuild():
     yield from all_tasks(ROOT / "projects", ROOT / "build")
 '''
-TIMINGS = ("compile_seconds", "run_seconds")
+# how long, and whether the testbench ran or an earlier run of the same executable was reused (after
+# a kill, the rerun reuses the run the killed build finished): not what the result says
+TIMINGS = ("compile_seconds", "run_seconds", "run_reused")
 
 
 def make_tree(root: Path) -> Path:
@@ -85,7 +87,7 @@ def files(root: Path) -> list[Path]:
 
 
 def tree(root: Path) -> dict[str, bytes]:
-    """Every file below build/ but doit's database; csim timings (in csim/ and reports/) dropped.
+    """Every file below build/ but doit's database; csim timings and run reuse (in csim/ and reports/) dropped.
     A task plan (build/.plans/) is named by its project's absolute path: it counts by its content
     but its folder and file stats; the sources stamp (a cache of file stats) is left out, and so is
     csim's compile.log: it says whether this run compiled an object or reused one a killed run made."""
@@ -189,16 +191,19 @@ def test_sigkill_at_ten_points_then_rerun_equals_a_clean_build(tmp_path: Path) -
     # kill when the build has written k of its files, k spread over the whole build
     targets = sorted(rng.sample(range(1, total), 10))
     for k in targets:
-        root = make_tree(tmp_path / f"killed_at_{k}")
-        proc = start(root, "doit", "csim")
-        present = 0
-        while proc.poll() is None:
-            present = len(files(root))
-            if present >= k:
+        for attempt in range(3):  # the last files come within a poll of each other: one may pass them all
+            root = make_tree(tmp_path / f"killed_at_{k}_{attempt}")
+            proc = start(root, "doit", "csim")
+            present = 0
+            while proc.poll() is None:
+                present = len(files(root))
+                if present >= k:
+                    break
+                time.sleep(0.002)
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            if 0 < present < total:
                 break
-            time.sleep(0.002)
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
         assert 0 < present < total, f"kill at {present} of {total} files was not mid-build"
         code, out, err = finish(start(root, "doit", "csim"))
         assert code == 0, f"rerun after a kill at {present} files: {out}{err}"

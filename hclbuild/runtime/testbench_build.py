@@ -1,8 +1,10 @@
 """g++ builds of a C simulation testbench that redo only what changed.
 
 Each source (the testbench, the design file) is compiled to its own object, named by a digest of
-everything that goes into it, and an object of that name is reused: after a pragma change only the
-design file compiles again. With a `pch_root`, the ap_types headers a function's header includes
+everything that goes into it as g++ reads it, and an object of that name is reused. g++ ignores
+`#pragma HLS` lines, so they are left out of the digest: after a pragma change (pipeline II,
+unroll, partition, interface) nothing compiles again, and after any other change to the design
+file only it does. With a `pch_root`, the ap_types headers a function's header includes
 are precompiled once per build folder, when a second function asks for them, and shared by every
 function after: parsing ap_int.h/ap_fixed.h is 1.6 s of each compile, whatever the design.
 
@@ -31,6 +33,8 @@ PRELUDE = "hclbuild_prelude.h"  # the precompiled header: a function header's pr
 # g++'s words for a precompiled header it cannot read (truncated or overwritten on disk)
 _PCH_UNREADABLE = re.compile(r"PCH file|precompiled header")
 _AP_HEADER = ('#include "ap_', '#include "hls_', "#include <ap_", "#include <hls_")
+# a Vitis directive line, which g++ ignores (-Wno-unknown-pragmas); not `#pragma GCC ...`, which it reads
+_HLS_PRAGMA = re.compile(rb"[ \t]*#[ \t]*pragma[ \t]+HLS\b", re.IGNORECASE)
 
 
 def build_testbench(folder: Path, command: list[str], sources: list[Path], header: Path, include: Path | None,
@@ -43,7 +47,7 @@ def build_testbench(folder: Path, command: list[str], sources: list[Path], heade
     (the only local file either source includes) and the ap_types headers.
     """
     out_dir = str(Path(executable).parent)
-    header_bytes = header.read_bytes() if header.is_file() else b""
+    header_bytes = gxx_view(header.read_bytes()) if header.is_file() else b""
     lines: list[str] = []
     # what every key shares: compiler and ap_types headers, stat'ed once (XILINX_HLS/include is large)
     toolchain = [_identity(command[0]), _headers_identity(include)]
@@ -59,7 +63,7 @@ def build_testbench(folder: Path, command: list[str], sources: list[Path], heade
     objects: list[str] = []
     for source in sources:
         digest = hashlib.sha256(shared)
-        for part in (source.name.encode(), source.read_bytes(), header_bytes):
+        for part in (source.name.encode(), gxx_view(source.read_bytes()), header_bytes):
             digest.update(len(part).to_bytes(8, "little"))
             digest.update(part)
         name = f"{source.stem}-{digest.hexdigest()[:20]}.o"
@@ -94,6 +98,20 @@ def build_testbench(folder: Path, command: list[str], sources: list[Path], heade
     lines.append(" ".join(argv) + "\n" + done.stdout + done.stderr)
     write_text_atomic(log, "".join(lines))
     return done if done.returncode != 0 else None
+
+
+def gxx_view(source: bytes) -> bytes:
+    """A source without its `#pragma HLS` lines: what g++ makes an object of. Two sources with one
+    view compile to the same object: without -g no line number reaches it, and the generated code
+    names no __LINE__. A line joined to another by a backslash is kept."""
+    kept = []
+    continued = False  # the line before ended in a backslash: this one is part of it
+    for line in source.splitlines(keepends=True):
+        joins = line.rstrip(b"\r\n").endswith(b"\\")
+        if continued or joins or not _HLS_PRAGMA.match(line):
+            kept.append(line)
+        continued = joins
+    return b"".join(kept)
 
 
 def _prelude(header: str) -> str | None:
@@ -178,4 +196,4 @@ def _gxx(argv: list[str], folder: Path, timeout: float) -> subprocess.CompletedP
                           timeout=timeout, env={**os.environ, "LC_ALL": "C"}, check=False)
 
 
-__all__ = ["PRELUDE", "build_testbench"]
+__all__ = ["PRELUDE", "build_testbench", "gxx_view"]
