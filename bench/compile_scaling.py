@@ -37,12 +37,15 @@ def schedule():
     s = hcl.create_schedule([A], kernel, name="top")
     for k in range(STAGES):
         stage = getattr(kernel, f"S{{k}}")
+        if k in SPLIT:
+            s[stage].split(stage.axis[0], SPLIT[k])
         s[stage].pipeline(stage.axis[1], initiation_interval=II.get(k, 1))
         s.outline(stage)
     return s
 
 
-II = {{}}  # stage -> pipeline II (the incremental benchmark changes one)
+II = {{}}  # stage -> pipeline II (the incremental benchmark changes one: a pragma)
+SPLIT = {{}}  # stage -> split factor of its outer loop (then one more: a change of the C++ code)
 
 
 def model(A):

@@ -14,24 +14,27 @@ from compile_scaling import chain_kernel
 AP_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](?:ap_\w+|hls_\w+)\.h[>"]', re.MULTILINE)
 
 
-def incremental(root: Path, project: str, kernel: Path, change: tuple[str, str]) -> dict:
-    """Full `doit csim` from clean, then one schedule change and `doit csim` again."""
+def incremental(root: Path, project: str, kernel: Path, changes: dict[str, tuple[str, str]]) -> dict:
+    """Full `doit csim` from clean, then each schedule change in turn, each followed by `doit csim`."""
     full = doit(root, "csim")
-    text = kernel.read_text()
-    old, new = change
-    if old not in text:
-        raise RuntimeError(f"{kernel}: cannot apply the benchmark's change ({old!r} not found)")
-    kernel.write_text(text.replace(old, new, 1))
-    changed = doit(root, "csim")
-    return {"full": full.wall, "full_cpu": full.cpu, "incremental": changed.wall, "incremental_cpu": changed.cpu,
-            "ran": ran_tasks(changed.stdout), "functions": len(list((root / "build" / project / "hls").iterdir()))}
+    result: dict = {"full": full.wall, "full_cpu": full.cpu, "changes": {},
+                    "functions": len(list((root / "build" / project / "hls").iterdir()))}
+    for kind, (old, new) in changes.items():
+        text = kernel.read_text()
+        if old not in text:
+            raise RuntimeError(f"{kernel}: cannot apply the benchmark's {kind} change ({old!r} not found)")
+        kernel.write_text(text.replace(old, new, 1))
+        changed = doit(root, "csim")
+        result["changes"][kind] = {"wall": changed.wall, "cpu": changed.cpu, "ran": ran_tasks(changed.stdout)}
+    return result
 
 
 def chain_incremental(work: Path, stages: int = 100) -> dict:
-    """The 100-stage chain: change stage S50's pipeline II (its values stay, so only it and top rerun)."""
+    """The 100-stage chain: change stage S50's pipeline II, then split its outer loop (its values stay,
+    so only it and top rerun)."""
     root = make_tree(work.resolve() / "chain_flow", {"chain": chain_kernel(stages)})
     result = incremental(root, "chain", root / "projects" / "chain" / "kernel.py",
-                         ("II = {}", "II = {50: 2}"))
+                         {"pipeline II": ("II = {}", "II = {50: 2}"), "loop split": ("SPLIT = {}", "SPLIT = {50: 4}")})
     # -n 2 over -n 1 on the same clean build
     shutil.rmtree(root / "build")
     result["parallel"] = doit(root, "-n", "2", "csim").wall
@@ -47,10 +50,15 @@ def resnet_incremental(work: Path) -> dict | None:
     copy = work / "resnet_src" / "resnet20"  # a project is named by its folder (the link's target)
     shutil.copytree(source, copy)
     root = make_tree(work / "resnet_flow", {"resnet20": copy})
-    change = ("s[stage].pipeline(stage.axis[-1])\n        s.outline(stage)",
-              "s[stage].pipeline(stage.axis[-1], initiation_interval=2 if layer.name == 's2b2_a' else 1)\n"
-              "        s.outline(stage)")
-    return incremental(root, "resnet20", copy / "kernel.py", change)
+    schedule_loop = "        stage = getattr(resnet20, layer.name)\n"
+    changes = {
+        "pipeline II": ("s[stage].pipeline(stage.axis[-1])\n        s.outline(stage)",
+                        "s[stage].pipeline(stage.axis[-1], initiation_interval=2 if layer.name == 's2b2_a' else 1)\n"
+                        "        s.outline(stage)"),
+        "loop split": (schedule_loop, schedule_loop + "        if layer.name == 's2b2_a':\n"
+                                                      "            s[stage].split(stage.axis[0], 4)\n"),
+    }
+    return incremental(root, "resnet20", copy / "kernel.py", changes)
 
 
 def suite_flow(work: Path, pairs: int = 15) -> dict:
