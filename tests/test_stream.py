@@ -191,6 +191,60 @@ def test_values_written_into_a_stream_and_never_read(tmp_path: Path) -> None:
         _reference(s, tmp_path, "half")
 
 
+
+def test_an_element_read_twice_is_popped_once(tmp_path: Path) -> None:
+    """relu's select(B[i, j] > 0, B[i, j], 0) read the stream twice per element (and an if_ body
+    reading B[i] once more): the reference failed ('reads stream B[0, 0] out of order: the next
+    value in the FIFO is B[0, 1]'). The reads of one element are one FIFO read now."""
+    hcl.init()
+    A = hcl.placeholder((4, 6), "A")
+
+    def kernel(A: Any) -> Any:
+        B = hcl.compute((4, 6), lambda i, j: A[i, j] - 2, "B")
+        C = hcl.compute((4, 6), lambda i, j: hcl.select(B[i, j] > 0, B[i, j], 0) + B[i, j] * 3, "C")
+        D = hcl.compute((4, 6), lambda i, j: 0, "D")
+        with hcl.Stage("S"):
+            with hcl.for_(0, 4, name="i") as i:
+                with hcl.for_(0, 6, name="j") as j:
+                    with hcl.if_(C[i, j] > 1):
+                        D[i, j] = C[i, j]
+        return D
+
+    s = hcl.create_schedule([A], kernel)
+    s.to(kernel.B, s[kernel.C])
+    s.to(kernel.C, s[kernel.S])
+    s.outline(kernel.C)
+    code = hcl.build(s, target="vhls")
+    assert code.count("B.read()") == 1 and code.count("C.read()") == 1
+
+    def model(a: np.ndarray) -> np.ndarray:
+        b = a - 2
+        c = np.where(b > 0, b, 0) + b * 3
+        return np.where(c > 1, c, 0)
+
+    csim_flow(s, tmp_path, "twice", model=model)
+
+
+def test_a_stream_element_read_again_in_another_branch(tmp_path: Path) -> None:
+    hcl.init()
+    A = hcl.placeholder((4,), "A")
+
+    def kernel(A: Any) -> Any:
+        B = hcl.compute((4,), lambda i: A[i] + 1, "B")
+        C = hcl.compute((4,), lambda i: 0, "C")
+        with hcl.Stage("S"):
+            with hcl.for_(0, 4, name="i") as i:
+                with hcl.if_(A[i] > 0):
+                    C[i] = B[i]
+                with hcl.else_():
+                    C[i] = B[i] + B[i * 1]
+        return C
+
+    s = hcl.create_schedule([A], kernel)
+    s.to(kernel.B, s[kernel.S])
+    with pytest.raises(CsimError, match=r"stage S reads stream B\[\d\] (a second time|but the FIFO is empty)"):
+        _reference(s, tmp_path, "branches")
+
 # ---- schedule errors ----------------------------------------------------------------------------
 
 

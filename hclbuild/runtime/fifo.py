@@ -29,6 +29,7 @@ class FifoReplay:
         self.orders: dict[int, list[int]] = {}  # address -> elements in write order
         self.writers: dict[int, int] = {}  # address -> the check of its first write
         self.first_error: str | None = None
+        self.last_read: dict[int, int] = {}  # address -> the element read last
 
     def event(self, check: int, phase: int, element: int, address: int) -> None:
         """One probe: a write appends, a read must take the oldest pending element."""
@@ -43,7 +44,11 @@ class FifoReplay:
             return
         shape = tuple(info["shape"])
         where = f"stage {info['stage']} reads stream {info['tensor']}[{_element(element, shape)}]"
-        if not fifo:
+        if self.last_read.get(address) == element:
+            # the compiler merges the reads of one element in one block; this one is elsewhere (in an if)
+            self.first_error = (f"{where} a second time: a stream gives each value once (read it into an "
+                                "hcl.scalar and use that)")
+        elif not fifo:
             written = len(self.orders.get(address, []))
             self.first_error = (f"{where} but the FIFO is empty: its producer wrote {written} values and all "
                                 "were read (a stream is read once per value written)")
@@ -54,6 +59,7 @@ class FifoReplay:
                                 f"{self.checks[writer]['stage']} wrote them (read in the order written)")
         else:
             fifo.popleft()
+            self.last_read[address] = element
 
     def finish(self) -> str | None:
         """The first error of the run, including values written and never read."""

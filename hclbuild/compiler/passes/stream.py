@@ -53,7 +53,51 @@ def mark_stream(module: ir.Module, tensor: str, producer: str, consumer: str, de
                 other = inner.name not in ("memref.load", "memref.store") and any(v == buffer for v in inner.operands)
                 if other and (inner.name != "func.call" or stage not in (producer, consumer)):
                     raise APIError(f"s.to: stage {stage!r} uses stream {tensor!r} through {inner.name}")
+        _read_each_element_once(top, buffer, consumer)
         buffer.owner.attributes[STREAM_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), depth)
+
+
+def _read_each_element_once(top: ir.Operation, buffer: ir.Value, consumer: str) -> None:
+    """A consumer that reads one element twice (`select(B[i] > 0, B[i], 0)`, `if_(B[i] > 0): C[i] = B[i]`)
+    would pop two values from the FIFO: a later load at an equal subscript that the first dominates
+    takes the first one's value instead (only the producer writes the stream: they are one value)."""
+    loads = [inner for op in body_ops(body_block(top)) if _stage_name(op) == consumer for inner in walk(op)
+             if inner.name == "memref.load" and inner.operands[0] == buffer]
+    kept: list[ir.Operation] = []
+    for load in loads:
+        first = next((k for k in kept if _dominates(k, load) and len(k.operands) == len(load.operands)
+                      and all(_equal(a, b) for a, b in zip(list(k.operands)[1:], list(load.operands)[1:]))), None)
+        if first is None:
+            kept.append(load)
+        else:
+            load.result.replace_all_uses_with(first.result)
+            load.erase()
+
+
+def _dominates(first: ir.Operation, later: ir.Operation) -> bool:
+    """`first` comes before `later`, or before an op that holds it, in first's block."""
+    node = later
+    while node.block != first.block:
+        parent = node.parent
+        if parent is None or parent.name == "func.func":
+            return False
+        node = parent.operation
+    return first.is_before_in_block(node)
+
+
+def _equal(a: ir.Value, b: ir.Value) -> bool:
+    """Equal by construction: one value, or one pure index computation of equal operands."""
+    if a == b:
+        return True
+    if isinstance(a, ir.BlockArgument) or isinstance(b, ir.BlockArgument) or a.type != b.type:
+        return False
+    op_a, op_b = a.owner, b.owner
+    if op_a.name != op_b.name or not (op_a.name.startswith("arith.") or op_a.name == "affine.apply"):
+        return False
+    attrs_a = {named.name: str(named.attr) for named in op_a.attributes}
+    attrs_b = {named.name: str(named.attr) for named in op_b.attributes}
+    return (attrs_a == attrs_b and len(op_a.operands) == len(op_b.operands)
+            and all(_equal(x, y) for x, y in zip(op_a.operands, op_b.operands)))
 
 
 def stream_depth(value: ir.Value) -> int | None:
