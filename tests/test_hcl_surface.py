@@ -57,6 +57,36 @@ def test_scheme_checks_the_kind_of_type():
         sm.quantize(_two_stage.B, hcl.Int(8))
 
 
+
+def _add_algorithm(A, B):
+    @hcl.def_([A.shape, B.shape, ()])
+    def add(A, B, x):
+        hcl.return_(A[x] + B[x])
+
+    return hcl.compute(A.shape, lambda x: add(A, B, x), "C")
+
+
+def test_downsize_a_def_function_and_its_parameter_like_heterocls_test_dsl_def(rng):
+    """kernel.add is the def_ function (it was "'function' object has no attribute 'add'"): a scheme
+    downsizes its return value (kernel.add) or one parameter (kernel.add.A)."""
+    hcl.init()
+    A, B = hcl.placeholder((10,), "A"), hcl.placeholder((10,), "B")
+    sm = hcl.create_scheme([A, B], _add_algorithm)
+    sm.downsize([_add_algorithm.add, _add_algorithm.C], hcl.UInt(2))
+    f = hcl.build(hcl.create_schedule_from_scheme(sm))
+    assert "ap_uint<2> add(" in hcl.build(hcl.create_schedule_from_scheme(sm), target="vhls")
+    a, b = rng.integers(0, 100, 10, dtype=np.int32), rng.integers(0, 100, 10, dtype=np.int32)
+    out = hcl.asarray(np.zeros(10), hcl.UInt(2))
+    f(a, b, out)
+    np.testing.assert_array_equal(out.asnumpy(), (a + b) % 4)
+
+    A, B = hcl.placeholder((10,), "A", dtype=hcl.UInt(2)), hcl.placeholder((10,), "B")
+    sm = hcl.create_scheme([A, B], _add_algorithm)
+    sm.downsize([_add_algorithm.add.A], hcl.UInt(2))
+    assert "int32_t add(ap_uint<2> A[10]" in hcl.build(hcl.create_schedule_from_scheme(sm), target="vhls")
+    with pytest.raises(AttributeError, match="def_ function 'add' has no parameter 'Z'"):
+        _add_algorithm.add.Z
+
 def test_customize_operation_and_report_are_heterocl_names():
     assert hcl.customize is hcl.create_schedule
     assert hcl.operation.compute is hcl.compute and hcl.operation.placeholder is hcl.placeholder

@@ -52,6 +52,31 @@ class TracedFunction:
     key: tuple = field(default_factory=tuple)
 
 
+def override_key(function: str, param: str | None = None) -> str:
+    """The dtype_overrides key of a def_ function's return value, or of one of its parameters."""
+    return f"def_ {function}" + ("" if param is None else f".{param}")
+
+
+class FunctionHandle:
+    """kernel.<def_ name> after create_schedule, as in HeteroCL: what a scheme downsizes or
+    quantizes (the function's return value), and `.<parameter>` one of its parameters."""
+
+    def __init__(self, name: str, params: tuple[str, ...], param: str | None = None):
+        self.name, self.params, self.param = name, params, param
+
+    @property
+    def override_key(self) -> str:
+        return override_key(self.name, self.param)
+
+    def __getattr__(self, attr: str) -> FunctionHandle:
+        if attr.startswith("_") or self.param is not None or attr not in self.params:
+            raise AttributeError(f"def_ function {self.name!r} has no parameter {attr!r}")
+        return FunctionHandle(self.name, self.params, attr)
+
+    def __repr__(self) -> str:
+        return f"FunctionHandle({self.name}{'' if self.param is None else '.' + self.param})"
+
+
 class DefFunction:
     """What @hcl.def_ returns: calling it inside an algorithm emits a call of its func.func."""
 
@@ -72,6 +97,9 @@ class DefFunction:
         functools.update_wrapper(self, fn)
 
     def _param_dtype(self, k: int, arg: object) -> DType:
+        override = active_program().dtype_overrides.get(override_key(self.name, self.param_names[k]))
+        if override is not None:
+            return override  # a scheme's downsize/quantize of this parameter
         if self.dtypes is not None:
             spec = self.dtypes[k] if isinstance(self.dtypes, (list, tuple)) else self.dtypes
             return parse_dtype(spec)
@@ -148,7 +176,10 @@ class DefFunction:
             raise APIError(f"def_ function {self.name!r}: use hcl.return_(value) to return a value")
         ret = None
         if contains_return(scope.body):
-            ret = parse_dtype(self.ret_dtype) if self.ret_dtype is not None else current_default_dtype()
+            ret = program.dtype_overrides.get(override_key(self.name))  # a scheme's, else the declared
+            if ret is None:
+                ret = parse_dtype(self.ret_dtype) if self.ret_dtype is not None else current_default_dtype()
+        program.def_handles.setdefault(self.name, FunctionHandle(self.name, tuple(self.param_names)))
         traced = TracedFunction(name, scope, ret, key)
         program.function_keys[full_key] = traced
         program.functions.append(traced)

@@ -39,6 +39,7 @@ class Program:
         self.counters: dict[str, int] = {}
         self.duplicates: dict[str, int] = {}  # base name -> next suffix tried by unique_name
         self.dtype_overrides: dict[str, Any] = {}  # tensor name -> DType (a scheme's downsize/quantize)
+        self.def_handles: dict[str, Any] = {}  # def_ function name -> its FunctionHandle (kernel.<name>)
 
     def unique_name(self, base: str) -> str:
         """base if unused, else base_0, base_1, ... (HeteroCL's UniqueName; C identifiers later)."""

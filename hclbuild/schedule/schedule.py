@@ -407,7 +407,8 @@ def trace_schedule(inputs: list[Tensor], func: Callable[..., Any], name: str | N
     schedule = Schedule(program, list(inputs), outputs, func)
     aliases = [(stage.stmt.alias, stage) for stage in schedule.stages.values()
                if stage.stmt.alias and stage.stmt.alias not in schedule.stages and stage.name not in schedule.parents]
-    for stage_name, stage in [*schedule.stages.items(), *aliases]:
+    # def_ functions first: a stage of the same name keeps the attribute
+    for stage_name, stage in [*program.def_handles.items(), *schedule.stages.items(), *aliases]:
         try:
             setattr(func, stage_name, stage)
         except (AttributeError, TypeError):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from hclbuild.dsl.functions import FunctionHandle
 from hclbuild.dsl.stmt import StageStmt
 from hclbuild.dsl.tensor import Tensor
 from hclbuild.dsl.types import DType, parse_dtype
@@ -46,6 +47,9 @@ class Scheme:
     def _set(self, targets: object, dtype: DType, what: str) -> None:
         items = targets if isinstance(targets, (list, tuple)) else [targets]
         for item in items:
+            if isinstance(item, FunctionHandle):  # a def_ function's return value or parameter
+                self.dtypes[item.override_key] = dtype
+                continue
             tensor = _tensor_of(item, what)
             if any(tensor is t for t in self.inputs):
                 self.input_dtypes[id(tensor)] = dtype
