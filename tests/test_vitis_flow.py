@@ -12,9 +12,9 @@ import pytest
 
 from hclbuild.errors import ToolError
 from hclbuild.project.attempts import read_attempt
-from hclbuild.project.config import ProjectConfig, load_project
+from hclbuild.project.config import Project, ProjectConfig, load_project
 from hclbuild.project.layout import BuildLayout
-from hclbuild.project.vitis_flow import function_reports
+from hclbuild.project.vitis_flow import function_reports, synthesize_function
 from hclbuild.runtime.report import parse_cosim_rpt, parse_csynth_xml
 from hclbuild.runtime.vitis import (
     VitisTools,
@@ -171,6 +171,65 @@ def test_failing_tool_is_a_one_line_error(fake_vitis, tmp_path: Path) -> None:
         run_hls_steps(folder, "vadd", ["csynth"], timeout=60)
     assert "\n" not in str(info.value)
     assert find_csynth_report(folder, "vadd") is None
+
+
+# ---- publishing a function's reports -------------------------------------------------------------
+
+
+def vadd_project(tmp_path: Path) -> tuple[Project, BuildLayout]:
+    """A project `demo` whose build folder holds the emitted vadd function."""
+    from test_project_tcl import write_vadd
+
+    config = ProjectConfig(name="demo")
+    layout = BuildLayout(tmp_path / "build", "demo")
+    write_vadd(layout.hls_dir("vadd"), config)
+    return Project("demo", tmp_path, tmp_path / "kernel.py", config), layout
+
+
+def test_a_tool_that_writes_no_report_never_publishes_the_last_runs(fake_vitis, tmp_path: Path) -> None:
+    fake_vitis.install("vitis_hls")
+    project, layout = vadd_project(tmp_path)
+    synthesize_function(project, layout, "vadd", ["csynth", "cosim"], timeout=60)
+    assert layout.csynth_result("vadd").is_file() and layout.cosim_result("vadd").is_file()
+
+    def silent(folder: Path, *args, **kwargs) -> list:
+        return []  # exited 0 and wrote nothing
+
+    with pytest.raises(ToolError, match=r"^demo/vadd: the tool exited 0 but left no csynth report in "):
+        synthesize_function(project, layout, "vadd", ["csynth"], runner=silent)
+    # neither the old copies nor the reports the earlier run left in hls/vadd/ count as this run's
+    assert function_reports(layout, "vadd") == (None, None)
+    assert not layout.csynth_inputs("vadd").exists()
+
+
+def test_a_failed_cosim_fails_the_task_and_is_published_as_failed(fake_vitis, tmp_path: Path) -> None:
+    fake_vitis.install("vitis_hls")
+    project, layout = vadd_project(tmp_path)
+
+    def failing_cosim(folder: Path, *args, **kwargs) -> list:
+        runs = run_hls_steps(folder, *args, **kwargs)
+        rpt = folder / "vadd_prj" / "solution1" / "sim" / "report" / "vadd_cosim.rpt"
+        rpt.write_text(rpt.read_text().replace("|   Verilog|      Pass|", "|   Verilog|      Fail|"))
+        return runs
+
+    with pytest.raises(ToolError, match=r"^demo/vadd: C/RTL co-simulation did not pass \(VHDL NA, Verilog Fail; "):
+        synthesize_function(project, layout, "vadd", ["cosim"], timeout=60, runner=failing_cosim)
+    assert parse_cosim_rpt(layout.cosim_result("vadd")).status == "Fail"
+
+
+def test_a_truncated_csynth_report_is_not_published(fake_vitis, tmp_path: Path) -> None:
+    fake_vitis.install("vitis_hls")
+    project, layout = vadd_project(tmp_path)
+
+    def truncating(folder: Path, *args, **kwargs) -> list:
+        runs = run_hls_steps(folder, *args, **kwargs)
+        for xml in (folder / "vadd_prj" / "solution1" / "syn" / "report").glob("*.xml"):
+            xml.write_text(xml.read_text()[:900])
+        return runs
+
+    with pytest.raises(ToolError, match=r"vadd_csynth.xml: not an HLS csynth report \(XML parse error"):
+        synthesize_function(project, layout, "vadd", ["csynth"], timeout=60, runner=truncating)
+    assert not layout.csynth_result("vadd").exists()
 
 
 # ---- finding reports ------------------------------------------------------------------------------

@@ -38,16 +38,22 @@ def synthesize_function(project: Project, layout: BuildLayout, func: str, steps:
 
     `inputs` are the files csynth reads; their digest is published with the report. `runner` has
     run_hls_steps' signature (runtime.remote runs the steps on a Dask worker)."""
+    from hclbuild.runtime.report import parse_cosim_rpt, parse_csynth_xml
+
     folder = layout.hls_dir(func)
     digest = inputs_digest(project, layout, inputs)
-    runs = runner(folder, func, steps, flow=project.config.hls_tool, timeout=timeout)
     order = ordered_steps(steps)
+    # An earlier run's reports must not pass for this run's: a tool that exits 0 without writing
+    # one (or fails) would otherwise have the old report published under the new inputs' digest.
+    _remove_reports(layout, func, order)
+    runs = runner(folder, func, steps, flow=project.config.hls_tool, timeout=timeout)
     where = f"{project.name}/{func}"
     if "csynth" in order:
         report = find_csynth_report(folder, func)
         if report is None:
             raise ToolError(f"{where}: {_tools(runs)} exited 0 but left no csynth report in "
                             f"{_layouts(folder, func)}")
+        parse_csynth_xml(report)  # a truncated or foreign file fails here, not in every later report
         write_if_changed(layout.csynth_result(func), report.read_bytes())
         write_if_changed(layout.csynth_inputs(func), digest + "\n")
     if "cosim" in order:
@@ -56,7 +62,26 @@ def synthesize_function(project: Project, layout: BuildLayout, func: str, steps:
             raise ToolError(f"{where}: {_tools(runs)} exited 0 but left no cosim report in "
                             f"{_layouts(folder, func)}")
         write_if_changed(layout.cosim_result(func), report.read_bytes())
+        # published either way, so the report shows the failing run; but the task fails
+        cosim = parse_cosim_rpt(layout.cosim_result(func))
+        if not cosim.passed:
+            rows = ", ".join(f"{run.language} {run.status}" for run in cosim.runs.values())
+            raise ToolError(f"{where}: C/RTL co-simulation did not pass ({rows}; report {report})")
     return runs
+
+
+def _remove_reports(layout: BuildLayout, func: str, order: Sequence[str]) -> None:
+    """Before a synthesis: remove the csynth and cosim reports of `func`, in both layouts and the
+    published copies (a cosim report belongs to the synthesis before, whatever steps run now)."""
+    if "csynth" not in order:
+        return
+    folder = layout.hls_dir(func)
+    doomed = [layout.csynth_result(func), layout.csynth_inputs(func), layout.cosim_result(func)]
+    for root in report_dirs(folder, func).values():
+        doomed += [root / "syn" / "report" / f"{func}_csynth.xml", root / "syn" / "report" / "csynth.xml",
+                   root / "sim" / "report" / f"{func}_cosim.rpt"]
+    for path in doomed:
+        path.unlink(missing_ok=True)
 
 
 def inputs_digest(project: Project, layout: BuildLayout, inputs: Sequence[Path]) -> str:
