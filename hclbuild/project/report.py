@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hclbuild.atomic import write_if_changed
+from hclbuild.errors import ToolError
 from hclbuild.project.attempts import (
     FAIL,
     FAILED,
@@ -95,10 +96,23 @@ def _write(name: str, layout: BuildLayout, functions: list[str] | None, pictures
     states = function_states(layout, known_functions(layout) if functions is None else functions)
     rows = []
     summary: dict[str, Any] = {"project": name, "functions": {}}
+    unreadable: list[str] = []
+
+    def parsed(parse: Any, path: Path | None) -> Any:
+        # a broken report (a hand run's, a killed tool's) is listed, not a crash of the task
+        # that happened to rewrite this report (every csim does)
+        if path is None:
+            return None
+        try:
+            return parse(path)
+        except ToolError as exc:
+            unreadable.append(str(exc).splitlines()[0])
+            return None
+
     for state in states:
         csynth_path, cosim_path = function_reports(layout, state.func)
-        csynth = parse_csynth_xml(csynth_path) if csynth_path is not None else None
-        cosim = parse_cosim_rpt(cosim_path) if cosim_path is not None else None
+        csynth = parsed(parse_csynth_xml, csynth_path)
+        cosim = parsed(parse_cosim_rpt, cosim_path)
         verdict = {PASS: True, FAIL: False, NOT_RUN: None}[state.state]
         rows.append(FunctionReport(name=state.func, csim=verdict, csynth=csynth, cosim=cosim))
         summary["functions"][state.func] = {
@@ -110,6 +124,7 @@ def _write(name: str, layout: BuildLayout, functions: list[str] | None, pictures
         }
     problems = failed_attempts(layout)
     summary["problems"] = [{"task": a.task, "state": a.state, "error": a.error} for a in problems]
+    summary["unreadable_reports"] = unreadable
     markdown = f"# {name}\n\n" + render_summary_markdown(rows)
     markdown += "\n## C simulation\n\n" + "".join(
         f"- {s.func}: {s.state}" + (f": {s.reason}" if s.reason else "") + "\n" for s in states
@@ -118,6 +133,8 @@ def _write(name: str, layout: BuildLayout, functions: list[str] | None, pictures
         markdown += "\n## Tasks that failed or did not finish\n\n" + "".join(
             f"- {a.task}: " + (f"failed: {a.error}" if a.error else "did not finish") + "\n" for a in problems
         )
+    if unreadable:
+        markdown += "\n## Reports that could not be read\n\n" + "".join(f"- {line}\n" for line in unreadable)
     if pictures:
         write_report_pictures(name, layout, rows)
     markdown += picture_links(layout)
