@@ -300,6 +300,31 @@ def test_repeated_names_count_from_zero_like_heterocl():
     assert [n for n in s.stages if n.startswith("tmp")] == ["tmp", "tmp_0", "tmp_1"]
 
 
+
+def test_a_stage_named_like_a_placeholder_is_still_its_kernels_attribute(rng):
+    """HeteroCL's memory tutorial names its input and its convolution "B": the stage is B_0 (the
+    placeholder holds the name), and kernel.B had been missing ("'function' object has no
+    attribute 'B'"). A second stage of a taken stage name does not take the first's attribute."""
+    A = hcl.placeholder((10, 10), "B")
+    F = hcl.placeholder((3, 3), "F")
+
+    def kernel(A, F):
+        r, c = hcl.reduce_axis(0, 3), hcl.reduce_axis(0, 3)
+        out = hcl.compute((8, 8), lambda y, x: hcl.sum(A[y + r, x + c] * F[r, c], axis=[r, c]), "B")
+        hcl.update(out, lambda y, x: out[y, x] + 1, "T")
+        hcl.update(out, lambda y, x: out[y, x] * 2, "T")
+        return out
+
+    s = hcl.create_schedule([A, F], kernel)
+    assert (kernel.B.name, kernel.T.name) == ("B_0", "T")
+    LB = s.reuse_at(A, s[kernel.B], kernel.B.axis[0])
+    s.reuse_at(LB, s[kernel.B], kernel.B.axis[1])
+    a, f = rng.integers(0, 10, (10, 10), dtype=np.int32), rng.integers(0, 10, (3, 3), dtype=np.int32)
+    out = np.zeros((8, 8), np.int32)
+    hcl.build(s)(a, f, out)
+    conv = sum(a[r:r + 8, c:c + 8] * f[r, c] for r in range(3) for c in range(3))
+    np.testing.assert_array_equal(out, (conv + 1) * 2)
+
 def test_partition_after_reshape_uses_the_new_shape():
     A = hcl.placeholder((10, 10), "A")
 

@@ -119,6 +119,7 @@ def _trace_body(axes: list[Var], fcompute: Callable[..., Any], out: Tensor | Non
 def compute(shape: object, fcompute: Callable[..., Any], name: str | None = None, dtype: object = None) -> Tensor:
     """hcl.compute(shape, fcompute, name=None, dtype=None): a new tensor, element by element."""
     program = active_program()
+    requested = name
     name = program.unique_name(_check_name(name, "compute")) if name else program.auto_name("compute")
     shape_t = normalize_shape(shape, f"compute {name!r}")
     if not callable(fcompute):
@@ -129,7 +130,8 @@ def compute(shape: object, fcompute: Callable[..., Any], name: str | None = None
     axes = [Var(n, 0, extent) for n, extent in zip(names, shape_t)]
     out.axis = axes
     body, has_return = _trace_body(axes, fcompute, out, f"compute {name!r}")
-    stage = StageStmt(name, "compute", [ComputeLoops(axes, body)], output=out, has_return=has_return)
+    stage = StageStmt(name, "compute", [ComputeLoops(axes, body)], output=out, has_return=has_return,
+                      alias=_alias(requested, name))
     out.stage = stage
     _register_stage(stage)
     return out
@@ -147,7 +149,7 @@ def update(tensor: Tensor, fcompute: Callable[..., Any], name: str | None = None
     axes = [Var(n, 0, extent) for n, extent in zip(names, tensor.shape)]
     body, has_return = _trace_body(axes, fcompute, tensor, f"update {name!r}")
     stage = StageStmt(name, "update", [ComputeLoops(axes, body)], output=tensor, has_return=has_return,
-                      alias=requested if requested == tensor.name != name else "")
+                      alias=_alias(requested, name))
     _register_stage(stage)
     return None
 
@@ -155,6 +157,7 @@ def update(tensor: Tensor, fcompute: Callable[..., Any], name: str | None = None
 def mutate(domain: object, fcompute: Callable[..., Any], name: str | None = None) -> None:
     """hcl.mutate(domain, fcompute, name=None): run imperative fcompute at every point of domain."""
     program = active_program()
+    requested = name
     name = program.unique_name(_check_name(name, "mutate")) if name else program.auto_name("mutate")
     if isinstance(domain, (tuple, list)) and any(isinstance(d, (Tensor, Expr)) for d in domain):
         _register_stage(_runtime_mutate(program, name, tuple(domain), fcompute))
@@ -163,7 +166,13 @@ def mutate(domain: object, fcompute: Callable[..., Any], name: str | None = None
     names = _axis_names(fcompute, len(shape_t), f"mutate {name!r}")
     axes = [Var(n, 0, extent) for n, extent in zip(names, shape_t)]
     body, _ = _trace_body(axes, fcompute, None, f"mutate {name!r}")
-    _register_stage(StageStmt(name, "mutate", [ComputeLoops(axes, body)]))
+    _register_stage(StageStmt(name, "mutate", [ComputeLoops(axes, body)], alias=_alias(requested, name)))
+
+
+def _alias(requested: str | None, name: str) -> str:
+    """The name the user gave a stage when a tensor held it (hcl.update(mean, ..., name="mean"), a
+    compute "B" beside a placeholder "B"): the stage is mean_0 / B_0, and kernel.mean reaches it."""
+    return requested if requested and requested != name else ""
 
 
 def _runtime_mutate(program: Any, name: str, domain: tuple, fcompute: Callable[..., Any]) -> StageStmt:

@@ -135,8 +135,8 @@ class StageStmt(Stmt):
     output: Tensor | None = None
     inputs: list[Tensor] = field(default_factory=list)
     has_return: bool = False
-    # the name given by the user when it was the name of the tensor the stage updates
-    # (hcl.update(mean, ..., name="mean")): the stage is `mean_0`, and kernel.mean reaches it too
+    # the name given by the user when a tensor held it (hcl.update(mean, ..., name="mean"), a
+    # compute "B" beside a placeholder "B"): the stage is `mean_0`, and kernel.mean reaches it too
     alias: str = ""
 
 
