@@ -139,8 +139,7 @@ def summary_rows(projects: list[Path], build_root: Path) -> list[dict[str, Any]]
     from hclbuild.project.attempts import function_states, known_functions
     from hclbuild.project.config import load_project
     from hclbuild.project.layout import BuildLayout
-    from hclbuild.project.vitis_flow import function_reports
-    from hclbuild.runtime.report import parse_csynth_xml
+    from hclbuild.project.vitis_flow import current_reports
 
     rows = []
     for folder in projects:
@@ -155,9 +154,8 @@ def summary_rows(projects: list[Path], build_root: Path) -> list[dict[str, Any]]
                                    "reason": state.reason or ""}
             if state.csim is not None:
                 row["max_abs_err"] = f"{state.csim.get('max_abs_err', 0):.3g}"
-            xml, _ = function_reports(layout, state.func)
-            if xml is not None:
-                report = parse_csynth_xml(xml)
+            report = current_reports(layout, state.func).csynth
+            if report is not None:
                 row["latency"] = "-" if report.worst_latency is None else str(report.worst_latency)
                 row["resources"] = ", ".join(f"{k} {v}" for k, v in (report.resources or {}).items())
             rows.append(row)

@@ -66,3 +66,35 @@ def test_a_broken_csynth_report_is_listed_and_csim_still_passes(tmp_path: Path) 
     assert "## Reports that could not be read" in report_md(folder)
     assert summary(folder)["unreadable_reports"] == [
         f"{broken}: not an HLS csynth report (XML parse error: no element found: line 1, column 49)"]
+
+
+def table_row(folder: Path, func: str) -> list[str]:
+    """The cells of `func`'s row in report.md's summary table."""
+    line = next(line for line in report_md(folder).splitlines() if line.startswith(f"| {func} |"))
+    return [cell.strip() for cell in line.strip("|").split("|")]
+
+
+@pytest.mark.slow
+def test_no_csynth_or_cosim_result_of_an_earlier_design_is_shown(fake_vitis, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_vitis.install("vitis_hls")
+    folder = make_project(tmp_path, "[hls]\nclock_period_ns = 4.0\n")
+    assert doit(folder, "csim", "cosim", "report") == 0
+    assert table_row(folder, "top")[2:4] == ["Pass", "1234"]
+    # the next design's cosim fails: the last design's Pass and latency must not stand for it
+    (folder / "project.toml").write_text("[hls]\nclock_period_ns = 3.0\n")
+    monkeypatch.setenv("FAKE_VITIS_EXIT", "1")
+    assert doit(folder, "--continue", "csim", "cosim") != 0
+    assert table_row(folder, "top")[1:4] == ["pass", "-", "-"]
+    assert "- cosim:p/top: failed: vitis_hls exited with code 1 " in report_md(folder)
+    assert summary(folder)["functions"]["top"]["cosim"] is None
+    # a synthesis that passed, then a kernel change without one: its numbers are outdated
+    monkeypatch.setenv("FAKE_VITIS_EXIT", "0")
+    assert doit(folder, "csynth") == 0
+    (folder / "kernel.py").write_text(KERNEL.replace("X[i] + 1", "X[i] + 2").replace("* 3 + 1", "* 3 + 2"))
+    assert doit(folder, "csim") == 0  # (`doit report` would synthesize again: it reads csynth/*.xml)
+    assert table_row(folder, "top")[1:4] == ["pass", "-", "-"]
+    assert table_row(folder, "Stage_X")[3] == "1234"  # Stage_X's C++ did not change
+    top_cpp = tmp_path / "build" / "p" / "hls" / "top" / "top.cpp"
+    assert summary(folder)["outdated_reports"] == [
+        f"{tmp_path / 'build' / 'p' / 'csynth' / 'top.xml'}: {top_cpp} changed after csynth:p/top ran"]

@@ -137,16 +137,24 @@ def function_state(layout: BuildLayout, func: str) -> FunctionState:
             if step == "csim":
                 return FunctionState(func, FAIL, attempt.error, _read_json(layout.csim_json(func)))
             return FunctionState(func, NOT_RUN, f"{tid} failed: {attempt.error}")
-        for rel, digest in attempt.inputs.items():
-            path = Path(os.path.normpath(layout.root.resolve() / rel))
-            if file_digest(path) != digest:
-                return FunctionState(func, NOT_RUN, f"{path} changed after {tid} ran")
+        changed = changed_input(layout, attempt)
+        if changed is not None:
+            return FunctionState(func, NOT_RUN, f"{changed} changed after {tid} ran")
     csim = _read_json(layout.csim_json(func))
     if csim is None:
         return FunctionState(func, NOT_RUN, f"{layout.csim_json(func)} is missing")
     if csim.get("pass") is not True:
         return FunctionState(func, FAIL, str(csim.get("error") or "csim failed"), csim)
     return FunctionState(func, PASS, None, csim)
+
+
+def changed_input(layout: BuildLayout, attempt: Attempt) -> Path | None:
+    """The first input of the attempt whose bytes differ from when it started (or that is gone)."""
+    for rel, digest in attempt.inputs.items():
+        path = Path(os.path.normpath(layout.root.resolve() / rel))
+        if file_digest(path) != digest:
+            return path
+    return None
 
 
 def function_states(layout: BuildLayout, functions: list[str]) -> list[FunctionState]:

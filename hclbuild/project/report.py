@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from hclbuild.atomic import write_if_changed
-from hclbuild.errors import ToolError
 from hclbuild.project.attempts import (
     FAIL,
     FAILED,
@@ -85,34 +84,21 @@ def _design_failed(layout: BuildLayout) -> bool:
 
 def _write(name: str, layout: BuildLayout, functions: list[str] | None, pictures: bool) -> list[Path]:
     from hclbuild.project.report_pictures import picture_links, write_report_pictures
-    from hclbuild.project.vitis_flow import function_reports
-    from hclbuild.runtime.report import (
-        FunctionReport,
-        parse_cosim_rpt,
-        parse_csynth_xml,
-        render_summary_markdown,
-    )
+    from hclbuild.project.vitis_flow import current_reports
+    from hclbuild.runtime.report import FunctionReport, render_summary_markdown
 
     states = function_states(layout, known_functions(layout) if functions is None else functions)
     rows = []
     summary: dict[str, Any] = {"project": name, "functions": {}}
+    # a broken report (a hand run's, a killed tool's) is listed, not a crash of the task that
+    # happened to rewrite this report (every csim does); so is one a changed design made stale
     unreadable: list[str] = []
-
-    def parsed(parse: Any, path: Path | None) -> Any:
-        # a broken report (a hand run's, a killed tool's) is listed, not a crash of the task
-        # that happened to rewrite this report (every csim does)
-        if path is None:
-            return None
-        try:
-            return parse(path)
-        except ToolError as exc:
-            unreadable.append(str(exc).splitlines()[0])
-            return None
-
+    outdated: list[str] = []
     for state in states:
-        csynth_path, cosim_path = function_reports(layout, state.func)
-        csynth = parsed(parse_csynth_xml, csynth_path)
-        cosim = parsed(parse_cosim_rpt, cosim_path)
+        reports = current_reports(layout, state.func)
+        csynth, cosim = reports.csynth, reports.cosim
+        unreadable += reports.unreadable
+        outdated += reports.outdated
         verdict = {PASS: True, FAIL: False, NOT_RUN: None}[state.state]
         rows.append(FunctionReport(name=state.func, csim=verdict, csynth=csynth, cosim=cosim))
         summary["functions"][state.func] = {
@@ -125,6 +111,7 @@ def _write(name: str, layout: BuildLayout, functions: list[str] | None, pictures
     problems = failed_attempts(layout)
     summary["problems"] = [{"task": a.task, "state": a.state, "error": a.error} for a in problems]
     summary["unreadable_reports"] = unreadable
+    summary["outdated_reports"] = outdated
     markdown = f"# {name}\n\n" + render_summary_markdown(rows)
     markdown += "\n## C simulation\n\n" + "".join(
         f"- {s.func}: {s.state}" + (f": {s.reason}" if s.reason else "") + "\n" for s in states
@@ -135,6 +122,8 @@ def _write(name: str, layout: BuildLayout, functions: list[str] | None, pictures
         )
     if unreadable:
         markdown += "\n## Reports that could not be read\n\n" + "".join(f"- {line}\n" for line in unreadable)
+    if outdated:
+        markdown += "\n## Outdated reports (not shown)\n\n" + "".join(f"- {line}\n" for line in outdated)
     if pictures:
         write_report_pictures(name, layout, rows)
     markdown += picture_links(layout)

@@ -20,10 +20,13 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from hclbuild.atomic import write_if_changed
 from hclbuild.errors import ToolError
+from hclbuild.project.attempts import changed_input, read_attempt
 from hclbuild.project.config import Project
 from hclbuild.project.layout import BuildLayout
 from hclbuild.runtime.vitis import ToolRun, find_csynth_report, ordered_steps, report_dirs, run_hls_steps
@@ -169,6 +172,45 @@ def function_reports(layout: BuildLayout, func: str) -> tuple[Path | None, Path 
     cosim = layout.cosim_result(func)
     return (csynth if csynth.is_file() else find_csynth_report(folder, func),
             cosim if cosim.is_file() else _find_cosim_report(folder, func))
+
+
+@dataclass
+class CurrentReports:
+    """The csynth and cosim reports of a function that hold for the files now on disk (parsed), and
+    one line for each report found but not shown (outdated: an input of the task that wrote it has
+    changed since; unreadable: it does not parse)."""
+
+    csynth: Any = None  # CsynthReport
+    cosim: Any = None  # CosimReport
+    outdated: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
+
+
+def current_reports(layout: BuildLayout, func: str) -> CurrentReports:
+    """function_reports of `func`, parsed, without those a changed design made stale: a report
+    counts unless the latest csynth/cosim attempt that wrote it (project.attempts) read files that
+    have changed since. A report no task here recorded (a hand run, another CI job's) is shown."""
+    from hclbuild.runtime.report import parse_cosim_rpt, parse_csynth_xml
+
+    found = CurrentReports()
+    csynth_path, cosim_path = function_reports(layout, func)
+    # csynth/<f>.xml is written by csynth:<p>/<f> and by cosim:<p>/<f> (which synthesizes first)
+    for kind, path, steps, parse in (("csynth", csynth_path, ("csynth", "cosim"), parse_csynth_xml),
+                                     ("cosim", cosim_path, ("cosim",), parse_cosim_rpt)):
+        if path is None:
+            continue
+        records = [(layout.task_status(step, func), step) for step in steps]
+        records = [(status.stat().st_mtime_ns, step) for status, step in records if status.is_file()]
+        attempt = read_attempt(layout, max(records)[1], func) if records else None
+        changed = changed_input(layout, attempt) if attempt is not None else None
+        if changed is not None:
+            found.outdated.append(f"{path}: {changed} changed after {attempt.task} ran")
+            continue
+        try:
+            setattr(found, kind, parse(path))
+        except ToolError as exc:
+            found.unreadable.append(str(exc).splitlines()[0])
+    return found
 
 
 def _find_cosim_report(folder: Path, func: str) -> Path | None:

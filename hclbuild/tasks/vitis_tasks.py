@@ -71,11 +71,15 @@ def function_vitis_tasks(project: Project, layout: BuildLayout, func: str, hls_f
     if blackbox_mode and func == top:
         inputs += [layout.blackbox_json(top, f) for f in functions[1:]]
         task_dep += [f"blackbox:{name}/{f}" for f in functions[1:]]
+    # attempts are recorded (project.attempts) so that the report shows no csynth/cosim result of
+    # files that changed since, and lists a failed run; the published reports go when one starts
+    published = [str(layout.csynth_result(func)), str(layout.csynth_inputs(func)), str(layout.cosim_result(func))]
     yield {
         "basename": "csynth", "name": f"{name}/{func}",
         "doc": f"{name}: Vitis HLS C synthesis of {func}"
                + (" (outlined functions as RTL blackboxes)" if blackbox_mode and func == top else ""),
-        "actions": [wrap(_synthesize, project, layout, func, ["csynth"], inputs)],
+        "actions": [wrap(_synthesize, project, layout, func, ["csynth"], inputs,
+                         attempt=("csynth", func, [str(path) for path in inputs]), verdicts=published)],
         "task_dep": task_dep,
         "targets": [str(layout.csynth_result(func)), str(layout.csynth_inputs(func))],
         "uptodate": [_current(project, layout, func, inputs)], "clean": True,
@@ -92,7 +96,8 @@ def function_vitis_tasks(project: Project, layout: BuildLayout, func: str, hls_f
     yield {
         "basename": "cosim", "name": f"{name}/{func}",
         "doc": f"{name}: Vitis HLS C/RTL co-simulation of {func}",
-        "actions": [wrap(_synthesize, project, layout, func, ["csynth", "cosim"], inputs)],
+        "actions": [wrap(_synthesize, project, layout, func, ["csynth", "cosim"], inputs,
+                         attempt=("cosim", func, [*map(str, inputs), hls_files[-1]]), verdicts=published)],
         "file_dep": [*hls_files, *fingerprint_dep],
         "task_dep": task_dep[1:],
         "targets": [str(layout.cosim_result(func))],
