@@ -145,10 +145,16 @@ class CsynthReport:
 
     @property
     def loop_ii(self) -> Span | None:
-        """Smallest ~ largest pipeline II over all pipelined loops, or None when no loop states one."""
+        """Smallest ~ largest pipeline II over all pipelined loops, or None when no loop states one.
+
+        Vitis 2022+ moves each pipelined loop into a module of its own (`<top>_Pipeline_<loop>`),
+        listed only under ModuleInformation: the top-level table then holds just the loops around
+        it, so the modules' loops count too (else every pipelined design showed no II at all)."""
+        loops = [loop for _, loop in self.iter_loops()]
+        loops += [loop for module in self.modules for _, loop in _walk_loops(module.loops, 0)]
         values = [
             end
-            for _, loop in self.iter_loops()
+            for loop in loops
             if loop.pipeline_ii is not None
             for end in (loop.pipeline_ii.min, loop.pipeline_ii.max)
             if end is not None
