@@ -165,6 +165,9 @@ PROJECTS: dict[str, tuple[dict[str, str], str]] = {
                                        "name"),
     "project.toml top is not the schedule's": ({"kernel.py": KERNEL, "project.toml": "[project]\ntop = 'other'\n"},
                                                "other"),
+    "project.toml m_axi depth below the element count": (
+        {"kernel.py": KERNEL, "project.toml": "[interface.A]\nprotocol = 'm_axi'\ndepth = 2\n"},
+        "argument A of @top: m_axi depth 2 is less than the 4 elements of int32_t A[4]"),
     "inputs() returns one array for two inputs": ({"kernel.py": KERNEL + "\ndef inputs(rng):\n"
                                                    "    return [np.zeros(4, np.int32)]\n"},
                                                   "inputs() returned 1 arrays, the design has 2 inputs"),

@@ -327,3 +327,24 @@ def test_a_blackboxed_functions_stream_stays_a_fifo_port_in_the_vitis_flow() -> 
                             interfaces={"Stage_blur": {"gray": {"protocol": "axis"}}})
     with pytest.raises(ConfigError, match="RTL blackbox of the top, whose ports can only be"):
         function_interfaces(refused, "Stage_blur", "top", STREAMED)
+
+
+def test_an_m_axi_depth_below_the_element_count_is_refused() -> None:
+    # cosim sizes the memory behind an m_axi port by its depth: 8 of A's 128 elements would be read past
+    with pytest.raises(ConfigError, match=r"argument A of @top: m_axi depth 8 is less than the 128 elements of "
+                                          r"int32_t A\[16\]\[8\] \(cosim would access past the end of its memory\)$"):
+        _top_files(_design(), overrides={"A": {"protocol": "m_axi", "depth": 8}})
+    cpp, _ = _top_files(_design(), "vitis", overrides={"A": {"depth": 128}, "B": {"depth": 100}})
+    assert "#pragma HLS interface mode=m_axi port=A bundle=gmem_A depth=128 offset=slave" in _lines(cpp)
+
+
+@pytest.mark.parametrize("offset", ["off", "direct"])
+def test_a_vitis_kernel_takes_m_axi_offset_slave_only(offset: str) -> None:
+    signature = c_signature(func_op(_design(), "top"))
+    vitis = ProjectConfig(name="demo", flow_target="vitis", interfaces={"top": {"A": {"offset": offset}}})
+    with pytest.raises(ConfigError, match=rf"^demo: project.toml \[interface\], argument A of @top: offset "
+                                          rf"'{offset}': a Vitis kernel \(flow_target = \"vitis\"\) takes m_axi "
+                                          r"offset=slave only"):
+        function_interfaces(vitis, "top", "top", signature)
+    vivado = ProjectConfig(name="demo", interfaces={"top": {"A": {"protocol": "m_axi", "offset": offset}}})
+    assert function_interfaces(vivado, "top", "top", signature).of("A").offset == offset

@@ -54,4 +54,12 @@ def function_interfaces(config: ProjectConfig, func: str, top: str, signature: A
     # a blackbox's streams are FIFO ports whatever the flow
     stream_modes = ("ap_fifo",) if blackboxed else STREAM_MODES_BY_FLOW[config.flow_target]
     where = f"{config.name}: project.toml [interface]"
-    return override_interfaces(interfaces, signature, overrides, where, stream_modes)
+    result = override_interfaces(interfaces, signature, overrides, where, stream_modes)
+    if config.flow_target == "vitis" and not blackboxed:
+        for arg in result.args:
+            if arg.mode == "m_axi" and arg.offset not in (None, "slave"):
+                # the host (XRT) hands a Vitis kernel its buffers' addresses through s_axilite registers
+                raise ConfigError(f"{where}, argument {arg.port} of @{func}: offset {arg.offset!r}: a Vitis kernel "
+                                  "(flow_target = \"vitis\") takes m_axi offset=slave only (UG1399 \"Offset and "
+                                  "Modes of Operation\"); use flow_target = \"vivado\" for an IP with other offsets")
+    return result

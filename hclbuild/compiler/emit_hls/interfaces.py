@@ -166,4 +166,9 @@ def _override(current: ArgInterface, arg: CArg, settings: Mapping[str, Any], whe
         if mode not in modes:
             raise ConfigError(f"{where}: {option} applies to {' and '.join(modes)} interfaces, not {mode}")
         values[option] = settings[option]
+    elements = math.prod(arg.shape)
+    if mode == "m_axi" and arg.is_array and values["depth"] is not None and values["depth"] < elements:
+        # depth sizes cosim's model of the memory behind the port: a smaller one is read past its end
+        raise ConfigError(f"{where}: m_axi depth {values['depth']} is less than the {elements} elements "
+                          f"of {arg.declaration()} (cosim would access past the end of its memory)")
     return ArgInterface(arg.name, mode, **values)
