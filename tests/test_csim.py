@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import resource
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -410,6 +411,23 @@ def test_crash_is_reported_not_ignored(tmp_path: Path) -> None:
     assert not result.passed
     assert result.error == "testbench killed by SIGILL"
 
+
+
+@pytest.mark.skipif(resource.getrlimit(resource.RLIMIT_STACK)[1] not in (resource.RLIM_INFINITY,)
+                    and resource.getrlimit(resource.RLIMIT_STACK)[1] < 64 << 20, reason="hard stack limit < 64 MB")
+def test_local_arrays_larger_than_the_default_stack(tmp_path: Path) -> None:
+    """A top's intermediates live on the stack (two 1024 x 1024 int32 arrays are 8 MB): the
+    testbench had died by SIGSEGV under the usual 8 MB limit, in run_csim and in make csim."""
+    case = case_int32_vadd()
+    case.cpp = case.cpp.replace("loop_i:", "  volatile int32_t big[4 << 20];  // 16 MB\n"
+                                "  for (int k = 0; k < (4 << 20); k += 1024) big[k] = k;\nloop_i:")
+    case.cpp = case.cpp.replace("c[i] = a[i] + b[i];", "c[i] = a[i] + b[i] + big[i * 1024] - i * 1024;")
+    func_dir = write_case(tmp_path, case)
+    result = run_csim(func_dir, csim_json(tmp_path, "vadd"))
+    assert result.passed, result.summary
+    if shutil.which("make") is not None:
+        made = run_make_csim(func_dir)
+        assert made.returncode == 0, made.stdout + made.stderr
 
 def test_exit_status_must_agree_with_a_passing_summary(tmp_path: Path) -> None:
     func_dir = write_case(tmp_path, case_int32_vadd())

@@ -324,7 +324,7 @@ def test_makefile_adds_ap_types_only_when_needed(tmp_path: Path) -> None:
 
 def test_makefile_targets(project_dir: Path) -> None:
     text = (project_dir / "Makefile").read_text()
-    assert "\t./out/tb_$(FUNC) data out\n" in text
+    assert "\tulimit -s \"$$(ulimit -H -s)\" 2>/dev/null; ./out/tb_$(FUNC) data out\n" in text
     assert "vitis-csim:\n\t$(VITIS_HLS) -f run_hls.tcl -tclargs csim\n" in text
     assert "csynth:\n\t$(VITIS_HLS) -f run_hls.tcl -tclargs csynth\n" in text
     assert "cosim:\n\t$(VITIS_HLS) -f run_hls.tcl -tclargs csynth cosim\n" in text

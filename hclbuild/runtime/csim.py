@@ -143,6 +143,12 @@ def _signal_name(code: int) -> str:
         return f"signal {code}"
 
 
+# The design's local arrays (a top's intermediates, its buffers) live on the testbench's stack, as in
+# Vitis's csim: two 1024 x 1024 int32 intermediates overflow the usual 8 MB and the testbench died by
+# SIGSEGV. It runs with the stack as large as the hard limit allows (exec keeps the pid and the status).
+_LARGE_STACK = ["/bin/sh", "-c", 'ulimit -s "$(ulimit -H -s)" 2>/dev/null; exec "$@"', "sh"]
+
+
 def run_csim(func_dir: str | Path, out_json: str | Path, timeout: float = DEFAULT_TIMEOUT, *,
              project: str | None = None, gxx: str = GXX,
              ap_include_dir: str | Path | None = None, outputs: Collection[str] | None = None,
@@ -234,7 +240,7 @@ def run_csim(func_dir: str | Path, out_json: str | Path, timeout: float = DEFAUL
 
     started = time.monotonic()
     try:
-        ran = subprocess.run([f"./{executable}", "data", OUT_DIR], cwd=folder, capture_output=True,
+        ran = subprocess.run([*_LARGE_STACK, f"./{executable}", "data", OUT_DIR], cwd=folder, capture_output=True,
                              text=True, errors="replace", timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         result.run_seconds = round(time.monotonic() - started, 3)
