@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hclbuild.errors import ConfigError
+from hclbuild.project.layout import default_build_root
 
 AP_TYPES_INSTALL = "python -m pip install --no-deps 'hls4ml==1.3.0'"
 _LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -55,6 +56,14 @@ def pipeline_values(plans: list[Any], runner_label: str, root: Path, install: st
         raise ConfigError(f"runner label {runner_label!r}: use letters, digits, '.', '-' and '_'")
     root = Path(root)
     paths = {p.name: os.path.relpath(p.folder, root) for p in plans}
+    # the artifacts are the build folder the jobs' `hclbuild csim|csynth <project>` commands use
+    builds = sorted({default_build_root(Path(p.folder).resolve()) for p in plans})
+    if len(builds) > 1:
+        raise ConfigError(f"the projects build in different folders ({', '.join(map(str, builds))}), which one "
+                          "`hclbuild csim` of them all refuses: keep the projects in one folder")
+    build = os.path.relpath(builds[0], root.resolve()) if builds else "build"
+    if build == ".." or build.startswith(".." + os.sep):
+        raise ConfigError(f"{builds[0]}: the projects' build folder is outside {root}, where the pipeline runs")
     jobs = [{"project": p.name, "path": paths[p.name], "function": f} for p in plans for f in p.functions[1:]]
     tops = [{"project": p.name, "path": paths[p.name], "function": p.functions[0]} for p in plans if p.functions]
     groups = [{"project": p.name, "path": paths[p.name], "functions": p.functions[1:]} for p in plans
@@ -74,6 +83,7 @@ def pipeline_values(plans: list[Any], runner_label: str, root: Path, install: st
                          "doc": "each top_assembly = \"blackbox\" top, from its functions' RTL"})
     return {
         "runner_label": runner_label,
+        "build": Path(build).as_posix(),
         "install": install_commands(root, install),
         "ap_types": AP_TYPES_INSTALL,
         "paths": " ".join(sorted(paths.values())),

@@ -85,15 +85,6 @@ def _default_path() -> str:
     return "projects" if Path("projects").is_dir() else "."
 
 
-def _beside(path: Path) -> Path:
-    """The folder that gets build/: the parent of a project or of a folder of projects; for a
-    project inside a folder named `projects`, that folder's parent (the layout dodo.py uses)."""
-    parent = path.parent
-    if (path / "kernel.py").is_file() and parent.name == "projects":
-        return parent.parent
-    return parent
-
-
 def _build_root(args: argparse.Namespace) -> Path:
     """--build-dir, else `build/` beside what PATHS name (a project or a folder of projects).
 
@@ -105,7 +96,9 @@ def _build_root(args: argparse.Namespace) -> Path:
         if root.exists() and not root.is_dir():
             raise HCLError(f"--build-dir {args.build_dir}: exists and is not a folder")
         return root
-    roots = {_beside(Path(raw).resolve()) / "build" for raw in (args.paths or [_default_path()])}
+    from hclbuild.project.layout import default_build_root
+
+    roots = {default_build_root(Path(raw).resolve()) for raw in (args.paths or [_default_path()])}
     if len(roots) > 1:
         raise HCLError(f"{', '.join(args.paths)} are in different folders: choose one with --build-dir")
     return roots.pop()

@@ -47,9 +47,10 @@ def test_gitlab_pipeline_structure() -> None:
     assert build["stage"] == "csim"
     assert build["script"] == ["python -m pip install --upgrade pip", "python -m pip install -e .", AP_TYPES_INSTALL,
                                "hclbuild csim tests/data/projects/gemm tests/data/projects/two_mm --continue"]
-    assert build["artifacts"]["paths"] == ["build/"]
+    # `hclbuild csim tests/data/projects/gemm` builds beside tests/data/projects: that is the artifact
+    assert build["artifacts"]["paths"] == ["tests/data/build/"]
     # precompiled ap_types headers are this runner's cache, about 80 MB each: not an artifact
-    assert build["artifacts"]["exclude"] == ["build/.pch/**/*"]
+    assert build["artifacts"]["exclude"] == ["tests/data/build/.pch/**/*"]
     csynth = pipeline["csynth"]
     assert (csynth["stage"], csynth["tags"], csynth["needs"]) == ("csynth", ["vitis-2025"], ["build-csim"])
     assert csynth["parallel"]["matrix"] == [
@@ -58,8 +59,9 @@ def test_gitlab_pipeline_structure() -> None:
     ]
     assert csynth["script"][-1] == 'hclbuild csynth "$PROJECT_PATH" --function "$FUNCTION"'
     # the report travels with the digest of its inputs, so the top's job does not synthesize it again
-    assert csynth["artifacts"]["paths"] == ["build/$PROJECT/hls/$FUNCTION/", "build/$PROJECT/csynth/$FUNCTION.xml",
-                                            "build/$PROJECT/csynth/$FUNCTION.inputs"]
+    assert csynth["artifacts"]["paths"] == ["tests/data/build/$PROJECT/hls/$FUNCTION/",
+                                            "tests/data/build/$PROJECT/csynth/$FUNCTION.xml",
+                                            "tests/data/build/$PROJECT/csynth/$FUNCTION.inputs"]
     top = pipeline["top"]
     assert top["needs"] == ["build-csim"]
     assert top["parallel"]["matrix"] == [
@@ -141,3 +143,12 @@ def test_build_csim_job_runs_in_a_fresh_venv_of_a_checkout(tmp_path: Path) -> No
         assert done.returncode == 0, f"{step}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
     assert (checkout / "build" / "gemm" / "csim" / "Stage_prod.json").is_file()
     assert '"pass": true' in (checkout / "build" / "gemm" / "csim" / "top.json").read_text()
+
+
+def test_projects_in_folders_that_build_apart_are_refused(tmp_path: Path) -> None:
+    for name in ("a", "b"):
+        shutil.copytree(PROJECTS / "gemm", tmp_path / name / "gemm")
+    with pytest.raises(ConfigError, match=r"^the projects build in different folders \(.*/a/build, .*/b/build\)"):
+        github_workflow(plan([tmp_path / "a" / "gemm", tmp_path / "b" / "gemm"]), root=tmp_path, install="x")
+    with pytest.raises(ConfigError, match=r"a/build: the projects' build folder is outside .*/a/gemm, where"):
+        gitlab_pipeline(plan([tmp_path / "a" / "gemm"]), root=tmp_path / "a" / "gemm", install="x")

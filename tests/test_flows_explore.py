@@ -98,3 +98,39 @@ def test_no_csynth_or_cosim_result_of_an_earlier_design_is_shown(fake_vitis, tmp
     top_cpp = tmp_path / "build" / "p" / "hls" / "top" / "top.cpp"
     assert summary(folder)["outdated_reports"] == [
         f"{tmp_path / 'build' / 'p' / 'csynth' / 'top.xml'}: {top_cpp} changed after csynth:p/top ran"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("where", ["hw/projects", "kernels"])
+def test_the_pipelines_artifacts_are_where_its_commands_build(tmp_path: Path, where: str,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Projects below hw/projects/ (or in a folder not named projects) build beside that folder; the
+    artifacts had said build/ at the repository root, so no build folder reached the Vitis jobs."""
+    import shlex
+    import subprocess
+    import sys
+
+    import yaml
+
+    from hclbuild.ci import github_workflow, gitlab_pipeline
+    from hclbuild.tasks import plan
+
+    folder = tmp_path / where / "p"
+    folder.mkdir(parents=True)
+    (folder / "kernel.py").write_text(KERNEL)
+    monkeypatch.chdir(tmp_path)
+    workflow = yaml.safe_load(github_workflow(plan([folder]), root=tmp_path, install="pip install hclbuild"))
+    steps = workflow["jobs"]["build-csim"]["steps"]
+    (command,) = [step["run"] for step in steps if str(step.get("run", "")).startswith("hclbuild csim")]
+    (upload,) = [step["with"]["path"].split() for step in steps if step.get("uses") == "actions/upload-artifact@v4"]
+    hclbuild = [sys.executable, "-c", "import sys; from hclbuild.cli import main; sys.exit(main(sys.argv[1:]))"]
+    done = subprocess.run(hclbuild + shlex.split(command)[1:], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    built = upload[0]
+    assert (tmp_path / built / "p" / "csim" / "top.json").is_file()
+    csynth = workflow["jobs"]["csynth"]["steps"][-1]["with"]["path"].splitlines()
+    assert csynth[0] == f"{built}${{{{ matrix.project }}}}/hls/${{{{ matrix.function }}}}/"
+    gitlab = yaml.safe_load(gitlab_pipeline(plan([folder]), root=tmp_path, install="pip install hclbuild"))
+    assert gitlab["build-csim"]["artifacts"]["paths"] == [built]
+    assert gitlab["csynth"]["artifacts"]["paths"][0] == f"{built}$PROJECT/hls/$FUNCTION/"

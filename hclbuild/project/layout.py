@@ -69,6 +69,16 @@ class TaskFiles:
     csim_json: str
 
 
+def default_build_root(path: Path) -> Path:
+    """`build/` beside a project or a folder of projects (hclbuild's default, and the CI pipeline's):
+    beside its folder, or, for a project inside a folder named `projects`, beside that folder (the
+    layout dodo.py uses)."""
+    parent = path.parent
+    if (path / "kernel.py").is_file() and parent.name == "projects":
+        return parent.parent / "build"
+    return parent / "build"
+
+
 def blackbox_file_name(func: str) -> str:
     """`<func>_blackbox.json`: the RTL blackbox description of `func`, in the top's HLS folder (where
     Vitis runs, so its relative paths mean the same whether read from the file or the cwd)."""
