@@ -145,7 +145,8 @@ def summary_rows(projects: list[Path], build_root: Path) -> list[dict[str, Any]]
             row: dict[str, Any] = {"project": name, "function": state.func, "csim": state.state,
                                    "max_abs_err": "-", "latency": "-", "resources": "-",
                                    "reason": state.reason or ""}
-            if state.csim is not None:
+            if state.csim is not None and state.csim.get("compared"):
+                # a csim that compared nothing (g++ missing, no outputs) measured no error, not 0
                 row["max_abs_err"] = f"{state.csim.get('max_abs_err', 0):.3g}"
             report = current_reports(layout, state.func).csynth
             if report is not None:

@@ -108,6 +108,7 @@ def test_missing_gxx_writes_a_failed_result(passed: Path, monkeypatch: pytest.Mo
     assert summary(passed)["functions"]["Stage_X"]["state"] == "FAIL"
     rows = cli_rows(passed)
     assert (rows["Stage_X"]["csim"], rows["top"]["csim"]) == ("FAIL", "pass")
+    assert (rows["Stage_X"]["max_abs_err"], rows["top"]["max_abs_err"]) == ("-", "0")  # nothing was compared
 
 
 def test_missing_ap_types_headers_write_a_failed_result(passed: Path,
