@@ -152,3 +152,19 @@ def test_projects_in_folders_that_build_apart_are_refused(tmp_path: Path) -> Non
         github_workflow(plan([tmp_path / "a" / "gemm", tmp_path / "b" / "gemm"]), root=tmp_path, install="x")
     with pytest.raises(ConfigError, match=r"a/build: the projects' build folder is outside .*/a/gemm, where"):
         gitlab_pipeline(plan([tmp_path / "a" / "gemm"]), root=tmp_path / "a" / "gemm", install="x")
+
+
+def test_every_github_job_sets_up_the_python_hclbuild_needs(tmp_path: Path) -> None:
+    # self-hosted Vitis runners run RHEL 8 (Python 3.6) or Ubuntu 22.04 (3.10): `pip install` of
+    # hclbuild (requires-python >= 3.11) failed there without it
+    folder = tmp_path / "two_mm"
+    shutil.copytree(PROJECTS / "two_mm", folder)
+    toml = folder / "project.toml"
+    toml.write_text(toml.read_text().replace("[hls]\n", '[hls]\ntop_assembly = "blackbox"\n'))
+    shutil.copytree(PROJECTS / "gemm", tmp_path / "gemm")
+    jobs = yaml.safe_load(github_workflow(plan([folder, tmp_path / "gemm"]), root=tmp_path, install="x"))["jobs"]
+    assert set(jobs) == {"build-csim", "csynth", "csynth-top", "assemble-top"}
+    for name, job in jobs.items():
+        uses = [step.get("uses") for step in job["steps"]]
+        assert uses[:2] == ["actions/checkout@v4", "actions/setup-python@v5"], name
+        assert job["steps"][1]["with"] == {"python-version": "3.11"}, name
