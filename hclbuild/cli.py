@@ -120,7 +120,9 @@ def run_doit(command: list[str], projects: list[Path], build_root: Path) -> int:
     from doit.doit_cmd import DoitMain
 
     namespace = _loader_namespace(projects, build_root)
-    return DoitMain(ModuleTaskLoader(namespace)).run(command)
+    # doit says 1 for a failed task, 2 for a task that raised (an error under --continue), 3 for an
+    # error before any task ran; hclbuild's 2 is a bad command line, so every one of them is 1
+    return 1 if DoitMain(ModuleTaskLoader(namespace)).run(command) else 0
 
 
 def summary_rows(projects: list[Path], build_root: Path) -> list[dict[str, Any]]:
@@ -137,11 +139,14 @@ def summary_rows(projects: list[Path], build_root: Path) -> list[dict[str, Any]]
     rows = []
     for folder in projects:
         try:
-            name = load_project(folder).name
+            project = load_project(folder)
+            name, top = project.name, project.config.top
         except HCLError:
-            name = folder.name
+            name, top = folder.name, "top"
         layout = BuildLayout(build_root, name)
-        for state in function_states(layout, known_functions(layout)):
+        # before its first compile a project has no function list: its top's row says why
+        # (compile failed, not run), where the project had been left out of the table
+        for state in function_states(layout, known_functions(layout) or [top]):
             row: dict[str, Any] = {"project": name, "function": state.func, "csim": state.state,
                                    "max_abs_err": "-", "latency": "-", "resources": "-",
                                    "reason": state.reason or ""}

@@ -40,6 +40,21 @@ def test_new_then_csim_prints_a_summary_table(tmp_path: Path) -> None:
     assert ".  " not in proc.stdout.split("project")[0]
 
 
+
+def test_a_project_that_never_compiled_has_a_row_and_continue_exits_1(tmp_path: Path) -> None:
+    """--continue past a kernel.py that raises: doit's status 2 had been hclbuild's exit status (its
+    'bad command line'), and the table left the broken project out, as if it were not there."""
+    assert run_cli(tmp_path, "new", "projects/good").returncode == 0
+    (tmp_path / "projects" / "bad").mkdir()
+    (tmp_path / "projects" / "bad" / "kernel.py").write_text("def schedule():\n    raise ValueError('x')\n")
+    proc = run_cli(tmp_path, "csim", "--continue")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    header = next(k for k, line in enumerate(lines) if line.startswith("project"))
+    rows = [line.split()[:3] for line in lines[header + 2:] if line.strip() and not line.startswith(("bad/", "good/"))]
+    assert rows == [["bad", "top", "not"], ["good", "top", "pass"], ["good", "Stage_scaled", "pass"]]
+    assert "bad/top: not run: compile:bad failed: bad: schedule() failed at kernel.py:2: ValueError: x" in proc.stdout
+
 def test_new_refuses_to_overwrite(tmp_path: Path) -> None:
     (tmp_path / "p").mkdir()
     (tmp_path / "p" / "kernel.py").write_text("# mine\n")
