@@ -134,3 +134,23 @@ def test_the_pipelines_artifacts_are_where_its_commands_build(tmp_path: Path, wh
     gitlab = yaml.safe_load(gitlab_pipeline(plan([folder]), root=tmp_path, install="pip install hclbuild"))
     assert gitlab["build-csim"]["artifacts"]["paths"] == [built]
     assert gitlab["csynth"]["artifacts"]["paths"][0] == f"{built}$PROJECT/hls/$FUNCTION/"
+
+
+@pytest.mark.slow
+def test_report_reads_csynth_results_but_never_synthesizes(fake_vitis, tmp_path: Path) -> None:
+    fake_vitis.install("vitis_hls")
+    folder = make_project(tmp_path)
+    # `hclbuild report` is csim, then a summary: it ran every function's C synthesis (hours each) when a
+    # Vitis tool was on PATH, because the report task listed csynth/<f>.xml among its file_deps
+    assert doit(folder, "report") == 0
+    assert fake_vitis.calls() == []
+    assert table_row(folder, "top")[3] == "-"
+    assert doit(folder, "csynth") == 0
+    assert len(fake_vitis.calls()) == 2
+    assert table_row(folder, "top")[3] == "1234"  # csynth's end rewrote the report
+    (tmp_path / "build" / "p" / "reports" / "csynth.png").unlink(missing_ok=True)
+    assert doit(folder, "report") == 0  # new csynth results: report:p draws again
+    assert len(fake_vitis.calls()) == 2
+    assert table_row(folder, "top")[3] == "1234"
+    pytest.importorskip("matplotlib")
+    assert (tmp_path / "build" / "p" / "reports" / "csynth.png").is_file()

@@ -270,6 +270,11 @@ class BuildLayout:
         """`reports/report.md`."""
         return self.reports_dir / "report.md"
 
+    @property
+    def report_hardware_stamp(self) -> Path:
+        """`reports/hardware.sha256`: the digest of the csynth/cosim reports report:<name> last read."""
+        return self.reports_dir / "hardware.sha256"
+
     # ---- status/ ------------------------------------------------------------------------
     @property
     def status_dir(self) -> Path:

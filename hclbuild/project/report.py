@@ -45,6 +45,26 @@ def write_project_report(name: str, layout: BuildLayout, functions: list[str] | 
         return _write(name, layout, functions, pictures)
 
 
+def hardware_digest(layout: BuildLayout, functions: list[str]) -> str:
+    """sha256 over the csynth and cosim reports of `functions` the report reads (a missing one
+    counts as missing): report:<name> reruns when it changes, without depending on the tasks that
+    make them (a doit file_dep would run every synthesis for a `hclbuild report`)."""
+    import hashlib
+
+    from hclbuild.project.vitis_flow import function_reports
+
+    digest = hashlib.sha256()
+    for func in functions:
+        for path in function_reports(layout, func):
+            digest.update(f"{func}\0{path}\0".encode())
+            if path is not None:
+                try:
+                    digest.update(path.read_bytes())
+                except OSError:
+                    digest.update(b"\0unreadable\0")
+    return digest.hexdigest()
+
+
 def start_attempt(layout: BuildLayout, step: str, func: str | None, inputs: list[str],
                   verdicts: Iterable[str | Path] = ()) -> Attempt:
     """Record that a task starts, first removing `verdicts` (csim's result) and the report.
@@ -65,14 +85,14 @@ def end_attempt(layout: BuildLayout, step: str, func: str | None, attempt: Attem
                 error: str | None) -> None:
     """Record how a task ended (error None: it succeeded); a csim or a failure rewrites the report.
 
-    Those are the attempts that change a verdict the report shows; after any other success the
+    Those (and csynth, cosim) are the attempts that change what the report shows; after any other success the
     report stays removed until a csim or report:<name> rewrites it, so it is never stale. One
     exception: emit runs beside the reference, so an emit can end after the reference (or the
     compile) failed, whose report its start removed; it writes that report again.
     """
     with project_lock(layout):
         finish_attempt(layout, step, func, attempt, error)
-        if step == "csim" or error is not None or _design_failed(layout):
+        if step in ("csim", "csynth", "cosim") or error is not None or _design_failed(layout):
             _write(layout.project_name, layout, None, False)
 
 

@@ -292,9 +292,28 @@ def _csim(project: Project, layout: BuildLayout, func: str) -> None:
 
 
 def _report(project: Project, layout: BuildLayout, functions: list[str]) -> None:
+    from hclbuild.atomic import write_if_changed
     from hclbuild.project.flow import write_report
+    from hclbuild.project.report import hardware_digest
 
+    digest = hardware_digest(layout, functions)
     write_report(project, layout, functions)
+    write_if_changed(layout.report_hardware_stamp, digest + "\n")
+
+
+def _hardware_unchanged(layout: BuildLayout, functions: list[str]) -> Callable[[], bool]:
+    """report:<name>'s uptodate: the csynth/cosim reports are those its last run read."""
+
+    def check() -> bool:
+        from hclbuild.project.report import hardware_digest
+
+        try:
+            recorded = layout.report_hardware_stamp.read_text(encoding="utf-8").strip()
+        except OSError:
+            return False
+        return recorded == hardware_digest(layout, functions)
+
+    return check
 
 
 def _project_inputs(project: Project) -> list[str]:
@@ -381,14 +400,14 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
             from hclbuild.tasks.vitis_tasks import function_vitis_tasks
 
             yield from function_vitis_tasks(project, layout, func, files, fingerprint_dep, _run, functions)
-    report_deps = list(csim_results)
-    if vitis:
-        report_deps += [str(layout.csynth_result(f)) for f in functions]
     yield {
         "basename": "report", "name": name,
         "doc": f"{name}: summary of csim (and csynth when present) across functions",
         "actions": [_run(_report, project, layout, functions)],
-        "file_dep": report_deps + fingerprint_dep,
+        # csynth/cosim reports are read when present, never made here: as file_deps (targets of the
+        # csynth tasks) they had `hclbuild report` synthesize every function, hours each, in parallel
+        "file_dep": csim_results + fingerprint_dep,
+        "uptodate": [_hardware_unchanged(layout, functions)],
         "targets": [str(layout.report_summary), str(layout.report_markdown)],
         "clean": [_remove(layout.reports_dir)],
     }
