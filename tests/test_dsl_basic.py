@@ -478,6 +478,20 @@ def test_intrinsics_on_integer_arguments_convert_to_float(run):
     np.testing.assert_allclose(run(s, a), np.sqrt(a) + a.astype(np.float64) ** 2, rtol=1e-5)
 
 
+
+def test_power_of_integers_is_exact_in_double(run):
+    """HeteroCL's pow_rule types a power of two integers Float(64): in float 5001 ** 2 had come out
+    25010000 (24 mantissa bits), in the reference and the C++ alike."""
+    A = hcl.placeholder((4,), "A")
+
+    def kernel(A):
+        return hcl.compute((4,), lambda i: hcl.power(A[i], 2), "B")
+
+    s = hcl.create_schedule([A], kernel)
+    a = np.array([5001, 4097, -30001, 3], dtype=np.int32)
+    np.testing.assert_array_equal(run(s, a), a.astype(np.int64) ** 2)
+    assert "double v4 = std::pow(v1, v3);" in hcl.build(s, target="vhls")
+
 def test_abs_of_signed_integers(run):
     A = hcl.placeholder((5,), "A", dtype=hcl.Int(8))
 

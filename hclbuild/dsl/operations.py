@@ -387,8 +387,12 @@ tanh = _unary("tanh")
 
 
 def power(x: object, y: object) -> Expr:
-    """hcl.power(x, y): x ** y in floating point."""
-    a, b = _float_arg(x), _float_arg(y)
+    """hcl.power(x, y): x ** y in floating point; in double when neither is a float (HeteroCL's
+    pow_rule), which is exact to 2**53: in float an int32 square above 2**24 was rounded."""
+    a, b = as_expr(x), as_expr(y)
+    if not (a.dtype.is_float or b.dtype.is_float):
+        a, b = Cast(Float(64), a), Cast(Float(64), b)
+    a, b = _float_arg(a), _float_arg(b)
     dt = promote(a.dtype, b.dtype)
     return Intrinsic("power", (a, b), dt)
 
