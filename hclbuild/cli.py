@@ -153,10 +153,13 @@ def summary_rows(projects: list[Path], build_root: Path) -> list[dict[str, Any]]
             if state.csim is not None and state.csim.get("compared"):
                 # a csim that compared nothing (g++ missing, no outputs) measured no error, not 0
                 row["max_abs_err"] = f"{state.csim.get('max_abs_err', 0):.3g}"
-            report = current_reports(layout, state.func).csynth
+            reports = current_reports(layout, state.func)
+            report = reports.csynth
             if report is not None:
                 row["latency"] = "-" if report.worst_latency is None else str(report.worst_latency)
                 row["resources"] = ", ".join(f"{k} {v}" for k, v in (report.resources or {}).items())
+            if reports.cosim is not None:
+                row["cosim"] = reports.cosim.status
             rows.append(row)
     return rows
 
@@ -165,6 +168,10 @@ def print_summary(rows: list[dict[str, Any]]) -> None:
     if not rows:
         return
     cols = ["project", "function", "csim", "max_abs_err", "latency", "resources"]
+    if any("cosim" in row for row in rows):
+        # what `hclbuild cosim` ran for: its verdict, not only the csynth numbers
+        cols.insert(3, "cosim")
+        rows = [{"cosim": "-", **row} for row in rows]
     widths = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in cols}
     print()
     print("  ".join(c.ljust(widths[c]) for c in cols))

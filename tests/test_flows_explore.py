@@ -154,3 +154,18 @@ def test_report_reads_csynth_results_but_never_synthesizes(fake_vitis, tmp_path:
     assert table_row(folder, "top")[3] == "1234"
     pytest.importorskip("matplotlib")
     assert (tmp_path / "build" / "p" / "reports" / "csynth.png").is_file()
+
+
+@pytest.mark.slow
+def test_hclbuild_cosim_prints_the_cosim_verdict(fake_vitis, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from hclbuild.cli import main
+
+    fake_vitis.install("vitis_hls")
+    folder = make_project(tmp_path)
+    assert main(["cosim", str(folder), "-n", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = next(line for line in lines if line.startswith("project"))
+    assert header.split() == ["project", "function", "csim", "cosim", "max_abs_err", "latency", "resources"]
+    rows = [line.split()[:4] for line in lines if line.startswith("p ")]
+    assert rows == [["p", "top", "not", "run"], ["p", "Stage_X", "not", "run"]]
+    assert [line.split()[4] for line in lines if line.startswith("p ")] == ["Pass", "Pass"]
