@@ -3,6 +3,7 @@ job's commands run the way a runner runs them, in a fresh virtual environment of
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import shutil
 import subprocess
@@ -92,7 +93,15 @@ def test_only_blackbox_tops_wait_for_their_functions(tmp_path: Path) -> None:
     assert assemble["strategy"]["matrix"]["include"] == [
         {"project": "two_mm", "path": "two_mm", "function": "top"}]
     downloads = [step["with"] for step in assemble["steps"] if step.get("uses") == "actions/download-artifact@v4"]
-    assert downloads[1] == {"pattern": "csynth-${{ matrix.project }}-*", "path": "build/${{ matrix.project }}/",
+    # the function jobs' artifacts are csynth-<project>+<function>; '+' is in no project name, so
+    # csynth-gemm-* had also matched (and merged over gemm's) the artifacts of a project gemm-opt
+    uploaded = [step["with"]["name"] for step in jobs["csynth"]["steps"]
+                if step.get("uses") == "actions/upload-artifact@v4"]
+    assert uploaded == ["csynth-${{ matrix.project }}+${{ matrix.function }}"]
+    pattern = downloads[1]["pattern"].replace("${{ matrix.project }}", "gemm")
+    assert fnmatch.fnmatchcase("csynth-gemm+Stage_prod", pattern)
+    assert not fnmatch.fnmatchcase("csynth-gemm-opt+Stage_prod", pattern)
+    assert downloads[1] == {"pattern": "csynth-${{ matrix.project }}+*", "path": "build/${{ matrix.project }}/",
                             "merge-multiple": True}
     assert assemble["steps"][-2]["run"] == "hclbuild csynth ${{ matrix.path }} --function ${{ matrix.function }}"
     gitlab = yaml.safe_load(gitlab_pipeline(plans, root=tmp_path, install="pip install hclbuild"))
