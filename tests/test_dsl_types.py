@@ -301,6 +301,34 @@ def test_bitwise_and_shifts_signed_vs_unsigned(run, rng):
     np.testing.assert_array_equal(srl, u >> 4)
 
 
+
+def test_shifts_by_the_width_or_more_shift_everything_out(run):
+    """As ap_int: x << n and unsigned x >> n are 0 for n >= the width (or n < 0), signed x >> n the
+    sign. LLVM's shift is poison there: the reference had shifted by n % 64, so an Int(48) << 64
+    gave x, and the C++ 0 (or, for int32_t, x << (n & 31))."""
+    A = hcl.placeholder((8,), "A")
+    S = hcl.placeholder((8,), "S")
+
+    def kernel(A, S):
+        return (hcl.compute((8,), lambda i: A[i] << 40, "c40"),
+                hcl.compute((8,), lambda i: A[i] >> 33, "c33"),
+                hcl.compute((8,), lambda i: A[i] << S[i], "d"),
+                hcl.compute((8,), lambda i: A[i] >> S[i], "e"),
+                hcl.compute((8,), lambda i: hcl.cast(hcl.Int(48), A[i]) << S[i], "w", dtype=hcl.Int(64)))
+
+    s = hcl.create_schedule([A, S], kernel)
+    a = np.array([1, -1, 7, 0x12345678, -5, 3, 100, -100], np.int32)
+    n = np.array([0, 31, 32, 33, 40, 63, 64, -1], np.int32)
+    c40, c33, d, e, w = run(s, a, n)
+    inside = (n >= 0) & (n < 32)
+    np.testing.assert_array_equal(c40, 0)
+    np.testing.assert_array_equal(c33, np.where(a < 0, -1, 0))
+    np.testing.assert_array_equal(d, np.where(inside, (a.astype(np.int64) << np.where(inside, n, 0)).astype(np.int32), 0))
+    np.testing.assert_array_equal(e, np.where(inside, a >> np.where(inside, n, 0), np.where(a < 0, -1, 0)))
+    in48 = (n >= 0) & (n < 48)
+    shifted = [((int(x) << int(k)) + (1 << 47)) % (1 << 48) - (1 << 47) if ok else 0 for x, k, ok in zip(a, n, in48)]
+    np.testing.assert_array_equal(w, shifted)
+
 # ---- floats and dtype strings ----------------------------------------------------------------
 
 

@@ -171,3 +171,40 @@ def test_the_insertion_sort_tutorial_with_hcl_local(tmp_path: Path) -> None:
     root = make_tree(tmp_path, {"isort": INSERTION_SORT})
     doit(root, "csim")
     assert json.loads((root / "build" / "isort" / "csim" / "top.json").read_text())["pass"] is True
+
+
+# shifts by the width or more: an Int(48) << 64 had been x in the reference (LLVM's poison shift,
+# done modulo 64) and 0 in the C++ (ap_int), so csim failed on a correct design
+SHIFTS = '''
+import numpy as np
+import hclbuild as hcl
+
+def schedule():
+    hcl.init(hcl.Int(32))
+    A = hcl.placeholder((8,), "A")
+    S = hcl.placeholder((8,), "S")
+    def kernel(A, S):
+        d = hcl.compute((8,), lambda i: A[i] << S[i], "d")
+        e = hcl.compute((8,), lambda i: A[i] >> S[i], "e")
+        w = hcl.compute((8,), lambda i: hcl.cast(hcl.Int(48), A[i]) << S[i], "w", dtype=hcl.Int(64))
+        return d, e, w
+    return hcl.create_schedule([A, S], kernel)
+
+def inputs(rng):
+    return [np.array([1, -1, 7, 0x12345678, -5, 3, 100, -100], np.int32),
+            np.array([0, 31, 32, 33, 40, 47, 64, -1], np.int32)]
+
+def model(A, S):
+    d, e, w = [], [], []
+    for x, n in zip(A.tolist(), S.tolist()):
+        d.append(((x << n) + (1 << 31)) % (1 << 32) - (1 << 31) if 0 <= n < 32 else 0)
+        e.append(x >> n if 0 <= n < 32 else (-1 if x < 0 else 0))
+        w.append(((x << n) + (1 << 47)) % (1 << 48) - (1 << 47) if 0 <= n < 48 else 0)
+    return [np.array(d, np.int32), np.array(e, np.int32), np.array(w, np.int64)]
+'''
+
+
+def test_shifts_by_the_width_or_more_agree_in_the_reference_and_the_cpp(tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {"shifts": SHIFTS})
+    doit(root, "csim")
+    assert json.loads((root / "build" / "shifts" / "csim" / "top.json").read_text())["pass"] is True

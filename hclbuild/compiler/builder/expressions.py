@@ -40,6 +40,30 @@ class ExpressionLowering(FunctionState):
             return self.int_const(pymath.floor(Fraction(expr.value) * 2**dt.frac), dt)
         return self.int_const(int(expr.value), dt)
 
+    def _shift_op(self, expr: E.Binary) -> ir.Value:
+        """x << n, x >> n. An amount at or beyond the width (or negative) shifts everything out, as
+        ap_int does: 0, or the sign for >> of a signed x. LLVM's shift is poison there, so the
+        reference had computed x << (n % 64) where the C++ masked by 31 or saturated (an Int(48)
+        shifted by 64 gave x in one and 0 in the other); an amount known in range is one shift."""
+        dt = expr.dtype
+        lhs = self.convert(self.ev(expr.lhs), expr.lhs.dtype, dt)
+        signed_shr = expr.op == "shr" and dt.is_signed
+        op = arith.ShLIOp if expr.op == "shl" else arith.ShRSIOp if signed_shr else arith.ShRUIOp
+        if dt.is_index:  # address arithmetic: kept one op (affine analyses read it)
+            return op(lhs, self.convert(self.ev(expr.rhs), expr.rhs.dtype, dt)).result
+        width = dt.bits
+        out_fill = (lambda: arith.ShRSIOp(lhs, self.int_const(width - 1, dt)).result) if signed_shr else \
+            (lambda: self.int_const(0, dt))
+        if isinstance(expr.rhs, E.Const) and not expr.rhs.dtype.is_float:
+            amount = int(expr.rhs.value)
+            return op(lhs, self.int_const(amount, dt)).result if 0 <= amount < width else out_fill()
+        # the amount as an unsigned value wide enough for both (a negative one is then huge)
+        wide = DType("uint", max(width, expr.rhs.dtype.bits if not expr.rhs.dtype.is_index else 64))
+        amount_wide = self.convert(self.ev(expr.rhs), expr.rhs.dtype, wide)
+        amount = self.resize(amount_wide, wide, width) if wide.bits != width else amount_wide
+        out = arith.CmpIOp(arith.CmpIPredicate.uge, amount_wide, self.int_const(width, wide)).result
+        return arith.SelectOp(out, out_fill(), op(lhs, amount).result).result
+
     def expr_Var(self, expr: E.Var) -> ir.Value:
         try:
             return self.vars[id(expr)]
@@ -65,12 +89,7 @@ class ExpressionLowering(FunctionState):
         dt = expr.dtype
         op = expr.op
         if op in ("shl", "shr"):
-            lhs = self.convert(self.ev(expr.lhs), expr.lhs.dtype, dt)
-            amount_dt = DType("uint", dt.bits) if not dt.is_index else dt
-            rhs = self.convert(self.ev(expr.rhs), expr.rhs.dtype, amount_dt)
-            if op == "shl":
-                return arith.ShLIOp(lhs, rhs).result
-            return (arith.ShRSIOp if dt.is_signed else arith.ShRUIOp)(lhs, rhs).result
+            return self._shift_op(expr)
         if dt.is_fixed and op == "mul":
             # the raw product of the operands' raw bits: fractions add up, as in ap_fixed
             factors = []
