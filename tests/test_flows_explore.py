@@ -169,3 +169,18 @@ def test_hclbuild_cosim_prints_the_cosim_verdict(fake_vitis, tmp_path: Path, cap
     rows = [line.split()[:4] for line in lines if line.startswith("p ")]
     assert rows == [["p", "top", "not", "run"], ["p", "Stage_X", "not", "run"]]
     assert [line.split()[4] for line in lines if line.startswith("p ")] == ["Pass", "Pass"]
+
+
+@pytest.mark.slow
+def test_a_synthesis_holds_on_a_machine_with_other_ap_types_headers(fake_vitis, tmp_path: Path) -> None:
+    """A CI job that receives hls/<f>/ and csynth/<f>.* from the job that synthesized <f> emits again
+    first, and the Makefile it writes names that runner's ap_types folder: csynth had counted the
+    Makefile among its inputs, so each such job synthesized every function again (hours each)."""
+    fake_vitis.install("vitis_hls")
+    folder = make_project(tmp_path)
+    assert doit(folder, "csynth") == 0
+    assert len(fake_vitis.calls()) == 2
+    makefile = tmp_path / "build" / "p" / "hls" / "Stage_X" / "Makefile"
+    makefile.write_text(makefile.read_text() + "AP_TYPES ?= /opt/other-runner/hls4ml/templates/vivado/ap_types\n")
+    assert doit(folder, "csynth") == 0
+    assert len(fake_vitis.calls()) == 2

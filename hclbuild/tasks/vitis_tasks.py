@@ -65,8 +65,10 @@ def function_vitis_tasks(project: Project, layout: BuildLayout, func: str, hls_f
     top = functions[0] if functions else func
     blackbox_mode = project.config.top_assembly == "blackbox" and len(functions) > 1
     # not data/ (hls_files' last, the reference's): synthesis reads no golden vector, so new
-    # ones (another seed) rerun cosim, not csynth, and csynth need not wait for the reference
-    inputs = [Path(path) for path in hls_files[:-1]]
+    # ones (another seed) rerun cosim, not csynth, and csynth need not wait for the reference;
+    # nor the Makefile and README, which Vitis never reads: the Makefile names this machine's
+    # ap_types folder, so another CI runner's emit made every function's csynth look outdated
+    inputs = [Path(path) for path in hls_files[:-1] if Path(path).name not in ("Makefile", "README.md")]
     task_dep = [f"emit:{name}/{func}"]
     if blackbox_mode and func == top:
         inputs += [layout.blackbox_json(top, f) for f in functions[1:]]
