@@ -208,3 +208,32 @@ def test_shifts_by_the_width_or_more_agree_in_the_reference_and_the_cpp(tmp_path
     root = make_tree(tmp_path, {"shifts": SHIFTS})
     doit(root, "csim")
     assert json.loads((root / "build" / "shifts" / "csim" / "top.json").read_text())["pass"] is True
+
+
+# a float NaN converted to UInt(64) or a wider integer: LLVM's i128 fptosi is poison there (the
+# reference had 2**63), the C++'s ap_int conversion gives 0, and csim failed
+FLOAT_TO_WIDE = '''
+import numpy as np
+import hclbuild as hcl
+
+def schedule():
+    hcl.init(hcl.Float())
+    A = hcl.placeholder((6,), "A")
+    def kernel(A):
+        return (hcl.compute((6,), lambda i: A[i], "u64", dtype=hcl.UInt(64)),
+                hcl.compute((6,), lambda i: A[i], "i100", dtype=hcl.Int(100)))
+    return hcl.create_schedule([A], kernel)
+
+def inputs(rng):
+    return [np.array([-1.5, 300.7, 3e9, 1e20, np.nan, 2.0], np.float32)]
+
+def model(A):
+    return [np.array([2**64 - 1, 300, 3000000000, 100000002004087734272 % 2**64, 0, 2], np.uint64),
+            np.array([-1, 300, 3000000000, 100000002004087734272, 0, 2], dtype=object)]
+'''
+
+
+def test_a_nan_converted_to_a_wide_integer_is_0_in_the_reference_and_the_cpp(tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {"nanwide": FLOAT_TO_WIDE})
+    doit(root, "csim")
+    assert json.loads((root / "build" / "nanwide" / "csim" / "top.json").read_text())["pass"] is True

@@ -50,6 +50,11 @@ class ConversionLowering(FunctionState):
             # signed width that holds the whole range of the destination (i128 at least)
             wide = 64 if dst.bits < 64 or (dst.bits == 64 and dst.is_signed) else max(128, dst.bits + 1)
             as_int = arith.FPToSIOp(ir.IntegerType.get_signless(wide), value).result
+            if wide > 64:
+                # NaN is 0, as the C++'s ap_int conversion gives it: LLVM's wide fptosi is poison
+                # there (the reference had 2**63 for a UInt(64) and csim failed)
+                nan = arith.CmpFOp(arith.CmpFPredicate.UNO, value, value).result
+                as_int = arith.SelectOp(nan, self.int_const(0, DType("int", wide)), as_int).result
             return self.resize(as_int, DType("int", wide), dst.bits)
         if src.is_int and dst.is_fixed:
             work = max(dst.bits, src.bits + dst.frac) + 1
