@@ -237,3 +237,30 @@ def test_a_nan_converted_to_a_wide_integer_is_0_in_the_reference_and_the_cpp(tmp
     root = make_tree(tmp_path, {"nanwide": FLOAT_TO_WIDE})
     doit(root, "csim")
     assert json.loads((root / "build" / "nanwide" / "csim" / "top.json").read_text())["pass"] is True
+
+
+# inputs() and model() giving hcl.asarray Arrays, as a HeteroCL user holds data: np.asarray had
+# made each a 0-d object array ("inputs() gave A shape (), expected (4,)")
+ARRAYS_IO = '''
+import numpy as np
+import hclbuild as hcl
+
+def schedule():
+    hcl.init(hcl.Fixed(12, 4))
+    A = hcl.placeholder((4,), "A")
+    B = hcl.placeholder((4,), "B", dtype=hcl.Int(8))
+    return hcl.create_schedule([A, B], lambda A, B: hcl.compute((4,), lambda i: A[i] * B[i], "C"))
+
+def inputs(rng):
+    return [hcl.asarray(np.array([1.5, -2.25, 3.0, 0.0625]), hcl.Fixed(12, 4)),
+            hcl.asarray(np.array([1, 2, -3, 4]), hcl.Int(8))]
+
+def model(A, B):
+    return hcl.asarray(A * B, hcl.Fixed(12, 4))
+'''
+
+
+def test_inputs_and_model_may_give_hcl_arrays(tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {"arrays": ARRAYS_IO})
+    doit(root, "csim")
+    assert json.loads((root / "build" / "arrays" / "csim" / "top.json").read_text())["pass"] is True

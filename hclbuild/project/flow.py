@@ -195,7 +195,7 @@ def _user_inputs(name: str, config: Any, inputs_fn: Any, signature: Any, n_input
         raise ConfigError(f"{name}: inputs() returned {len(given)} arrays, the design has {n_inputs} inputs")
     storages = []
     for spec, value in zip(signature.args, given):
-        arr = np.asarray(value)
+        arr = _values(value)
         if arr.shape == () and spec.shape == (1,):
             arr = arr.reshape(1)  # a number for a placeholder of shape (), which is one element (as hcl.build takes)
         if arr.shape != tuple(spec.shape):
@@ -204,6 +204,12 @@ def _user_inputs(name: str, config: Any, inputs_fn: Any, signature: Any, n_input
     for spec in signature.args[n_inputs:]:
         storages.append(to_storage(np.zeros(spec.shape), spec.dtype))
     return storages
+
+
+def _values(value: Any) -> np.ndarray:
+    """An array inputs() or model() gave, as values: an hcl.asarray Array too (a HeteroCL user keeps
+    its data in them; np.asarray made one a 0-d object array, 'gave A shape (), expected (4,)')."""
+    return value.asnumpy() if isinstance(value, Array) else np.asarray(value)
 
 
 def _with_structs(signature: Any, structs: dict[str, list[list[str]]]) -> Any:
@@ -243,7 +249,7 @@ def _check_model(name: str, config: Any, model_fn: Any, signature: Any, n_inputs
             raise ConfigError(f"{name}: model() returned {len(values)} arrays for {len(pairs)} outputs{hint}")
     for (spec, index), want in zip(pairs, values):
         got = from_storage(after[index], spec.dtype)
-        want = np.asarray(want)
+        want = _values(want)
         if want.shape != got.shape:
             raise CsimError(f"{name}: model() output {spec.name} has shape {want.shape}, expected {got.shape}")
         if spec.dtype.is_struct:  # field by field through the packed bits: every field bit-exact
