@@ -338,13 +338,24 @@ def test_an_m_axi_depth_below_the_element_count_is_refused() -> None:
     assert "#pragma HLS interface mode=m_axi port=A bundle=gmem_A depth=128 offset=slave" in _lines(cpp)
 
 
-@pytest.mark.parametrize("offset", ["off", "direct"])
-def test_a_vitis_kernel_takes_m_axi_offset_slave_only(offset: str) -> None:
+@pytest.mark.parametrize(("settings", "message"), [
+    ({"offset": "off"}, "offset 'off': a Vitis kernel \\(flow_target = \"vitis\"\\) takes m_axi offset=slave only"),
+    ({"offset": "direct"}, "offset 'direct': a Vitis kernel"),
+    ({"protocol": "ap_memory"}, "protocol 'ap_memory': a Vitis kernel \\(flow_target = \"vitis\"\\) has only "
+                                "m_axi, s_axilite, axis ports"),
+    ({"protocol": "bram"}, "protocol 'bram': a Vitis kernel"),
+    ({"protocol": "s_axilite", "bundle": "regs"}, "s_axilite bundle 'regs': a Vitis kernel \\(flow_target = "
+                                                  "\"vitis\"\\) has one AXI4-Lite interface, control"),
+])
+def test_a_vitis_kernel_takes_axi_ports_only(settings: dict, message: str) -> None:
+    # XRT drives a kernel through one s_axilite interface and reaches its data over m_axi or axis
     signature = c_signature(func_op(_design(), "top"))
-    vitis = ProjectConfig(name="demo", flow_target="vitis", interfaces={"top": {"A": {"offset": offset}}})
-    with pytest.raises(ConfigError, match=rf"^demo: project.toml \[interface\], argument A of @top: offset "
-                                          rf"'{offset}': a Vitis kernel \(flow_target = \"vitis\"\) takes m_axi "
-                                          r"offset=slave only"):
+    vitis = ProjectConfig(name="demo", flow_target="vitis", interfaces={"top": {"A": settings}})
+    with pytest.raises(ConfigError, match=rf"^demo: project.toml \[interface\], argument A of @top: {message}"):
         function_interfaces(vitis, "top", "top", signature)
-    vivado = ProjectConfig(name="demo", interfaces={"top": {"A": {"protocol": "m_axi", "offset": offset}}})
-    assert function_interfaces(vivado, "top", "top", signature).of("A").offset == offset
+    vivado = ProjectConfig(name="demo", interfaces={"top": {"A": {"protocol": "m_axi", **settings}}})
+    assert function_interfaces(vivado, "top", "top", signature).of("A").mode == settings.get("protocol", "m_axi")
+    kernel = {"A": {"protocol": "s_axilite", "bundle": "control"}, "B": {"max_widen_bitwidth": 512}}
+    ok = function_interfaces(ProjectConfig(name="demo", flow_target="vitis", interfaces={"top": kernel}),
+                             "top", "top", signature)
+    assert [arg.mode for arg in ok.args] == ["s_axilite", "m_axi", "m_axi"]

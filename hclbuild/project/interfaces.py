@@ -19,6 +19,8 @@ from hclbuild.project.config import TOP_INTERFACE, ProjectConfig
 
 # what an RTL blackbox's C arguments may be (UG1399: wire, ap_vld, RAM, and a FIFO for a stream)
 BLACKBOX_PROTOCOLS = ("ap_memory", "ap_none", "ap_vld", "ap_fifo")
+# what a Vitis kernel's arguments may be (the streams' axis is already its flow's one stream mode)
+VITIS_KERNEL_MODES = ("m_axi", "s_axilite", "axis")
 
 
 def is_blackboxed(config: ProjectConfig, func: str, top: str) -> bool:
@@ -56,10 +58,23 @@ def function_interfaces(config: ProjectConfig, func: str, top: str, signature: A
     where = f"{config.name}: project.toml [interface]"
     result = override_interfaces(interfaces, signature, overrides, where, stream_modes)
     if config.flow_target == "vitis" and not blackboxed:
-        for arg in result.args:
-            if arg.mode == "m_axi" and arg.offset not in (None, "slave"):
-                # the host (XRT) hands a Vitis kernel its buffers' addresses through s_axilite registers
-                raise ConfigError(f"{where}, argument {arg.port} of @{func}: offset {arg.offset!r}: a Vitis kernel "
-                                  "(flow_target = \"vitis\") takes m_axi offset=slave only (UG1399 \"Offset and "
-                                  "Modes of Operation\"); use flow_target = \"vivado\" for an IP with other offsets")
+        _check_vitis_kernel(result, f"{where}, argument {{}} of @{func}")
     return result
+
+
+def _check_vitis_kernel(interfaces: Any, where: str) -> None:
+    """A Vitis kernel's ports are AXI only: m_axi and axis for data, one s_axilite interface
+    (`control`) for registers, through which the host (XRT) also gives each m_axi buffer's address
+    (UG1702 "HLS Kernel Interface Requirements", UG1399 "Offset and Modes of Operation")."""
+    use_vivado = "; flow_target = \"vivado\" (a Vivado IP) takes it"
+    for arg in interfaces.args:
+        at = where.format(arg.port)
+        if arg.mode not in VITIS_KERNEL_MODES:
+            raise ConfigError(f"{at}: protocol {arg.mode!r}: a Vitis kernel (flow_target = \"vitis\") has only "
+                              f"{', '.join(VITIS_KERNEL_MODES)} ports{use_vivado}")
+        if arg.mode == "m_axi" and arg.offset not in (None, "slave"):
+            raise ConfigError(f"{at}: offset {arg.offset!r}: a Vitis kernel (flow_target = \"vitis\") takes m_axi "
+                              f"offset=slave only{use_vivado}")
+        if arg.mode == "s_axilite" and arg.bundle not in (None, "control"):
+            raise ConfigError(f"{at}: s_axilite bundle {arg.bundle!r}: a Vitis kernel (flow_target = \"vitis\") has "
+                              f"one AXI4-Lite interface, control{use_vivado}")
