@@ -9,6 +9,15 @@ from pathlib import Path
 import pytest
 from test_tasks import doit, make_tree
 
+
+def csim_passes(tmp_path: Path, name: str, kernel: str, functions: tuple[str, ...] = ("top",)) -> None:
+    """The kernel as project `name`, through `doit csim`: every listed function's csim passes."""
+    root = make_tree(tmp_path, {name: kernel})
+    doit(root, "csim")
+    for func in functions:
+        result = json.loads((root / "build" / name / "csim" / f"{func}.json").read_text())
+        assert result["pass"] is True and result["outputs_compared"] > 0, (func, result)
+
 # HeteroCL's tests/mlir/polybench/floyd_warshall.py: the for_ loops of a mutate((1,)) body are
 # the stage's axes after its own (L1.axis[1] is k), as HeteroCL's axis_list has them
 FLOYD_WARSHALL = '''
@@ -100,10 +109,7 @@ def model(data, mean, stddev, corr):
 
 @pytest.mark.parametrize("kernel", [FLOYD_WARSHALL, CORRELATION], ids=["floyd-warshall", "correlation"])
 def test_heterocl_polybench_kernels_build_and_csim(tmp_path: Path, kernel: str) -> None:
-    root = make_tree(tmp_path, {"poly": kernel})
-    doit(root, "csim")
-    result = json.loads((root / "build" / "poly" / "csim" / "top.json").read_text())
-    assert result["pass"] is True and result["outputs_compared"] > 0
+    csim_passes(tmp_path, "poly", kernel)
 
 
 # a literal beside a fixed-point struct field: fb * 2 had negated fb (2 taken as a Fixed(13, 11)
@@ -133,10 +139,7 @@ def model(A, B):
 
 
 def test_a_literal_beside_a_fixed_point_struct_field_keeps_its_value(tmp_path: Path) -> None:
-    root = make_tree(tmp_path, {"structfx": STRUCT_FIXED})
-    doit(root, "csim")
-    for func in ("top", "Stage_D"):
-        assert json.loads((root / "build" / "structfx" / "csim" / f"{func}.json").read_text())["pass"] is True
+    csim_passes(tmp_path, "structfx", STRUCT_FIXED, ("top", "Stage_D"))
 
 
 # HeteroCL's tutorial 2 as written: hcl.local is its older name of hcl.scalar (it had been
@@ -168,9 +171,7 @@ def model(A):
 
 
 def test_the_insertion_sort_tutorial_with_hcl_local(tmp_path: Path) -> None:
-    root = make_tree(tmp_path, {"isort": INSERTION_SORT})
-    doit(root, "csim")
-    assert json.loads((root / "build" / "isort" / "csim" / "top.json").read_text())["pass"] is True
+    csim_passes(tmp_path, "isort", INSERTION_SORT)
 
 
 # shifts by the width or more: an Int(48) << 64 had been x in the reference (LLVM's poison shift,
@@ -205,9 +206,7 @@ def model(A, S):
 
 
 def test_shifts_by_the_width_or_more_agree_in_the_reference_and_the_cpp(tmp_path: Path) -> None:
-    root = make_tree(tmp_path, {"shifts": SHIFTS})
-    doit(root, "csim")
-    assert json.loads((root / "build" / "shifts" / "csim" / "top.json").read_text())["pass"] is True
+    csim_passes(tmp_path, "shifts", SHIFTS)
 
 
 # a float NaN converted to UInt(64) or a wider integer: LLVM's i128 fptosi is poison there (the
@@ -234,9 +233,7 @@ def model(A):
 
 
 def test_a_nan_converted_to_a_wide_integer_is_0_in_the_reference_and_the_cpp(tmp_path: Path) -> None:
-    root = make_tree(tmp_path, {"nanwide": FLOAT_TO_WIDE})
-    doit(root, "csim")
-    assert json.loads((root / "build" / "nanwide" / "csim" / "top.json").read_text())["pass"] is True
+    csim_passes(tmp_path, "nanwide", FLOAT_TO_WIDE)
 
 
 # inputs() and model() giving hcl.asarray Arrays, as a HeteroCL user holds data: np.asarray had
@@ -261,6 +258,4 @@ def model(A, B):
 
 
 def test_inputs_and_model_may_give_hcl_arrays(tmp_path: Path) -> None:
-    root = make_tree(tmp_path, {"arrays": ARRAYS_IO})
-    doit(root, "csim")
-    assert json.loads((root / "build" / "arrays" / "csim" / "top.json").read_text())["pass"] is True
+    csim_passes(tmp_path, "arrays", ARRAYS_IO)
