@@ -71,13 +71,18 @@ def test_gitlab_pipeline_structure() -> None:
     ]
 
 
-def test_only_blackbox_tops_wait_for_their_functions(tmp_path: Path) -> None:
-    folder = tmp_path / "two_mm"
+def blackbox_two_mm_and_gemm(root: Path) -> list:
+    """Plans of two_mm with top_assembly = "blackbox" and of gemm as it is, both below root."""
+    folder = root / "two_mm"
     shutil.copytree(PROJECTS / "two_mm", folder)
     toml = folder / "project.toml"
     toml.write_text(toml.read_text().replace("[hls]\n", '[hls]\ntop_assembly = "blackbox"\n'))
-    shutil.copytree(PROJECTS / "gemm", tmp_path / "gemm")
-    plans = plan([folder, tmp_path / "gemm"])
+    shutil.copytree(PROJECTS / "gemm", root / "gemm")
+    return plan([folder, root / "gemm"])
+
+
+def test_only_blackbox_tops_wait_for_their_functions(tmp_path: Path) -> None:
+    plans = blackbox_two_mm_and_gemm(tmp_path)
     jobs = yaml.safe_load(github_workflow(plans, root=tmp_path, install="pip install hclbuild"))["jobs"]
     uploads = [step["with"] for step in jobs["build-csim"]["steps"] if step.get("uses") == "actions/upload-artifact@v4"]
     assert uploads[0]["path"].split() == ["build/", "!build/.pch/"]  # not the precompiled headers
@@ -166,12 +171,7 @@ def test_projects_in_folders_that_build_apart_are_refused(tmp_path: Path) -> Non
 def test_every_github_job_sets_up_the_python_hclbuild_needs(tmp_path: Path) -> None:
     # self-hosted Vitis runners run RHEL 8 (Python 3.6) or Ubuntu 22.04 (3.10): `pip install` of
     # hclbuild (requires-python >= 3.11) failed there without it
-    folder = tmp_path / "two_mm"
-    shutil.copytree(PROJECTS / "two_mm", folder)
-    toml = folder / "project.toml"
-    toml.write_text(toml.read_text().replace("[hls]\n", '[hls]\ntop_assembly = "blackbox"\n'))
-    shutil.copytree(PROJECTS / "gemm", tmp_path / "gemm")
-    jobs = yaml.safe_load(github_workflow(plan([folder, tmp_path / "gemm"]), root=tmp_path, install="x"))["jobs"]
+    jobs = yaml.safe_load(github_workflow(blackbox_two_mm_and_gemm(tmp_path), root=tmp_path, install="x"))["jobs"]
     assert set(jobs) == {"build-csim", "csynth", "csynth-top", "assemble-top"}
     for name, job in jobs.items():
         uses = [step.get("uses") for step in job["steps"]]

@@ -8,28 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from test_interrupts import KERNEL  # Y = 3 * A - 1 through an outlined Stage_X, with a numpy model
 
 from hclbuild.cli import run_doit
-
-KERNEL = '''
-import numpy as np
-import hclbuild as hcl
-
-def schedule():
-    hcl.init(hcl.Int(32))
-    A = hcl.placeholder((8,), "A")
-
-    def kernel(A):
-        X = hcl.compute((8,), lambda i: A[i] * 3, name="X")
-        return hcl.compute((8,), lambda i: X[i] + 1, name="Y")
-
-    s = hcl.create_schedule([A], kernel, name="top")
-    s.outline(kernel.X)
-    return s
-
-def model(A):
-    return (A * 3 + 1).astype(np.int32)
-'''
 
 
 def make_project(root: Path, toml: str = "", kernel: str = KERNEL) -> Path:
@@ -91,7 +72,7 @@ def test_no_csynth_or_cosim_result_of_an_earlier_design_is_shown(fake_vitis, tmp
     # a synthesis that passed, then a kernel change without one: its numbers are outdated
     monkeypatch.setenv("FAKE_VITIS_EXIT", "0")
     assert doit(folder, "csynth") == 0
-    (folder / "kernel.py").write_text(KERNEL.replace("X[i] + 1", "X[i] + 2").replace("* 3 + 1", "* 3 + 2"))
+    (folder / "kernel.py").write_text(KERNEL.replace("X[i] - 1", "X[i] - 2").replace("* 3 - 1", "* 3 - 2"))
     assert doit(folder, "csim") == 0  # (`doit report` would synthesize again: it reads csynth/*.xml)
     assert table_row(folder, "top")[1:4] == ["pass", "-", "-"]
     assert table_row(folder, "Stage_X")[3] == "1234"  # Stage_X's C++ did not change
