@@ -120,9 +120,12 @@ def run_doit(command: list[str], projects: list[Path], build_root: Path) -> int:
     from doit.doit_cmd import DoitMain
 
     namespace = _loader_namespace(projects, build_root)
+    # doit's output stream defaults to the sys.stdout of when doit was first imported: a caller that
+    # has since replaced it (pytest's capture, a notebook) would get output written to a closed file
+    output = {"GLOBAL": {"outfile": sys.stdout}}
     # doit says 1 for a failed task, 2 for a task that raised (an error under --continue), 3 for an
     # error before any task ran; hclbuild's 2 is a bad command line, so every one of them is 1
-    return 1 if DoitMain(ModuleTaskLoader(namespace)).run(command) else 0
+    return 1 if DoitMain(ModuleTaskLoader(namespace), extra_config=output).run(command) else 0
 
 
 def summary_rows(projects: list[Path], build_root: Path) -> list[dict[str, Any]]:

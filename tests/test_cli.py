@@ -156,3 +156,27 @@ def test_build_goes_beside_the_project_whatever_the_current_folder(tmp_path: Pat
         assert _build_root(parser().parse_args(["csim", "projects", "--build-dir", "out"])) == tmp_path / "repo" / "out"
     finally:
         os.chdir(cwd)
+
+
+def test_run_doit_writes_to_the_current_stdout_not_the_one_doit_was_imported_under(tmp_path: Path) -> None:
+    # doit binds its output stream when first imported; a caller that swapped sys.stdout since (as
+    # pytest's capture does between tests) had every later run fail writing to a closed file
+    script = f'''
+import io, sys
+captured = io.StringIO()
+real, sys.stdout = sys.stdout, captured
+import doit.cmd_run
+sys.stdout = real
+captured.close()
+from pathlib import Path
+from hclbuild.cli import run_doit
+(Path({str(tmp_path)!r}) / "p").mkdir()
+(Path({str(tmp_path)!r}) / "p" / "kernel.py").write_text("import hclbuild as hcl\\ndef schedule():\\n"
+    "    A = hcl.placeholder((4,), 'A')\\n"
+    "    return hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i] + 1, name='B'))\\n")
+sys.exit(run_doit(["compile"], [Path({str(tmp_path)!r}) / "p"], Path({str(tmp_path)!r}) / "build"))
+'''
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert proc.returncode == 0, proc.stderr
+    assert ".  compile:p\n" in proc.stdout
