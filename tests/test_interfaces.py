@@ -147,6 +147,19 @@ def test_overrides_that_do_not_fit_are_config_errors(overrides: dict, message: s
         _top_files(_design(), overrides=overrides)
 
 
+
+def test_overrides_name_the_arguments_as_the_user_did_when_c_renames_them() -> None:
+    """A placeholder "int" is int_1 in C: [interface.int] had been refused ("@top has no argument
+    'int' (arguments: int_1, float_1)"), names the user never wrote."""
+    A = hcl.placeholder((4,), "int")
+    s = hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i] + 1, "float"))
+    module = compile_schedule(s).module
+    cpp, _ = _top_files(module, "vitis", overrides={"int": {"bundle": "gmemx"}, "float": {"bundle": "gout"}})
+    assert "#pragma HLS interface mode=m_axi port=int_1 bundle=gmemx depth=4 offset=slave" in _lines(cpp)
+    assert "#pragma HLS interface mode=m_axi port=float_1 bundle=gout depth=4 offset=slave" in _lines(cpp)
+    with pytest.raises(ConfigError, match=r"@top has no argument 'int_1' \(arguments: int, float\)$"):
+        _top_files(module, "vitis", overrides={"int_1": {"bundle": "x"}})
+
 def test_scalar_cannot_be_m_axi() -> None:
     module = parse_module(SCALAR_MODULE)
     signature = c_signature(func_op(module, "scale"))

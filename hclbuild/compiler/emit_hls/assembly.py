@@ -65,9 +65,9 @@ def c_signature(func_op: ir.Operation | ir.OpView, function_names: set[str] | No
         taken.add(c_name)
         if isinstance(mlir_type, ir.MemRefType):
             shape = memref_shape(mlir_type, f"@{name} argument '{spec.name}'")
-            args.append(CArg(c_name, c_type(spec.dtype), spec.dtype.name, shape, True, spec.stream))
+            args.append(CArg(c_name, c_type(spec.dtype), spec.dtype.name, shape, True, spec.stream, spec.name))
         else:
-            args.append(CArg(c_name, c_type(spec.dtype), spec.dtype.name, (), False))
+            args.append(CArg(c_name, c_type(spec.dtype), spec.dtype.name, (), False, source=spec.name))
     if signature.ret is None:
         return CSignature(name, args, None)
     return CSignature(name, args, c_type(signature.ret), signature.ret.name)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from mlir import ir
 
@@ -43,6 +43,8 @@ class CArg:
     shape: tuple[int, ...]
     is_array: bool
     stream: str = ""  # "read" | "write": an hls::stream of the array's elements, in FIFO order
+    # the argument's name in the IR (the user's) when C needs another (`int` -> int_1); not part of the C signature
+    source: str = field(default="", compare=False)
 
     def declaration(self) -> str:
         """`float A[16][22]`, `int32_t x` or `hls::stream<int32_t> &B`."""

@@ -112,7 +112,8 @@ def override_interfaces(interfaces: FunctionInterfaces, signature: CSignature,
     does not have, a protocol that cannot carry it, or an option its mode does not take is a
     ConfigError. The values themselves were checked when project.toml was read (project.config).
     """
-    by_name = {arg.name: arg for arg in signature.args}
+    # by the names the user gave the tensors: [interface.int] is the placeholder "int" (int_1 in C)
+    by_name = {arg.source or arg.name: arg for arg in signature.args}
     args = list(interfaces.args)
     for name, settings in overrides.items():
         if name not in by_name:
