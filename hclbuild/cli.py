@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -309,12 +310,22 @@ def cmd_ci(args: argparse.Namespace) -> int:
     if broken:
         raise HCLError(broken[0].error or "a project cannot be planned")
     write = github_workflow if args.provider == "github" else gitlab_pipeline
-    text = write(plans, runner_label=args.runner_label, root=Path.cwd(), install=args.install)
-    output = args.output or (".github/workflows/hclbuild.yml" if args.provider == "github" else ".gitlab-ci.yml")
-    args.output = output
-    write_text_atomic(Path(output), text)
-    print(f"wrote {args.output}")
+    # the pipeline runs at the top of the repository, and GitHub and GitLab read its file there
+    root = _repository_root(Path.cwd())
+    text = write(plans, runner_label=args.runner_label, root=root, install=args.install)
+    default = root / (".github/workflows/hclbuild.yml" if args.provider == "github" else ".gitlab-ci.yml")
+    output = Path(args.output) if args.output else Path(os.path.relpath(default))
+    write_text_atomic(output, text)
+    print(f"wrote {output}")
     return 0
+
+
+def _repository_root(start: Path) -> Path:
+    """The top folder of the git work tree holding `start` (a `.git` folder or file there), else start."""
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return start
 
 
 PATHS_HELP = "project folders (with kernel.py) or folders of projects (default: ./projects, else .)"

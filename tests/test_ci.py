@@ -177,3 +177,18 @@ def test_every_github_job_sets_up_the_python_hclbuild_needs(tmp_path: Path) -> N
         uses = [step.get("uses") for step in job["steps"]]
         assert uses[:2] == ["actions/checkout@v4", "actions/setup-python@v5"], name
         assert job["steps"][1]["with"] == {"python-version": "3.11"}, name
+
+
+def test_ci_from_a_subfolder_writes_the_workflow_at_the_top_of_the_repository(tmp_path: Path) -> None:
+    # GitHub reads .github/workflows/ at the top of the repository and runs the jobs there; written
+    # below the subfolder it was run in, the workflow was never read, its paths relative to the wrong folder
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "mychip"\n')
+    shutil.copytree(PROJECTS / "gemm", tmp_path / "hw" / "projects" / "gemm")
+    proc = subprocess.run([sys.executable, "-m", "hclbuild.cli", "ci", "github", "projects"], cwd=tmp_path / "hw",
+                          capture_output=True, text=True, timeout=300, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "wrote ../.github/workflows/hclbuild.yml\n"
+    assert not (tmp_path / "hw" / ".github").exists()
+    text = (tmp_path / ".github" / "workflows" / "hclbuild.yml").read_text()
+    assert "python -m pip install ." in text and "hw/projects/gemm" in text and "hw/build" in text
