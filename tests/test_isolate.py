@@ -103,7 +103,7 @@ def _gone(pid: int) -> bool:
 def test_a_job_past_its_timeout_is_killed_with_a_one_line_error(tmp_path) -> None:
     pid_file = tmp_path / "pid"
     started = time.monotonic()
-    with pytest.raises(CsimError, match=r"^the run did not finish within 0.5 s$"):
+    with pytest.raises(CsimError, match=r"^the run did not finish within 0.5 s and was stopped$"):
         run_isolated(_write_pid_and_sleep, str(pid_file), what="the run", timeout=0.5)
     assert time.monotonic() - started < 10
     assert _gone(int(pid_file.read_text()))  # killed and reaped, no zombie

@@ -259,3 +259,28 @@ def model(A, B):
 
 def test_inputs_and_model_may_give_hcl_arrays(tmp_path: Path) -> None:
     csim_passes(tmp_path, "arrays", ARRAYS_IO)
+
+
+NEVER_ENDS = '''
+import hclbuild as hcl
+
+def schedule():
+    hcl.init(hcl.Int(32))
+    A = hcl.placeholder((4,), "A")
+    def kernel(A):
+        i = hcl.scalar(0, "i")
+        with hcl.while_(i.v < 10):  # i never moves
+            A[0] = A[0] + 1
+        return hcl.compute((4,), lambda j: A[j] + 1, name="B")
+    return hcl.create_schedule([A], kernel, name="top")
+'''
+
+
+def test_a_reference_run_that_never_ends_is_stopped_at_its_timeout(tmp_path: Path) -> None:
+    root = make_tree(tmp_path, {"spin": NEVER_ENDS})
+    (root / "projects" / "spin" / "project.toml").write_text("[reference]\ntimeout = 2\n")
+    proc = doit(root, "build", check=False, timeout=120)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "spin: the LLVM reference run did not finish within 2 s and was stopped" in proc.stdout + proc.stderr
+    status = json.loads((root / "build" / "spin" / "status" / "reference.json").read_text())
+    assert status["state"] == "failed" and "within 2 s" in status["error"]

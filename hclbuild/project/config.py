@@ -29,6 +29,7 @@ falls back to a default):
 
     [reference]
     seed = 0                           # seed of the random inputs of the LLVM reference run
+    timeout = 600                      # seconds it may run before it is stopped (a loop that never ends)
 
     [sizes]                            # optional problem sizes, passed to kernel.py (see Sizes)
     dataset = "SMALL"                  # which [sizes.<NAME>] table to use (default: the first one)
@@ -94,6 +95,7 @@ class ProjectConfig:
     rtol: float = 1e-5
     atol: float = 1e-6
     seed: int = 0
+    reference_timeout: float = 600.0  # seconds
     sizes: dict[str, int] = field(default_factory=dict)  # the chosen dataset's sizes plus the common ones
     dataset: str = ""  # the chosen [sizes.<NAME>] table, "" when the project defines none
 
@@ -265,6 +267,7 @@ _SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
     },
     "reference": {
         "seed": ("seed", _seed),
+        "timeout": ("reference_timeout", _number(positive=True)),
     },
 }
 _FREE_SECTIONS = ("sizes", "interface")

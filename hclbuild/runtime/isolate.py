@@ -69,7 +69,7 @@ def run_isolated(fn: Callable[..., Any], *args: Any, what: str, timeout: float |
     if output:
         sys.stdout.write(output)
     if payload is None:
-        raise CsimError(f"{what} did not finish within {timeout} s")
+        raise CsimError(f"{what} did not finish within {timeout:g} s and was stopped")
     return _outcome(what, returncode, payload, output)
 
 

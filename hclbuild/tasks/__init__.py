@@ -272,8 +272,10 @@ def _reference(project: Project, layout: BuildLayout) -> None:
     # imported here, not in the child, so that every later reference run this worker forks has it
     import hclbuild.runtime.llvm  # noqa: F401
 
-    # JIT code that divides by zero or indexes out of bounds must fail this task, not kill doit
-    run_isolated(run_reference, project, layout, what=f"{project.name}: the LLVM reference run")
+    # JIT code that divides by zero or indexes out of bounds must fail this task, not kill doit; one
+    # that never ends (an hcl.while_ whose condition stays true) is stopped at [reference] timeout
+    run_isolated(run_reference, project, layout, what=f"{project.name}: the LLVM reference run",
+                 timeout=project.config.reference_timeout)
 
 
 def _emit(project: Project, layout: BuildLayout, func: str) -> None:
