@@ -415,3 +415,23 @@ def test_bit_assignment_on_a_float_tensor():
 
     with pytest.raises(APIError, match="bit assignment needs an integer tensor"):
         hcl.create_schedule([A], kernel)
+
+
+def test_python_abs_and_power_build_and_python_conversions_are_clear_errors() -> None:
+    hcl.init(hcl.Int(32))
+    A = hcl.placeholder((4,), "A")
+
+    def kernel(A):
+        B = hcl.compute((4,), lambda i: abs(A[i] - 2), name="B")
+        return hcl.compute((4,), lambda i: B[i] ** 2 + 2 ** A[i], name="C")
+
+    f = hcl.build(hcl.create_schedule([A], kernel))
+    a, c = hcl.asarray(np.array([0, 1, 5, -3], np.int32)), hcl.asarray(np.zeros(4, np.int32))
+    f(a, c)
+    assert c.asnumpy().tolist() == [5, 3, 41, 25]  # |a - 2| ** 2 + 2 ** a, 2 ** -3 truncated
+    for bad, message in ((lambda i: int(A[i]), r"^int\(\) of a DSL expression"),
+                         (lambda i: round(A[i]), r"^round\(\) of a DSL expression"),
+                         (lambda i: divmod(A[i], 2)[0], r"^divmod\(\) of a DSL expression"),
+                         (lambda i: [1, 2, 3, 4][A[i]], r"^a DSL expression used as a Python index")):
+        with pytest.raises(APIError, match=message):
+            hcl.create_schedule([A], lambda A: hcl.compute((4,), bad, name="D"))

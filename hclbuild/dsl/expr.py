@@ -105,6 +105,42 @@ class Expr:
     def __invert__(self) -> Expr:
         return binary("xor", self, -1)
 
+    def __abs__(self) -> Expr:
+        from hclbuild.dsl.operations import abs as hcl_abs
+
+        return hcl_abs(self)
+
+    def __pow__(self, other: object) -> Expr:
+        from hclbuild.dsl.operations import power
+
+        return power(self, other)
+
+    def __rpow__(self, other: object) -> Expr:
+        from hclbuild.dsl.operations import power
+
+        return power(other, self)
+
+    # -- Python conversions: an expression has no value while the kernel is traced -------------
+    def __int__(self) -> int:
+        raise APIError("int() of a DSL expression: it has no value while the kernel is traced; "
+                       "hcl.cast(hcl.Int(32), x) converts it in the kernel")
+
+    def __float__(self) -> float:
+        raise APIError("float() of a DSL expression: it has no value while the kernel is traced; "
+                       "hcl.cast(hcl.Float(), x) converts it in the kernel")
+
+    def __index__(self) -> int:
+        raise APIError("a DSL expression used as a Python index or range() bound: it has no value while the "
+                       "kernel is traced (index a tensor with it, or loop with hcl.for_)")
+
+    def __round__(self, ndigits: object = None) -> Expr:
+        raise APIError("round() of a DSL expression is not supported: hcl.cast to an integer type truncates")
+
+    def __divmod__(self, other: object) -> Any:
+        raise APIError("divmod() of a DSL expression is not supported: use // and % (two expressions)")
+
+    __rdivmod__ = __divmod__
+
     # -- comparisons -------------------------------------------------------------
     def __lt__(self, other: object) -> Expr:
         return compare("lt", self, other)
