@@ -26,8 +26,13 @@ STAGES = 100
 
 
 def _csim(build: Path, project: Path, *options: str) -> float:
-    """Wall seconds of `hclbuild csim` with every csim result removed first (only csim tasks run)."""
+    """Wall seconds of `hclbuild csim` with every csim result removed first (only csim tasks run), and
+    every function's out/ and the precompiled headers too: each way compiles and runs everything, none
+    reuses the objects or the passing runs of the way before it."""
     shutil.rmtree(build / "chain" / "csim", ignore_errors=True)
+    shutil.rmtree(build / ".pch", ignore_errors=True)
+    for out in (build / "chain" / "hls").glob("*/out"):
+        shutil.rmtree(out)
     timed = run([sys.executable, "-m", "hclbuild.cli", "csim", str(project), "--build-dir", str(build), *options],
                 project.parent)
     results = [json.loads(path.read_text()) for path in (build / "chain" / "csim").glob("*.json")]
@@ -67,7 +72,7 @@ def distributed_rows(result: dict) -> list[str]:
         "## csim on Dask workers",
         "",
         f"The {STAGES}-stage chain built once, then only its {STAGES + 1} csim tasks (g++ and the testbench "
-        "per function), each way from no csim result. The two Dask workers are processes of a LocalCluster "
+        "per function), each way from no csim result and no compiled object. The two Dask workers are processes of a LocalCluster "
         f"(one thread each) on this same {os.cpu_count()}-core machine, started before the timing; every job "
         "ships its HLS folder to a worker and its out/ files back.",
         "",
@@ -77,11 +82,9 @@ def distributed_rows(result: dict) -> list[str]:
         f"| two local processes (`-n 2`) | {result['local_2']:.1f} | {result['local_2'] / one:.2f} |",
         f"| two Dask workers (`--scheduler`) | {result['dask_2']:.1f} | **{result['dask_2'] / one:.2f}** |",
         "",
-        f"Jobs per worker: {' and '.join(map(str, result['jobs_per_worker']))}. Measured once, on a machine "
-        f"shared with other agents building and testing (4 agents on these {os.cpu_count()} cores; load average "
-        f"{result['load_before']} before and {result['load_after']} after): the workers, the submitting "
-        "process and the other agents compete for the same cores, so take the ratio as this machine's, "
-        "not a cluster's.",
+        f"Jobs per worker: {' and '.join(map(str, result['jobs_per_worker']))}. Measured once (load average "
+        f"{result['load_before']} before and {result['load_after']} after): the workers and the submitting "
+        f"process share the same {os.cpu_count()} cores, so take the ratio as this machine's, not a cluster's.",
         "",
     ]
 
