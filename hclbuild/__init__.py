@@ -52,12 +52,24 @@ _LAZY: dict[str, str] = {
 # other names of the same thing
 # HeteroCL's names; hcl.local(init, name, dtype) is its older hcl.scalar (tutorial 2's insertion sort)
 _ALIASES = {"customize": "create_schedule", "local": "scalar", "print": "print_"}
+# HeteroCL names hclbuild does not have: what to write instead, so a tutorial's kernel fails in words
+_MISSING = {
+    "IO": "hcl.IO (HeteroCL's data-movement modes) is not implemented; between stages "
+          "s.to(tensor, s[stage], depth=N) makes an hls::stream without a mode",
+    "assert_": "hcl.assert_ is not implemented; check the result in the project's model() instead",
+}
+
+
+class _MissingName(HCLNotImplementedError, AttributeError):
+    """A HeteroCL name hclbuild does not implement (an AttributeError too, so hasattr() stays False)."""
 
 
 def __getattr__(name: str) -> Any:
     target = _ALIASES.get(name, name)
     module = _LAZY.get(target)
     if module is None:
+        if name in _MISSING:
+            raise _MissingName(_MISSING[name])
         raise AttributeError(f"module 'hclbuild' has no attribute {name!r}")
     if module:
         value = getattr(importlib.import_module(module), target)

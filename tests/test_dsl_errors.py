@@ -435,3 +435,13 @@ def test_python_abs_and_power_build_and_python_conversions_are_clear_errors() ->
                          (lambda i: [1, 2, 3, 4][A[i]], r"^a DSL expression used as a Python index")):
         with pytest.raises(APIError, match=message):
             hcl.create_schedule([A], lambda A: hcl.compute((4,), bad, name="D"))
+
+
+def test_heterocl_names_hclbuild_lacks_say_so_and_what_to_write() -> None:
+    from hclbuild.errors import HCLNotImplementedError
+
+    with pytest.raises(HCLNotImplementedError, match=r"^hcl.IO \(HeteroCL's data-movement modes\) is not impl"):
+        hcl.IO.Stream  # noqa: B018 - the attribute access is the test
+    with pytest.raises(HCLNotImplementedError, match=r"^hcl.assert_ is not implemented"):
+        hcl.assert_(True)
+    assert not hasattr(hcl, "IO")  # still an AttributeError to hasattr and getattr(..., default)
