@@ -19,7 +19,7 @@ import numpy as np
 from hclbuild.dsl.array import Array
 from hclbuild.dsl.types import from_storage, parse_dtype
 from hclbuild.errors import ConfigError
-from hclbuild.probes import PHASE_AFTER, PHASE_BEFORE, PHASE_DIVISION, PHASE_OUT_OF_BOUNDS
+from hclbuild.probes import PHASE_DIVISION, PHASE_OUT_OF_BOUNDS
 from hclbuild.project import flow
 from hclbuild.project.config import load_project
 from hclbuild.project.kernel import call_optional, kernel_schedule, load_kernel
@@ -76,13 +76,12 @@ def measure(folder: Path, work: Path, repeat: int = 5) -> dict | None:
         def probe(site: int, phase: int, argidx: int, ptr: int) -> None:
             if phase in (PHASE_OUT_OF_BOUNDS, PHASE_DIVISION):
                 raise RuntimeError(f"{project.name}: a bounds or division check fired")
-            if phase not in (PHASE_BEFORE, PHASE_AFTER):  # a stream's FIFO event: timed, not recorded
-                return
             spec = sites[site]["args"][argidx]
             key = (site, phase, argidx)
             if key not in captured and spec["shape"] != []:
                 captured[key] = read_buffer(ptr, parse_dtype(spec["dtype"]), tuple(spec["shape"]))
 
+        probe.stream_events = lambda events: None  # type: ignore[attr-defined] - timed, not checked
         arrays = [Array(s.copy(), spec.dtype) for s, spec in zip(storages, signature.args)]
         start = time.perf_counter()
         with jit.probing(probe):

@@ -337,6 +337,7 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
             else:
                 captured[key] = read_buffer(ptr, dtype, tuple(spec["shape"]))
 
+    probe.stream_events = fifos.events  # type: ignore[attr-defined] - a call's stream probes, all at once
     jit = JITModule(layout.top_ll.read_text(encoding="utf-8"), probe=probe, cache_dir=layout.llvm_objects_dir)
     function = jit.function(signature)
     arrays = [Array(s, spec.dtype) for s, spec in zip(storages, signature.args)]

@@ -61,6 +61,45 @@ class FifoReplay:
             fifo.popleft()
             self.last_read[address] = element
 
+    def events(self, events: np.ndarray) -> None:
+        """Every probe of one call at once, as (check, phase, element, address) rows in order (the
+        engine's native record, runtime.stream_events). A run that keeps FIFO order everywhere is
+        checked with numpy; any other, or one after earlier events, is replayed event by event, so
+        its error is the one `event` gives."""
+        if self.first_error is not None or not len(events):
+            return
+        if self.pending or not self._in_order(events):
+            for check, phase, element, address in events.tolist():
+                self.event(check, phase, element, address)
+
+    def _in_order(self, events: np.ndarray) -> bool:
+        """Record a whole call's events when each buffer's k-th read takes its k-th write, after
+        it, and no read repeats the one before it; False (nothing recorded) otherwise."""
+        checks, phases, elements, addresses = events.T
+        by_buffer = np.argsort(addresses, kind="stable")  # each buffer's events, in time order
+        starts = np.flatnonzero(np.r_[True, addresses[by_buffer][1:] != addresses[by_buffer][:-1]])
+        found: list[tuple[int, np.ndarray, int, np.ndarray]] = []
+        for begin, end in zip(starts, np.r_[starts[1:], len(by_buffer)]):
+            rows = by_buffer[begin:end]
+            writing = phases[rows] == PHASE_STREAM_WRITE
+            written, read = elements[rows][writing], elements[rows][~writing]
+            if len(read) > len(written) or not np.array_equal(read, written[:len(read)]):
+                return False
+            if np.any(np.flatnonzero(writing)[:len(read)] > np.flatnonzero(~writing)):
+                return False  # a read before the write it takes: the FIFO was empty then
+            if len(read) > 1 and np.any(read[1:] == read[:-1]):
+                return False  # an element read twice in a row
+            write_checks = checks[rows][writing]
+            found.append((int(addresses[rows[0]]), written, int(write_checks[0]) if len(written) else -1,
+                          write_checks[len(read):]))
+        for address, written, first_check, unread_checks in found:
+            if len(written):
+                self.orders[address] = written.tolist()
+                self.writers[address] = first_check
+            unread = written[len(written) - len(unread_checks):]
+            self.pending[address] = deque(zip(unread.tolist(), unread_checks.tolist()))
+        return True
+
     def finish(self) -> str | None:
         """The first error of the run, including values written and never read."""
         if self.first_error is not None:

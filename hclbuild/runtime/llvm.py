@@ -16,9 +16,11 @@ cleared; after it, an Array's storage is masked again and a plain numpy array of
 int type is rewritten as numbers (sign-extended for signed types).
 
 Probes. IR built for golden-vector capture calls `hcl_probe(i64 site, i64 phase, i64 argidx,
-i64 ptr)`. That symbol is bound, for the whole process, to one ctypes trampoline that forwards
-to the handler of the call running in the current thread (`JITModule(probe=...)` or
-`with jit.probing(handler):`). `read_buffer` copies a probed buffer out.
+i64 ptr)`. Each engine defines it (runtime.stream_events): stream reads and writes go to a native
+buffer, handed to the handler when the call returns; every other phase goes at once to one ctypes
+trampoline, bound for the whole process, which forwards to the handler of the call running in the
+current thread (`JITModule(probe=...)` or `with jit.probing(handler):`). `read_buffer` copies a
+probed buffer out.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import math
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +45,7 @@ from hclbuild.errors import APIError, CompileError
 from hclbuild.probes import PROBE_FUNCTION
 from hclbuild.runtime.llvm_objects import CodeUnit, _one_line, compile_objects, declared_symbols, split_units
 from hclbuild.runtime.signature import ArgSpec, FunctionSignature
+from hclbuild.runtime.stream_events import FORWARD_FUNCTION, RECORDER_IR, take_events
 
 ProbeHandler = Callable[[int, int, int, int], None]
 
@@ -122,10 +125,23 @@ _PROBE_BOUND = False
 
 
 def _bind_probe_symbol() -> None:
+    # hcl_probe itself is each engine's stream recorder (runtime.stream_events); it forwards the
+    # other phases here
     global _PROBE_BOUND
     if not _PROBE_BOUND:
-        llvm.add_symbol(PROBE_FUNCTION, ctypes.cast(_PROBE_CALLBACK, ctypes.c_void_p).value)
+        llvm.add_symbol(FORWARD_FUNCTION, ctypes.cast(_PROBE_CALLBACK, ctypes.c_void_p).value)
         _PROBE_BOUND = True
+
+
+def _deliver_stream_events(handler: ProbeHandler, events: np.ndarray) -> None:
+    """A call's stream probes, in order: all at once to a handler that takes them
+    (`handler.stream_events(events)`, as the reference run's FIFO replay does), else one by one."""
+    take_all = getattr(handler, "stream_events", None)
+    if take_all is not None:
+        take_all(events)
+        return
+    for check, phase, element, address in events.tolist():
+        handler(check, phase, element, address)
 
 
 def read_buffer(ptr: int, dtype: DType, shape: tuple[int, ...]) -> np.ndarray:
@@ -162,6 +178,8 @@ class _Compiled:
     engine: llvm.ExecutionEngine
     entries: dict[str, _EntryPoint]
     has_probe: bool
+    # the engine's stream-event buffer is one per engine: calls that record into it take turns
+    recording: threading.Lock = field(default_factory=threading.Lock)
 
 
 def _compile(ir_text: str, opt_level: int, cache_dir: Path | None = None) -> _Compiled:
@@ -175,6 +193,9 @@ def _compile(ir_text: str, opt_level: int, cache_dir: Path | None = None) -> _Co
     has_probe = PROBE_FUNCTION in external
     if has_probe:
         _bind_probe_symbol()
+        recorder = CodeUnit("<stream events>", RECORDER_IR, light=True)
+        units.append(recorder)
+        external = (external - {PROBE_FUNCTION}) | declared_symbols([recorder])
     machines = {level: _target_machine(level) for level in {0, opt_level}}
     cpu, features = _host_cpu()
     objects, _ = compile_objects(units, opt_level, machines, cpu, features, cache_dir)
@@ -483,9 +504,21 @@ class JITFunction:
         state = _PROBE_STATE
         saved = (state.handler, state.error)
         state.handler, state.error = self.jit.probe, None
+        compiled = self.jit._compiled
         try:
-            self._native(ctypes.addressof(argv))
+            if compiled.has_probe:
+                with compiled.recording:
+                    self._native(ctypes.addressof(argv))
+                    events = take_events(compiled.engine)
+            else:
+                self._native(ctypes.addressof(argv))
+                events = None
             probe_error = state.error
+            if probe_error is None and events is not None and len(events) and self.jit.probe is not None:
+                try:
+                    _deliver_stream_events(self.jit.probe, events)
+                except BaseException as err:  # noqa: BLE001 - raised below, as a probe's own error is
+                    probe_error = err
         finally:
             state.handler, state.error = saved
         for b in bound:

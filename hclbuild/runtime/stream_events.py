@@ -1,0 +1,105 @@
+"""Stream probes recorded in native code, handed to Python once the JIT call returns.
+
+The reference run calls `hcl_probe(check, phase, element, address)` before every read and write
+of a stream (compiler/passes/stream_check.py): one a pixel a stage, millions on a video frame. Each
+call into Python costs about 0.35 us, so a 720p pipeline spent over a second there. A module whose
+IR calls hcl_probe gets this unit as well: it defines hcl_probe, appends the stream phases to a
+buffer (grown with realloc) and forwards every other phase to `hcl_probe_py`, the Python
+trampoline, at once. `take_events` returns the buffer as an (n, 4) int64 array and empties it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+import numpy as np
+
+from hclbuild.errors import CsimError
+from hclbuild.probes import PHASE_STREAM_WRITE, PROBE_FUNCTION
+
+FORWARD_FUNCTION = "hcl_probe_py"  # the Python trampoline, for every phase that is not a stream's
+MAX_EVENTS = 1 << 26  # 2 GiB of buffer: a run past it stops recording and fails, never exhausts memory
+_FIELDS = 4
+
+RECORDER_IR = f"""
+@hcl_events = internal global ptr null
+@hcl_events_used = global i64 0
+@hcl_events_capacity = internal global i64 0
+@hcl_events_overflow = global i64 0
+
+declare ptr @realloc(ptr, i64)
+declare void @{FORWARD_FUNCTION}(i64, i64, i64, i64)
+
+define void @{PROBE_FUNCTION}(i64 %check, i64 %phase, i64 %a, i64 %b) {{
+entry:
+  %stream = icmp sge i64 %phase, {PHASE_STREAM_WRITE}
+  br i1 %stream, label %record, label %forward
+forward:
+  call void @{FORWARD_FUNCTION}(i64 %check, i64 %phase, i64 %a, i64 %b)
+  ret void
+record:
+  %used = load i64, ptr @hcl_events_used
+  %capacity = load i64, ptr @hcl_events_capacity
+  %needed = add i64 %used, {_FIELDS}
+  %full = icmp ugt i64 %needed, %capacity
+  br i1 %full, label %grow, label %store
+grow:
+  %doubled = shl i64 %capacity, 1
+  %small = icmp ult i64 %doubled, 65536
+  %grown = select i1 %small, i64 65536, i64 %doubled
+  %too_many = icmp ugt i64 %grown, {MAX_EVENTS * _FIELDS}
+  br i1 %too_many, label %overflow, label %realloc
+realloc:
+  %old = load ptr, ptr @hcl_events
+  %bytes = mul i64 %grown, 8
+  %new = call ptr @realloc(ptr %old, i64 %bytes)
+  %failed = icmp eq ptr %new, null
+  br i1 %failed, label %overflow, label %keep
+keep:
+  store ptr %new, ptr @hcl_events
+  store i64 %grown, ptr @hcl_events_capacity
+  br label %store
+overflow:
+  store i64 1, ptr @hcl_events_overflow
+  ret void
+store:
+  %buffer = load ptr, ptr @hcl_events
+  %slot0 = getelementptr i64, ptr %buffer, i64 %used
+  store i64 %check, ptr %slot0
+  %slot1 = getelementptr i64, ptr %slot0, i64 1
+  store i64 %phase, ptr %slot1
+  %slot2 = getelementptr i64, ptr %slot0, i64 2
+  store i64 %a, ptr %slot2
+  %slot3 = getelementptr i64, ptr %slot0, i64 3
+  store i64 %b, ptr %slot3
+  store i64 %needed, ptr @hcl_events_used
+  ret void
+}}
+
+define ptr @hcl_events_buffer() {{
+  %buffer = load ptr, ptr @hcl_events
+  ret ptr %buffer
+}}
+"""
+
+
+def take_events(engine: Any) -> np.ndarray:
+    """The events recorded in `engine` since the last take, as (check, phase, element, address)
+    rows in the order they happened; the buffer is emptied (its memory kept for the next call)."""
+    used = ctypes.c_int64.from_address(engine.get_global_value_address("hcl_events_used"))
+    overflow = ctypes.c_int64.from_address(engine.get_global_value_address("hcl_events_overflow"))
+    if overflow.value:
+        used.value, overflow.value = 0, 0
+        raise CsimError(f"the reference run made more than {MAX_EVENTS} stream reads and writes (or memory ran "
+                        "out recording them): a stream is read once per value written")
+    count = used.value
+    if count == 0:
+        return np.zeros((0, _FIELDS), np.int64)
+    buffer = ctypes.CFUNCTYPE(ctypes.c_void_p)(engine.get_function_address("hcl_events_buffer"))()
+    events = np.ctypeslib.as_array((ctypes.c_int64 * count).from_address(buffer)).reshape(-1, _FIELDS).copy()
+    used.value = 0
+    return events
+
+
+__all__ = ["FORWARD_FUNCTION", "MAX_EVENTS", "RECORDER_IR", "take_events"]
