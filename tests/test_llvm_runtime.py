@@ -611,6 +611,55 @@ def test_probing_context_and_handler_errors() -> None:
     assert c.tolist() == [4, 4, 4, 4]  # the call itself completed
 
 
+# stream probes (phases 4 write, 5 read) around an ordinary one (phase 0): element k at address 1000
+STREAM_PROBED = """
+func.func private @hcl_probe(i64, i64, i64, i64)
+func.func @top(%A: memref<4xi32>) attributes {hcl.top, hcl.arg_names = ["A"], hcl.arg_types = ["int32"]} {
+  %check = arith.constant 3 : i64
+  %write = arith.constant 4 : i64
+  %read = arith.constant 5 : i64
+  %before = arith.constant 0 : i64
+  %address = arith.constant 1000 : i64
+  %zero = arith.constant 0 : i64
+  affine.for %k = 0 to 3 {
+    %e = arith.index_cast %k : index to i64
+    func.call @hcl_probe(%check, %write, %e, %address) : (i64, i64, i64, i64) -> ()
+    func.call @hcl_probe(%check, %before, %zero, %zero) : (i64, i64, i64, i64) -> ()
+    func.call @hcl_probe(%check, %read, %e, %address) : (i64, i64, i64, i64) -> ()
+  }
+  return
+}
+"""
+
+
+def test_stream_probes_come_after_the_call_whole_or_one_by_one() -> None:
+    jit, top = compile_top(STREAM_PROBED)
+    a = np.zeros(4, np.int32)
+    seen: list[tuple[int, int, int, int]] = []
+    with jit.probing(lambda *event: seen.append(event)):
+        top(a)
+    # the other phases at once, the stream's from the native record once the call returns, in order
+    assert seen == [(3, 0, 0, 0)] * 3 + [(3, 4, 0, 1000), (3, 5, 0, 1000), (3, 4, 1, 1000), (3, 5, 1, 1000),
+                                         (3, 4, 2, 1000), (3, 5, 2, 1000)]
+
+    def handler(*event: int) -> None:
+        assert event[1] < 4, f"a stream event came one by one: {event}"
+
+    taken: list[list[list[int]]] = []
+    handler.stream_events = lambda events: taken.append(events.tolist())  # type: ignore[attr-defined]
+    with jit.probing(handler):
+        top(a)
+        top(a)  # each call hands over its own events: the record is emptied
+    assert taken == [[[3, 4, k // 2, 1000] if k % 2 == 0 else [3, 5, k // 2, 1000] for k in range(6)]] * 2
+
+    def failing(events: np.ndarray) -> None:
+        raise ValueError("stream events refused")
+
+    handler.stream_events = failing  # type: ignore[attr-defined]
+    with jit.probing(handler), pytest.raises(ValueError, match="stream events refused"):
+        top(a)
+
+
 def test_read_buffer_of_wide_and_odd_types() -> None:
     array = asarray(np.array([-1, 2**90], dtype=object), "int128")
     copied = read_buffer(array.storage.ctypes.data, array.dtype, (2,))
