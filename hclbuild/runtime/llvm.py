@@ -15,12 +15,9 @@ odd-width inputs are zero-extended, so before a call the container bits above th
 cleared; after it, an Array's storage is masked again and a plain numpy array of an odd-width
 int type is rewritten as numbers (sign-extended for signed types).
 
-Probes. IR built for golden-vector capture calls `hcl_probe(i64 site, i64 phase, i64 argidx,
-i64 ptr)`. Each engine defines it (runtime.stream_events): stream reads and writes go to a native
-buffer, handed to the handler when the call returns; every other phase goes at once to one ctypes
-trampoline, bound for the whole process, which forwards to the handler of the call running in the
-current thread (`JITModule(probe=...)` or `with jit.probing(handler):`). `read_buffer` copies a
-probed buffer out.
+Probes. IR built for golden-vector capture calls `hcl_probe`; runtime.jit_probes hands them to
+the handler of the call (`JITModule(probe=...)` or `with jit.probing(handler):`). `read_buffer`
+copies a probed buffer out.
 """
 
 from __future__ import annotations
@@ -32,7 +29,7 @@ import math
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +42,8 @@ from hclbuild.errors import APIError, CompileError
 from hclbuild.probes import PROBE_FUNCTION
 from hclbuild.runtime.llvm_objects import CodeUnit, _one_line, compile_objects, declared_symbols, split_units
 from hclbuild.runtime.signature import ArgSpec, FunctionSignature
-from hclbuild.runtime.stream_events import FORWARD_FUNCTION, RECORDER_IR, take_events
-
-ProbeHandler = Callable[[int, int, int, int], None]
+from hclbuild.runtime.jit_probes import ProbeHandler, bind_forward_symbol, call_with_probes
+from hclbuild.runtime.stream_events import RECORDER_IR, EventRecord
 
 CIFACE_PREFIX = "_mlir_ciface_"
 WRAPPER_PREFIX = "__hcl_call_"
@@ -94,54 +90,7 @@ def _target_machine(opt_level: int) -> llvm.TargetMachine:
     return target.create_target_machine(cpu=cpu, features=features, opt=opt_level, codemodel="jitdefault")
 
 
-# ---- probes ------------------------------------------------------------------------------
-
-
-class _ProbeState(threading.local):
-    """The handler of the JIT call running in this thread, and the first error it raised."""
-
-    handler: ProbeHandler | None = None
-    error: BaseException | None = None
-
-
-_PROBE_STATE = _ProbeState()
-_PROBE_CFUNC_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64)
-
-
-def _probe_trampoline(site: int, phase: int, argidx: int, ptr: int) -> None:
-    state = _PROBE_STATE
-    if state.handler is None or state.error is not None:
-        return
-    try:
-        state.handler(site, phase, argidx, ptr)
-    except BaseException as err:  # noqa: BLE001 - re-raised once native code returns
-        # an exception must not unwind through JIT frames; keep it for the caller
-        state.error = err
-
-
-# kept alive for the process: JIT code holds its address
-_PROBE_CALLBACK = _PROBE_CFUNC_TYPE(_probe_trampoline)
-_PROBE_BOUND = False
-
-
-def _bind_probe_symbol() -> None:
-    # hcl_probe itself is each engine's stream recorder (runtime.stream_events); it forwards the
-    # other phases here
-    global _PROBE_BOUND
-    if not _PROBE_BOUND:
-        llvm.add_symbol(FORWARD_FUNCTION, ctypes.cast(_PROBE_CALLBACK, ctypes.c_void_p).value)
-        _PROBE_BOUND = True
-
-
-def _deliver_stream_events(handler: ProbeHandler, events: np.ndarray) -> None:
-    """A call's stream probes, in order: all at once to a handler that takes them
-    (`handler.stream_events(events)`, as the reference run's FIFO replay does), else one by one."""
-    take_all = getattr(handler, "stream_events", None)
-    if take_all is not None:
-        take_all(events)
-        return
-    for check, phase, element, address in events.tolist():
-        handler(check, phase, element, address)
+# ---- probed buffers ------------------------------------------------------------------------
 
 
 def read_buffer(ptr: int, dtype: DType, shape: tuple[int, ...]) -> np.ndarray:
@@ -177,9 +126,11 @@ class _Compiled:
 
     engine: llvm.ExecutionEngine
     entries: dict[str, _EntryPoint]
-    has_probe: bool
-    # the engine's stream-event buffer is one per engine: calls that record into it take turns
-    recording: threading.Lock = field(default_factory=threading.Lock)
+    events: EventRecord | None  # the stream record of an engine whose IR has probes
+
+    @property
+    def has_probe(self) -> bool:
+        return self.events is not None
 
 
 def _compile(ir_text: str, opt_level: int, cache_dir: Path | None = None) -> _Compiled:
@@ -192,7 +143,7 @@ def _compile(ir_text: str, opt_level: int, cache_dir: Path | None = None) -> _Co
     external = declared_symbols(units)  # one scan: a 200-function design's .ll is about 1 MB
     has_probe = PROBE_FUNCTION in external
     if has_probe:
-        _bind_probe_symbol()
+        bind_forward_symbol()
         recorder = CodeUnit("<stream events>", RECORDER_IR, light=True)
         units.append(recorder)
         external = (external - {PROBE_FUNCTION}) | declared_symbols([recorder])
@@ -215,7 +166,7 @@ def _compile(ir_text: str, opt_level: int, cache_dir: Path | None = None) -> _Co
         entry.address = engine.get_function_address(WRAPPER_PREFIX + entry.name)
         if not entry.address:
             raise CompileError(f"LLVM JIT: no code for {WRAPPER_PREFIX}{entry.name}")
-    return _Compiled(engine, entries, has_probe)
+    return _Compiled(engine, entries, EventRecord(engine) if has_probe else None)
 
 
 def _entry_points(units: list[CodeUnit]) -> dict[str, _EntryPoint]:
@@ -501,26 +452,8 @@ class JITFunction:
             result = np.zeros((), dtype=signature.ret.np_storage)
             slots.append(result.ctypes.data)
         argv = (ctypes.c_void_p * max(len(slots), 1))(*slots)
-        state = _PROBE_STATE
-        saved = (state.handler, state.error)
-        state.handler, state.error = self.jit.probe, None
-        compiled = self.jit._compiled
-        try:
-            if compiled.has_probe:
-                with compiled.recording:
-                    self._native(ctypes.addressof(argv))
-                    events = take_events(compiled.engine)
-            else:
-                self._native(ctypes.addressof(argv))
-                events = None
-            probe_error = state.error
-            if probe_error is None and events is not None and len(events) and self.jit.probe is not None:
-                try:
-                    _deliver_stream_events(self.jit.probe, events)
-                except BaseException as err:  # noqa: BLE001 - raised below, as a probe's own error is
-                    probe_error = err
-        finally:
-            state.handler, state.error = saved
+        probe_error = call_with_probes(lambda: self._native(ctypes.addressof(argv)), self.jit.probe,
+                                       self.jit._compiled.events)
         for b in bound:
             if b.after is not None:
                 b.after()

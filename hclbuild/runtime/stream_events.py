@@ -5,12 +5,13 @@ of a stream (compiler/passes/stream_check.py): one a pixel a stage, millions on 
 call into Python costs about 0.35 us, so a 720p pipeline spent over a second there. A module whose
 IR calls hcl_probe gets this unit as well: it defines hcl_probe, appends the stream phases to a
 buffer (grown with realloc) and forwards every other phase to `hcl_probe_py`, the Python
-trampoline, at once. `take_events` returns the buffer as an (n, 4) int64 array and empties it.
+trampoline, at once. `EventRecord.take` returns the buffer as an (n, 4) int64 array and empties it.
 """
 
 from __future__ import annotations
 
 import ctypes
+import threading
 from typing import Any
 
 import numpy as np
@@ -84,22 +85,30 @@ define ptr @hcl_events_buffer() {{
 """
 
 
-def take_events(engine: Any) -> np.ndarray:
-    """The events recorded in `engine` since the last take, as (check, phase, element, address)
-    rows in the order they happened; the buffer is emptied (its memory kept for the next call)."""
-    used = ctypes.c_int64.from_address(engine.get_global_value_address("hcl_events_used"))
-    overflow = ctypes.c_int64.from_address(engine.get_global_value_address("hcl_events_overflow"))
-    if overflow.value:
-        used.value, overflow.value = 0, 0
-        raise CsimError(f"the reference run made more than {MAX_EVENTS} stream reads and writes (or memory ran "
-                        "out recording them): a stream is read once per value written")
-    count = used.value
-    if count == 0:
-        return np.zeros((0, _FIELDS), np.int64)
-    buffer = ctypes.CFUNCTYPE(ctypes.c_void_p)(engine.get_function_address("hcl_events_buffer"))()
-    events = np.ctypeslib.as_array((ctypes.c_int64 * count).from_address(buffer)).reshape(-1, _FIELDS).copy()
-    used.value = 0
-    return events
+class EventRecord:
+    """One engine's record of stream probes (its addresses resolved once, when it is compiled).
+    The record is one per engine: calls that record into it take turns on `lock`."""
+
+    def __init__(self, engine: Any):
+        self._used = ctypes.c_int64.from_address(engine.get_global_value_address("hcl_events_used"))
+        self._overflow = ctypes.c_int64.from_address(engine.get_global_value_address("hcl_events_overflow"))
+        self._buffer = ctypes.CFUNCTYPE(ctypes.c_void_p)(engine.get_function_address("hcl_events_buffer"))
+        self.lock = threading.Lock()
+
+    def take(self) -> np.ndarray:
+        """The events recorded since the last take, as (check, phase, element, address) rows in the
+        order they happened; the record is emptied (its memory kept for the next call)."""
+        if self._overflow.value:
+            self._used.value, self._overflow.value = 0, 0
+            raise CsimError(f"the reference run made more than {MAX_EVENTS} stream reads and writes (or memory "
+                            "ran out recording them): a stream is read once per value written")
+        count = self._used.value
+        if count == 0:
+            return np.zeros((0, _FIELDS), np.int64)
+        events = np.ctypeslib.as_array((ctypes.c_int64 * count).from_address(self._buffer())).reshape(-1, _FIELDS)
+        events = events.copy()
+        self._used.value = 0
+        return events
 
 
-__all__ = ["FORWARD_FUNCTION", "MAX_EVENTS", "RECORDER_IR", "take_events"]
+__all__ = ["FORWARD_FUNCTION", "MAX_EVENTS", "RECORDER_IR", "EventRecord"]
