@@ -28,7 +28,7 @@ from typing import Any, NoReturn
 from hclbuild.atomic import write_text_atomic
 from hclbuild.errors import CsimError, HCLError, ToolError
 from hclbuild.runtime.aptypes import ap_types_include_dir
-from hclbuild.runtime.testbench_build import build_testbench
+from hclbuild.runtime.testbench_build import build_testbench, digest_parts
 
 GXX = "g++"
 # -fwrapv: signed overflow wraps as in ap_int and the LLVM reference, instead of being UB;
@@ -262,9 +262,7 @@ def _run_key(folder: Path, executable: str) -> str:
     data = folder / "data"
     for path in [folder / executable, *sorted(data.iterdir() if data.is_dir() else ())]:
         if path.is_file():
-            for part in (path.name.encode(), path.read_bytes()):
-                digest.update(len(part).to_bytes(8, "little"))
-                digest.update(part)
+            digest_parts(digest, (path.name.encode(), path.read_bytes()))
     return digest.hexdigest()[:20]
 
 

@@ -77,7 +77,8 @@ class FifoReplay:
         it, and no read repeats the one before it; False (nothing recorded) otherwise."""
         checks, phases, elements, addresses = events.T
         by_buffer = np.argsort(addresses, kind="stable")  # each buffer's events, in time order
-        starts = np.flatnonzero(np.r_[True, addresses[by_buffer][1:] != addresses[by_buffer][:-1]])
+        grouped = addresses[by_buffer]
+        starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
         found: list[tuple[int, np.ndarray, int, np.ndarray]] = []
         for begin, end in zip(starts, np.r_[starts[1:], len(by_buffer)]):
             rows = by_buffer[begin:end]

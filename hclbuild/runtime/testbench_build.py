@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -63,9 +64,7 @@ def build_testbench(folder: Path, command: list[str], sources: list[Path], heade
     objects: list[str] = []
     for source in sources:
         digest = hashlib.sha256(shared)
-        for part in (source.name.encode(), gxx_view(source.read_bytes()), header_bytes):
-            digest.update(len(part).to_bytes(8, "little"))
-            digest.update(part)
+        digest_parts(digest, (source.name.encode(), gxx_view(source.read_bytes()), header_bytes))
         name = f"{source.stem}-{digest.hexdigest()[:20]}.o"
         target = folder / out_dir / name
         objects.append(f"{out_dir}/{name}")
@@ -98,6 +97,13 @@ def build_testbench(folder: Path, command: list[str], sources: list[Path], heade
     lines.append(" ".join(argv) + "\n" + done.stdout + done.stderr)
     write_text_atomic(log, "".join(lines))
     return done if done.returncode != 0 else None
+
+
+def digest_parts(digest: Any, parts: Iterable[bytes]) -> None:
+    """Feed each part to `digest` after its length, so that parts never run into one another."""
+    for part in parts:
+        digest.update(len(part).to_bytes(8, "little"))
+        digest.update(part)
 
 
 def gxx_view(source: bytes) -> bytes:
@@ -196,4 +202,4 @@ def _gxx(argv: list[str], folder: Path, timeout: float) -> subprocess.CompletedP
                           timeout=timeout, env={**os.environ, "LC_ALL": "C"}, check=False)
 
 
-__all__ = ["PRELUDE", "build_testbench", "gxx_view"]
+__all__ = ["PRELUDE", "build_testbench", "digest_parts", "gxx_view"]
