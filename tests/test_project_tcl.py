@@ -151,6 +151,57 @@ def test_steps_from_environment_when_argv_has_none(project_dir: Path) -> None:
                               "exit 0"]
 
 
+def synthesized_before(folder: Path, seconds: float = 10.0) -> Path:
+    """The csynth report a synthesis of vadd leaves in solution1, older than the sources by `seconds`."""
+    report = folder / "vadd_prj" / "solution1" / "syn" / "report" / "vadd_csynth.xml"
+    report.parent.mkdir(parents=True)
+    report.write_text("<profile/>")
+    newest = max((folder / name).stat().st_mtime for name in ("vadd.cpp", "vadd.h", "run_hls.tcl"))
+    os.utime(report, (newest + seconds, newest + seconds))
+    return report
+
+
+@needs_tclsh
+@pytest.mark.parametrize("steps", [("cosim",), ("cosim", "export")])
+def test_a_synthesis_newer_than_the_sources_is_reused(project_dir: Path, steps: tuple[str, ...]) -> None:
+    # open_solution -reset had discarded it, and cosim synthesized every function a second time
+    synthesized_before(project_dir)
+    done = run_tcl(project_dir / "run_hls.tcl", *steps)
+    assert done.returncode == 0, done.stderr
+    setup = setup_calls(project_dir)
+    setup[5] = "open_solution solution1 -flow_target vivado"
+    after = ["cosim_design"] + (["export_design -format ip_catalog"] if "export" in steps else [])
+    assert recorded(done) == [*setup, *after, f"cwd {project_dir}", "exit 0"]
+
+
+@needs_tclsh
+def test_a_synthesis_older_than_a_source_is_redone(project_dir: Path) -> None:
+    synthesized_before(project_dir, seconds=-10.0)
+    done = run_tcl(project_dir / "run_hls.tcl", "cosim")
+    assert recorded(done) == [*setup_calls(project_dir), "csynth_design", "cosim_design", f"cwd {project_dir}",
+                              "exit 0"]
+    # csynth among the steps always synthesizes
+    done = run_tcl(project_dir / "run_hls.tcl", "csynth", "cosim")
+    assert recorded(done)[5:8] == ["open_solution -reset solution1 -flow_target vivado", "set_part xcu250-figd2104-2L-e",
+                                   "create_clock -period 10 -name default"]
+
+
+@needs_tclsh
+def test_without_golden_vectors_csynth_runs_and_csim_cosim_stop(project_dir: Path) -> None:
+    # before the reference run there is no data/: `add_files -tb data` named a file that does not exist
+    shutil.rmtree(project_dir / "data")
+    done = run_tcl(project_dir / "run_hls.tcl", "csynth")
+    assert done.returncode == 0, done.stderr
+    assert recorded(done) == [*(c for c in setup_calls(project_dir) if c != "add_files -tb data"), "csynth_design",
+                              f"cwd {project_dir}", "exit 0"]
+    for steps in (("csim",), ("cosim",), ("csynth", "csim")):
+        done = run_tcl(project_dir / "run_hls.tcl", *steps)
+        assert done.returncode == 1
+        assert recorded(done) == [f"cwd {project_dir}", "exit 1"]
+        assert done.stderr.strip() == ("run_hls.tcl (demo/vadd): data/ is missing: the testbench reads the golden "
+                                       "vectors the reference run writes there (doit reference:demo)")
+
+
 @needs_tclsh
 def test_argv_steps_win_over_the_environment(project_dir: Path) -> None:
     done = run_tcl(project_dir / "run_hls.tcl", "csim", steps_env="cosim")

@@ -194,7 +194,15 @@ def test_cosim_through_dask(builds: Builds, no_local_vitis: None) -> None:
     report = builds.build / "gemm" / "cosim" / "Stage_prod.rpt"
     assert "no co-simulation ran" in report.read_text()
     record = json.loads((builds.build / "gemm" / "hls" / "Stage_prod" / "remote_csynth_cosim.json").read_text())
+    # a job carries no synthesized project, so the worker synthesizes again for the cosim; that
+    # synthesis stays there: the RTL here is the csynth job's (a blackbox top's synthesis reads it)
     assert record["worker"] == builds.cluster.addresses["vitis"] and record["steps"] == ["csynth", "cosim"]
+    verilog = sorted((builds.build / "gemm" / "hls" / "Stage_prod").rglob("syn/verilog/*.v"))
+    made = [path.stat().st_mtime_ns for path in verilog]
+    report.unlink()
+    assert cli.main(["cosim", str(EXAMPLES[0]), "--function", "Stage_prod", "--build-dir", str(builds.build),
+                     "--scheduler", builds.cluster.address]) == 0
+    assert report.is_file() and verilog and [path.stat().st_mtime_ns for path in verilog] == made
 
 
 def test_a_worker_without_the_projects_vitis_tool_refuses_the_job(builds: Builds, tmp_path: Path) -> None:

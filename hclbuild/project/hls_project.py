@@ -311,6 +311,9 @@ def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, h
         "flow_target": "vivado" if as_blackbox else config.flow_target,
         "export_format": export_format("vivado" if as_blackbox else config.flow_target),
         "blackbox_files": [blackbox_file_name(f) for f in blackboxes],
+        # what a synthesis reads: run_hls.tcl reuses one only when it is newer than all of these
+        "synthesis_sources": [f"{func_name}.cpp", f"{func_name}.h", "run_hls.tcl",
+                              *(blackbox_file_name(f) for f in blackboxes)],
         "blackbox_macro": RTL_BLACKBOX_MACRO,
         "clock_enable": as_blackbox,
         "output_format_key": output_format_key(config.vitis_version),

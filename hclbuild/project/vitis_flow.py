@@ -36,21 +36,27 @@ CSYNTH_TIMEOUT = 6 * 3600.0
 
 def synthesize_function(project: Project, layout: BuildLayout, func: str, steps: Sequence[str] = ("csynth",),
                         *, timeout: float | None = CSYNTH_TIMEOUT, inputs: Sequence[Path] = (),
-                        runner: Callable[..., list[ToolRun]] = run_hls_steps) -> list[ToolRun]:
+                        runner: Callable[..., list[ToolRun]] = run_hls_steps,
+                        reuse_synthesis: bool = False) -> list[ToolRun]:
     """Run `steps` of hls/<func>/ and publish its csynth (and cosim) report; ToolError on failure.
 
     `inputs` are the files csynth reads; their digest is published with the report. `runner` has
-    run_hls_steps' signature (runtime.remote runs the steps on a Dask worker)."""
+    run_hls_steps' signature (runtime.remote runs the steps on a Dask worker). With
+    `reuse_synthesis`, cosim runs on the published synthesis, which must be of `inputs` as they are."""
     from hclbuild.runtime.report import parse_cosim_rpt, parse_csynth_xml
 
     folder = layout.hls_dir(func)
+    where = f"{project.name}/{func}"
     digest = inputs_digest(project, layout, inputs)
-    order = ordered_steps(steps)
+    order = ordered_steps(steps, reuse_synthesis=reuse_synthesis)
     # An earlier run's reports must not pass for this run's: a tool that exits 0 without writing
     # one (or fails) would otherwise have the old report published under the new inputs' digest.
     _remove_reports(layout, func, order)
-    runs = runner(folder, func, steps, flow=project.config.hls_tool, timeout=timeout)
-    where = f"{project.name}/{func}"
+    if "csynth" not in order and not csynth_is_current(project, layout, func, inputs):
+        raise ToolError(f"{where}: {' and '.join(order)} needs the synthesis of the files now in {folder}, "
+                        f"and there is none: run csynth:{where} first")
+    runs = runner(folder, func, steps, flow=project.config.hls_tool, timeout=timeout,
+                  reuse_synthesis=reuse_synthesis)
     if "csynth" in order:
         report = find_csynth_report(folder, func)
         if report is None:
@@ -74,15 +80,19 @@ def synthesize_function(project: Project, layout: BuildLayout, func: str, steps:
 
 
 def _remove_reports(layout: BuildLayout, func: str, order: Sequence[str]) -> None:
-    """Before a synthesis: remove the csynth and cosim reports of `func`, in both layouts and the
-    published copies (a cosim report belongs to the synthesis before, whatever steps run now)."""
-    if "csynth" not in order:
+    """Before a synthesis or cosim: remove the cosim reports of `func`, in both layouts and the
+    published copy (a cosim report belongs to the synthesis before, whatever steps run now), and
+    before a synthesis its csynth reports too."""
+    if "csynth" not in order and "cosim" not in order:
         return
     folder = layout.hls_dir(func)
-    doomed = [layout.csynth_result(func), layout.csynth_inputs(func), layout.cosim_result(func)]
+    doomed = [layout.cosim_result(func)]
     for root in report_dirs(folder, func).values():
-        doomed += [root / "syn" / "report" / f"{func}_csynth.xml", root / "syn" / "report" / "csynth.xml",
-                   root / "sim" / "report" / f"{func}_cosim.rpt"]
+        doomed.append(root / "sim" / "report" / f"{func}_cosim.rpt")
+        if "csynth" in order:
+            doomed += [root / "syn" / "report" / f"{func}_csynth.xml", root / "syn" / "report" / "csynth.xml"]
+    if "csynth" in order:
+        doomed += [layout.csynth_result(func), layout.csynth_inputs(func)]
     for path in doomed:
         path.unlink(missing_ok=True)
 
@@ -194,8 +204,8 @@ def current_reports(layout: BuildLayout, func: str) -> CurrentReports:
 
     found = CurrentReports()
     csynth_path, cosim_path = function_reports(layout, func)
-    # csynth/<f>.xml is written by csynth:<p>/<f> and by cosim:<p>/<f> (which synthesizes first)
-    for kind, path, steps, parse in (("csynth", csynth_path, ("csynth", "cosim"), parse_csynth_xml),
+    # csynth/<f>.xml is written by csynth:<p>/<f> alone (cosim:<p>/<f> runs on its synthesis)
+    for kind, path, steps, parse in (("csynth", csynth_path, ("csynth",), parse_csynth_xml),
                                      ("cosim", cosim_path, ("cosim",), parse_cosim_rpt)):
         if path is None:
             continue

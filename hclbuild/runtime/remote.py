@@ -506,9 +506,13 @@ def run_csim_remote(func_dir: str | Path, out_json: str | Path, timeout: float |
 
 def run_hls_steps_remote(folder: str | Path, func: str, steps: Sequence[str], *, project: str, flow: str = "auto",
                          timeout: float | None = None, extra_files: Sequence[str | Path] = (),
-                         session: RemoteSession | None = None) -> list[Any]:
+                         session: RemoteSession | None = None, reuse_synthesis: bool = False) -> list[Any]:
     """runtime.vitis.run_hls_steps on a Dask worker with the `vitis_hls` resource: the reports, logs
-    and RTL come back into `folder`, with remote_<steps>.json saying where and with which tools."""
+    and RTL come back into `folder`, with remote_<steps>.json saying where and with which tools.
+
+    A job carries no synthesized project (gigabytes), so the worker synthesizes before a cosim even
+    with `reuse_synthesis`; then only the cosim's results come back, and the RTL here stays the one
+    the function's csynth made (a blackbox top's synthesis read it)."""
     from hclbuild.runtime.vitis import ToolRun, ordered_steps
 
     folder = Path(folder)
@@ -517,6 +521,8 @@ def run_hls_steps_remote(folder: str | Path, func: str, steps: Sequence[str], *,
     files = pack_folder(folder, [*extra_files, *blackbox_inputs(folder)])
     job = Job("vitis", project, func, files, steps=order, flow=flow, timeout=timeout)
     result = session.run(job)
+    if reuse_synthesis:
+        result.files = {name: data for name, data in result.files.items() if "/syn/" not in f"/{name}"}
     write_files(folder, result.files)
     record = {"worker": result.worker, "tools": result.tools, "steps": list(order), "argv": result.argv,
               "seconds": result.seconds, "error": result.error and _local_reason(result, folder, job)}

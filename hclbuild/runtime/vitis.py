@@ -35,6 +35,7 @@ from hclbuild.errors import ToolError
 
 FLOWS = ("vitis_hls", "vitis-run", "v++")
 STEPS = ("csim", "csynth", "cosim", "export", "impl")
+GOLDEN_DATA_DIR = "data"  # hls/<func>/data/: run_hls.tcl's `add_files -tb data`, hls_config.cfg's tb.file
 STEPS_ENV = "HCLBUILD_STEPS"  # how run_hls.tcl learns its steps under vitis-run --tcl (no -tclargs)
 # package.output.format replaced syn.output.format in Vitis 2025.1 (UG1399 "Package Options")
 PACKAGE_FORMAT_SINCE = (2025, 1)
@@ -212,13 +213,14 @@ def output_format_key(version: str | None) -> str:
     return "package.output.format" if since else "syn.output.format"
 
 
-def ordered_steps(steps: Sequence[str]) -> list[str]:
-    """Steps in the order they run; cosim, export and impl need csynth first (as run_hls.tcl does)."""
+def ordered_steps(steps: Sequence[str], *, reuse_synthesis: bool = False) -> list[str]:
+    """Steps in the order they run; cosim, export and impl need csynth first, unless
+    `reuse_synthesis` says the function's last synthesis is of its current sources."""
     unknown = [step for step in steps if step not in STEPS]
     if unknown:
         raise ToolError(f"unknown HLS step {unknown[0]!r} (expected {', '.join(STEPS)})")
     asked = set(steps)
-    if asked & {"cosim", "export", "impl"}:
+    if asked & {"cosim", "export", "impl"} and not reuse_synthesis:
         asked.add("csynth")
     return [step for step in STEPS if step in asked]
 
@@ -251,18 +253,22 @@ def run_hls_steps(
     tools: VitisTools | None = None,
     timeout: float | None = None,
     env: Mapping[str, str] | None = None,
+    reuse_synthesis: bool = False,
 ) -> list[ToolRun]:
     """Run csim/csynth/cosim/export/impl of the HLS project in `folder` with the chosen flow.
 
     The Tcl flows run run_hls.tcl once for all steps; the unified flow runs `v++ -c` for csynth and
     `vitis-run` for each other step, in the component `<func>_comp`. Logs go next to the project
     (`run_hls.log`, `v++_csynth.log`, `vitis-run_cosim.log`). Raises ToolError on any failure.
+    With `reuse_synthesis`, cosim/export/impl run on the synthesis already in the project (the
+    caller knows it is of the current sources) instead of synthesizing again.
     """
     folder = _check_cwd(folder)
     tools = tools if tools is not None else find_vitis()
     chosen = choose_flow(tools, flow)
     assert tools is not None  # choose_flow raised otherwise
-    order = ordered_steps(steps)
+    order = ordered_steps(steps, reuse_synthesis=reuse_synthesis)
+    _check_golden_data(folder, order, chosen)
     run_env = dict(os.environ if env is None else env)
     run_env[STEPS_ENV] = " ".join(order)
     if chosen == "vitis_hls":
@@ -286,6 +292,22 @@ def run_hls_steps(
                 "hls_config.cfg", "--work_dir", work_dir]
         runs.append(_run(argv, folder, timeout, folder / f"vitis-run_{step}.log", run_env))
     return runs
+
+
+def _check_golden_data(folder: Path, order: Sequence[str], flow: str) -> None:
+    """csim and cosim run the testbench on data/, which the reference run writes; a synthesis alone
+    reads no vector and may run before it (its task does not wait for the reference)."""
+    data = folder / GOLDEN_DATA_DIR
+    if data.is_dir():
+        return
+    needing = [step for step in order if step in ("csim", "cosim")]
+    if needing:
+        raise ToolError(f"{data}: missing, and {needing[0]} runs the testbench on the golden vectors the "
+                        "reference run writes there (doit reference:<project>)")
+    if flow == "v++":
+        # hls_config.cfg cannot say "if it exists" as run_hls.tcl does: its tb.file=data names an
+        # empty folder until the reference fills it (whether v++ -c refuses a missing one is unverified)
+        data.mkdir()
 
 
 def _check_cfg_version(cfg_path: Path, vpp: Path | None) -> None:

@@ -29,16 +29,18 @@ Wrap = Callable[..., Callable[[], Any]]
 
 
 @may_run_remotely
-def _synthesize(project: Project, layout: BuildLayout, func: str, steps: list[str], inputs: list[Path]) -> None:
+def _synthesize(project: Project, layout: BuildLayout, func: str, steps: list[str], inputs: list[Path],
+                reuse_synthesis: bool = False) -> None:
     from hclbuild.project.vitis_flow import synthesize_function
     from hclbuild.runtime import remote
 
     if remote.requested():
         # on a Dask worker with the vitis_hls resource; the reports come back, then publish as usual
         runner = functools.partial(remote.run_hls_steps_remote, project=project.name)
-        synthesize_function(project, layout, func, steps, inputs=inputs, runner=runner)
+        synthesize_function(project, layout, func, steps, inputs=inputs, runner=runner,
+                            reuse_synthesis=reuse_synthesis)
         return
-    synthesize_function(project, layout, func, steps, inputs=inputs)
+    synthesize_function(project, layout, func, steps, inputs=inputs, reuse_synthesis=reuse_synthesis)
 
 
 def _blackbox(project: Project, layout: BuildLayout, func: str, top: str) -> None:
@@ -95,13 +97,15 @@ def function_vitis_tasks(project: Project, layout: BuildLayout, func: str, hls_f
             "targets": [str(layout.blackbox_json(top, func))],
             "clean": True,
         }
+    # cosim runs on csynth:<p>/<func>'s synthesis: one of its own rewrote the RTL that the blackbox
+    # JSON names after the top's synthesis had read it, and took a second synthesis of every function
     yield {
         "basename": "cosim", "name": f"{name}/{func}",
         "doc": f"{name}: Vitis HLS C/RTL co-simulation of {func}",
-        "actions": [wrap(_synthesize, project, layout, func, ["csynth", "cosim"], inputs,
-                         attempt=("cosim", func, [*map(str, inputs), hls_files[-1]]), verdicts=published)],
+        "actions": [wrap(_synthesize, project, layout, func, ["cosim"], inputs, True,
+                         attempt=("cosim", func, [*map(str, inputs), hls_files[-1]]), verdicts=published[2:])],
         "file_dep": [*hls_files, *fingerprint_dep],
-        "task_dep": task_dep[1:],
+        "task_dep": [f"csynth:{name}/{func}"],
         "targets": [str(layout.cosim_result(func))],
         "clean": True,
     }

@@ -93,11 +93,18 @@ def _tcl_flow(script: str, words: list[str], version: str) -> int:
     text = tcl.read_text(encoding="utf-8")
     project = _tcl_word(text, r"open_project\s+-reset\s+(\S+)")
     top = _tcl_word(text, r"set_top\s+(\S+)")
-    solution = _tcl_word(text, r"open_solution\s+-reset\s+(\S+)")
+    solution = _tcl_word(text, r"open_solution\s+(?:-reset\s+)?(\S+)")
     steps = [word for word in words if word in TCL_STEPS] or ["csim", "csynth"]
-    if {"cosim", "export", "impl"} & set(steps):
-        steps.append("csynth")
     folder = tcl.parent
+    if {"cosim", "export", "impl"} & set(steps) and "csynth" not in steps:
+        # as run_hls.tcl decides: the solution's synthesis is reused when newer than its sources
+        report = folder / project / solution / "syn" / "report" / f"{top}_csynth.xml"
+        sources = [folder / f"{top}.cpp", folder / f"{top}.h", tcl]
+        if not report.is_file() or any(not path.is_file() or path.stat().st_mtime > report.stat().st_mtime
+                                       for path in sources):
+            steps.append("csynth")
+    if {"csim", "cosim"} & set(steps) and not (folder / "data").is_dir():
+        raise _Refused("the testbench's data/ folder does not exist")
     clock_enable = "config_interface -clock_enable" in text
     blackboxes = re.findall(r"^[ \t]*(?:hclbuild_run[ \t]+)?add_files[ \t]+-blackbox[ \t]+(\S+)", text, re.MULTILINE)
     _check_blackboxes(folder, blackboxes)
