@@ -192,3 +192,55 @@ def test_ci_from_a_subfolder_writes_the_workflow_at_the_top_of_the_repository(tm
     assert not (tmp_path / "hw" / ".github").exists()
     text = (tmp_path / ".github" / "workflows" / "hclbuild.yml").read_text()
     assert "python -m pip install ." in text and "hw/projects/gemm" in text and "hw/build" in text
+
+
+def gitlab_python_setup(tmp_path: Path) -> tuple[dict, list[str]]:
+    """The GitLab pipeline of the blackbox two_mm and gemm, and the before_script its jobs share."""
+    pipeline = yaml.safe_load(gitlab_pipeline(blackbox_two_mm_and_gemm(tmp_path), root=tmp_path, install="x"))
+    return pipeline, pipeline[".hclbuild-python"]["before_script"]
+
+
+def test_every_gitlab_job_sets_up_the_python_hclbuild_needs(tmp_path: Path) -> None:
+    # the Vitis jobs ran `pip install` with the runner's own python: RHEL 8's 3.6, Ubuntu 22.04's 3.10
+    pipeline, _ = gitlab_python_setup(tmp_path)
+    jobs = {name: job for name, job in pipeline.items() if name not in ("stages",) and not name.startswith(".")}
+    assert set(jobs) == {"build-csim", "csynth", "top", "assemble-top"}
+    assert {name: job["extends"] for name, job in jobs.items()} == dict.fromkeys(jobs, ".hclbuild-python")
+    assert pipeline[".hclbuild-python"]["variables"] == {"HCLBUILD_PYTHON": "python3.11"}
+
+
+def run_before_script(lines: list[str], tmp_path: Path, python: str | None) -> subprocess.CompletedProcess:
+    """The before_script and a `python` line, in one bash as a GitLab shell runner runs them, on a
+    PATH whose python3.11 is `python` (a shell script's text, or a path to link) or absent."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    if python is not None and python.startswith("/"):
+        (bin_dir / "python3.11").symlink_to(python)
+    elif python is not None:
+        (bin_dir / "python3.11").write_text(python)
+        (bin_dir / "python3.11").chmod(0o755)
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("VIRTUAL_ENV", "PYTHON"))}
+    env["PATH"] = str(bin_dir)  # the lines need only bash's builtins and python3.11
+    env["HCLBUILD_PYTHON"] = "python3.11"
+    script = "\n".join([*lines, 'python -c "import sys; print(sys.prefix)"'])
+    return subprocess.run([shutil.which("bash") or "/bin/bash", "-e", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=300, check=False)
+
+
+@pytest.mark.slow
+def test_gitlab_jobs_run_in_a_venv_of_python_3_11(tmp_path: Path) -> None:
+    _, lines = gitlab_python_setup(tmp_path / "p")
+    base = Path(getattr(sys, "_base_executable", sys.executable)).resolve()
+    done = run_before_script(lines, tmp_path, str(base))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(tmp_path / ".hclbuild-venv")
+
+
+@pytest.mark.parametrize("python", [None, "#!/bin/sh\nexit 1\n"])
+def test_gitlab_jobs_without_python_3_11_stop_in_one_line(tmp_path: Path, python: str | None) -> None:
+    _, lines = gitlab_python_setup(tmp_path / "p")
+    done = run_before_script(lines, tmp_path, python)
+    assert done.returncode == 1
+    assert done.stderr.strip() == ("hclbuild: error: HCLBUILD_PYTHON=python3.11 is not a Python 3.11 or newer on "
+                                   "this runner: install one, or set the CI/CD variable HCLBUILD_PYTHON to one")
+    assert not (tmp_path / ".hclbuild-venv").exists()
