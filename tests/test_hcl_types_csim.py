@@ -204,6 +204,31 @@ def constants_copies_and_prints():
     return hcl.create_schedule([A], algo), None, model
 
 
+@kernel
+def large_constant_tables():
+    """Tables of more than 100 elements, which MLIR prints in hex (the LLVM lowering had failed on
+    them with "unsupported operand type(s) for &: 'str' and 'int'" in every odd width)."""
+    n = 150
+    values = np.arange(n) * 37 % 101 - 50
+    A = hcl.placeholder((n,), "A")
+    kinds = [("narrow", hcl.Int(6)), ("odd", hcl.UInt(17)), ("bits", hcl.UInt(1)), ("wide", hcl.Int(100)),
+             ("word", hcl.Int(32)), ("fixed", hcl.Fixed(12, 4))]
+
+    def algo(A):
+        tables = [hcl.const_tensor(values * 3 if name == "wide" else values, name, dtype=dtype)
+                  for name, dtype in kinds]
+        total = tables[0][0] * 0
+        return hcl.compute((n,), lambda i: A[i] + sum((hcl.cast(hcl.Int(32), t[i] * (k + 1)) for k, t in
+                                                      enumerate(tables)), total), "B")
+
+    def model(a):
+        narrow = (values + 32) % 64 - 32
+        odd = values % (1 << 17)
+        return a + narrow + 2 * odd + 3 * (values & 1) + 4 * (values * 3) + 5 * values + 6 * values
+
+    return hcl.create_schedule([A], algo), None, model
+
+
 # ---- the test -----------------------------------------------------------------------------------
 
 # g++ takes tens of seconds on 2047-bit ap_int division: run with the slow tests
