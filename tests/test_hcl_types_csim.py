@@ -149,6 +149,54 @@ def wide_ints_to_2047_bits():
 
 
 @kernel
+def fixed_point_division():
+    """HeteroCL's test_fixed_division, in ap_fixed's arithmetic: the quotient keeps the dividend's
+    fraction bits and truncates toward zero (it had been an HCLNotImplementedError, and so had a
+    fixed-point value divided by a float)."""
+    A = hcl.placeholder((8,), "A", dtype=hcl.Fixed(12, 6))
+    B = hcl.placeholder((8,), "B", dtype=hcl.Fixed(10, 4))
+    U = hcl.placeholder((8,), "U", dtype=hcl.UFixed(8, 5))
+    N = hcl.placeholder((8,), "N", dtype=hcl.Int(8))
+
+    def algo(A, B, U, N):
+        q = hcl.compute((8,), lambda i: A[i] / B[i], "q", dtype=hcl.Fixed(24, 6))
+        uq = hcl.compute((8,), lambda i: U[i] / B[i], "uq", dtype=hcl.Fixed(20, 5))
+        nq = hcl.compute((8,), lambda i: N[i] / U[i], "nq", dtype=hcl.Int(16))
+        fq = hcl.compute((8,), lambda i: A[i] / N[i], "fq", dtype=hcl.Fixed(12, 6))
+        lq = hcl.compute((8,), lambda i: A[i] / -3, "lq", dtype=hcl.Fixed(12, 6))
+        flt = hcl.compute((8,), lambda i: A[i] / hcl.cast(hcl.Float(), N[i]), "flt", dtype=hcl.Float())
+        return q, uq, nq, fq, lq, flt
+
+    def inputs(rng):
+        b = rng.integers(-480, 480, 8)
+        b[b == 0] = 5
+        n = rng.integers(-100, 100, 8)
+        n[n == 0] = -1
+        return [hcl.asarray(rng.integers(-2048, 2048, 8) / 64, hcl.Fixed(12, 6)),
+                hcl.asarray(b / 16, hcl.Fixed(10, 4)), hcl.asarray(rng.integers(1, 256, 8) / 32, hcl.UFixed(8, 5)),
+                hcl.asarray(n, hcl.Int(8))]
+
+    def model(a, b, u, n):
+        def raw(values, frac):
+            return [int(round(v * 2**frac)) for v in values]
+
+        def tdiv(x, y):
+            q = abs(x) // abs(y)
+            return q if (x >= 0) == (y >= 0) else -q
+
+        a6, b4, u5, n0 = raw(a, 6), raw(b, 4), raw(u, 5), raw(n, 0)
+        q = [tdiv(x << 4, y) / 64 for x, y in zip(a6, b4)]
+        uq = [tdiv(x << 4, y) / 32 for x, y in zip(u5, b4)]
+        nq = [tdiv(x << 5, y) for x, y in zip(n0, u5)]
+        fq = [tdiv(x, y) / 64 for x, y in zip(a6, n0)]
+        lq = [tdiv(x, -3) / 64 for x in a6]  # -3 takes A's fraction bits: the same quotient
+        flt = (np.asarray(a, np.float32) / np.asarray(n, np.float32)).astype(np.float32)
+        return [np.array(v) for v in (q, uq, nq, fq, lq)] + [flt]
+
+    return hcl.create_schedule([A, B, U, N], algo), inputs, model
+
+
+@kernel
 def pack_unpack_bitcast():
     A = hcl.placeholder((4, 16), "A", dtype=hcl.UInt(2))
     F = hcl.placeholder((4,), "F", dtype=hcl.Float())

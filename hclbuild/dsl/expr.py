@@ -483,6 +483,11 @@ def promote(a: DType, b: DType, op: str = "add") -> DType:
         if op == "mul":
             frac = fa.frac + fb.frac
             ibits = ia + ib
+        elif op == "div":
+            # ap_fixed's quotient: the dividend's fraction bits; dividing by the smallest divisor
+            # (2**-frac) scales by 2**frac, and a signed divisor can flip the sign of the minimum
+            frac = fa.frac
+            ibits = fa.int_bits + fb.frac + (1 if fb.is_signed else 0)
         elif op in ("add", "sub"):
             frac = max(fa.frac, fb.frac)
             ibits = max(ia, ib) + 1
@@ -528,7 +533,8 @@ def binary(op: str, lhs: object, rhs: object) -> Expr:
         return Binary(op, a, b, dtype)
     if op in ("and", "or", "xor") and (a.dtype.is_fixed or b.dtype.is_fixed):
         raise HCLNotImplementedError(f"bitwise '{op}' on fixed-point values (cast to an integer first)")
-    if op in ("div", "floordiv", "mod") and (a.dtype.is_fixed or b.dtype.is_fixed):
+    fixed = (a.dtype.is_fixed or b.dtype.is_fixed) and not (a.dtype.is_float or b.dtype.is_float)
+    if op in ("floordiv", "mod") and fixed:
         raise HCLNotImplementedError(f"'{op}' on fixed-point values (cast to float or integer first)")
     return Binary(op, a, b, promote(a.dtype, b.dtype, op))
 

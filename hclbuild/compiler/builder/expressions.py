@@ -98,6 +98,8 @@ class ExpressionLowering(FunctionState):
                 raw = self.convert(self.ev(operand), operand.dtype, src)
                 factors.append(self.resize(raw, src, dt.bits))
             return arith.MulIOp(factors[0], factors[1]).result
+        if dt.is_fixed and op == "div":
+            return self._fixed_quotient(expr)
         lhs = self.convert(self.ev(expr.lhs), expr.lhs.dtype, dt)
         rhs = self.convert(self.ev(expr.rhs), expr.rhs.dtype, dt)
         if dt.is_float:
@@ -115,6 +117,20 @@ class ExpressionLowering(FunctionState):
         if op == "floordiv" and signed and dt.bits > 64:
             return self.wide_floordiv(lhs, rhs, dt)
         return ops[op](lhs, rhs).result
+
+    def _fixed_quotient(self, expr: E.Binary) -> ir.Value:
+        """a / b as ap_fixed divides: a's raw bits shifted left by b's fraction bits, divided by
+        b's raw bits (truncating toward zero), so the quotient keeps a's fraction bits."""
+        sources = [o.dtype if not o.dtype.is_index else Int(32) for o in (expr.lhs, expr.rhs)]
+        raws = [self.convert(self.ev(o), o.dtype, src) for o, src in zip((expr.lhs, expr.rhs), sources)]
+        shift = sources[1].frac
+        # signed and one bit wider than both operands: unsigned ones stay non-negative
+        work = max(expr.dtype.bits, sources[0].bits + shift, sources[1].bits) + 1
+        dividend = self.resize(raws[0], sources[0], work)
+        if shift:
+            dividend = arith.ShLIOp(dividend, self.int_const(shift, DType("uint", work))).result
+        divisor = self.resize(raws[1], sources[1], work)
+        return self.resize(arith.DivSIOp(dividend, divisor).result, DType("int", work), expr.dtype.bits)
 
     def wide_floordiv(self, lhs: ir.Value, rhs: ir.Value, dt: DType) -> ir.Value:
         """Floor division built from divsi/remsi: the LLVM lowering of arith.floordivsi returns
