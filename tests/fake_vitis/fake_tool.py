@@ -36,6 +36,20 @@ NOTICE = "<!-- written by hclbuild's tests/fake_vitis stand-in: no Vitis ran, th
 TCL_STEPS = ("csim", "csynth", "cosim", "export", "impl")
 _PROTOTYPE = re.compile(r"^\s*(?:[\w:<>, ]+?)\s+(\w+)\s*\(([^)]*)\)\s*;", re.MULTILINE)
 _PARAM = re.compile(r"^\s*(.+?)\s+(\w+)\s*((?:\[\d+\])*)\s*$")
+_STREAM = re.compile(r"^\s*hls::stream<\s*(.+?)\s*>\s*&\s*(\w+)\s*$")
+
+
+def _split_params(text: str) -> list[str]:
+    """A prototype's parameters: commas inside <...> (ap_int<8, ...>, stream<T>) split nothing."""
+    params, depth, current = [], 0, ""
+    for char in text:
+        depth += {"<": 1, ">": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            params.append(current)
+            current = ""
+        else:
+            current += char
+    return [*params, current] if current.strip() else params
 
 
 def main(argv: list[str]) -> int:
@@ -233,9 +247,24 @@ def _rtl_ports(top: str, header: Path, chain: bool, clock_enable: bool) -> str:
     if chain:
         ports.append(("ap_continue", top, "return value", control, "in", 1))
     text = header.read_text(encoding="utf-8") if header.is_file() else ""
+    source = header.with_suffix(".cpp").read_text(encoding="utf-8") if header.with_suffix(".cpp").is_file() else ""
     match = next((m for m in _PROTOTYPE.finditer(text) if m.group(1) == top), None)
-    params = [p for p in (match.group(2).split(",") if match else []) if p.strip() and p.strip() != "void"]
+    params = [p for p in _split_params(match.group(2) if match else "") if p.strip() and p.strip() != "void"]
     for param in params:
+        stream = _STREAM.match(param)
+        if stream is not None:
+            # ap_fifo (the vivado flow's streams): read ports when the body reads it, else write ports
+            c_type, name = stream.groups()
+            bits = _bits(c_type)
+            if re.search(rf"\b{name}\.read\(", source):
+                ports += [(f"{name}_dout", name, "pointer", "ap_fifo", "in", bits),
+                          (f"{name}_empty_n", name, "pointer", "ap_fifo", "in", 1),
+                          (f"{name}_read", name, "pointer", "ap_fifo", "out", 1)]
+            else:
+                ports += [(f"{name}_din", name, "pointer", "ap_fifo", "out", bits),
+                          (f"{name}_full_n", name, "pointer", "ap_fifo", "in", 1),
+                          (f"{name}_write", name, "pointer", "ap_fifo", "out", 1)]
+            continue
         parsed = _PARAM.match(param)
         if parsed is None:
             continue
