@@ -30,6 +30,7 @@ falls back to a default):
     [reference]
     seed = 0                           # seed of the random inputs of the LLVM reference run
     timeout = 600                      # seconds it may run before it is stopped (a loop that never ends)
+    memory_gb = 16                     # the most its tensors may take (default: the memory available)
 
     [sizes]                            # optional problem sizes, passed to kernel.py (see Sizes)
     dataset = "SMALL"                  # which [sizes.<NAME>] table to use (default: the first one)
@@ -96,6 +97,7 @@ class ProjectConfig:
     atol: float = 1e-6
     seed: int = 0
     reference_timeout: float = 600.0  # seconds
+    reference_memory_gb: float | None = None  # None: what the machine has available when it runs
     sizes: dict[str, int] = field(default_factory=dict)  # the chosen dataset's sizes plus the common ones
     dataset: str = ""  # the chosen [sizes.<NAME>] table, "" when the project defines none
 
@@ -268,6 +270,7 @@ _SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
     "reference": {
         "seed": ("seed", _seed),
         "timeout": ("reference_timeout", _number(positive=True)),
+        "memory_gb": ("reference_memory_gb", _number(positive=True)),
     },
 }
 _FREE_SECTIONS = ("sizes", "interface")

@@ -68,6 +68,7 @@ def write_design_ir(schedule: Any, layout: BuildLayout, name: str) -> dict[str, 
     from hclbuild.compiler.pipeline import compile_schedule
     from hclbuild.compiler.signature import signature_of
     from hclbuild.compiler.written_args import written_arguments
+    from hclbuild.project.memory import allocated_buffers
 
     try:
         design = compile_schedule(schedule)
@@ -91,6 +92,7 @@ def write_design_ir(schedule: Any, layout: BuildLayout, name: str) -> dict[str, 
         for func in functions[1:]:
             write_if_changed(layout.func_mlir(func), texts[func])
         writes = written_arguments(module)
+        buffers = allocated_buffers(module)
     manifest = {
         "format": MANIFEST_FORMAT,
         "project": name,
@@ -105,6 +107,8 @@ def write_design_ir(schedule: Any, layout: BuildLayout, name: str) -> dict[str, 
         # the IR keeps a Struct as its packed integer; inputs() and model() take structured arrays
         "structs": {t.name: [[field, dtype.name] for field, dtype in t.dtype.fields]
                     for t in [*schedule.inputs, *schedule.outputs] if t.dtype.is_struct},
+        # what the reference run allocates besides the arguments (project.memory checks it fits)
+        "buffers": buffers,
     }
     write_if_changed(layout.ir_manifest, json.dumps(manifest, indent=2) + "\n")
     return manifest
@@ -297,11 +301,14 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
     from hclbuild.runtime.signature import FunctionSignature
 
     from hclbuild.project.lowering import read_llvm_manifest
+    from hclbuild.project.memory import check_reference_memory
 
     manifest = {**read_llvm_manifest(layout), **read_ir_manifest(layout)}
     signature = FunctionSignature.from_json(manifest["signatures"][manifest["top"]])
     user_view = _with_structs(signature, manifest.get("structs", {}))
     n_inputs = len(manifest["inputs"])
+    # before inputs(rng) or random values allocate anything: a MemoryError or an OOM kill midway said nothing
+    check_reference_memory(name, manifest, getattr(config, "reference_memory_gb", None))
     storages = _user_inputs(name, config, inputs_fn, user_view, n_inputs)
     if storages is None:
         storages = random_inputs(signature, config.seed)

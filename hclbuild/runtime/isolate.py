@@ -36,6 +36,8 @@ _HINTS = {
     signal.SIGFPE: "an integer division by zero in the kernel?",
     signal.SIGSEGV: "an index outside a tensor in the kernel?",
     signal.SIGBUS: "an index outside a tensor in the kernel?",
+    # nothing in the child sends it: the kernel's OOM killer does, or a user's kill -9
+    signal.SIGKILL: "killed from outside: out of memory? [reference] memory_gb caps what a run may take",
 }
 
 
