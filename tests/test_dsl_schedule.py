@@ -10,6 +10,7 @@ import pytest
 
 import hclbuild as hcl
 from dsl_helpers import loops
+from flow_helpers import check_numpy_llvm_cpp
 
 M, N, K = 10, 12, 7
 
@@ -483,16 +484,57 @@ def test_the_for_loops_of_a_mutate_follow_its_axes_and_a_computes_do_not():
     s[kernel.M].unroll(kernel.M.axis[1], 2)
     assert '{loop_name = "k", unroll = 2 : i32}' in str(hcl.lower(s))
 
-def test_reorder_of_two_for_loops_says_they_do_not_interchange():
+def popcounts(A, B):
+    """HeteroCL's imperative popcount (test_schedule_imperative): x and y perfectly nested, the
+    bit loop below a store; y runs 2, 4, ..., 12 (a for_ with a start and a step)."""
+    with hcl.for_(0, 5, tag="C", name="x") as x:
+        with hcl.for_(2, 14, 2, name="y") as y:
+            B[x, y // 2 - 1] = 0
+            with hcl.for_(0, 32, name="b") as b:
+                B[x, y // 2 - 1] += A[x, y // 2 - 1][b]
+
+
+@pytest.mark.parametrize("schedule", ["reorder", "fuse", "split_reorder"])
+def test_perfectly_nested_for_loops_reorder_and_fuse_as_one_band(schedule, tmp_path):
+    A = hcl.placeholder((5, 6), "A")
+    B = hcl.placeholder((5, 6), "B")
+    s = hcl.create_schedule([A, B], popcounts)
+    C = popcounts.C
+    if schedule == "reorder":
+        s[C].reorder(C.axis[1], C.axis[0])
+        expected = ["y", "x", "b"]
+    elif schedule == "fuse":
+        s[C].pipeline(s[C].fuse(C.axis[0], C.axis[1]))
+        expected = ["x_y_fused", "b"]
+    else:
+        yo, yi = s[C].split(C.axis[1], 3)
+        s[C].reorder(yo, C.axis[0], yi)
+        expected = ["y.outer", "x", "y.inner", "b"]
+    assert loop_names(s) == expected
+    a = np.random.default_rng(3).integers(-2**31, 2**31, (5, 6), dtype=np.int32)
+    b = np.zeros((5, 6), dtype=np.int32)
+    hcl.build(s)(a, b)
+    bits = ((a.astype(np.int64)[..., None] >> np.arange(32)) & 1).sum(-1)
+    np.testing.assert_array_equal(b, bits)
+    check_numpy_llvm_cpp(s, f"popcount_{schedule}", tmp_path, lambda rng: [a, np.zeros((5, 6), np.int32)],
+                         lambda a, b: {"B": bits})
+
+
+def test_reorder_of_for_loops_not_perfectly_nested_says_so():
     A = hcl.placeholder((4, 4), "A")
 
     def kernel(A):
         with hcl.Stage("S"):
             with hcl.for_(0, 4, name="q") as q:
-                with hcl.for_(0, 4, name="r") as r:
+                A[q, 0] = 0
+                with hcl.for_(1, 4, name="r") as r:
                     A[q, r] = A[q, r] + 1
 
     s = hcl.create_schedule([A], kernel)
     with pytest.raises(hcl.errors.HCLNotImplementedError,
-                       match=r"reorder of r, q in stage 'S': they come from different hcl.for_ loops"):
+                       match=r"reorder of r, q in stage 'S': they come from hcl.for_ loops that are not perfectly "
+                             r"nested"):
         s[kernel.S].reorder(kernel.S.r, kernel.S.q)
+    with pytest.raises(hcl.errors.HCLNotImplementedError,
+                       match=r"fuse of q, r in stage 'S': across hcl.for_ loops that are not perfectly nested"):
+        s[kernel.S].fuse(kernel.S.q, kernel.S.r)

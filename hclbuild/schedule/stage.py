@@ -170,14 +170,44 @@ class Stage:
         """
         names = [self._loop_name(a) for a in axes]
         nests = {id(self._nest_of(n)) for n in names}
-        if len(nests) != 1:
+        if len(nests) != 1 and not self._merge_for_loops(names):
             if self.spatial is None:
-                # each hcl.for_ loop and each reduction of an imperative stage is a band of its own
+                # each reduction of an imperative stage is a band of its own
                 raise HCLNotImplementedError(
-                    f"reorder of {', '.join(names)} in stage {self.name!r}: they come from different hcl.for_ "
-                    "loops or reductions, which do not interchange (reorder the loops a split made of one loop)")
+                    f"reorder of {', '.join(names)} in stage {self.name!r}: they come from hcl.for_ loops that are "
+                    "not perfectly nested or from reductions, which do not interchange (reorder the loops a split "
+                    "made of one loop, or for_ loops each the only statement of the one above)")
             self._merge_reductions([n for n in names if not self.spatial.has_leaf(n)])
         self._nest_of(names[0]).reorder(names)
+
+    def _merge_for_loops(self, loop_names: list[str]) -> bool:
+        """Make one band of the hcl.for_ loops holding loop_names and the for_ loops between them,
+        when they are perfectly nested (each the only statement of the one above, all with constant
+        bounds), as HeteroCL reorders and fuses them; the builder then emits the band and binds every
+        merged loop's variable. False (nothing changed) when they are not."""
+        owners = []
+        for name in loop_names:
+            owner = next((key for key, nest in self.loop_plans.items() if nest.has_leaf(name)), None)
+            if owner is None:
+                return False
+            owners.append(owner)
+        wanted = set(owners)
+        order = [loop.name for loop in self.for_loops]
+        outer = next(loop for loop in self.for_loops if loop.name in wanted)
+        chain = [outer.name]
+        loop = outer
+        while not wanted <= set(chain):
+            inner = loop.body[0] if len(loop.body) == 1 else None
+            if not isinstance(inner, For) or inner.name not in self.loop_plans:
+                return False
+            chain.append(inner.name)
+            loop = inner
+        if order.index(chain[-1]) - order.index(chain[0]) != len(chain) - 1:
+            return False
+        band = self.loop_plans[chain[0]]
+        for name in chain[1:]:
+            band.merge(self.loop_plans.pop(name))
+        return True
 
     def _merge_reductions(self, loop_names: list[str]) -> None:
         """Merge the reduction nests holding loop_names (and the other axes of the Reduces that use
@@ -214,8 +244,10 @@ class Stage:
     def fuse(self, *axes: object) -> LoopHandle:
         """fuse(*axes) -> one loop named x_y_fused."""
         names = [self._loop_name(a) for a in axes]
-        if len({id(self._nest_of(n)) for n in names}) != 1:
-            raise HCLNotImplementedError(f"fuse across spatial and reduction loops in stage {self.name!r}")
+        if len({id(self._nest_of(n)) for n in names}) != 1 and not self._merge_for_loops(names):
+            what = "hcl.for_ loops that are not perfectly nested" if self.spatial is None else \
+                "spatial and reduction loops"
+            raise HCLNotImplementedError(f"fuse of {', '.join(names)} in stage {self.name!r}: across {what}")
         return LoopHandle(self.name, self._nest_of(names[0]).fuse(names))
 
     def tile(self, x_parent: object, y_parent: object, x_factor: int, y_factor: int) -> tuple[LoopHandle, ...]:

@@ -108,16 +108,24 @@ class StatementLowering(FunctionState):
 
     def emit_planned_for(self, stmt: S.For, plan: Any) -> None:
         """A constant-bound hcl.for_ through its schedule plan (split, pragmas): the loop variable
-        is lo + step * (the plan's index of the loop)."""
-        lo, step = int(stmt.lo.value), stmt.step
+        is lo + step * (the plan's index of the loop). A plan that merged the for_ loops nested in
+        this one (a reorder or fuse across them) binds theirs too, and the innermost body follows."""
 
         def body(values: dict[str, ir.Value]) -> None:
-            iv = values[stmt.name]
-            if step != 1:
-                iv = arith.MulIOp(iv, self.index_const(step)).result
-            if lo != 0:
-                iv = arith.AddIOp(iv, self.index_const(lo)).result
-            self.emit_loop_body(stmt, iv)
+            loop = stmt
+            while True:
+                lo, step = int(loop.lo.value), loop.step
+                iv = values[loop.name]
+                if step != 1:
+                    iv = arith.MulIOp(iv, self.index_const(step)).result
+                if lo != 0:
+                    iv = arith.AddIOp(iv, self.index_const(lo)).result
+                inner = loop.body[0] if len(loop.body) == 1 else None
+                if not (isinstance(inner, S.For) and inner.name in values):
+                    self.emit_loop_body(loop, iv)
+                    return
+                self.vars[id(loop.var)] = iv
+                loop = inner
 
         self.emit_nest(plan, body)
 
