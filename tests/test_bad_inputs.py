@@ -168,6 +168,12 @@ PROJECTS: dict[str, tuple[dict[str, str], str]] = {
     "project.toml m_axi depth below the element count": (
         {"kernel.py": KERNEL, "project.toml": "[interface.A]\nprotocol = 'm_axi'\ndepth = 2\n"},
         "argument A of @top: m_axi depth 2 is less than the 4 elements of int32_t A[4]"),
+    # the settings applied to nothing: the design was synthesized with the defaults, and csim passed
+    "project.toml interface of an unknown function": (
+        {"kernel.py": KERNEL, "project.toml": "[interface.Stage_nope.A]\nprotocol = 'm_axi'\n"},
+        "project.toml [interface.Stage_nope.A]: the design has no function 'Stage_nope' (functions: top;"),
+    "project.toml memory_gb is a string": ({"kernel.py": KERNEL, "project.toml": "[reference]\nmemory_gb = 'lots'\n"},
+                                           "reference.memory_gb must be a number, got string"),
     "inputs() returns one array for two inputs": ({"kernel.py": KERNEL + "\ndef inputs(rng):\n"
                                                    "    return [np.zeros(4, np.int32)]\n"},
                                                   "inputs() returned 1 arrays, the design has 2 inputs"),

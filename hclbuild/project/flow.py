@@ -53,8 +53,12 @@ def write_project_ir(project: Project, layout: BuildLayout) -> dict[str, Any]:
     """The compile task: trace (or take the schedule planning traced), build, outline, verify."""
     from hclbuild.project.discovery import take_planned_schedule
 
+    from hclbuild.project.interfaces import check_interface_functions
+
     schedule = take_planned_schedule(project)
-    return write_design_ir(schedule if schedule is not None else kernel_schedule(project), layout, project.name)
+    manifest = write_design_ir(schedule if schedule is not None else kernel_schedule(project), layout, project.name)
+    check_interface_functions(project.config, manifest["functions"])
+    return manifest
 
 
 def write_design_ir(schedule: Any, layout: BuildLayout, name: str) -> dict[str, Any]:

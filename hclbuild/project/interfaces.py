@@ -33,6 +33,17 @@ def blackboxes_of(config: ProjectConfig, func: str, functions: list[str], top: s
     return [f for f in functions if f != top] if config.top_assembly == "blackbox" and func == top else []
 
 
+def check_interface_functions(config: ProjectConfig, functions: list[str]) -> None:
+    """ConfigError when an [interface.<function>.<arg>] table names no function of the design: its
+    settings would apply to nothing, and the design be synthesized with the defaults instead."""
+    unknown = [func for func in config.interfaces if func != TOP_INTERFACE and func not in functions]
+    if unknown:
+        args = ", ".join(config.interfaces[unknown[0]]) or "?"
+        raise ConfigError(f"{config.name}: project.toml [interface.{unknown[0]}.{args.split(', ')[0]}]: the design "
+                          f"has no function {unknown[0]!r} (functions: {', '.join(functions)}; an argument of the "
+                          f"top is [interface.<arg>])")
+
+
 def function_interfaces(config: ProjectConfig, func: str, top: str, signature: Any) -> Any:
     """The FunctionInterfaces of `func` as the top of its own project (signature: its CSignature)."""
     from hclbuild.compiler.emit_hls import blackbox_interfaces, default_interfaces, override_interfaces
