@@ -120,13 +120,21 @@ def run_doit(command: list[str], projects: list[Path], build_root: Path) -> int:
     from doit.cmd_base import ModuleTaskLoader
     from doit.doit_cmd import DoitMain
 
+    from hclbuild.doit_state import FAILED_DUMPS
+
     namespace = _loader_namespace(projects, build_root)
     # doit's output stream defaults to the sys.stdout of when doit was first imported: a caller that
-    # has since replaced it (pytest's capture, a notebook) would get output written to a closed file
-    output = {"GLOBAL": {"outfile": sys.stdout}}
+    # has since replaced it (pytest's capture, a notebook) would get output written to a closed file;
+    # the state backend reports a state it could not save (a full disk) instead of a traceback
+    output = {"GLOBAL": {"outfile": sys.stdout}, "BACKEND": {"sqlite3": "hclbuild.doit_state:SqliteState"}}
+    FAILED_DUMPS.clear()
     # doit says 1 for a failed task, 2 for a task that raised (an error under --continue), 3 for an
     # error before any task ran; hclbuild's 2 is a bad command line, so every one of them is 1
-    return 1 if DoitMain(ModuleTaskLoader(namespace), extra_config=output).run(command) else 0
+    code = 1 if DoitMain(ModuleTaskLoader(namespace), extra_config=output).run(command) else 0
+    if FAILED_DUMPS:
+        raise HCLError(f"{namespace['DOIT_CONFIG']['dep_file']}: doit could not record which tasks ran "
+                       f"({FAILED_DUMPS[-1]}); the next run checks them again")
+    return code
 
 
 def summary_rows(projects: list[Path], build_root: Path) -> list[dict[str, Any]]:

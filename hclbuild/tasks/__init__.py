@@ -195,11 +195,19 @@ def _run(step: Callable[..., Any], project: Project, layout: BuildLayout, *args:
                 _call_step(step, project, layout, *args)
             except HCLError as exc:
                 error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            except OSError as exc:
+                # the file system said no (a full disk, a read-only or vanished folder): the
+                # machine's state, not a bug, so one line like bad input
+                error = os_error_line(exc, layout.root)
             except Exception as exc:
                 # a bug, not bad input: doit shows the traceback, the record shows the task failed
                 _finish(layout, attempt, record, f"{type(exc).__name__}: {exc}")
                 raise
             _finish(layout, attempt, record, error)
+        except OSError as exc:
+            # recording the attempt failed too (the same full disk): its record says "running", so
+            # the report shows the task as not finished, never as passed
+            return TaskFailed(os_error_line(exc, layout.root))
         except KeyboardInterrupt:
             # the record stays "running", so the report says the task did not finish; subprocess.run
             # has killed and reaped its g++ / testbench / reference child before this runs
@@ -209,6 +217,14 @@ def _run(step: Callable[..., Any], project: Project, layout: BuildLayout, *args:
 
     action.__name__ = getattr(step, "__name__", "step")
     return action
+
+
+def os_error_line(exc: OSError, folder: Path | None = None) -> str:
+    """`<file>: <reason>` of a file-system error, in one line (the CLI prints them so too); a write
+    to an open file names none, so then the folder the task writes in."""
+    if exc.filename:
+        return f"{exc.filename}: {exc.strerror or exc}"
+    return f"{exc.strerror or exc}" + (f" (writing below {folder})" if folder is not None else "")
 
 
 def _prune_empty_folders(root: Path) -> None:

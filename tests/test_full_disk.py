@@ -1,0 +1,61 @@
+"""A full disk (or any file-system refusal) while the flow writes: every task that hits it fails in
+one line, doit's own state that cannot be saved is one line too, never a traceback, and the next run
+once there is room finishes the work. (Measured on a 4 MB tmpfs build folder: the same messages.)"""
+
+from __future__ import annotations
+
+import errno
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from test_interrupts import KERNEL  # Y = 3 * A - 1 through an outlined Stage_X, with a numpy model
+
+from hclbuild.cli import main
+
+
+def project(tmp_path: Path) -> Path:
+    folder = tmp_path / "projects" / "p"
+    folder.mkdir(parents=True)
+    (folder / "kernel.py").write_text(KERNEL)
+    return folder
+
+
+def no_space(*args, **kwargs) -> None:
+    raise OSError(errno.ENOSPC, "No space left on device")  # as a write() to an open file says it
+
+
+@pytest.mark.slow
+def test_a_task_that_finds_the_disk_full_fails_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture) -> None:
+    folder = project(tmp_path)
+    monkeypatch.setattr("hclbuild.project.flow.emit_function", no_space)
+    assert main(["csim", str(folder), "-n", "1"]) == 1
+    out, err = capsys.readouterr()
+    build = tmp_path / "build" / "p"
+    assert f"No space left on device (writing below {build})" in out
+    assert "Traceback" not in out + err
+    assert "TaskFailed - taskid:emit:p/" in out and "Traceback" not in out
+    monkeypatch.undo()
+    assert main(["csim", str(folder), "-n", "1"]) == 0  # room again: the run finishes
+    assert json.loads((build / "csim" / "top.json").read_text())["pass"] is True
+
+
+@pytest.mark.slow
+def test_a_doit_state_that_cannot_be_saved_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture) -> None:
+    from doit.dependency import SqliteDB
+
+    folder = project(tmp_path)
+
+    def full(self) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(SqliteDB, "dump", full)
+    assert main(["build", str(folder), "-n", "1"]) == 1
+    out, err = capsys.readouterr()
+    assert err.strip().splitlines() == [
+        f"hclbuild: error: {tmp_path / 'build' / '.doit.db'}: doit could not record which tasks ran (database or "
+        "disk is full); the next run checks them again"]
+    assert "Traceback" not in out
