@@ -319,6 +319,37 @@ def test_scalar_read_and_written_through_v(run, rng):
     np.testing.assert_array_equal(run(s, a), [5 + a.sum(), (a < 0).sum()])
 
 
+def test_scalar_compared_with_values_by_eq_and_ne(run, capfd):
+    """HeteroCL's issue 450: `var == 0` on an hcl.scalar is a comparison of its value; it had been
+    Python's identity test (False), so the if_ was dropped and its print never ran."""
+    A = hcl.placeholder((4,), "A")
+
+    def kernel(A):
+        var = hcl.scalar(1, "var")
+        with hcl.if_(var == 0):
+            hcl.print((), "never\n")
+        with hcl.else_():
+            var.v = var - 1
+            with hcl.if_(var == 0):
+                hcl.print((), "zero\n")
+        return hcl.compute((4,), lambda i: hcl.select(var == A[i], 10, 0) + hcl.select(var != 0, 1, 2)
+                           + hcl.select(A[i] == var, 100, 0), "B")
+
+    s = hcl.create_schedule([A], kernel)
+    np.testing.assert_array_equal(run(s, np.array([0, 3, 0, -1], dtype=np.int32)), [112, 2, 112, 2])
+    assert capfd.readouterr().out == "zero\n"
+
+
+def test_tensor_compared_with_a_value_must_be_indexed():
+    A = hcl.placeholder((4, 4), "A")
+    B = hcl.placeholder((4,), "B")
+    with pytest.raises(hcl.APIError, match="tensor 'A' has 2 dimensions, indexed with 1 in 'eq'"):
+        hcl.create_schedule([A, B], lambda A, B: hcl.compute((4,), lambda i: hcl.select(A[i] == 0, 1, 0), "C"))
+    with pytest.raises(hcl.APIError, match="tensor 'B' used as a value in 'ne': index it"):
+        hcl.create_schedule([A, B], lambda A, B: hcl.compute((4,), lambda i: hcl.select(B != i, 1, 0), "C"))
+    assert A in [B, A] and len({A, B, A}) == 2  # tensors among tensors: identity, hashable
+
+
 def test_scalar_initialised_from_expression(run):
     A = hcl.placeholder((3,), "A")
 

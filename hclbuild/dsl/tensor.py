@@ -160,9 +160,27 @@ def _scalar_operator(name: str) -> Any:
     return operator
 
 
+def _value_comparison(name: str) -> Any:
+    def operator(self: Tensor | TensorSlice, other: object) -> Any:
+        # against a number or a DSL expression: the value's comparison (`hcl.if_(v == 0)` on an
+        # hcl.scalar, HeteroCL's issue 450), which had been Python's identity test, False, so the
+        # if_ silently never ran; against anything else identity, so tensors stay usable in lists
+        if isinstance(other, Expr) or (isinstance(other, numbers.Number) and not isinstance(other, bool)):
+            return getattr(self._value(name.strip("_")), name)(other)
+        return self is other if name == "__eq__" else self is not other
+
+    operator.__name__ = name
+    return operator
+
+
 # a one-element tensor (hcl.scalar, a 0-d placeholder) reads as its value in arithmetic and
-# ordering comparisons, as in HeteroCL (`j >= 0`, `A[j + 1]`); == and != keep Python identity so
-# tensors stay usable in lists and sets
+# comparisons with values, as in HeteroCL (`j >= 0`, `A[j + 1]`, `v == 0`); other tensors refuse
+# to be values, naming what to index
+for _name in ("__eq__", "__ne__"):
+    setattr(Tensor, _name, _value_comparison(_name))
+    setattr(TensorSlice, _name, _value_comparison(_name))
+Tensor.__hash__ = object.__hash__  # type: ignore[method-assign]
+TensorSlice.__hash__ = object.__hash__  # type: ignore[method-assign]
 for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
               "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__neg__",
               "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__lshift__",
