@@ -11,6 +11,7 @@ installed without its dependencies (the same as scripts/setup.sh).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tomllib
@@ -22,6 +23,7 @@ from hclbuild.project.layout import default_build_root
 
 AP_TYPES_INSTALL = "python -m pip install --no-deps 'hls4ml==1.3.0'"
 _LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_PATH = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_./-]*$")
 
 
 def install_commands(root: Path, install: str | None = None) -> list[str]:
@@ -56,6 +58,11 @@ def pipeline_values(plans: list[Any], runner_label: str, root: Path, install: st
         raise ConfigError(f"runner label {runner_label!r}: use letters, digits, '.', '-' and '_'")
     root = Path(root)
     paths = {p.name: os.path.relpath(p.folder, root) for p in plans}
+    for path in paths.values():
+        if not _PATH.match(Path(path).as_posix()):
+            # the jobs' shell lines, the YAML and GitHub's ${{ matrix.path }} carry it unquoted
+            raise ConfigError(f"{path}: the pipeline names project folders in shell commands as they are; use "
+                              "folder names of letters, digits, '.', '-' and '_'")
     # the artifacts are the build folder the jobs' `hclbuild csim|csynth <project>` commands use
     builds = sorted({default_build_root(Path(p.folder).resolve()) for p in plans})
     if len(builds) > 1:
@@ -85,6 +92,8 @@ def pipeline_values(plans: list[Any], runner_label: str, root: Path, install: st
         "runner_label": runner_label,
         "build": Path(build).as_posix(),
         "install": install_commands(root, install),
+        # as YAML strings: a line is any shell command, and `a: b` or a leading `-` is YAML syntax
+        "install_yaml": [json.dumps(line) for line in install_commands(root, install)],
         "ap_types": AP_TYPES_INSTALL,
         "paths": " ".join(sorted(paths.values())),
         "jobs": jobs,

@@ -323,7 +323,13 @@ def cmd_ci(args: argparse.Namespace) -> int:
     text = write(plans, runner_label=args.runner_label, root=root, install=args.install)
     default = root / (".github/workflows/hclbuild.yml" if args.provider == "github" else ".gitlab-ci.yml")
     output = Path(args.output) if args.output else Path(os.path.relpath(default))
-    write_text_atomic(output, text)
+    if output.is_dir():
+        raise HCLError(f"--output {output}: is a folder; name the file to write")
+    try:
+        write_text_atomic(output, text)
+    except OSError as exc:
+        # the error names write_text_atomic's temporary, which the user never asked for
+        raise HCLError(f"{output}: cannot write it: {exc.strerror or exc}") from None
     print(f"wrote {output}")
     return 0
 

@@ -244,3 +244,35 @@ def test_gitlab_jobs_without_python_3_11_stop_in_one_line(tmp_path: Path, python
     assert done.stderr.strip() == ("hclbuild: error: HCLBUILD_PYTHON=python3.11 is not a Python 3.11 or newer on "
                                    "this runner: install one, or set the CI/CD variable HCLBUILD_PYTHON to one")
     assert not (tmp_path / ".hclbuild-venv").exists()
+
+
+def test_install_lines_are_yaml_strings_whatever_they_hold(tmp_path: Path) -> None:
+    # `echo "done: ok"` was a YAML mapping and `- x` a nested list: GitLab got another pipeline
+    lines = 'pip install "hclbuild>=0.1"\n- evil: 1\necho "done: ok" # note\n{a}'
+    pipeline = yaml.safe_load(gitlab_pipeline(blackbox_two_mm_and_gemm(tmp_path), root=tmp_path, install=lines))
+    expected = ['pip install "hclbuild>=0.1"', "- evil: 1", 'echo "done: ok" # note', "{a}"]
+    for job in ("build-csim", "csynth", "top", "assemble-top"):
+        assert pipeline[job]["script"][:4] == expected, job
+    jobs = yaml.safe_load(github_workflow(plan([PROJECTS / "gemm"]), root=REPO, install=lines))["jobs"]
+    assert jobs["build-csim"]["steps"][2]["run"] == "\n".join(expected) + "\n"
+
+
+def test_a_project_folder_the_shell_would_split_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "my kernels" / "gemm"
+    shutil.copytree(PROJECTS / "gemm", folder)
+    with pytest.raises(ConfigError, match=r"^my kernels/gemm: the pipeline names project folders in shell commands "):
+        github_workflow(plan([folder]), root=tmp_path, install="x")
+
+
+def test_ci_output_that_is_a_folder_or_cannot_be_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture) -> None:
+    from hclbuild.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(PROJECTS / "gemm", tmp_path / "gemm")
+    (tmp_path / "out").mkdir()
+    assert main(["ci", "github", "gemm", "--install", "x", "--output", "out"]) == 1
+    assert main(["ci", "github", "gemm", "--install", "x", "--output", "/proc/hclbuild.yml"]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        "hclbuild: error: --output out: is a folder; name the file to write",
+        "hclbuild: error: /proc/hclbuild.yml: cannot write it: No such file or directory"]
