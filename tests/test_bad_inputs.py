@@ -150,6 +150,13 @@ PROJECTS: dict[str, tuple[dict[str, str], str]] = {
     "kernel.py without schedule()": ({"kernel.py": "import hclbuild as hcl\n"}, "schedule"),
     "schedule() raises": ({"kernel.py": "def schedule():\n    raise ValueError('boom')\n"},
                           "schedule() failed at kernel.py:2: ValueError: boom"),
+    # SystemExit is no Exception: hclbuild ended with the kernel's status and no word
+    "kernel.py calls sys.exit()": ({"kernel.py": "import sys\nsys.exit(3)\n"},
+                                   "importing kernel.py failed at kernel.py:2: SystemExit: 3"),
+    "schedule() calls sys.exit()": ({"kernel.py": "def schedule():\n    raise SystemExit(0)\n"},
+                                    "schedule() failed at kernel.py:2: SystemExit: 0"),
+    "inputs() calls sys.exit()": ({"kernel.py": KERNEL + "\ndef inputs(rng):\n    raise SystemExit('no data')\n"},
+                                  "inputs() failed at kernel.py:12: SystemExit: no data"),
     "schedule() returns a number": ({"kernel.py": "def schedule():\n    return 3\n"}, "schedule"),
     "kernel.py imports a missing module": ({"kernel.py": "import no_such_module_here\n" + KERNEL},
                                            "no_such_module_here"),

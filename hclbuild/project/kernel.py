@@ -89,7 +89,8 @@ def load_kernel(project: Project) -> ModuleType:
     sys.modules[module_name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:  # noqa: BLE001 - any user error must become one line, not a traceback
+    # SystemExit too: a kernel.py that calls sys.exit() (a script's habit) ended hclbuild silently
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - any user error must become one line, not a traceback
         raise _one_line(project, exc, "importing kernel.py") from None
     finally:
         if sys.path and sys.path[0] == folder:
@@ -111,7 +112,7 @@ def kernel_schedule(project: Project, module: ModuleType | None = None) -> Any:
     reset_default_dtype()
     try:
         schedule = _call_entry(project, getattr(module, ENTRY_POINT))
-    except Exception as exc:  # noqa: BLE001
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - sys.exit() in kernel code too
         raise _one_line(project, exc, f"{ENTRY_POINT}()") from None
     if not isinstance(schedule, Schedule):
         raise ConfigError(
@@ -174,5 +175,5 @@ def call_optional(project: Project, module: ModuleType, name: str, *args: Any) -
         return None
     try:
         return _call_entry(project, fn, *args)
-    except Exception as exc:  # noqa: BLE001
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - sys.exit() in kernel code too
         raise _one_line(project, exc, f"{name}()") from None
