@@ -83,3 +83,20 @@ def test_task_files_are_the_strings_of_the_layout_paths(tmp_path: Path) -> None:
         assert files.hls == [str(path) for path in layout.hls_files(func)]
         assert files.csim_json == str(layout.csim_json(func))
     assert layout.hls_files("top")[-1] == layout.hls_data_dir("top") / "manifest.json"
+
+
+def test_two_folders_of_one_project_name_are_refused_naming_both(tmp_path: Path) -> None:
+    # they would share build/<name>/; doit had said "duplicated definition of 'compile:same'"
+    for folder in ("a", "b"):
+        (tmp_path / "kernels" / folder).mkdir(parents=True)
+        (tmp_path / "kernels" / folder / "kernel.py").write_text(OUTLINED_MAIN)
+        (tmp_path / "kernels" / folder / "project.toml").write_text('[project]\nname = "same"\n')
+    for argv in (["-m", "hclbuild.cli", "csim", "kernels"], ["-m", "hclbuild.cli", "ci", "github", "kernels",
+                                                               "--install", "x"]):
+        done = subprocess.run([sys.executable, *argv], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "PYTHONPATH": str(REPO)}, check=False)
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert done.stderr.splitlines() == [
+            f"hclbuild: error: {tmp_path / 'kernels' / 'a'} and {tmp_path / 'kernels' / 'b'} are both project 'same' "
+            "(they would share build/same/ and its tasks): give one another [project] name"]
+        assert not (tmp_path / "build" / "same").exists()

@@ -103,7 +103,25 @@ def plan(folders: list[Path], build_root: Path | None = None, fingerprint: str |
         except HCLError as exc:
             entry.error = str(exc).splitlines()[0]
         plans.append(entry)
+    _check_unique_names(plans, build_root)
     return plans
+
+
+def _check_unique_names(plans: list[ProjectPlan], build_root: Path | None) -> None:
+    """Two folders that are one project name of one build folder would share build/<name>/ and every
+    task name: doit refused them as "duplicated definition of 'compile:<name>'", naming neither."""
+    from hclbuild.project.layout import default_build_root
+
+    first: dict[tuple[Path, str], Path] = {}
+    for entry in plans:
+        root = Path(build_root) if build_root is not None else default_build_root(Path(entry.folder).resolve())
+        other = first.setdefault((root, entry.name), entry.folder)
+        if other != entry.folder:
+            import sys
+
+            print(f"hclbuild: error: {other} and {entry.folder} are both project {entry.name!r} (they would share "
+                  f"build/{entry.name}/ and its tasks): give one another [project] name", file=sys.stderr)
+            raise SystemExit(1)
 
 
 def _source_files(folder: str, prefix: str = "") -> Iterator[tuple[str, os.DirEntry]]:
