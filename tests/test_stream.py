@@ -289,6 +289,22 @@ def test_s_to_of_a_tensor_two_stages_read() -> None:
         s.to(kernel.B, s[kernel.C])
 
 
+def test_s_to_several_stages_says_a_stream_has_one_consumer() -> None:
+    """HeteroCL's fork, s.to(C, [D, E]): it had been refused as 'moving data to a device or the host'."""
+    hcl.init()
+    A = hcl.placeholder((4,), "A")
+
+    def kernel(A: Any) -> Any:
+        C = hcl.compute((4,), lambda i: A[i] + 1, "C")
+        return hcl.compute((4,), lambda i: C[i] * 2, "D"), hcl.compute((4,), lambda i: C[i] + 3, "E")
+
+    s = hcl.create_schedule([A], kernel)
+    with pytest.raises(hcl.HCLNotImplementedError,
+                       match=r"s.to\(tensor, \[Stage\('D'\), Stage\('E'\)\]\): a stream to several stages is "
+                             r"not implemented; a stream has one consumer"):
+        s.to(kernel.C, [kernel.D, kernel.E])
+
+
 def test_s_to_depths() -> None:
     s, kernel = _three()
     with pytest.raises(APIError, match=r"depth=2 and fifo_depth=3 disagree"):

@@ -194,6 +194,11 @@ class Schedule:
             return self._stream(tensor, dst, src, depth, fifo_depth)
         if getattr(dst, "kind", None) in ("host", "xcel"):  # a platform's device (hclbuild/platform.py)
             return self._move(tensor, dst.kind, burst_len)
+        if isinstance(dst, (list, tuple)) and dst and all(isinstance(d, (Stage, StageStmt)) for d in dst):
+            # HeteroCL's fork (test_fork_join): one FIFO per consumer
+            raise HCLNotImplementedError(
+                f"s.to(tensor, {list(dst)!r}): a stream to several stages is not implemented; a stream has one "
+                "consumer (stream to one stage, or copy the tensor once per consumer)")
         raise HCLNotImplementedError(
             f"s.to(tensor, {dst!r}): moving data to a device or the host is not implemented")
 
