@@ -751,6 +751,39 @@ def test_def_functions_with_scalar_return_and_tensor_arguments(run, rng):
     np.testing.assert_array_equal(run(s, a), np.maximum(a, 3) * 2)
 
 
+def test_def_scalar_arguments_and_returns_keep_their_types(run):
+    """As HeteroCL infers a def_ function's types from its arguments and returned values: a Float
+    passed (or returned) under hcl.init()'s Int(32) had been converted to Int(32), [0, 1, -1, 0]."""
+    A = hcl.placeholder((4,), "A", dtype=hcl.Float())
+    stype = hcl.Struct({"a": hcl.Int(8), "b": hcl.UInt(4)})
+    S = hcl.placeholder((4,), "S", dtype=stype)
+
+    def kernel(A, S):
+        @hcl.def_()
+        def half(v):
+            hcl.return_(v * 0.5)
+
+        @hcl.def_()
+        def fields(v):
+            hcl.return_(v.a * 10 + v.b)
+
+        @hcl.def_()
+        def sign(v):
+            with hcl.if_(v < 0):
+                hcl.return_(-1)
+            hcl.return_(v * 2.0)
+
+        H = hcl.compute((4,), lambda i: half(A[i]) + sign(A[i]), "H", dtype=hcl.Float())
+        return H, hcl.compute((4,), lambda i: fields(S[i]), "F")
+
+    s = hcl.create_schedule([A, S], kernel)
+    a = np.array([1.5, 2.7, -3.3, 0.25], np.float32)
+    structs = np.array([(-3, 1), (4, 15), (5, 0), (-128, 7)], dtype=[("a", np.int8), ("b", np.uint8)])
+    h, f = run(s, a, hcl.asarray(structs, stype))
+    np.testing.assert_allclose(h, a * 0.5 + np.where(a < 0, -1, a * 2), rtol=1e-6)
+    np.testing.assert_array_equal(f, [-29, 55, 50, -1273])
+
+
 def test_stages_inside_if_and_for_at_algorithm_level(run):
     A = hcl.placeholder((4,), "A")
 

@@ -197,6 +197,39 @@ def fixed_point_division():
 
 
 @kernel
+def struct_tensor_through_a_def_function():
+    """A tensor of structs passed to a def_ function keeps its fields there (its parameter had been
+    the packed integer: "Load of type UInt(24) has no attribute 'a'")."""
+    stype = hcl.Struct({"a": hcl.Int(8), "b": hcl.UInt(4), "c": hcl.Fixed(12, 4)})
+    A = hcl.placeholder((6,), "A", dtype=hcl.Int(8))
+    C = hcl.placeholder((6,), "C", dtype=hcl.Fixed(12, 4))
+
+    def algo(A, C):
+        D = hcl.compute((6,), lambda i: (A[i], i + 3, C[i]), "D", dtype=stype)
+
+        @hcl.def_()
+        def bump(D, i):
+            D[i].a = D[i].a + 1
+            D[i].c = D[i].c * 2
+
+        with hcl.for_(0, 6) as i:
+            bump(D, i)
+        return hcl.compute((6,), lambda i: hcl.cast(hcl.Int(32), D[i].c) + D[i].a * D[i].b, "E")
+
+    def inputs(rng):
+        return [hcl.asarray(rng.integers(-128, 128, 6), hcl.Int(8)),
+                hcl.asarray(rng.integers(-1000, 1000, 6) / 16, hcl.Fixed(12, 4))]
+
+    def model(a, c):
+        bumped = (a.astype(np.int64) + 129) % 256 - 128
+        doubled = np.floor(c * 2 * 16) % 4096
+        doubled = np.where(doubled >= 2048, doubled - 4096, doubled) / 16
+        return [np.trunc(doubled).astype(np.int64) + bumped * (np.arange(6) + 3)]
+
+    return hcl.create_schedule([A, C], algo), inputs, model
+
+
+@kernel
 def pack_unpack_bitcast():
     A = hcl.placeholder((4, 16), "A", dtype=hcl.UInt(2))
     F = hcl.placeholder((4,), "F", dtype=hcl.Float())

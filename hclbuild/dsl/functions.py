@@ -105,6 +105,10 @@ class DefFunction:
             return parse_dtype(spec)
         if isinstance(arg, Tensor):
             return arg.dtype
+        if isinstance(arg, Expr) and not arg.dtype.is_index:
+            # the value's own type, as HeteroCL's FuncOp infers it: a Float converted to the
+            # hcl.init() dtype (Int(32)) had lost its fraction
+            return arg.dtype
         return current_default_dtype()
 
     def _signature(self, args: tuple[Any, ...]) -> tuple[tuple, list[Any]]:
@@ -125,14 +129,14 @@ class DefFunction:
                     raise APIError(
                         f"def_ function {self.name!r}: argument {pname!r} has dtype {arg.dtype!r}, declared {dtype!r}"
                     )
-                key.append(("tensor", arg.shape, dtype.name))
+                key.append(("tensor", arg.shape, dtype))  # the DType itself: a Struct keeps its fields
                 converted.append(arg)
             else:
                 if want is not None and tuple(want) != ():
                     raise APIError(
                         f"def_ function {self.name!r}: argument {pname!r} is a scalar, declared shape {tuple(want)}"
                     )
-                key.append(("scalar", dtype.name))
+                key.append(("scalar", dtype))
                 converted.append(as_expr(arg, dtype))
         return tuple(key), converted
 
@@ -157,12 +161,12 @@ class DefFunction:
         body_args: list[Any] = []
         for pname, (kind, *rest) in zip(self.param_names, key):
             if kind == "tensor":
-                shape, dtype_name = rest
-                tensor = Tensor(pname, shape, parse_dtype(dtype_name), "param")
+                shape, dtype = rest
+                tensor = Tensor(pname, shape, dtype, "param")
                 scope.params.append(tensor)
                 body_args.append(tensor)
             else:
-                param = ScalarParam(pname, parse_dtype(rest[0]))
+                param = ScalarParam(pname, rest[0])
                 scope.params.append(param)
                 body_args.append(ScalarRef(param))
         program.in_progress.add(full_key)
@@ -178,12 +182,37 @@ class DefFunction:
         if contains_return(scope.body):
             ret = program.dtype_overrides.get(override_key(self.name))  # a scheme's, else the declared
             if ret is None:
-                ret = parse_dtype(self.ret_dtype) if self.ret_dtype is not None else current_default_dtype()
+                ret = parse_dtype(self.ret_dtype) if self.ret_dtype is not None else _returned_dtype(scope.body)
         program.def_handles.setdefault(self.name, FunctionHandle(self.name, tuple(self.param_names)))
         traced = TracedFunction(name, scope, ret, key)
         program.function_keys[full_key] = traced
         program.functions.append(traced)
         return traced
+
+
+def _returned_dtype(stmts: list[Any]) -> DType:
+    """The type of what a def_ function returns, as HeteroCL infers it from the returned value: the
+    common type of its hcl.return_ values (promoted as arithmetic does), else the hcl.init() dtype."""
+    from hclbuild.dsl.expr import promote
+    from hclbuild.dsl.stmt import Return, StageStmt
+
+    found: list[DType] = []
+
+    def visit(items: list[Any]) -> None:
+        for stmt in items:
+            if isinstance(stmt, Return) and isinstance(stmt.value, Expr) and not stmt.value.dtype.is_index:
+                found.append(stmt.value.dtype)
+            for child in (getattr(stmt, "body", None), getattr(stmt, "orelse", None)):
+                if isinstance(child, list) and not isinstance(stmt, StageStmt):
+                    visit(child)
+
+    visit(stmts)
+    if not found or any(d.is_struct for d in found):
+        return found[0] if found and all(d == found[0] for d in found) else current_default_dtype()
+    common = found[0]
+    for dtype in found[1:]:
+        common = common if dtype == common else promote(common, dtype)
+    return common
 
 
 def def_(shapes: Any = None, dtypes: Any = None, ret_dtype: Any = None, name: str | None = None,
