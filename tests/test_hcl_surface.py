@@ -110,6 +110,21 @@ def test_get_affine_loop_nests_has_heterocls_shape():
     assert nests[1][0]["body"].name == "affine.for"
 
 
+def test_device_top_and_device_module_are_heterocls_older_names():
+    """HeteroCL's schedule tests read get_affine_loop_nests(s.device_top); both names had been
+    AttributeErrors. s.DataflowGraph says it is not implemented (and hasattr() stays False)."""
+    A = hcl.placeholder((4, 5), "A")
+    s = hcl.create_schedule([A], lambda A: hcl.compute((4, 5), lambda i, j: A[i, j] + 1, "B"))
+    s[s.stages["B"]].reorder(1, 0)
+    nests = hcl.get_affine_loop_nests(s.device_top)
+    assert [[loop["name"] for loop in nest] for nest in nests] == [["j", "i"]]
+    assert str(s.device_module) == str(s.module)
+    with pytest.raises(hcl.HCLNotImplementedError, match=r"s.DataflowGraph \(HeteroCL's graph of stages and "
+                                                         r"tensors\) is not implemented"):
+        s.DataflowGraph
+    assert not hasattr(s, "DataflowGraph")
+
+
 # ---- host arguments ---------------------------------------------------------------------------------
 
 

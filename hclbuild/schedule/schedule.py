@@ -116,6 +116,15 @@ class Schedule:
                 return op
         raise APIError(f"schedule {self.name!r}: the module has no top function")
 
+    # HeteroCL's older names of module and top_func (its tests read s.device_top)
+    device_module = module
+    device_top = top_func
+
+    @property
+    def DataflowGraph(self) -> Any:  # noqa: N802 (HeteroCL's name)
+        raise _MissingAttribute("s.DataflowGraph (HeteroCL's graph of stages and tensors) is not implemented; "
+                                     "report:<project> draws the design graph (design.dot)")
+
     # ---- lookup --------------------------------------------------------------
     def stage_of(self, target: object) -> Stage:
         if isinstance(target, Stage):
@@ -363,6 +372,10 @@ class Schedule:
             self.outlined.update(names)
         self.outlines.append(OutlineRequest(groups, unify))
         return handles[0] if len(handles) == 1 else handles
+
+
+class _MissingAttribute(HCLNotImplementedError, AttributeError):
+    """A HeteroCL attribute hclbuild does not implement (an AttributeError too: hasattr() is False)."""
 
 
 def create_schedule(inputs: object, func: Callable[..., Any] | None = None, name: str | None = None) -> Schedule:
