@@ -340,6 +340,26 @@ def test_scalar_compared_with_values_by_eq_and_ne(run, capfd):
     assert capfd.readouterr().out == "zero\n"
 
 
+def test_two_scalars_compared_by_their_values(run):
+    """hcl.if_(a == b) on two hcl.scalar values compares the values (it had been identity: False)."""
+    A = hcl.placeholder((3,), "A")
+
+    def kernel(A):
+        a, b = hcl.scalar(A[0], "a"), hcl.scalar(A[1], "b")
+        with hcl.if_(a == b):
+            A[2] = 1
+        with hcl.else_():
+            A[2] = 2
+        with hcl.if_(a != b):
+            A[2] = A[2] + 10
+
+    fn = hcl.build(hcl.create_schedule([A], kernel))
+    for values, expected in (([4, 4, 0], 1), ([4, 5, 0], 12)):
+        data = np.array(values, dtype=np.int32)
+        fn(data)
+        assert data[2] == expected
+
+
 def test_tensor_compared_with_a_value_must_be_indexed():
     A = hcl.placeholder((4, 4), "A")
     B = hcl.placeholder((4,), "B")

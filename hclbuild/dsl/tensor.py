@@ -162,11 +162,18 @@ def _scalar_operator(name: str) -> Any:
 
 def _value_comparison(name: str) -> Any:
     def operator(self: Tensor | TensorSlice, other: object) -> Any:
+        from hclbuild.dsl.trace import tracing  # trace imports this module
+
         # against a number or a DSL expression: the value's comparison (`hcl.if_(v == 0)` on an
         # hcl.scalar, HeteroCL's issue 450), which had been Python's identity test, False, so the
         # if_ silently never ran; against anything else identity, so tensors stay usable in lists
         if isinstance(other, Expr) or (isinstance(other, numbers.Number) and not isinstance(other, bool)):
             return getattr(self._value(name.strip("_")), name)(other)
+        if self is not other and isinstance(self, Tensor) and isinstance(other, Tensor) and self.is_scalar \
+                and other.is_scalar and tracing():
+            # two hcl.scalar values compared while an algorithm is traced: their values'
+            # comparison, not an identity test that made hcl.if_(a == b) hcl.if_(False)
+            return getattr(self.v, name)(other.v)
         return self is other if name == "__eq__" else self is not other
 
     operator.__name__ = name
