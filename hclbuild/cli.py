@@ -344,7 +344,8 @@ def _repository_root(start: Path) -> Path:
 
 PATHS_HELP = "project folders (with kernel.py) or folders of projects (default: ./projects, else .)"
 BUILD_DIR_HELP = "where build/<project>/ goes (default: build/ beside PATHS, whatever the current folder)"
-EXIT_CODES = "exit status: 0 ok, 1 bad input or a failed task, 2 bad command line, 130 interrupted (Ctrl-C)"
+EXIT_CODES = ("exit status: 0 ok, 1 bad input or a failed task, 2 bad command line, 130 interrupted (Ctrl-C), "
+              "143 terminated (SIGTERM)")
 
 
 def _processes(text: str) -> int:
@@ -433,7 +434,10 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """The hclbuild command; returns the exit status (see EXIT_CODES)."""
+    from hclbuild import termination
+
     args = parser().parse_args(argv)
+    termination.install()
     if getattr(args, "processes", None) is None:
         args.processes = args.top_processes
     try:
@@ -449,6 +453,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         if "hclbuild.tasks" in sys.modules:
             sys.modules["hclbuild.tasks"].after_interrupt()
+        if termination.TERMINATED:
+            # 128 + SIGTERM, as a shell reports a process that SIGTERM ended
+            print("hclbuild: terminated (SIGTERM)", file=sys.stderr)
+            return 128 + termination.TERMINATED[0]
         print("hclbuild: interrupted", file=sys.stderr)
         return 130
 

@@ -180,6 +180,26 @@ def test_ctrl_c_is_one_line_exit_130_and_the_rerun_finishes(tmp_path: Path, comm
     assert '"pass": true' in (root / "build" / "p" / "csim" / "Stage_X.json").read_text()
 
 
+@pytest.mark.parametrize("command, line", [(("hclbuild.cli", "csim", "projects", "-n", "2"),
+                                            "hclbuild: terminated (SIGTERM)"),
+                                           (("doit", "-n", "2", "csim"), "doit: terminated (SIGTERM)")])
+def test_sigterm_to_the_build_alone_stops_its_workers_too(tmp_path: Path, command, line) -> None:
+    # `kill <pid>`, a cancelled CI job: SIGTERM reaches one process, not the group as Ctrl-C does.
+    # The build died at once and its doit workers ran on, then idled forever as orphans
+    root = make_tree(tmp_path)
+    proc = start(root, *command)
+    wait_for_csim(root, proc)
+    os.kill(proc.pid, signal.SIGTERM)
+    code, out, err = finish(proc)
+    assert (code, err) == (128 + signal.SIGTERM, line + "\n"), out
+    assert group_is_gone(proc.pid), group_members(proc.pid)
+    assert empty_folders(root) == []
+    code, out, err = finish(start(root, "doit", "csim"))
+    assert code == 0, out + err
+    assert "compile:p" not in ran(out) and "csim:p/Stage_X" in ran(out)
+    assert '"pass": true' in (root / "build" / "p" / "csim" / "Stage_X.json").read_text()
+
+
 @pytest.mark.slow
 def test_sigkill_at_ten_points_then_rerun_equals_a_clean_build(tmp_path: Path) -> None:
     clean = make_tree(tmp_path / "clean")

@@ -533,11 +533,14 @@ def _interrupt_hook(kind: type, value: BaseException, trace: Any) -> None:
 
     if issubclass(kind, KeyboardInterrupt):
         # doit's runner has already saved the state of every finished task (its finally: clause)
+        from hclbuild import termination
+
         after_interrupt()
-        sys.stderr.write("doit: interrupted\n")
+        terminated = termination.TERMINATED
+        sys.stderr.write("doit: terminated (SIGTERM)\n" if terminated else "doit: interrupted\n")
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(130)
+        os._exit(128 + terminated[0] if terminated else 130)
     sys.__excepthook__(kind, value, trace)
 
 
@@ -554,6 +557,9 @@ def doit_config(build_root: Path) -> dict:
     import sys
 
     sys.excepthook = _interrupt_hook
+    from hclbuild import termination
+
+    termination.install()  # a `kill` of doit ends it as Ctrl-C does, workers and all
     Path(build_root).mkdir(parents=True, exist_ok=True)
     config = {
         "default_tasks": ["build"],

@@ -1,0 +1,40 @@
+"""SIGTERM ends a build the way Ctrl-C does: the tasks' own clean-up runs, and no worker is left.
+
+Ctrl-C reaches every process of the terminal's process group, doit's workers included. SIGTERM
+(`kill <pid>`, a CI job being cancelled, a batch scheduler's time limit) reaches only the process
+it is sent to: the hclbuild process died at once and left its `-n N` doit workers running their
+tasks, then idle forever, as orphans. With this handler the process that gets SIGTERM passes an
+interrupt to its own child processes (doit's workers, which then stop their g++ or reference
+child) and raises KeyboardInterrupt itself, so it ends through the interrupt path: one line,
+an exit status, the next run redoing only the unfinished tasks.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from types import FrameType
+
+TERMINATED: list[int] = []  # the signal that ended this process's build, for its last line
+
+
+def install() -> None:
+    """Handle SIGTERM as above (a no-op where signals cannot be set: not the main thread)."""
+    try:
+        signal.signal(signal.SIGTERM, _on_term)
+    except ValueError:
+        pass
+
+
+def _on_term(signum: int, frame: FrameType | None) -> None:
+    TERMINATED.append(signum)
+    if "multiprocessing" in sys.modules:
+        import multiprocessing
+
+        for child in multiprocessing.active_children():
+            try:
+                os.kill(child.pid, signal.SIGINT)
+            except (ProcessLookupError, TypeError):
+                pass
+    raise KeyboardInterrupt
