@@ -68,7 +68,23 @@ def build(schedule: Schedule, target: Any = None, name: str | None = None, check
     from hclbuild.host_args import HostFunction
 
     function = JITModule(ir_text, probe=probe).function(signature)
-    return HostFunction(function, list(schedule.inputs) + list(schedule.outputs))
+    return HostFunction(function, list(schedule.inputs) + list(schedule.outputs), _unlisted_outputs(schedule))
+
+
+def _unlisted_outputs(schedule: Schedule) -> list[str]:
+    """For an algorithm written at module level (HeteroCL's create_schedule([A]) with no func): the
+    tensors it computed at its top level that are not arguments, the outputs a caller may pass."""
+    if schedule.func is not None:
+        return []
+    from hclbuild.dsl.stmt import StageStmt
+
+    listed = {id(t) for t in schedule.inputs}
+    names = []
+    for stmt in schedule.program.top.body:
+        output = getattr(stmt, "output", None) if isinstance(stmt, StageStmt) else None
+        if output is not None and id(output) not in listed and output.kind == "compute":
+            names.append(output.name)
+    return names
 
 
 def _check_probe(divisions: list[Any], bounds: list[Any]) -> Any:

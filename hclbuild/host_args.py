@@ -20,9 +20,11 @@ from hclbuild.dsl.tensor import Tensor
 class HostFunction:
     """What hcl.build(s) returns for LLVM: the JIT function, called with HeteroCL's argument rules."""
 
-    def __init__(self, jit_function: Any, params: list[Any]):
+    def __init__(self, jit_function: Any, params: list[Any], unlisted_outputs: list[str] | None = None):
         self._function = jit_function
         self._params = params
+        # a module-level algorithm's computed tensors that create_schedule did not list
+        self._unlisted = unlisted_outputs or []
         self.signature = jit_function.signature
         self.__name__ = getattr(jit_function, "__name__", "top")
 
@@ -33,6 +35,14 @@ class HostFunction:
         return repr(self._function)
 
     def __call__(self, *args: Any) -> Any:
+        if len(args) > len(self._params) and self._unlisted:
+            from hclbuild.errors import APIError
+
+            listed = ", ".join(p.name for p in self._params)
+            raise APIError(
+                f"{self.signature.name}: expected {len(self._params)} arguments ({listed}), got {len(args)}: "
+                f"the design's arguments are the tensors create_schedule lists, outputs too, for an algorithm "
+                f"written at module level (hcl.create_schedule([{', '.join([listed, *self._unlisted])}]))")
         if len(args) == len(self._params):
             args = tuple(_convert(param, value) for param, value in zip(self._params, args))
         return self._function(*args)

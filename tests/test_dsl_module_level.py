@@ -29,6 +29,17 @@ def test_compute_chain_with_the_output_listed(rng):
     np.testing.assert_array_equal(c, a * 2)
 
 
+def test_an_output_left_out_of_the_list_is_named_when_the_call_passes_it():
+    """HeteroCL's schedule tests write create_schedule([A]) and call f(A, B): the error says to list B."""
+    A = hcl.placeholder((4,), "A")
+    hcl.compute((4,), lambda i: A[i] + 1, "B")
+    s = hcl.create_schedule([A])
+    with pytest.raises(APIError, match=r"^top: expected 1 arguments \(A\), got 2: the design's arguments are the "
+                                       r"tensors create_schedule lists, outputs too, for an algorithm written at "
+                                       r"module level \(hcl.create_schedule\(\[A, B\]\)\)$"):
+        hcl.build(s)(np.zeros(4, np.int32), np.zeros(4, np.int32))
+
+
 def test_output_listed_before_an_input_keeps_the_list_order(rng):
     A = hcl.placeholder((4,), "A")
     B = hcl.placeholder((4,), "B")
