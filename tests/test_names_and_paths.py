@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 
 OUTLINED_MAIN = '''
@@ -82,7 +84,40 @@ def test_task_files_are_the_strings_of_the_layout_paths(tmp_path: Path) -> None:
         assert files.hls_dir == str(layout.hls_dir(func))
         assert files.hls == [str(path) for path in layout.hls_files(func)]
         assert files.csim_json == str(layout.csim_json(func))
+        assert files.data_dir == str(layout.hls_data_dir(func))
     assert layout.hls_files("top")[-1] == layout.hls_data_dir("top") / "manifest.json"
+    paths = layout.project_task_files()
+    for name in ("ir_dir", "top_mlir", "ir_manifest", "llvm_dir", "top_ll", "llvm_manifest", "reports_dir",
+                 "report_summary", "report_markdown", "status_dir"):
+        assert getattr(paths, name) == str(getattr(layout, name)), name
+
+
+def test_function_names_with_a_trailing_newline_are_refused(tmp_path: Path) -> None:
+    # the old check was a regex ending in `$`, which also matches before a final newline
+    from hclbuild.errors import CompileError
+    from hclbuild.project.layout import BuildLayout
+
+    layout = BuildLayout(tmp_path / "build", "proj")
+    for bad in ("Stage_x\n", "Stage-x", "1x", "", "Stagé"):
+        with pytest.raises(CompileError, match="is not a C identifier"):
+            layout.task_files(bad, is_top=False)
+    assert layout.task_files("_Stage_x1", is_top=False).hls_dir == str(layout.hls_dir("_Stage_x1"))
+
+
+def test_project_inputs_are_what_a_glob_of_py_files_lists(tmp_path: Path) -> None:
+    # input_paths lists with os.scandir; it must name what Path.glob("*.py") did, then project.toml
+    from hclbuild.project.discovery import input_paths
+
+    for name in ("kernel.py", "weights.py", ".hidden.py", "notes.txt", "a.pyc", "project.toml"):
+        (tmp_path / name).write_text("x = 1\n")
+    (tmp_path / "pkg.py").mkdir()
+    expected = [str(path) for path in sorted(tmp_path.glob("*.py"))] + [str(tmp_path / "project.toml")]
+    assert input_paths(tmp_path) == expected
+    assert [Path(p).name for p in expected] == [".hidden.py", "kernel.py", "pkg.py", "weights.py", "project.toml"]
+    (tmp_path / "project.toml").unlink()
+    (tmp_path / "project.toml").mkdir()  # a folder of that name is no configuration
+    assert input_paths(tmp_path) == expected[:-1]
+    assert input_paths(tmp_path / "absent") == []
 
 
 def test_two_folders_of_one_project_name_are_refused_naming_both(tmp_path: Path) -> None:

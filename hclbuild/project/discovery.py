@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -36,18 +37,30 @@ _PLANNED: dict[Path, tuple[str, Any]] = {}
 
 def plan_path(build_root: Path, folder: Path) -> Path:
     """`<build_root>/.plans/<folder>-<hash of its absolute path>.json` (folders in two places differ)."""
-    folder = Path(folder).resolve()
-    tag = hashlib.sha256(str(folder).encode()).hexdigest()[:12]
-    return Path(build_root) / PLANS_DIR / f"{folder.name}-{tag}.json"
+    real = os.path.realpath(folder)
+    tag = hashlib.sha256(real.encode()).hexdigest()[:12]
+    return Path(build_root) / PLANS_DIR / f"{os.path.basename(real)}-{tag}.json"
+
+
+def input_paths(folder: Path | str) -> list[str]:
+    """Files of a project folder its design depends on, as paths: its Python modules (sorted), then
+    project.toml. Listed with os.scandir, not pathlib's glob: task discovery lists every project on
+    every doit run, and the glob was a fifth of hclbuild's share of a no-op."""
+    folder = os.fspath(folder)
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    # what pathlib's glob("*.py") listed before: every name ending in .py, hidden ones too
+    names = sorted(e.name for e in entries if e.name.endswith(".py"))
+    if any(e.name == PROJECT_FILE and e.is_file() for e in entries):
+        names.append(PROJECT_FILE)
+    return [os.path.join(folder, name) for name in names]
 
 
 def input_files(folder: Path) -> list[Path]:
-    """Files of a project folder its design depends on: its Python modules, then project.toml."""
-    files = sorted(Path(folder).glob("*.py"))
-    toml = Path(folder) / PROJECT_FILE
-    if toml.is_file():
-        files.append(toml)
-    return files
+    """input_paths as Path objects."""
+    return [Path(path) for path in input_paths(folder)]
 
 
 def project_inputs(project: Project) -> list[Path]:
@@ -55,11 +68,11 @@ def project_inputs(project: Project) -> list[Path]:
     return input_files(project.dir)
 
 
-def _stats(files: list[Path]) -> list[list[Any]]:
+def _stats(files: list[Path] | list[str]) -> list[list[Any]]:
     stats = []
     for path in files:
-        info = path.stat()
-        stats.append([path.name, info.st_size, info.st_mtime_ns])
+        info = os.stat(path)
+        stats.append([os.path.basename(path), info.st_size, info.st_mtime_ns])
     return stats
 
 
@@ -79,24 +92,26 @@ def _read(path: Path) -> dict[str, Any]:
     return stored if isinstance(stored, dict) and stored.get("format") == PLAN_FORMAT else {}
 
 
-def planned_project(folder: Path, build_root: Path, fingerprint: str) -> tuple[Project, list[str]]:
-    """The project of `folder` and its functions (top first), from the stored plan when it is current.
+def planned_project(folder: Path, build_root: Path, fingerprint: str) -> tuple[Project, list[str], list[str]]:
+    """The project of `folder`, its functions (top first) and its input_paths, from the stored plan
+    when it is current.
 
     Raises ConfigError like load_project and kernel_schedule when the project is broken.
     """
     folder = Path(folder)
     path = plan_path(build_root, folder)
-    files = input_files(folder)
-    stats = _stats(files) if (folder / KERNEL_FILE).is_file() else None
+    inputs = input_paths(folder)
+    stats = _stats(inputs) if os.path.join(folder, KERNEL_FILE) in inputs else None
     stored = _read(path)
     if stats is not None and stored.get("fingerprint") == fingerprint and stored.get("stats") == stats:
         try:
             config = ProjectConfig(**stored["config"])
             project = Project(name=config.name, dir=folder, kernel_path=folder / KERNEL_FILE, config=config)
-            return project, [str(name) for name in stored["functions"]]
+            return project, [str(name) for name in stored["functions"]], inputs
         except (KeyError, TypeError):
             pass  # a plan this version cannot read: load again
     project = load_project(folder)
+    files = [Path(name) for name in inputs]
     key = _content_key(files, fingerprint)
     if stored.get("key") == key and isinstance(stored.get("functions"), list):
         functions = [str(name) for name in stored["functions"]]
@@ -109,7 +124,7 @@ def planned_project(folder: Path, build_root: Path, fingerprint: str) -> tuple[P
     record = {"format": PLAN_FORMAT, "folder": str(folder.resolve()), "fingerprint": fingerprint,
               "stats": _stats(files), "key": key, "config": project.config.as_dict(), "functions": functions}
     write_if_changed(path, json.dumps(record, indent=1) + "\n")
-    return project, functions
+    return project, functions, inputs
 
 
 def _trace_key(project: Project, files: list[Path]) -> str:
@@ -135,5 +150,5 @@ def take_planned_schedule(project: Project) -> Any | None:
     return schedule if current == key else None
 
 
-__all__ = ["PLAN_FORMAT", "input_files", "plan_path", "planned_project", "project_inputs", "take_planned_schedule",
+__all__ = ["PLAN_FORMAT", "input_files", "input_paths", "plan_path", "planned_project", "project_inputs", "take_planned_schedule",
            "traced_here"]

@@ -22,25 +22,27 @@ Only this module spells these paths; tasks and runtimes ask a BuildLayout.
 from __future__ import annotations
 
 import os
-import re
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from hclbuild.errors import CompileError
 
-_C_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 HLS_SOLUTION = "solution1"
 
 
 def _checked(func: str) -> str:
-    # function names become path components: refuse anything that could escape the folder
-    if not _C_IDENTIFIER.match(func):
+    # function names become path components: refuse anything that could escape the folder. An ASCII
+    # Python identifier is exactly [A-Za-z_][A-Za-z0-9_]*, and testing it needs no regex compiled
+    # on every doit run
+    if not (isinstance(func, str) and func.isascii() and func.isidentifier()):
         raise CompileError(f"function name {func!r} is not a C identifier")
     return func
 
 
 # the folders of build/<name>/ and the file names that BuildLayout's Path methods and task_files share
 IR_DIR, TOP_MLIR, LLVM_DIR, GOLDEN_DIR, HLS_DIR, CSIM_DIR = "ir", "top.mlir", "llvm", "golden", "hls", "csim"
+IR_MANIFEST, TOP_LL, LLVM_MANIFEST = "manifest.json", "top.ll", "manifest.json"
+REPORTS_DIR, REPORT_SUMMARY, REPORT_MARKDOWN, STATUS_DIR = "reports", "summary.json", "report.md", "status"
 VECTORS_MANIFEST = "manifest.json"  # of golden/<func>/ and hls/<func>/data/
 DATA_DIR = "data"  # hls/<func>/data/: the golden vectors the testbench reads
 
@@ -57,8 +59,9 @@ def hls_project_files(folder: Path, func: str) -> list[Path]:
     return [folder / name for name in hls_project_file_names(func)]
 
 
-@dataclass(frozen=True)
-class TaskFiles:
+# These records and BuildLayout are plain classes, not dataclasses: defining a dataclass runs its
+# generated methods through exec, about 1 ms each at import, and every doit run imports this module.
+class TaskFiles(NamedTuple):
     """The files of one function's doit tasks, as strings (BuildLayout.task_files)."""
 
     mlir: str  # ir/top.mlir of the top, ir/<func>.mlir of the others
@@ -66,7 +69,23 @@ class TaskFiles:
     golden_manifest: str
     hls_dir: str
     hls: list[str]  # hls_project_file_names below hls/<func>/
+    data_dir: str  # hls/<func>/data/
     csim_json: str
+
+
+class ProjectTaskFiles(NamedTuple):
+    """The project-wide files of doit tasks, as strings (BuildLayout.project_task_files)."""
+
+    ir_dir: str
+    top_mlir: str
+    ir_manifest: str
+    llvm_dir: str
+    top_ll: str
+    llvm_manifest: str
+    reports_dir: str
+    report_summary: str
+    report_markdown: str
+    status_dir: str
 
 
 def default_build_root(path: Path) -> Path:
@@ -85,18 +104,41 @@ def blackbox_file_name(func: str) -> str:
     return f"{_checked(func)}_blackbox.json"
 
 
-@dataclass(frozen=True)
 class BuildLayout:
-    """Paths of one project's build folder, `<build_root>/<project_name>/`."""
+    """Paths of one project's build folder, `<build_root>/<project_name>/` (immutable)."""
 
+    __slots__ = ("build_root", "project_name", "_root", "_root_text")
     build_root: Path
     project_name: str
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "build_root", Path(self.build_root))
+    def __init__(self, build_root: Path | str, project_name: str) -> None:
+        set_field = object.__setattr__
+        set_field(self, "build_root", Path(build_root))
+        set_field(self, "project_name", project_name)
         # every path below starts here; task discovery asks for thousands of them on each doit run
-        object.__setattr__(self, "_root", self.build_root / self.project_name)
-        object.__setattr__(self, "_root_text", str(self._root))
+        set_field(self, "_root", self.build_root / project_name)
+        set_field(self, "_root_text", str(self._root))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"BuildLayout is immutable: cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"BuildLayout is immutable: cannot delete {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not BuildLayout:
+            return NotImplemented
+        return (self.build_root, self.project_name) == (other.build_root, other.project_name)
+
+    def __hash__(self) -> int:
+        return hash((self.build_root, self.project_name))
+
+    def __repr__(self) -> str:
+        return f"BuildLayout(build_root={self.build_root!r}, project_name={self.project_name!r})"
+
+    def __reduce__(self) -> tuple[type, tuple[Path, str]]:
+        # pickled into doit's -n workers and Dask tasks; __setattr__ refuses the default way
+        return BuildLayout, (self.build_root, self.project_name)
 
     @property
     def root(self) -> Path:
@@ -121,7 +163,7 @@ class BuildLayout:
     @property
     def ir_manifest(self) -> Path:
         """`ir/manifest.json`: the functions of the design and their files."""
-        return self.ir_dir / "manifest.json"
+        return self.ir_dir / IR_MANIFEST
 
     # ---- llvm/ --------------------------------------------------------------------------
     @property
@@ -132,12 +174,12 @@ class BuildLayout:
     @property
     def top_ll(self) -> Path:
         """`llvm/top.ll`: cached LLVM IR of the reference run."""
-        return self.llvm_dir / "top.ll"
+        return self.llvm_dir / TOP_LL
 
     @property
     def llvm_manifest(self) -> Path:
         """`llvm/manifest.json`: probe sites and checks of top.ll, and the digests it was lowered from and to."""
-        return self.llvm_dir / "manifest.json"
+        return self.llvm_dir / LLVM_MANIFEST
 
     @property
     def llvm_objects_dir(self) -> Path:
@@ -201,7 +243,17 @@ class BuildLayout:
         return TaskFiles(mlir=f"{root}{sep}{IR_DIR}{sep}{TOP_MLIR if is_top else func + '.mlir'}",
                          golden_dir=golden, golden_manifest=f"{golden}{sep}{VECTORS_MANIFEST}",
                          hls_dir=hls, hls=[f"{hls}{sep}{name}" for name in hls_project_file_names(func)],
-                         csim_json=f"{root}{sep}{CSIM_DIR}{sep}{func}.json")
+                         data_dir=f"{hls}{sep}{DATA_DIR}", csim_json=f"{root}{sep}{CSIM_DIR}{sep}{func}.json")
+
+    def project_task_files(self) -> ProjectTaskFiles:
+        """ir_dir, top_mlir, ir_manifest, llvm_dir, top_ll, llvm_manifest, reports_dir, report_summary,
+        report_markdown and status_dir as strings, joined without pathlib like task_files."""
+        root, sep = self._root_text, os.sep
+        ir, llvm, reports = f"{root}{sep}{IR_DIR}", f"{root}{sep}{LLVM_DIR}", f"{root}{sep}{REPORTS_DIR}"
+        return ProjectTaskFiles(ir_dir=ir, top_mlir=f"{ir}{sep}{TOP_MLIR}", ir_manifest=f"{ir}{sep}{IR_MANIFEST}",
+                                llvm_dir=llvm, top_ll=f"{llvm}{sep}{TOP_LL}", llvm_manifest=f"{llvm}{sep}{LLVM_MANIFEST}",
+                                reports_dir=reports, report_summary=f"{reports}{sep}{REPORT_SUMMARY}",
+                                report_markdown=f"{reports}{sep}{REPORT_MARKDOWN}", status_dir=f"{root}{sep}{STATUS_DIR}")
 
     def vitis_project_dir(self, func: str) -> Path:
         """`hls/<func>/<func>_prj/`: what `open_project` in run_hls.tcl creates."""
@@ -258,17 +310,17 @@ class BuildLayout:
     @property
     def reports_dir(self) -> Path:
         """`build/<name>/reports/`."""
-        return self.root / "reports"
+        return self.root / REPORTS_DIR
 
     @property
     def report_summary(self) -> Path:
         """`reports/summary.json`: parsed csynth results of every function."""
-        return self.reports_dir / "summary.json"
+        return self.reports_dir / REPORT_SUMMARY
 
     @property
     def report_markdown(self) -> Path:
         """`reports/report.md`."""
-        return self.reports_dir / "report.md"
+        return self.reports_dir / REPORT_MARKDOWN
 
     @property
     def report_hardware_stamp(self) -> Path:
@@ -279,7 +331,7 @@ class BuildLayout:
     @property
     def status_dir(self) -> Path:
         """`build/<name>/status/`: one record per task of its latest attempt."""
-        return self.root / "status"
+        return self.root / STATUS_DIR
 
     def task_status(self, step: str, func: str | None = None) -> Path:
         """`status/<step>.json` of a project-wide task, `status/<step>/<func>.json` of a per-function one."""

@@ -12,7 +12,6 @@ import hashlib
 import json
 import os
 import threading
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -57,15 +56,20 @@ def group_tasks(vitis: bool) -> Iterator[dict]:
             yield {"basename": group, "name": None, "doc": doc, **NO_ACTION}
 
 
-@dataclass
 class ProjectPlan:
-    """A discovered project: its functions, or the one-line reason it cannot be planned."""
+    """A discovered project: its functions, or the one-line reason it cannot be planned. (A plain
+    class: a dataclass would cost every doit run about 1 ms to define.)"""
 
-    folder: Path
-    name: str
-    project: Project | None = None
-    functions: list[str] = field(default_factory=list)
-    error: str | None = None
+    __slots__ = ("folder", "name", "project", "functions", "inputs", "error")
+
+    def __init__(self, folder: Path, name: str, project: Project | None = None, functions: list[str] | None = None,
+                 inputs: list[str] | None = None, error: str | None = None) -> None:
+        self.folder, self.name, self.project, self.error = folder, name, project, error
+        self.functions: list[str] = functions if functions is not None else []
+        self.inputs: list[str] = inputs if inputs is not None else []  # discovery.input_paths: compile's file_dep
+
+    def __repr__(self) -> str:
+        return f"ProjectPlan(name={self.name!r}, functions={self.functions!r}, error={self.error!r})"
 
 
 def discover(projects_root: Path) -> list[Path]:
@@ -85,7 +89,7 @@ def plan(folders: list[Path], build_root: Path | None = None, fingerprint: str |
     modules, project.toml and hclbuild's sources are unchanged (hclbuild.project.discovery), so a
     no-op `doit` imports neither numpy nor the DSL; else each kernel is loaded and traced.
     """
-    from hclbuild.project.discovery import planned_project
+    from hclbuild.project.discovery import input_paths, planned_project
 
     fingerprint = fingerprint or source_fingerprint()
     plans = []
@@ -97,8 +101,9 @@ def plan(folders: list[Path], build_root: Path | None = None, fingerprint: str |
 
                 entry.project = load_project(folder)
                 entry.functions = design_functions(kernel_schedule(entry.project), entry.project.name)
+                entry.inputs = input_paths(folder)
             else:
-                entry.project, entry.functions = planned_project(folder, Path(build_root), fingerprint)
+                entry.project, entry.functions, entry.inputs = planned_project(folder, Path(build_root), fingerprint)
             entry.name = entry.project.name
         except HCLError as exc:
             entry.error = str(exc).splitlines()[0]
@@ -352,13 +357,6 @@ def _hardware_unchanged(layout: BuildLayout, functions: list[str]) -> Callable[[
     return check
 
 
-def _project_inputs(project: Project) -> list[str]:
-    """Files of the project folder a compile depends on: kernel.py, project.toml, sibling modules."""
-    from hclbuild.project.discovery import project_inputs
-
-    return [str(path) for path in project_inputs(project)]
-
-
 def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, vitis: bool) -> Iterator[dict]:
     """Every task of one project; fingerprint_file (write_fingerprint's) is a dependency of each."""
     name = entry.name
@@ -377,7 +375,9 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
     fingerprint_dep = [fingerprint_file]
     functions = entry.functions
     top = functions[0]
-    inputs = _project_inputs(project)
+    inputs = entry.inputs  # kernel.py, its sibling modules, project.toml
+    # every path as a string joined without pathlib: this runs for every task of every doit run
+    paths = layout.project_task_files()
     task_files = {f: layout.task_files(f, is_top=f == top) for f in functions}
     ir_files = [task_files[f].mlir for f in functions]
     yield {
@@ -385,10 +385,10 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
         "doc": f"{name}: kernel.py -> ir/*.mlir (one per function)",
         "actions": [_run(_compile, project, layout, attempt=("compile", None, inputs))],
         "file_dep": inputs + fingerprint_dep,
-        "targets": ir_files + [str(layout.ir_manifest)],
-        "clean": [_remove(layout.ir_dir, layout.status_dir)],
+        "targets": ir_files + [paths.ir_manifest],
+        "clean": [_remove(paths.ir_dir, paths.status_dir)],
     }
-    reference_deps = [str(layout.top_mlir), str(layout.ir_manifest)] + inputs
+    reference_deps = [paths.top_mlir, paths.ir_manifest] + inputs
     # the reference lowers ir/top.mlir to llvm/, writes golden/<func>/ and links hls/<func>/data/ to
     # it (the data manifest is the last of task_files' hls); emit needs neither, so it runs beside
     yield {
@@ -396,14 +396,14 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
         "doc": f"{name}: ir/top.mlir -> llvm/top.ll, run -> golden vectors per function, hls/<func>/data/",
         "actions": [_run(_reference, project, layout, attempt=("reference", None, reference_deps))],
         "file_dep": reference_deps + fingerprint_dep,
-        "targets": [str(layout.top_ll), str(layout.llvm_manifest)]
+        "targets": [paths.top_ll, paths.llvm_manifest]
                    + [task_files[f].golden_manifest for f in functions]
                    + [task_files[f].hls[-1] for f in functions],
-        "clean": [_remove(layout.llvm_dir, *(task_files[f].golden_dir for f in functions),
-                          *(str(layout.hls_data_dir(f)) for f in functions))],
+        "clean": [_remove(paths.llvm_dir, *(task_files[f].golden_dir for f in functions),
+                          *(task_files[f].data_dir for f in functions))],
     }
     csim_results = []
-    toml = [str(project.toml_path)] if project.toml_path.is_file() else []
+    toml = [path for path in inputs if os.path.basename(path) == PROJECT_FILE]  # input_paths' last, if any
     gate = functions[1] if len(functions) > 1 else top  # a small emit (the top's holds every function)
     for func in functions:
         files = task_files[func].hls
@@ -444,8 +444,8 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
         # csynth tasks) they had `hclbuild report` synthesize every function, hours each, in parallel
         "file_dep": csim_results + fingerprint_dep,
         "uptodate": [_hardware_unchanged(layout, functions)],
-        "targets": [str(layout.report_summary), str(layout.report_markdown)],
-        "clean": [_remove(layout.reports_dir)],
+        "targets": [paths.report_summary, paths.report_markdown],
+        "clean": [_remove(paths.reports_dir)],
     }
 
 
@@ -466,7 +466,6 @@ def tasks_for(folders: list[Path], build_root: Path) -> Iterator[dict]:
     """Every task of the given project folders, plus the group descriptions (the Vitis ones where a
     tool is found, or where a Dask scheduler is configured: its workers may have one)."""
     from hclbuild.runtime import dask_requested
-
     vitis = _vitis_found() or dask_requested()
     _BUILD_ROOTS.add(Path(build_root))
     fingerprint = source_fingerprint(Path(build_root) / SOURCES_STAMP)
