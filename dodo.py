@@ -6,7 +6,7 @@ against the LLVM reference; `doit list` shows the tasks. Loading this file impor
 
 from pathlib import Path
 
-from hclbuild.tasks import all_tasks, doit_config
+from hclbuild.tasks import all_tasks, doit_config, doit_creator
 
 ROOT = Path(__file__).resolve().parent
 PROJECTS = ROOT / "projects"
@@ -15,6 +15,7 @@ BUILD = ROOT / "build"
 DOIT_CONFIG = doit_config(BUILD)
 
 
+@doit_creator
 def task_hclbuild():
     """All tasks of all projects (see `doit list`)."""
     yield from all_tasks(PROJECTS, BUILD)

@@ -64,9 +64,10 @@ def ran_tasks(output: str) -> list[str]:
 
 
 DODO = '''from pathlib import Path
-from hclbuild.tasks import all_tasks, doit_config
+from hclbuild.tasks import all_tasks, doit_config, doit_creator
 ROOT = Path(__file__).resolve().parent
 DOIT_CONFIG = doit_config(ROOT / "build")
+@doit_creator
 def task_hclbuild():
     yield from all_tasks(ROOT / "projects", ROOT / "build")
 '''

@@ -106,8 +106,9 @@ def _build_root(args: argparse.Namespace) -> Path:
 
 
 def _loader_namespace(projects: list[Path], build_root: Path) -> dict[str, Any]:
-    from hclbuild.tasks import doit_config, tasks_for
+    from hclbuild.tasks import doit_config, doit_creator, tasks_for
 
+    @doit_creator
     def task_hclbuild():  # noqa: ANN202 - doit's protocol
         """All tasks of the given projects."""
         yield from tasks_for(projects, build_root)
