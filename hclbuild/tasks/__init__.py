@@ -466,7 +466,7 @@ def tasks_for(folders: list[Path], build_root: Path) -> Iterator[dict]:
     """Every task of the given project folders, plus the group descriptions (the Vitis ones where a
     tool is found, or where a Dask scheduler is configured: its workers may have one)."""
     from hclbuild.runtime import dask_requested
-    from hclbuild.tasks.doit_state import prefetch_task_states
+    from hclbuild.doit_state import prefetch_task_states
 
     prefetch_task_states()  # under doit: its saved states in one query, not one per task checked
     vitis = _vitis_found() or dask_requested()
