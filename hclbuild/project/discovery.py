@@ -63,11 +63,6 @@ def input_files(folder: Path) -> list[Path]:
     return [Path(path) for path in input_paths(folder)]
 
 
-def project_inputs(project: Project) -> list[Path]:
-    """input_files of a loaded project (the compile task's file_dep)."""
-    return input_files(project.dir)
-
-
 def _stats(files: list[Path] | list[str]) -> list[list[Any]]:
     stats = []
     for path in files:
@@ -150,5 +145,5 @@ def take_planned_schedule(project: Project) -> Any | None:
     return schedule if current == key else None
 
 
-__all__ = ["PLAN_FORMAT", "input_files", "input_paths", "plan_path", "planned_project", "project_inputs", "take_planned_schedule",
+__all__ = ["PLAN_FORMAT", "input_files", "input_paths", "plan_path", "planned_project", "take_planned_schedule",
            "traced_here"]

@@ -1,0 +1,136 @@
+"""The doit process around hclbuild's tasks: DOIT_CONFIG, dodo.py's creator decorator, and how an
+interrupted or terminated doit ends (one line, its workers gone, no empty folders left).
+
+A dodo file imports these through hclbuild.tasks; they run once per doit process, before any task.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from hclbuild.errors import HCLError
+
+_BUILD_ROOTS: set[Path] = set()  # what tasks_for was given in this process: after_interrupt prunes them
+
+
+def after_interrupt() -> None:
+    """After Ctrl-C: wait for doit's worker processes to end, then remove the folders they left empty.
+
+    Under `-n N` doit terminates its workers when the interrupt reaches it, which can cut a task's
+    own clean-up short (the action's KeyboardInterrupt branch), so the parent prunes too."""
+    import sys
+
+    if "multiprocessing" in sys.modules:
+        import multiprocessing
+
+        for child in multiprocessing.active_children():
+            child.join(timeout=10)
+    for root in sorted(_BUILD_ROOTS):
+        for project in (root.iterdir() if root.is_dir() else ()):
+            if project.is_dir():
+                _prune_empty_folders(project)
+
+
+def _interrupt_hook(kind: type, value: BaseException, trace: Any) -> None:
+    """sys.excepthook: Ctrl-C is one line and exit status 130, not a traceback."""
+    import os
+    import sys
+
+    if issubclass(kind, KeyboardInterrupt):
+        # doit's runner has already saved the state of every finished task (its finally: clause)
+        from hclbuild import termination
+
+        after_interrupt()
+        terminated = termination.TERMINATED
+        sys.stderr.write("doit: terminated (SIGTERM)\n" if terminated else "doit: interrupted\n")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(128 + terminated[0] if terminated else 130)
+    sys.__excepthook__(kind, value, trace)
+
+
+def doit_creator(creator: Callable[[], Iterator[dict]]) -> Callable[[], Iterator[dict]]:
+    """Decorate dodo.py's task creator (`@doit_creator` over `def task_hclbuild()`).
+
+    doit orders a dodo file's creators by the line inspect.getsourcelines finds for each. That
+    tokenizes the creator's source, and the first tokenization in a process compiles tokenize's
+    regular expressions: 16 M instructions, about a twentieth of a no-op `doit` over projects/.
+    getsourcelines follows `__wrapped__` and places a module at line 0 without tokenizing it,
+    so a creator that names this module there is found at once. With one creator per dodo
+    file, as ours have, the order is the same.
+    """
+    import sys
+
+    creator.__wrapped__ = sys.modules[__name__]  # type: ignore[attr-defined]
+    return creator
+
+
+def doit_config(build_root: Path) -> dict:
+    """DOIT_CONFIG for a dodo file: `doit` alone runs `build`; state lives in the build folder.
+
+    Loading it also makes an interrupted `doit` end in one line with status 130 (_interrupt_hook):
+    a dodo file is the only code of ours that `doit` runs before the tasks.
+
+    With $HCLBUILD_SCHEDULER (or $HCLBUILD_CLUSTER) set, csim/csynth/cosim run on Dask workers and
+    doit runs threads, one per worker thread of the cluster by default; a scheduler that cannot be
+    reached stops doit here, in one line, before any task starts.
+
+    It also moves everything imported so far (doit, hclbuild's task modules, the standard library)
+    out of the garbage collector's sight (gc.freeze): those objects live as long as the process,
+    and the collections that a no-op `doit` triggers while it makes its 200 tasks went through all
+    of them, 28 M instructions, an eighth of what a no-op adds to `import doit`. Later objects are
+    collected as before; the workers `doit -n` forks also share those pages instead of copying them.
+    """
+    import gc
+    import sys
+
+    gc.freeze()
+    sys.excepthook = _interrupt_hook
+    from hclbuild import termination
+
+    termination.install()  # a `kill` of doit ends it as Ctrl-C does, workers and all
+    Path(build_root).mkdir(parents=True, exist_ok=True)
+    config = {
+        "default_tasks": ["build"],
+        "dep_file": str(Path(build_root) / ".doit.db"),
+        "backend": "sqlite3",
+        "verbosity": 1,
+        # `doit clean` removes what every task made, not only the default (build) tasks
+        "cleanall": True,
+    }
+    config.update(_remote_config())
+    return config
+
+
+def _remote_config() -> dict:
+    import sys
+
+    from hclbuild.runtime import dask_requested
+
+    if not dask_requested():
+        return {}
+    from hclbuild.runtime import remote
+
+    try:
+        session = remote.current()
+    except HCLError as exc:
+        print(f"hclbuild: error: {str(exc).splitlines()[0]}", file=sys.stderr)
+        raise SystemExit(1) from None
+    if session is None:
+        return {}
+    # each Dask-bound task blocks its thread on a future; doit's state and order are unchanged
+    return {"par_type": "thread", "num_process": session.slots()}
+
+
+def _prune_empty_folders(root: Path) -> None:
+    """Remove the folders below root (deepest first) that an interrupted task left empty."""
+    import os
+
+    if not root.is_dir():
+        return
+    for folder, _, _ in sorted(os.walk(root), key=lambda entry: -len(entry[0])):
+        try:
+            os.rmdir(folder)  # only succeeds when empty
+        except OSError:
+            pass
