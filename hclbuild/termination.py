@@ -17,6 +17,10 @@ import sys
 from types import FrameType
 
 TERMINATED: list[int] = []  # the signal that ended this process's build, for its last line
+# the process that installed the handler. doit's -n workers fork with it, and doit ends them with
+# SIGTERM after a Ctrl-C: raising KeyboardInterrupt there, wherever the worker was (its exit
+# handlers, say), printed a traceback beside the build's one line, so a worker dies as before
+_INSTALLED_IN: list[int] = []
 
 
 def install() -> None:
@@ -24,10 +28,15 @@ def install() -> None:
     try:
         signal.signal(signal.SIGTERM, _on_term)
     except ValueError:
-        pass
+        return
+    _INSTALLED_IN[:] = [os.getpid()]
 
 
 def _on_term(signum: int, frame: FrameType | None) -> None:
+    if _INSTALLED_IN != [os.getpid()]:  # a forked worker: SIGTERM's default action, death
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return
     TERMINATED.append(signum)
     if "multiprocessing" in sys.modules:
         import multiprocessing

@@ -235,3 +235,24 @@ def test_sigkill_at_ten_points_then_rerun_equals_a_clean_build(tmp_path: Path) -
         assert code == 0, f"rerun after a kill at {present} files: {out}{err}"
         assert tree(root) == expected, f"after a SIGKILL with {present} of {total} files written"
     assert mid_build >= len(targets) - 2, f"only {mid_build} of {len(targets)} kills came mid-build"
+
+
+def test_a_forked_worker_dies_of_sigterm_without_a_traceback() -> None:
+    # doit ends its -n workers with SIGTERM after a Ctrl-C; the handler they inherited raised
+    # KeyboardInterrupt wherever they were, and one in its exit handlers printed "Process Process-2:"
+    # and a traceback beside the build's one line
+    script = ("import multiprocessing, os, signal, time\n"
+              "from hclbuild import termination\n"
+              "termination.install()\n"
+              "def work():\n"
+              "    time.sleep(60)\n"
+              "worker = multiprocessing.get_context('fork').Process(target=work)\n"
+              "worker.start()\n"
+              "time.sleep(0.5)\n"
+              "worker.terminate()\n"
+              "worker.join(30)\n"
+              "print('EXIT', worker.exitcode, termination.TERMINATED)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [f"EXIT {-signal.SIGTERM} []"]
+    assert done.stderr == ""
