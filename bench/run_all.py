@@ -21,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import REPO, SINGLE_THREAD, load_average, machine  # noqa: E402
+from sections import merge_sections, sections_of  # noqa: E402
 
 os.environ.update(SINGLE_THREAD)  # before numpy is imported (reference section)
 sys.path.insert(0, str(REPO))
@@ -153,17 +154,6 @@ def _section_distributed(work: Path) -> list[str]:
     return distributed_rows(distributed_csim(work / "distributed"))
 
 
-def _sections(lines: list[str]) -> dict[str, list[str]]:
-    """`## title` -> the section's lines (the heading included); the header before the first is left out."""
-    found: dict[str, list[str]] = {}
-    for line in lines:
-        if line.startswith("## "):
-            found[line] = []
-        if found:
-            found[next(reversed(found))].append(line)
-    return found
-
-
 def main(argv: list[str]) -> None:
     chosen = [s for s in argv if s in SECTIONS] or list(SECTIONS)
     unknown = [s for s in argv if s not in SECTIONS]
@@ -180,14 +170,14 @@ def main(argv: list[str]) -> None:
             if section in chosen:
                 body += globals()[f"_section_{section}"](work)
     load_after = load_average()
-    kept: dict[str, list[str]] = {}
+    command = " ".join(["python bench/run_all.py", *argv])
+    sections = sections_of(body)
+    kept: list[str] = []
     if len(chosen) < len(SECTIONS) and (REPO / "BENCHMARKS.md").is_file():
-        rerun = _sections(body)
-        earlier = _sections((REPO / "BENCHMARKS.md").read_text().splitlines())
-        kept = {title: lines for title, lines in earlier.items() if title not in rerun}
+        sections, kept = merge_sections(sections, (REPO / "BENCHMARKS.md").read_text().splitlines())
     header = [
         "# Benchmarks", "",
-        f"Written by `python bench/run_all.py {' '.join(argv)}`".rstrip() + f" on {info['date']}, commit "
+        f"Written by `{command}` on {info['date']}, commit "
         f"{info['commit']}: {info['cpu']}, {info['cores']} cores, {info['memory']}, Python {info['python']}.",
         f"Load average {load_before} (1/5/15 min) at the start and {load_after} at the end (the benchmarks' "
         "own processes count, and on a shared machine other agents' builds and tests too). This VM's "
@@ -196,10 +186,8 @@ def main(argv: list[str]) -> None:
         "(a user's default) and one BLAS thread.", "",
     ]
     if kept:
-        header += ["Kept from an earlier BENCHMARKS.md (not rerun this time): "
-                   + ", ".join(title[3:] for title in kept) + ".", ""]
-    kept_lines = [line for lines in kept.values() for line in lines]
-    (REPO / "BENCHMARKS.md").write_text("\n".join(header + body + kept_lines))
+        header += ["Kept from earlier runs (not rerun this time): " + ", ".join(kept) + ".", ""]
+    (REPO / "BENCHMARKS.md").write_text("\n".join(header + [line for lines in sections.values() for line in lines]))
     print("wrote BENCHMARKS.md")
 
 
