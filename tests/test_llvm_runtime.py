@@ -660,6 +660,32 @@ def test_stream_probes_come_after_the_call_whole_or_one_by_one() -> None:
         top(a)
 
 
+def test_stream_events_past_the_record_limit_fail_the_run_in_one_line(monkeypatch) -> None:
+    from hclbuild.errors import CsimError
+    from hclbuild.runtime.stream_events import recorder_ir
+
+    # a record of 5 events; the call makes 6 (3 writes, 3 reads). The address differs from
+    # STREAM_PROBED's so that this IR is compiled anew, with the small record
+    monkeypatch.setattr(runtime_llvm, "RECORDER_IR", recorder_ir(5))
+    jit, top = compile_top(STREAM_PROBED.replace("1000", "2000"))
+    a = np.zeros(4, np.int32)
+    with jit.probing(lambda *event: None), pytest.raises(CsimError) as raised:
+        top(a)
+    assert str(raised.value) == ("the reference run made more than 5 stream reads and writes (or memory ran out "
+                                 "recording them): a stream is read once per value written")
+    seen: list[tuple[int, ...]] = []
+    with jit.probing(lambda *event: seen.append(event)), pytest.raises(CsimError):
+        top(a)  # the failed call's record is emptied, so this one fails for its own 6 events
+    # exactly at the limit: every event is kept, in order
+    monkeypatch.setattr(runtime_llvm, "RECORDER_IR", recorder_ir(6))
+    jit, top = compile_top(STREAM_PROBED.replace("1000", "3000"))
+    seen = []
+    with jit.probing(lambda *event: seen.append(event)):
+        top(a)
+    assert seen[3:] == [(3, 4, 0, 3000), (3, 5, 0, 3000), (3, 4, 1, 3000), (3, 5, 1, 3000),
+                        (3, 4, 2, 3000), (3, 5, 2, 3000)]
+
+
 def test_read_buffer_of_wide_and_odd_types() -> None:
     array = asarray(np.array([-1, 2**90], dtype=object), "int128")
     copied = read_buffer(array.storage.ctypes.data, array.dtype, (2,))

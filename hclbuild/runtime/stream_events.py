@@ -23,11 +23,15 @@ FORWARD_FUNCTION = "hcl_probe_py"  # the Python trampoline, for every phase that
 MAX_EVENTS = 1 << 26  # 2 GiB of buffer: a run past it stops recording and fails, never exhausts memory
 _FIELDS = 4
 
-RECORDER_IR = f"""
+
+def recorder_ir(max_events: int = MAX_EVENTS) -> str:
+    """The recorder unit's LLVM IR: it holds up to `max_events` stream events, then sets the overflow flag."""
+    return f"""
 @hcl_events = internal global ptr null
 @hcl_events_used = global i64 0
 @hcl_events_capacity = internal global i64 0
 @hcl_events_overflow = global i64 0
+@hcl_events_limit = global i64 {max_events}
 
 declare ptr @realloc(ptr, i64)
 declare void @{FORWARD_FUNCTION}(i64, i64, i64, i64)
@@ -46,11 +50,15 @@ record:
   %full = icmp ugt i64 %needed, %capacity
   br i1 %full, label %grow, label %store
 grow:
+  %at_limit = icmp uge i64 %capacity, {max_events * _FIELDS}
+  br i1 %at_limit, label %overflow, label %size
+size:
   %doubled = shl i64 %capacity, 1
   %small = icmp ult i64 %doubled, 65536
-  %grown = select i1 %small, i64 65536, i64 %doubled
-  %too_many = icmp ugt i64 %grown, {MAX_EVENTS * _FIELDS}
-  br i1 %too_many, label %overflow, label %realloc
+  %wanted = select i1 %small, i64 65536, i64 %doubled
+  %past = icmp ugt i64 %wanted, {max_events * _FIELDS}
+  %grown = select i1 %past, i64 {max_events * _FIELDS}, i64 %wanted
+  br label %realloc
 realloc:
   %old = load ptr, ptr @hcl_events
   %bytes = mul i64 %grown, 8
@@ -85,6 +93,9 @@ define ptr @hcl_events_buffer() {{
 """
 
 
+RECORDER_IR = recorder_ir()
+
+
 class EventRecord:
     """One engine's record of stream probes (its addresses resolved once, when it is compiled).
     The record is one per engine: calls that record into it take turns on `lock`."""
@@ -92,6 +103,7 @@ class EventRecord:
     def __init__(self, engine: Any):
         self._used = ctypes.c_int64.from_address(engine.get_global_value_address("hcl_events_used"))
         self._overflow = ctypes.c_int64.from_address(engine.get_global_value_address("hcl_events_overflow"))
+        self._limit = ctypes.c_int64.from_address(engine.get_global_value_address("hcl_events_limit")).value
         self._buffer = ctypes.CFUNCTYPE(ctypes.c_void_p)(engine.get_function_address("hcl_events_buffer"))
         self.lock = threading.Lock()
 
@@ -100,7 +112,7 @@ class EventRecord:
         order they happened; the record is emptied (its memory kept for the next call)."""
         if self._overflow.value:
             self._used.value, self._overflow.value = 0, 0
-            raise CsimError(f"the reference run made more than {MAX_EVENTS} stream reads and writes (or memory "
+            raise CsimError(f"the reference run made more than {self._limit} stream reads and writes (or memory "
                             "ran out recording them): a stream is read once per value written")
         count = self._used.value
         if count == 0:
@@ -111,4 +123,4 @@ class EventRecord:
         return events
 
 
-__all__ = ["FORWARD_FUNCTION", "MAX_EVENTS", "RECORDER_IR", "EventRecord"]
+__all__ = ["FORWARD_FUNCTION", "MAX_EVENTS", "RECORDER_IR", "EventRecord", "recorder_ir"]
