@@ -60,7 +60,7 @@ def _section_compile(work: Path) -> list[str]:
             "by a constant): from kernel.py to every function's HLS folder written, a fresh build folder "
             "each run, median of 3 rounds over all N. `hclbuild build` runs one task per core (here "
             f"{os.cpu_count()}).", "",
-            *scaling_rows(compile_scaling(work / "compile")), ""]
+            *scaling_rows(*compile_scaling(work / "compile")), ""]
     print("compile: disk vs memory", flush=True)
     return rows + disk_rows(disk_share(work / "compile_disk")) + [""]
 
