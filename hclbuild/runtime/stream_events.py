@@ -26,6 +26,7 @@ _FIELDS = 4
 
 def recorder_ir(max_events: int = MAX_EVENTS) -> str:
     """The recorder unit's LLVM IR: it holds up to `max_events` stream events, then sets the overflow flag."""
+    slots = max_events * _FIELDS  # the buffer's capacity counts i64 fields, four an event
     return f"""
 @hcl_events = internal global ptr null
 @hcl_events_used = global i64 0
@@ -50,14 +51,14 @@ record:
   %full = icmp ugt i64 %needed, %capacity
   br i1 %full, label %grow, label %store
 grow:
-  %at_limit = icmp uge i64 %capacity, {max_events * _FIELDS}
+  %at_limit = icmp uge i64 %capacity, {slots}
   br i1 %at_limit, label %overflow, label %size
 size:
   %doubled = shl i64 %capacity, 1
   %small = icmp ult i64 %doubled, 65536
   %wanted = select i1 %small, i64 65536, i64 %doubled
-  %past = icmp ugt i64 %wanted, {max_events * _FIELDS}
-  %grown = select i1 %past, i64 {max_events * _FIELDS}, i64 %wanted
+  %past = icmp ugt i64 %wanted, {slots}
+  %grown = select i1 %past, i64 {slots}, i64 %wanted
   br label %realloc
 realloc:
   %old = load ptr, ptr @hcl_events
