@@ -39,13 +39,17 @@ def run(args: list[str], cwd: Path, check: bool = True, timeout: float = 7200) -
     """Run a command to completion; wall and CPU time of the child."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run(args, cwd=cwd, env=env(), capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(
+        args, cwd=cwd, env=env(), capture_output=True, text=True, timeout=timeout, check=False
+    )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if check and proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(args)} failed ({proc.returncode}) in {cwd}:\n{proc.stdout[-3000:]}\n"
-                           f"{proc.stderr[-3000:]}")
+        raise RuntimeError(
+            f"{' '.join(args)} failed ({proc.returncode}) in {cwd}:\n{proc.stdout[-3000:]}\n"
+            f"{proc.stderr[-3000:]}"
+        )
     return Timed(wall, cpu, proc.stdout + proc.stderr)
 
 
@@ -63,14 +67,14 @@ def ran_tasks(output: str) -> list[str]:
     return [line[3:].strip() for line in output.splitlines() if line.startswith(".  ")]
 
 
-DODO = '''from pathlib import Path
+DODO = """from pathlib import Path
 from hclbuild.tasks import all_tasks, doit_config, doit_creator
 ROOT = Path(__file__).resolve().parent
 DOIT_CONFIG = doit_config(ROOT / "build")
 @doit_creator
 def task_hclbuild():
     yield from all_tasks(ROOT / "projects", ROOT / "build")
-'''
+"""
 
 
 def make_tree(root: Path, projects: dict[str, str | Path]) -> Path:
@@ -102,17 +106,28 @@ def machine() -> dict[str, str]:
             if line.startswith("model name"):
                 model = line.split(":", 1)[1].strip()
                 break
-        mem_kb = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
-                      if line.startswith("MemTotal"))
+        mem_kb = next(
+            int(line.split()[1])
+            for line in Path("/proc/meminfo").read_text().splitlines()
+            if line.startswith("MemTotal")
+        )
         memory = f"{mem_kb / 1024 / 1024:.0f} GB"
     except (OSError, StopIteration, ValueError):
         memory = "unknown"
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
     return {
-        "cpu": model, "cores": str(os.cpu_count()), "memory": memory,
-        "python": platform.python_version(), "commit": commit + (" (with uncommitted changes)" if dirty else ""),
+        "cpu": model,
+        "cores": str(os.cpu_count()),
+        "memory": memory,
+        "python": platform.python_version(),
+        "commit": commit + (" (with uncommitted changes)" if dirty else ""),
         "date": time.strftime("%Y-%m-%d %H:%M %Z"),
     }

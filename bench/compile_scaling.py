@@ -15,7 +15,7 @@ from pathlib import Path
 
 from common import Timed, median, run
 
-CHAIN_KERNEL = '''
+CHAIN_KERNEL = """
 import numpy as np
 import hclbuild as hcl
 
@@ -53,7 +53,7 @@ def model(A):
     for k in range(STAGES):
         t = t * np.float32(0.5) + t.T + np.float32(k)
     return t + np.float32(1.0)
-'''
+"""
 
 
 def chain_kernel(stages: int) -> str:
@@ -73,7 +73,9 @@ def build_chain(folder: Path, stages: int, build_root: Path, cwd: Path) -> Timed
     """`hclbuild build` of a chain project into a fresh build_root, checked to have written every
     function's HLS folder."""
     shutil.rmtree(build_root, ignore_errors=True)
-    timed = run([sys.executable, "-m", "hclbuild.cli", "build", str(folder), "--build-dir", str(build_root)], cwd)
+    timed = run(
+        [sys.executable, "-m", "hclbuild.cli", "build", str(folder), "--build-dir", str(build_root)], cwd
+    )
     hls = build_root / folder.name / "hls"
     folders = len([p for p in hls.iterdir() if p.is_dir()])
     if folders != stages + 1:
@@ -81,7 +83,9 @@ def build_chain(folder: Path, stages: int, build_root: Path, cwd: Path) -> Timed
     return timed
 
 
-def compile_scaling(work: Path, sizes: tuple[int, ...] = (25, 50, 100, 200), repeat: int = 3) -> tuple[dict, float]:
+def compile_scaling(
+    work: Path, sizes: tuple[int, ...] = (25, 50, 100, 200), repeat: int = 3
+) -> tuple[dict, float]:
     """Median wall and CPU seconds of `hclbuild build` per N (fresh build folder each run), and the
     median seconds of a bare `import doit` timed after each build."""
     work = work.resolve()
@@ -158,9 +162,16 @@ def disk_share(work: Path, stages: int = 200, repeat: int = 3) -> dict | None:
         stats = [path.stat() for path in (memory / "build").rglob("*") if path.is_file()]
         # a golden vector is one file under several names (hard links): count both
         inodes = len({(stat.st_dev, stat.st_ino) for stat in stats})
-        return {"stages": stages, "disk": median(walls["disk"]), "memory": median(walls["memory"]),
-                "files": inodes, "names": len(stats), "disk_file_ms": file_creation_ms(work),
-                "memory_file_ms": file_creation_ms(memory), "link_ms": link_ms(work)}
+        return {
+            "stages": stages,
+            "disk": median(walls["disk"]),
+            "memory": median(walls["memory"]),
+            "files": inodes,
+            "names": len(stats),
+            "disk_file_ms": file_creation_ms(work),
+            "memory_file_ms": file_creation_ms(memory),
+            "link_ms": link_ms(work),
+        }
     finally:
         shutil.rmtree(memory, ignore_errors=True)
 
@@ -169,25 +180,34 @@ def disk_rows(result: dict | None) -> list[str]:
     if result is None:
         return ["No memory file system (/dev/shm) here: the disk's share of a build was not measured."]
     n = result["stages"]
-    return [f"The same {n}-stage build with its build folder on disk and in memory (/dev/shm), side by side: "
-            f"{result['disk']:.2f} s vs {result['memory']:.2f} s ({1e3 * result['disk'] / n:.1f} vs "
-            f"{1e3 * result['memory'] / n:.1f} ms per stage). It writes {result['files']} files "
-            f"({result['files'] / (n + 1):.0f} per function) under {result['names']} names (a golden vector "
-            f"is one file, hard-linked into each folder that holds it); creating a 1 KB file takes "
-            f"{result['disk_file_ms']:.3f} ms on this disk and {result['memory_file_ms']:.3f} ms in memory, "
-            f"a hard link {result['link_ms']:.3f} ms on this disk."]
+    return [
+        f"The same {n}-stage build with its build folder on disk and in memory (/dev/shm), side by side: "
+        f"{result['disk']:.2f} s vs {result['memory']:.2f} s ({1e3 * result['disk'] / n:.1f} vs "
+        f"{1e3 * result['memory'] / n:.1f} ms per stage). It writes {result['files']} files "
+        f"({result['files'] / (n + 1):.0f} per function) under {result['names']} names (a golden vector "
+        f"is one file, hard-linked into each folder that holds it); creating a 1 KB file takes "
+        f"{result['disk_file_ms']:.3f} ms on this disk and {result['memory_file_ms']:.3f} ms in memory, "
+        f"a hard link {result['link_ms']:.3f} ms on this disk."
+    ]
 
 
 def scaling_rows(result: dict, import_doit: float) -> list[str]:
-    rows = ["| stages N | wall (s) | ms per stage (wall) | CPU (s) | ms per stage (CPU) |", "|---|---|---|---|---|"]
+    rows = [
+        "| stages N | wall (s) | ms per stage (wall) | CPU (s) | ms per stage (CPU) |",
+        "|---|---|---|---|---|",
+    ]
     for n, (wall, cpu) in sorted(result.items()):
         rows.append(f"| {n} | {wall:.2f} | {1e3 * wall / n:.1f} | {cpu:.2f} | {1e3 * cpu / n:.1f} |")
     if 100 in result and 200 in result:
         rows.append("")
-        rows.append(f"t(200)/t(100): **{result[200][0] / result[100][0]:.2f}** wall, "
-                    f"{result[200][1] / result[100][1]:.2f} CPU (linear is 2.0; target <= 2.1). "
-                    f"200 stages: **{1e3 * result[200][0] / 200:.1f} ms per stage** wall (target <= 10).")
+        rows.append(
+            f"t(200)/t(100): **{result[200][0] / result[100][0]:.2f}** wall, "
+            f"{result[200][1] / result[100][1]:.2f} CPU (linear is 2.0; target <= 2.1). "
+            f"200 stages: **{1e3 * result[200][0] / 200:.1f} ms per stage** wall (target <= 10)."
+        )
     rows.append("")
-    rows.append(f"The machine's speed in these minutes: a bare `python -c \"import doit\"` took "
-                f"{1e3 * import_doit:.0f} ms (median, one after each build).")
+    rows.append(
+        f'The machine\'s speed in these minutes: a bare `python -c "import doit"` took '
+        f"{1e3 * import_doit:.0f} ms (median, one after each build)."
+    )
     return rows

@@ -19,8 +19,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import load_average, run  # noqa: E402
-from compile_scaling import chain_kernel  # noqa: E402
+from common import load_average, run
+from compile_scaling import chain_kernel
 
 STAGES = 100
 
@@ -33,8 +33,10 @@ def _csim(build: Path, project: Path, *options: str) -> float:
     shutil.rmtree(build / ".pch", ignore_errors=True)
     for out in (build / "chain" / "hls").glob("*/out"):
         shutil.rmtree(out)
-    timed = run([sys.executable, "-m", "hclbuild.cli", "csim", str(project), "--build-dir", str(build), *options],
-                project.parent)
+    timed = run(
+        [sys.executable, "-m", "hclbuild.cli", "csim", str(project), "--build-dir", str(build), *options],
+        project.parent,
+    )
     results = [json.loads(path.read_text()) for path in (build / "chain" / "csim").glob("*.json")]
     if len(results) != STAGES + 1 or not all(result["pass"] for result in results):
         raise RuntimeError(f"csim of the chain: {len(results)} results, expected {STAGES + 1} passing ones")

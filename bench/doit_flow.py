@@ -17,8 +17,12 @@ AP_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](?:ap_\w+|hls_\w+)\.h[>"]', re.M
 def incremental(root: Path, project: str, kernel: Path, changes: dict[str, tuple[str, str]]) -> dict:
     """Full `doit csim` from clean, then each schedule change in turn, each followed by `doit csim`."""
     full = doit(root, "csim")
-    result: dict = {"full": full.wall, "full_cpu": full.cpu, "changes": {},
-                    "functions": len(list((root / "build" / project / "hls").iterdir()))}
+    result: dict = {
+        "full": full.wall,
+        "full_cpu": full.cpu,
+        "changes": {},
+        "functions": len(list((root / "build" / project / "hls").iterdir())),
+    }
     for kind, (old, new) in changes.items():
         text = kernel.read_text()
         if old not in text:
@@ -33,8 +37,12 @@ def chain_incremental(work: Path, stages: int = 100) -> dict:
     """The 100-stage chain: change stage S50's pipeline II, then split its outer loop (its values stay,
     so only it and top rerun)."""
     root = make_tree(work.resolve() / "chain_flow", {"chain": chain_kernel(stages)})
-    result = incremental(root, "chain", root / "projects" / "chain" / "kernel.py",
-                         {"pipeline II": ("II = {}", "II = {50: 2}"), "loop split": ("SPLIT = {}", "SPLIT = {50: 4}")})
+    result = incremental(
+        root,
+        "chain",
+        root / "projects" / "chain" / "kernel.py",
+        {"pipeline II": ("II = {}", "II = {50: 2}"), "loop split": ("SPLIT = {}", "SPLIT = {50: 4}")},
+    )
     # -n 2 over -n 1 on the same clean build
     shutil.rmtree(root / "build")
     result["parallel"] = doit(root, "-n", "2", "csim").wall
@@ -52,11 +60,16 @@ def resnet_incremental(work: Path) -> dict | None:
     root = make_tree(work / "resnet_flow", {"resnet20": copy})
     schedule_loop = "        stage = getattr(resnet20, layer.name)\n"
     changes = {
-        "pipeline II": ("s[stage].pipeline(stage.axis[-1])\n        s.outline(stage)",
-                        "s[stage].pipeline(stage.axis[-1], initiation_interval=2 if layer.name == 's2b2_a' else 1)\n"
-                        "        s.outline(stage)"),
-        "loop split": (schedule_loop, schedule_loop + "        if layer.name == 's2b2_a':\n"
-                                                      "            s[stage].split(stage.axis[0], 4)\n"),
+        "pipeline II": (
+            "s[stage].pipeline(stage.axis[-1])\n        s.outline(stage)",
+            "s[stage].pipeline(stage.axis[-1], initiation_interval=2 if layer.name == 's2b2_a' else 1)\n"
+            "        s.outline(stage)",
+        ),
+        "loop split": (
+            schedule_loop,
+            schedule_loop + "        if layer.name == 's2b2_a':\n"
+            "            s[stage].split(stage.axis[0], 4)\n",
+        ),
     }
     return incremental(root, "resnet20", copy / "kernel.py", changes)
 
@@ -67,7 +80,9 @@ def suite_flow(work: Path, pairs: int = 15) -> dict:
     root = make_tree(work.resolve() / "suite_flow", projects)
     built = doit(root, "--continue", "build", check=False)  # the README's main job, from nothing
     full = doit(root, "--continue", "csim", check=False)
-    failed = [line for line in built.stdout.splitlines() + full.stdout.splitlines() if "failed" in line.lower()][:5]
+    failed = [
+        line for line in built.stdout.splitlines() + full.stdout.splitlines() if "failed" in line.lower()
+    ][:5]
     noop: dict[str, list[float]] = {"import": [], "build": [], "csim": []}
     for _ in range(pairs):  # paired: each no-op next to an `import doit` of the same minute
         noop["import"].append(run([sys.executable, "-c", "import doit"], root).wall)
@@ -80,12 +95,23 @@ def suite_flow(work: Path, pairs: int = 15) -> dict:
         record = json.loads(csim_json.read_text())
         func = csim_json.stem
         hls = csim_json.parent.parent / "hls" / func
-        sources = [p.read_text(errors="replace") for p in (hls / f"{func}.cpp", hls / f"{func}.h") if p.is_file()]
+        sources = [
+            p.read_text(errors="replace") for p in (hls / f"{func}.cpp", hls / f"{func}.h") if p.is_file()
+        ]
         uses_ap = any(AP_INCLUDE.search(text) for text in sources)
-        csim_seconds[uses_ap].append(float(record.get("compile_seconds", 0)) + float(record.get("run_seconds", 0)))
+        csim_seconds[uses_ap].append(
+            float(record.get("compile_seconds", 0)) + float(record.get("run_seconds", 0))
+        )
     return {
-        "projects": len(projects), "build_full": built.wall, "full": full.wall, "failed": failed,
-        "import": median(noop["import"]), "build": median(noop["build"]), "csim": median(noop["csim"]),
-        "ratio_build": median(ratios_build), "ratio_csim": median(ratios_csim),
-        "csim_ap": csim_seconds[True], "csim_plain": csim_seconds[False],
+        "projects": len(projects),
+        "build_full": built.wall,
+        "full": full.wall,
+        "failed": failed,
+        "import": median(noop["import"]),
+        "build": median(noop["build"]),
+        "csim": median(noop["csim"]),
+        "ratio_build": median(ratios_build),
+        "ratio_csim": median(ratios_csim),
+        "csim_ap": csim_seconds[True],
+        "csim_plain": csim_seconds[False],
     }

@@ -17,10 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
+from hypothesis import HealthCheck, Phase, given, seed, settings
 
-from tests.fuzz.differential import run_program  # noqa: E402
-from tests.fuzz.stages import programs  # noqa: E402
+from tests.fuzz.differential import run_program
+from tests.fuzz.stages import programs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,8 +29,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="hypothesis seed (default 0)")
     parser.add_argument("--max-stages", type=int, default=4)
     parser.add_argument("--no-csim", action="store_true", help="numpy vs hcl.build only (fast)")
-    parser.add_argument("--save", type=Path, default=Path("/tmp/hclbuild-fuzz"),
-                        help="folder for the programs that did not agree")
+    parser.add_argument(
+        "--save",
+        type=Path,
+        default=Path("/tmp/hclbuild-fuzz"),
+        help="folder for the programs that did not agree",
+    )
     args = parser.parse_args(argv)
     args.save.mkdir(parents=True, exist_ok=True)
     counts: collections.Counter[str] = collections.Counter()
@@ -39,8 +43,13 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
 
     @seed(args.seed)
-    @settings(max_examples=args.count, database=None, deadline=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=args.count,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(programs(max_stages=args.max_stages))
     def one(program) -> None:
         nonlocal functions
@@ -59,8 +68,10 @@ def main(argv: list[str] | None = None) -> int:
     one()
     total = sum(counts.values())
     bad = total - counts["agree"]
-    print(f"programs run: {total}; functions simulated: {functions}; disagreements: {bad}; "
-          f"{time.monotonic() - started:.0f} s")
+    print(
+        f"programs run: {total}; functions simulated: {functions}; disagreements: {bad}; "
+        f"{time.monotonic() - started:.0f} s"
+    )
     for kind, number in counts.most_common():
         print(f"  {kind}: {number}")
         for line in examples.get(kind, [])[:5]:

@@ -26,8 +26,16 @@ REPO = Path(__file__).resolve().parents[1]
 
 def scratch_copy(target: Path) -> None:
     """The repository's tracked and new (not ignored) files, copied to target."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO,
-                            capture_output=True, check=True).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=REPO,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for rel in filter(None, listed):
         source = REPO / rel
         if source.is_file():
@@ -41,8 +49,11 @@ def narrow(pyproject: Path, only: list[str], tests: list[str]) -> None:
     if only:
         text = re.sub(r"(?m)^only_mutate = .*$", "only_mutate = " + _toml_list(only), text)
     if tests:
-        text = re.sub(r"(?m)^pytest_add_cli_args_test_selection = .*$",
-                      "pytest_add_cli_args_test_selection = " + _toml_list(tests), text)
+        text = re.sub(
+            r"(?m)^pytest_add_cli_args_test_selection = .*$",
+            "pytest_add_cli_args_test_selection = " + _toml_list(tests),
+            text,
+        )
     pyproject.write_text(text)
 
 
@@ -53,7 +64,9 @@ def _toml_list(items: list[str]) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("--only", action="append", default=[], help="a glob of files to mutate (repeatable)")
-    args.add_argument("--tests", action="append", default=[], help="a test file or folder to run (repeatable)")
+    args.add_argument(
+        "--tests", action="append", default=[], help="a test file or folder to run (repeatable)"
+    )
     args.add_argument("--max-children", type=int, default=2, help="mutants tested at once")
     args.add_argument("--keep", action="store_true", help="keep the scratch folder and print its path")
     options = args.parse_args(argv)
@@ -62,9 +75,12 @@ def main(argv: list[str] | None = None) -> int:
         scratch_copy(scratch)
         narrow(scratch / "pyproject.toml", options.only, options.tests)
         mutmut = [sys.executable, "-m", "mutmut"]
-        subprocess.run([*mutmut, "run", "--max-children", str(options.max_children)], cwd=scratch, check=False)
-        results = subprocess.run([*mutmut, "results", "--all", "true"], cwd=scratch, capture_output=True,
-                                 text=True, check=False)
+        subprocess.run(
+            [*mutmut, "run", "--max-children", str(options.max_children)], cwd=scratch, check=False
+        )
+        results = subprocess.run(
+            [*mutmut, "results", "--all", "true"], cwd=scratch, capture_output=True, text=True, check=False
+        )
         print(results.stdout, end="")
         counts: dict[str, int] = {}
         for line in results.stdout.splitlines():

@@ -59,8 +59,13 @@ def measure(folder: Path, work: Path, repeat: int = 5) -> dict | None:
     compile_s = time.perf_counter() - start
     signature = FunctionSignature.from_json(manifest["signatures"][manifest["top"]])
     n_inputs = len(manifest["inputs"])
-    storages = flow._user_inputs(project.name, project.config, lambda rng: call_optional(project, module, "inputs", rng),
-                                 signature, n_inputs)
+    storages = flow._user_inputs(
+        project.name,
+        project.config,
+        lambda rng: call_optional(project, module, "inputs", rng),
+        signature,
+        n_inputs,
+    )
     if storages is None:
         storages = flow.random_inputs(signature, project.config.seed)
     start = time.perf_counter()
@@ -94,21 +99,35 @@ def measure(folder: Path, work: Path, repeat: int = 5) -> dict | None:
     reference_s = statistics.median(runs)
     user_inputs = [from_storage(s, spec.dtype) for spec, s in zip(signature.args[:n_inputs], storages)]
     numpy_s = _timed(lambda: call_optional(project, module, "model", *user_inputs), repeat)
-    return {"project": project.name, "compile": compile_s, "jit": jit_s, "reference": reference_s, "numpy": numpy_s,
-            "sizes": dict(project.config.sizes), "functions": len(manifest["functions"])}
+    return {
+        "project": project.name,
+        "compile": compile_s,
+        "jit": jit_s,
+        "reference": reference_s,
+        "numpy": numpy_s,
+        "sizes": dict(project.config.sizes),
+        "functions": len(manifest["functions"]),
+    }
 
 
 def reference_rows(results: list[dict], reasons: dict[str, str]) -> list[str]:
-    rows = ["| project | MEDIUM sizes | compile + JIT (s) | LLVM reference (ms) | numpy model (ms) | LLVM / numpy |",
-            "|---|---|---|---|---|---|"]
+    rows = [
+        "| project | MEDIUM sizes | compile + JIT (s) | LLVM reference (ms) | numpy model (ms) | LLVM / numpy |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in results:
         sizes = ", ".join(f"{k}={v}" for k, v in r["sizes"].items())
         ratio = r["reference"] / r["numpy"]
-        rows.append(f"| {r['project']} | {sizes} | {r['compile'] + r['jit']:.2f} | {1e3 * r['reference']:.2f} | "
-                    f"{1e3 * r['numpy']:.2f} | {ratio:.2f} |")
+        rows.append(
+            f"| {r['project']} | {sizes} | {r['compile'] + r['jit']:.2f} | {1e3 * r['reference']:.2f} | "
+            f"{1e3 * r['numpy']:.2f} | {ratio:.2f} |"
+        )
     if results:
         geomean = math.exp(sum(math.log(r["reference"] / r["numpy"]) for r in results) / len(results))
-        rows += ["", f"Geometric mean of LLVM / numpy over {len(results)} kernels: **{geomean:.2f}** (target <= 1.5)."]
+        rows += [
+            "",
+            f"Geometric mean of LLVM / numpy over {len(results)} kernels: **{geomean:.2f}** (target <= 1.5).",
+        ]
         slower = [r for r in results if r["reference"] > r["numpy"]]
         if slower:
             rows += ["", "Slower than numpy:"]

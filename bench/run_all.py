@@ -20,8 +20,8 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import REPO, SINGLE_THREAD, load_average, machine  # noqa: E402
-from sections import merge_sections, sections_of  # noqa: E402
+from common import REPO, SINGLE_THREAD, load_average, machine
+from sections import merge_sections, sections_of
 
 os.environ.update(SINGLE_THREAD)  # before numpy is imported (reference section)
 sys.path.insert(0, str(REPO))
@@ -31,23 +31,23 @@ SECTIONS = ("compile", "incremental", "noop", "reference", "distributed")
 # why a kernel's reference is slower than numpy: filled in from reading the kernels and their IR
 SLOWER_BECAUSE = {
     "gemm": "numpy's A @ B is OpenBLAS (blocked, packed, FMA); the reference runs the schedule's "
-            "i-k-j loops, which LLVM vectorises but does not block for the cache",
+    "i-k-j loops, which LLVM vectorises but does not block for the cache",
     "two_mm": "two matrix products: numpy calls BLAS, the reference runs the scheduled loops",
     "two_mm_range": "as two_mm",
     "three_mm": "three matrix products: numpy calls BLAS",
     "syrk": "numpy's A @ A.T is BLAS; the reference's reduction loop is innermost (a serial "
-            "float chain LLVM may not reorder)",
+    "float chain LLVM may not reorder)",
     "atax": "numpy's two matrix-vector products are BLAS gemv",
     "bicg": "numpy's two matrix-vector products are BLAS gemv",
     "mvt": "numpy's two matrix-vector products are BLAS gemv",
     "gesummv": "numpy's two matrix-vector products are BLAS gemv",
     "stream_pipeline": "every write and read of its two 720x1280 streams (about 3.7 M) is recorded for the FIFO-order "
-                       "check and the sequence the testbench replays: four stores in native code each, then numpy "
-                       "(it was one Python call each, 150x numpy)",
+    "check and the sequence the testbench replays: four stores in native code each, then numpy "
+    "(it was one Python call each, 150x numpy)",
     "conv_relu": "numpy adds 9 shifted whole-image slices (vectorised); the reference runs the 3x3 window "
-                 "per pixel with its bounds checks",
+    "per pixel with its bounds checks",
     "resnet_block": "numpy's einsum contracts the channels with BLAS-like kernels; the reference runs the "
-                    "scheduled loop nest",
+    "scheduled loop nest",
 }
 
 
@@ -55,12 +55,17 @@ def _section_compile(work: Path) -> list[str]:
     from compile_scaling import compile_scaling, disk_rows, disk_share, scaling_rows
 
     print("compile scaling", flush=True)
-    rows = ["## Compile scaling", "",
-            "`hclbuild build` of a chain of N outlined stages (16x16 float, each pipelined, each differing "
-            "by a constant): from kernel.py to every function's HLS folder written, a fresh build folder "
-            "each run, median of 3 rounds over all N. `hclbuild build` runs one task per core (here "
-            f"{os.cpu_count()}).", "",
-            *scaling_rows(*compile_scaling(work / "compile")), ""]
+    rows = [
+        "## Compile scaling",
+        "",
+        "`hclbuild build` of a chain of N outlined stages (16x16 float, each pipelined, each differing "
+        "by a constant): from kernel.py to every function's HLS folder written, a fresh build folder "
+        "each run, median of 3 rounds over all N. `hclbuild build` runs one task per core (here "
+        f"{os.cpu_count()}).",
+        "",
+        *scaling_rows(*compile_scaling(work / "compile")),
+        "",
+    ]
     print("compile: disk vs memory", flush=True)
     return rows + disk_rows(disk_share(work / "compile_disk")) + [""]
 
@@ -70,20 +75,26 @@ def _section_incremental(work: Path) -> list[str]:
 
     print("incremental: chain", flush=True)
     chain = chain_incremental(work / "incremental")
-    rows = ["## Incremental and parallel csim", "",
-            "Full `doit csim` from a clean build folder; then one stage's pipeline II changed and `doit csim` "
-            "again; then that stage's outer loop split as well and `doit csim` again. Neither change moves a "
-            "value, so the golden data stay. The II is a `#pragma HLS` line, which g++ ignores: csim compiles "
-            "nothing and takes the earlier passing run of the same executable on the same data "
-            "(`\"run_reused\": true`). The split changes the C++ that g++ compiles: the stage's and the top's "
-            "csim compile and run again.", "",
-            "| design | functions | change | full csim (s) | after the change (s) | incremental / full | tasks rerun |",
-            "|---|---|---|---|---|---|---|"]
+    rows = [
+        "## Incremental and parallel csim",
+        "",
+        "Full `doit csim` from a clean build folder; then one stage's pipeline II changed and `doit csim` "
+        "again; then that stage's outer loop split as well and `doit csim` again. Neither change moves a "
+        "value, so the golden data stay. The II is a `#pragma HLS` line, which g++ ignores: csim compiles "
+        "nothing and takes the earlier passing run of the same executable on the same data "
+        "(`\"run_reused\": true`). The split changes the C++ that g++ compiles: the stage's and the top's "
+        "csim compile and run again.",
+        "",
+        "| design | functions | change | full csim (s) | after the change (s) | incremental / full | tasks rerun |",
+        "|---|---|---|---|---|---|---|",
+    ]
 
     def change_rows(name: str, result: dict) -> list[str]:
-        return [f"| {name} | {result['functions']} | {kind} | {result['full']:.1f} | {changed['wall']:.1f} | "
-                f"**{changed['wall'] / result['full']:.3f}** | {', '.join(changed['ran'])} |"
-                for kind, changed in result["changes"].items()]
+        return [
+            f"| {name} | {result['functions']} | {kind} | {result['full']:.1f} | {changed['wall']:.1f} | "
+            f"**{changed['wall'] / result['full']:.3f}** | {', '.join(changed['ran'])} |"
+            for kind, changed in result["changes"].items()
+        ]
 
     rows += change_rows("100-stage chain", chain)
     print("incremental: resnet20", flush=True)
@@ -92,8 +103,12 @@ def _section_incremental(work: Path) -> list[str]:
         rows += change_rows("resnet20", resnet)
     else:
         rows.append("| resnet20 | - | - | - | - | not measured: projects/resnet20 does not exist yet | |")
-    rows += ["", f"`doit -n 2 csim` over `doit -n 1 csim`, clean, 100-stage chain: **{chain['parallel'] / chain['full']:.2f}** "
-             f"({chain['parallel']:.1f} s vs {chain['full']:.1f} s; the machine has {os.cpu_count()} cores).", ""]
+    rows += [
+        "",
+        f"`doit -n 2 csim` over `doit -n 1 csim`, clean, 100-stage chain: **{chain['parallel'] / chain['full']:.2f}** "
+        f"({chain['parallel']:.1f} s vs {chain['full']:.1f} s; the machine has {os.cpu_count()} cores).",
+        "",
+    ]
     return rows
 
 
@@ -102,24 +117,39 @@ def _section_noop(work: Path) -> list[str]:
 
     print("no-op and csim over the suite", flush=True)
     s = suite_flow(work / "noop")
-    rows = ["## No-op runs and csim over every project", "",
-            f"All {s['projects']} projects of projects/: `doit build` from an empty build folder took "
-            f"{s['build_full']:.1f} s, then `doit csim` {s['full']:.0f} s. Then 15 paired "
-            "runs: a bare `python -c \"import doit\"` next to each no-op; medians of the per-pair ratios.", "",
-            "| run | median (ms) | vs `import doit` |", "|---|---|---|",
-            f"| `python -c \"import doit\"` | {1e3 * s['import']:.0f} | 1.00 |",
-            f"| no-op `doit build` | {1e3 * s['build']:.0f} | **{s['ratio_build']:.2f}** |",
-            f"| no-op `doit csim` | {1e3 * s['csim']:.0f} | **{s['ratio_csim']:.2f}** |", ""]
+    rows = [
+        "## No-op runs and csim over every project",
+        "",
+        f"All {s['projects']} projects of projects/: `doit build` from an empty build folder took "
+        f"{s['build_full']:.1f} s, then `doit csim` {s['full']:.0f} s. Then 15 paired "
+        'runs: a bare `python -c "import doit"` next to each no-op; medians of the per-pair ratios.',
+        "",
+        "| run | median (ms) | vs `import doit` |",
+        "|---|---|---|",
+        f'| `python -c "import doit"` | {1e3 * s["import"]:.0f} | 1.00 |',
+        f"| no-op `doit build` | {1e3 * s['build']:.0f} | **{s['ratio_build']:.2f}** |",
+        f"| no-op `doit csim` | {1e3 * s['csim']:.0f} | **{s['ratio_csim']:.2f}** |",
+        "",
+    ]
     if s["failed"]:
-        rows += ["Tasks that failed in that build or csim (so they rerun in every 'no-op' csim):", "",
-                 *[f"- `{line.strip()}`" for line in s["failed"]], ""]
+        rows += [
+            "Tasks that failed in that build or csim (so they rerun in every 'no-op' csim):",
+            "",
+            *[f"- `{line.strip()}`" for line in s["failed"]],
+            "",
+        ]
     ap, plain = s["csim_ap"], s["csim_plain"]
     if ap and plain:
         mean_ap, mean_plain = sum(ap) / len(ap), sum(plain) / len(plain)
-        rows += ["csim seconds per function (g++ compile + run of the testbench), from that csim:", "",
-                 "| functions | count | mean seconds | vs plain C types |", "|---|---|---|---|",
-                 f"| plain C types only | {len(plain)} | {mean_plain:.2f} | 1.00 |",
-                 f"| with ap_types headers | {len(ap)} | {mean_ap:.2f} | **{mean_ap / mean_plain:.2f}** |", ""]
+        rows += [
+            "csim seconds per function (g++ compile + run of the testbench), from that csim:",
+            "",
+            "| functions | count | mean seconds | vs plain C types |",
+            "|---|---|---|---|",
+            f"| plain C types only | {len(plain)} | {mean_plain:.2f} | 1.00 |",
+            f"| with ap_types headers | {len(ap)} | {mean_ap:.2f} | **{mean_ap / mean_plain:.2f}** |",
+            "",
+        ]
     return rows
 
 
@@ -133,14 +163,22 @@ def _section_reference(work: Path) -> list[str]:
             result = measure(folder, work / "reference")
             if result is not None:
                 results.append(result)
-                print(f"  {result['project']}: {1e3 * result['reference']:.2f} ms vs numpy "
-                      f"{1e3 * result['numpy']:.2f} ms", flush=True)
-    return ["## LLVM reference vs numpy at MEDIUM sizes", "",
-            "Every project with a `[sizes.MEDIUM]` table and a numpy model. The reference is the build's own: "
-            "instrumented and bounds-checked llvm/top.ll, compiled one function at a time (functions doing "
-            "little work unoptimised, the others at O3), called with probes recording the first call of each "
-            "function. numpy runs with one BLAS thread, like the reference (both medians of up to 5 runs).", "",
-            *reference_rows(results, SLOWER_BECAUSE), ""]
+                print(
+                    f"  {result['project']}: {1e3 * result['reference']:.2f} ms vs numpy "
+                    f"{1e3 * result['numpy']:.2f} ms",
+                    flush=True,
+                )
+    return [
+        "## LLVM reference vs numpy at MEDIUM sizes",
+        "",
+        "Every project with a `[sizes.MEDIUM]` table and a numpy model. The reference is the build's own: "
+        "instrumented and bounds-checked llvm/top.ll, compiled one function at a time (functions doing "
+        "little work unoptimised, the others at O3), called with probes recording the first call of each "
+        "function. numpy runs with one BLAS thread, like the reference (both medians of up to 5 runs).",
+        "",
+        *reference_rows(results, SLOWER_BECAUSE),
+        "",
+    ]
 
 
 def _section_distributed(work: Path) -> list[str]:
@@ -148,8 +186,12 @@ def _section_distributed(work: Path) -> list[str]:
         import distributed  # noqa: F401
         from distributed_csim import distributed_csim, distributed_rows
     except ImportError:
-        return ["## csim on Dask workers", "", "Not measured: Dask's distributed is not installed "
-                "(`pip install -e '.[distributed]'`).", ""]
+        return [
+            "## csim on Dask workers",
+            "",
+            "Not measured: Dask's distributed is not installed (`pip install -e '.[distributed]'`).",
+            "",
+        ]
     print("csim on Dask workers", flush=True)
     return distributed_rows(distributed_csim(work / "distributed"))
 
@@ -176,18 +218,22 @@ def main(argv: list[str]) -> None:
     if len(chosen) < len(SECTIONS) and (REPO / "BENCHMARKS.md").is_file():
         sections, kept = merge_sections(sections, (REPO / "BENCHMARKS.md").read_text().splitlines())
     header = [
-        "# Benchmarks", "",
+        "# Benchmarks",
+        "",
         f"Written by `{command}` on {info['date']}, commit "
         f"{info['commit']}: {info['cpu']}, {info['cores']} cores, {info['memory']}, Python {info['python']}.",
         f"Load average {load_before} (1/5/15 min) at the start and {load_after} at the end (the benchmarks' "
         "own processes count, and on a shared machine other agents' builds and tests too). This VM's "
         "speed, its disk's above all, swings from one minute to the next, so seconds are noisy; each "
         "ratio is measured side by side in this one run. Subprocesses run with bytecode caching on "
-        "(a user's default) and one BLAS thread.", "",
+        "(a user's default) and one BLAS thread.",
+        "",
     ]
     if kept:
         header += ["Kept from earlier runs (not rerun this time): " + ", ".join(kept) + ".", ""]
-    (REPO / "BENCHMARKS.md").write_text("\n".join(header + [line for lines in sections.values() for line in lines]))
+    (REPO / "BENCHMARKS.md").write_text(
+        "\n".join(header + [line for lines in sections.values() for line in lines])
+    )
     print("wrote BENCHMARKS.md")
 
 

@@ -16,7 +16,9 @@ def sections_of(lines: list[str]) -> dict[str, list[str]]:
     return found
 
 
-def merge_sections(rerun: dict[str, list[str]], earlier_lines: list[str]) -> tuple[dict[str, list[str]], list[str]]:
+def merge_sections(
+    rerun: dict[str, list[str]], earlier_lines: list[str]
+) -> tuple[dict[str, list[str]], list[str]]:
     """The sections of the new file and the titles kept from the earlier one.
 
     The earlier file's order stays and a rerun section replaces its old copy in place. A kept
@@ -25,8 +27,11 @@ def merge_sections(rerun: dict[str, list[str]], earlier_lines: list[str]) -> tup
     first such line."""
     written = next((line for line in earlier_lines if line.startswith("Written by ")), "")
     run = re.search(r" on (\S+ \S+ UTC), commit (\w+)", written)
-    provenance = (f"_Kept from the run of {run[1]} at commit {run[2]}, not rerun since._" if run
-                  else "_Kept from an earlier run, not rerun since._")
+    provenance = (
+        f"_Kept from the run of {run[1]} at commit {run[2]}, not rerun since._"
+        if run
+        else "_Kept from an earlier run, not rerun since._"
+    )
     merged: dict[str, list[str]] = {}
     kept: list[str] = []
     for title, lines in sections_of(earlier_lines).items():

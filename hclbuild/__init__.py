@@ -22,8 +22,6 @@ from hclbuild.errors import (
     ToolError,
 )
 
-__version__ = "0.1.0"
-
 # public name -> the module defining it
 _LAZY: dict[str, str] = {
     **dict.fromkeys(("build", "lower"), "hclbuild.api"),
@@ -32,17 +30,57 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("bitcast", "cast_np", "const_tensor", "copy", "pack", "unpack"), "hclbuild.dsl.dataops"),
     "print_": "hclbuild.dsl.printing",
     "def_": "hclbuild.dsl.functions",
-    **dict.fromkeys(("break_", "elif_", "else_", "for_", "if_", "return_", "while_"), "hclbuild.dsl.imperative"),
     **dict.fromkeys(
-        ("abs", "and_", "cast", "compute", "cos", "exp", "log", "log2", "log10", "max", "min", "mutate", "not_",
-         "or_", "placeholder", "power", "reduce_axis", "reducer", "scalar", "select", "sin", "sqrt", "sum", "tan",
-         "tanh", "update"),
+        ("break_", "elif_", "else_", "for_", "if_", "return_", "while_"), "hclbuild.dsl.imperative"
+    ),
+    **dict.fromkeys(
+        (
+            "abs",
+            "and_",
+            "cast",
+            "compute",
+            "cos",
+            "exp",
+            "log",
+            "log2",
+            "log10",
+            "max",
+            "min",
+            "mutate",
+            "not_",
+            "or_",
+            "placeholder",
+            "power",
+            "reduce_axis",
+            "reducer",
+            "scalar",
+            "select",
+            "sin",
+            "sqrt",
+            "sum",
+            "tan",
+            "tanh",
+            "update",
+        ),
         "hclbuild.dsl.operations",
     ),
-    **dict.fromkeys(("Fixed", "Float", "Index", "Int", "Struct", "UFixed", "UInt", "get_bitwidth",
-                     "get_fractional_bitwidth"), "hclbuild.dsl.types"),
-    **dict.fromkeys(("Partition", "Schedule", "Stage", "StageFunction", "create_schedule"),
-                    "hclbuild.schedule.schedule"),
+    **dict.fromkeys(
+        (
+            "Fixed",
+            "Float",
+            "Index",
+            "Int",
+            "Struct",
+            "UFixed",
+            "UInt",
+            "get_bitwidth",
+            "get_fractional_bitwidth",
+        ),
+        "hclbuild.dsl.types",
+    ),
+    **dict.fromkeys(
+        ("Partition", "Schedule", "Stage", "StageFunction", "create_schedule"), "hclbuild.schedule.schedule"
+    ),
     "Platform": "hclbuild.platform",
     **dict.fromkeys(("Scheme", "create_schedule_from_scheme", "create_scheme"), "hclbuild.schedule.scheme"),
     "get_affine_loop_nests": "hclbuild.compiler.loop_nests",
@@ -55,7 +93,7 @@ _ALIASES = {"customize": "create_schedule", "local": "scalar", "print": "print_"
 # HeteroCL names hclbuild does not have: what to write instead, so a tutorial's kernel fails in words
 _MISSING = {
     "IO": "hcl.IO (HeteroCL's data-movement modes) is not implemented; between stages "
-          "s.to(tensor, s[stage], depth=N) makes an hls::stream without a mode",
+    "s.to(tensor, s[stage], depth=N) makes an hls::stream without a mode",
     "assert_": "hcl.assert_ is not implemented; check the result in the project's model() instead",
 }
 
@@ -64,7 +102,20 @@ class _MissingName(HCLNotImplementedError, AttributeError):
     """A HeteroCL name hclbuild does not implement (an AttributeError too, so hasattr() stays False)."""
 
 
+def package_version() -> str:
+    """The installed distribution's version: pyproject.toml is its one source."""
+    # importlib.metadata costs ~10 ms to import, so only a caller that asks for the version pays it
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("hclbuild")
+    except PackageNotFoundError:  # a source tree on sys.path that was never pip-installed
+        return "0+unknown"
+
+
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        return package_version()
     target = _ALIASES.get(name, name)
     module = _LAZY.get(target)
     if module is None:
@@ -84,17 +135,84 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "APIError", "Array", "BoundsError", "CompileError", "ConfigError", "DTypeError", "Fixed", "Float", "HCLError",
-    "HCLNotImplementedError", "Int", "MLIRLimitationError", "Partition", "Schedule", "Stage",
-    "StageFunction", "ToolError", "UFixed", "UInt", "abs", "and_", "asarray", "bitcast", "break_", "build",
-    "cast", "cast_np", "const_tensor", "copy",
-    "compute", "cos", "create_schedule", "def_", "elif_", "else_", "exp", "for_", "get_bitwidth",
-    "get_fractional_bitwidth", "if_", "Index", "init", "log",
-    "log10", "log2", "lower", "max", "min", "mutate", "not_", "or_", "pack", "placeholder", "power", "print",
-    "reduce_axis", "reducer", "return_", "scalar", "select", "sin", "sqrt", "Struct", "sum", "tan", "tanh",
-    "unpack", "update", "while_",
+    "APIError",
+    "Array",
+    "BoundsError",
+    "CompileError",
+    "ConfigError",
+    "DTypeError",
+    "Fixed",
+    "Float",
+    "HCLError",
+    "HCLNotImplementedError",
+    "Index",
+    "Int",
+    "MLIRLimitationError",
+    "Partition",
+    "Schedule",
+    "Stage",
+    "StageFunction",
+    "Struct",
+    "ToolError",
+    "UFixed",
+    "UInt",
+    "abs",
+    "and_",
+    "asarray",
+    "bitcast",
+    "break_",
+    "build",
+    "cast",
+    "cast_np",
+    "compute",
+    "const_tensor",
+    "copy",
+    "cos",
+    "create_schedule",
+    "def_",
+    "elif_",
+    "else_",
+    "exp",
+    "for_",
+    "get_bitwidth",
+    "get_fractional_bitwidth",
+    "if_",
+    "init",
+    "log",
+    "log2",
+    "log10",
+    "lower",
+    "max",
+    "min",
+    "mutate",
+    "not_",
+    "or_",
+    "pack",
+    "placeholder",
+    "power",
+    "print",
+    "reduce_axis",
+    "reducer",
+    "return_",
+    "scalar",
+    "select",
+    "sin",
+    "sqrt",
+    "sum",
+    "tan",
+    "tanh",
+    "unpack",
+    "update",
+    "while_",
 ]
 __all__ += [
-    "Platform", "Scheme", "create_schedule_from_scheme", "create_scheme", "customize",
-    "get_affine_loop_nests", "local", "operation", "report",
+    "Platform",
+    "Scheme",
+    "create_schedule_from_scheme",
+    "create_scheme",
+    "customize",
+    "get_affine_loop_nests",
+    "local",
+    "operation",
+    "report",
 ]

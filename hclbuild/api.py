@@ -16,8 +16,14 @@ def lower(schedule: Schedule, name: str | None = None, **_: Any) -> Any:
     return compile_schedule(schedule).module
 
 
-def build(schedule: Schedule, target: Any = None, name: str | None = None, checked_division: bool = True,
-          checked_bounds: bool = True, **_: Any) -> Any:
+def build(
+    schedule: Schedule,
+    target: Any = None,
+    name: str | None = None,
+    checked_division: bool = True,
+    checked_bounds: bool = True,
+    **_: Any,
+) -> Any:
     """hcl.build(s, target=None|"llvm"|"vhls"|hcl.Platform): a callable (LLVM JIT), the Vitis HLS
     C++ text, or what the platform's mode asks for (hclbuild/platform.py).
 
@@ -36,8 +42,10 @@ def build(schedule: Schedule, target: Any = None, name: str | None = None, check
     if isinstance(target, Platform):
         return build_for_platform(schedule, target)
     if target in ("ihls", "vhls_csim", "soda", "soda_xhls", "merlinc", "aocl", "sdaccel"):
-        raise HCLNotImplementedError(f"build: target {target!r} (HeteroCL's) is not generated here; use "
-                                     "'vhls', or an hcl.Platform in mode 'csim' for a g++-simulated project")
+        raise HCLNotImplementedError(
+            f"build: target {target!r} (HeteroCL's) is not generated here; use "
+            "'vhls', or an hcl.Platform in mode 'csim' for a g++-simulated project"
+        )
     if target not in (None, "llvm", "vhls"):
         raise APIError(f"build: unknown target {target!r} (use None, 'llvm', 'vhls' or an hcl.Platform)")
     design = compile_schedule(schedule)
@@ -90,8 +98,8 @@ def _unlisted_outputs(schedule: Schedule) -> list[str]:
 def _check_probe(divisions: list[Any], bounds: list[Any]) -> Any:
     """The probe handler of a checked build: a division or bounds check that fires raises its error."""
     from hclbuild.compiler.passes.bounds_check import out_of_bounds_message
-    from hclbuild.probes import PHASE_DIVISION, PHASE_OUT_OF_BOUNDS
     from hclbuild.errors import BoundsError, DivisionError
+    from hclbuild.probes import PHASE_DIVISION, PHASE_OUT_OF_BOUNDS
 
     def probe(check: int, phase: int, kind: int, index: int) -> None:
         # raised once native code returns (runtime.llvm keeps the first until then)
@@ -114,7 +122,9 @@ def _rename_reserved_top(design: Any) -> None:
     name = top.attributes["sym_name"].value
     if name != "main" and not keyword.iskeyword(name):
         return
-    taken = {op.attributes["sym_name"].value for op in design.module.body.operations if "sym_name" in op.attributes}
+    taken = {
+        op.attributes["sym_name"].value for op in design.module.body.operations if "sym_name" in op.attributes
+    }
     new_name = "top" if "top" not in taken else f"{name}_top"
     top.attributes["sym_name"] = ir.StringAttr.get(new_name)
 

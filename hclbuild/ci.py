@@ -47,12 +47,15 @@ def install_commands(root: Path, install: str | None = None) -> list[str]:
         return [upgrade, "python -m pip install -r requirements.txt"]
     if name is not None:
         return [upgrade, "python -m pip install ."]
-    raise ConfigError(f"{root}: no pyproject.toml or requirements.txt says how to install hclbuild; "
-                      "give the commands with --install")
+    raise ConfigError(
+        f"{root}: no pyproject.toml or requirements.txt says how to install hclbuild; "
+        "give the commands with --install"
+    )
 
 
-def pipeline_values(plans: list[Any], runner_label: str, root: Path, install: str | None,
-                    github: bool) -> dict[str, Any]:
+def pipeline_values(
+    plans: list[Any], runner_label: str, root: Path, install: str | None, github: bool
+) -> dict[str, Any]:
     """What both templates print: install lines, project paths, outlined-function and top jobs."""
     if not _LABEL.match(runner_label):
         raise ConfigError(f"runner label {runner_label!r}: use letters, digits, '.', '-' and '_'")
@@ -61,33 +64,58 @@ def pipeline_values(plans: list[Any], runner_label: str, root: Path, install: st
     for path in paths.values():
         if not _PATH.match(Path(path).as_posix()):
             # the jobs' shell lines, the YAML and GitHub's ${{ matrix.path }} carry it unquoted
-            raise ConfigError(f"{path}: the pipeline names project folders in shell commands as they are; use "
-                              "folder names of letters, digits, '.', '-' and '_'")
+            raise ConfigError(
+                f"{path}: the pipeline names project folders in shell commands as they are; use "
+                "folder names of letters, digits, '.', '-' and '_'"
+            )
     # the artifacts are the build folder the jobs' `hclbuild csim|csynth <project>` commands use
     builds = sorted({default_build_root(Path(p.folder).resolve()) for p in plans})
     if len(builds) > 1:
-        raise ConfigError(f"the projects build in different folders ({', '.join(map(str, builds))}), which one "
-                          "`hclbuild csim` of them all refuses: keep the projects in one folder")
+        raise ConfigError(
+            f"the projects build in different folders ({', '.join(map(str, builds))}), which one "
+            "`hclbuild csim` of them all refuses: keep the projects in one folder"
+        )
     build = os.path.relpath(builds[0], root.resolve()) if builds else "build"
     if build == ".." or build.startswith(".." + os.sep):
-        raise ConfigError(f"{builds[0]}: the projects' build folder is outside {root}, where the pipeline runs")
+        raise ConfigError(
+            f"{builds[0]}: the projects' build folder is outside {root}, where the pipeline runs"
+        )
     jobs = [{"project": p.name, "path": paths[p.name], "function": f} for p in plans for f in p.functions[1:]]
-    tops = [{"project": p.name, "path": paths[p.name], "function": p.functions[0]} for p in plans if p.functions]
-    groups = [{"project": p.name, "path": paths[p.name], "functions": p.functions[1:]} for p in plans
-              if len(p.functions) > 1]
+    tops = [
+        {"project": p.name, "path": paths[p.name], "function": p.functions[0]} for p in plans if p.functions
+    ]
+    groups = [
+        {"project": p.name, "path": paths[p.name], "functions": p.functions[1:]}
+        for p in plans
+        if len(p.functions) > 1
+    ]
     # a blackbox top needs its functions' RTL: it waits for their jobs; a project with no outlined
     # function synthesizes its top whole whatever top_assembly says (as its csynth task does)
-    assembled = {p.name for p in plans if p.project is not None and len(p.functions) > 1
-                 and p.project.config.top_assembly == "blackbox"}
+    assembled = {
+        p.name
+        for p in plans
+        if p.project is not None and len(p.functions) > 1 and p.project.config.top_assembly == "blackbox"
+    }
     top_jobs = []
     whole = [top for top in tops if top["project"] not in assembled]
     if whole:
-        top_jobs.append({"name": "csynth-top" if github else "top", "assemble": False, "tops": whole,
-                         "doc": "each top, synthesized whole"})
+        top_jobs.append(
+            {
+                "name": "csynth-top" if github else "top",
+                "assemble": False,
+                "tops": whole,
+                "doc": "each top, synthesized whole",
+            }
+        )
     if assembled:
-        top_jobs.append({"name": "assemble-top", "assemble": True,
-                         "tops": [top for top in tops if top["project"] in assembled],
-                         "doc": "each top_assembly = \"blackbox\" top, from its functions' RTL"})
+        top_jobs.append(
+            {
+                "name": "assemble-top",
+                "assemble": True,
+                "tops": [top for top in tops if top["project"] in assembled],
+                "doc": 'each top_assembly = "blackbox" top, from its functions\' RTL',
+            }
+        )
     return {
         "runner_label": runner_label,
         "build": Path(build).as_posix(),
@@ -102,8 +130,9 @@ def pipeline_values(plans: list[Any], runner_label: str, root: Path, install: st
     }
 
 
-def github_workflow(plans: list[Any], runner_label: str = "vitis", root: Path | None = None,
-                    install: str | None = None) -> str:
+def github_workflow(
+    plans: list[Any], runner_label: str = "vitis", root: Path | None = None, install: str | None = None
+) -> str:
     """GitHub Actions YAML: build+csim, a csynth matrix of outlined functions, then the tops."""
     from hclbuild.project.hls_project import render_template
 
@@ -111,8 +140,9 @@ def github_workflow(plans: list[Any], runner_label: str = "vitis", root: Path | 
     return render_template("github_workflow.yml.j2", **values)
 
 
-def gitlab_pipeline(plans: list[Any], runner_label: str = "vitis", root: Path | None = None,
-                    install: str | None = None) -> str:
+def gitlab_pipeline(
+    plans: list[Any], runner_label: str = "vitis", root: Path | None = None, install: str | None = None
+) -> str:
     """.gitlab-ci.yml: a csim stage, a `parallel: matrix:` csynth stage per function, then the tops."""
     from hclbuild.project.hls_project import render_template
 

@@ -1,12 +1,12 @@
 """The hclbuild command: the same doit tasks as dodo.py, for projects anywhere.
 
-    hclbuild new DIR                 scaffold a project (kernel.py + project.toml)
-    hclbuild build|csim|report [PATHS] [-n N] [--build-dir DIR] [--continue]
-    hclbuild list [PATHS]
-    hclbuild csynth|cosim [PATHS] [--function F]   Vitis C synthesis / co-simulation (a Vitis tool on PATH)
-    hclbuild csim|report|csynth|cosim ... --scheduler tcp://HOST:8786 | --cluster slurm|pbs|lsf|sge|local
-                                     the csim/csynth/cosim jobs on Dask workers (hclbuild[distributed])
-    hclbuild ci github|gitlab [PATHS] [--runner-label LABEL] [--install CMDS] [--output FILE]
+hclbuild new DIR                 scaffold a project (kernel.py + project.toml)
+hclbuild build|csim|report [PATHS] [-n N] [--build-dir DIR] [--continue]
+hclbuild list [PATHS]
+hclbuild csynth|cosim [PATHS] [--function F]   Vitis C synthesis / co-simulation (a Vitis tool on PATH)
+hclbuild csim|report|csynth|cosim ... --scheduler tcp://HOST:8786 | --cluster slurm|pbs|lsf|sge|local
+                                 the csim/csynth/cosim jobs on Dask workers (hclbuild[distributed])
+hclbuild ci github|gitlab [PATHS] [--runner-label LABEL] [--install CMDS] [--output FILE]
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def model(A, B):
     return (A * 3 + B).astype(np.int32)
 '''
 
-TOML_TEMPLATE = '''[project]
+TOML_TEMPLATE = """[project]
 top = "top"
 
 [hls]
@@ -65,7 +65,7 @@ atol = 1e-6
 
 [reference]
 seed = 0
-'''
+"""
 
 
 def _projects(paths: list[str]) -> list[Path]:
@@ -109,7 +109,7 @@ def _loader_namespace(projects: list[Path], build_root: Path) -> dict[str, Any]:
     from hclbuild.tasks import doit_config, doit_creator, tasks_for
 
     @doit_creator
-    def task_hclbuild():  # noqa: ANN202 - doit's protocol
+    def task_hclbuild():
         """All tasks of the given projects."""
         yield from tasks_for(projects, build_root)
 
@@ -133,8 +133,10 @@ def run_doit(command: list[str], projects: list[Path], build_root: Path) -> int:
     # error before any task ran; hclbuild's 2 is a bad command line, so every one of them is 1
     code = 1 if DoitMain(ModuleTaskLoader(namespace), extra_config=output).run(command) else 0
     if FAILED_DUMPS:
-        raise HCLError(f"{namespace['DOIT_CONFIG']['dep_file']}: doit could not record which tasks ran "
-                       f"({FAILED_DUMPS[-1]}); the next run checks them again")
+        raise HCLError(
+            f"{namespace['DOIT_CONFIG']['dep_file']}: doit could not record which tasks ran "
+            f"({FAILED_DUMPS[-1]}); the next run checks them again"
+        )
     return code
 
 
@@ -160,9 +162,15 @@ def summary_rows(projects: list[Path], build_root: Path) -> list[dict[str, Any]]
         # before its first compile a project has no function list: its top's row says why
         # (compile failed, not run), where the project had been left out of the table
         for state in function_states(layout, known_functions(layout) or [top]):
-            row: dict[str, Any] = {"project": name, "function": state.func, "csim": state.state,
-                                   "max_abs_err": "-", "latency": "-", "resources": "-",
-                                   "reason": state.reason or ""}
+            row: dict[str, Any] = {
+                "project": name,
+                "function": state.func,
+                "csim": state.state,
+                "max_abs_err": "-",
+                "latency": "-",
+                "resources": "-",
+                "reason": state.reason or "",
+            }
             if state.csim is not None and state.csim.get("compared"):
                 # a csim that compared nothing (g++ missing, no outputs) measured no error, not 0
                 row["max_abs_err"] = f"{state.csim.get('max_abs_err', 0):.3g}"
@@ -207,14 +215,18 @@ def cmd_new(args: argparse.Namespace) -> int:
     folder = Path(args.dir)
     name = folder.resolve().name
     if not is_project_name(name):
-        raise HCLError(f"{args.dir}: {name!r} is not a valid project name (letters, digits, '_', '-', '.'; "
-                       "it names the build folder and the doit tasks); nothing written")
+        raise HCLError(
+            f"{args.dir}: {name!r} is not a valid project name (letters, digits, '_', '-', '.'; "
+            "it names the build folder and the doit tasks); nothing written"
+        )
     if (folder / "kernel.py").exists():
         raise HCLError(f"{folder}: already a project (kernel.py exists); nothing written")
     folder.mkdir(parents=True, exist_ok=True)
     write_text_atomic(folder / "kernel.py", KERNEL_TEMPLATE.format(name=name))
     write_text_atomic(folder / "project.toml", TOML_TEMPLATE)
-    print(f"created {folder / 'kernel.py'} and {folder / 'project.toml'}; run: hclbuild csim {shlex.quote(args.dir)}")
+    print(
+        f"created {folder / 'kernel.py'} and {folder / 'project.toml'}; run: hclbuild csim {shlex.quote(args.dir)}"
+    )
     return 0
 
 
@@ -240,8 +252,13 @@ def _parallel_options(args: argparse.Namespace, session: Any, default_processes:
     return ["-n", str(processes)] if processes > 1 else []
 
 
-def _run_tasks(args: argparse.Namespace, projects: list[Path], build_root: Path,
-               task_names: Callable[[Any], list[str]], default_processes: int = 1) -> int:
+def _run_tasks(
+    args: argparse.Namespace,
+    projects: list[Path],
+    build_root: Path,
+    task_names: Callable[[Any], list[str]],
+    default_processes: int = 1,
+) -> int:
     """doit the tasks `task_names(session)` names, on Dask when asked for (the session then closes)."""
     from hclbuild.runtime import remote
 
@@ -270,8 +287,10 @@ def cmd_tasks(args: argparse.Namespace) -> int:
         if code == 0 and unpassed is not None:
             # every task ran and succeeded, yet a function has no passing csim (the planned tasks
             # missed a function compile made): exit 0 would claim the design passed
-            raise HCLError(f"{unpassed['project']}/{unpassed['function']} has no passing csim although "
-                           f"every task succeeded: {unpassed['reason'] or unpassed['csim']}")
+            raise HCLError(
+                f"{unpassed['project']}/{unpassed['function']} has no passing csim although "
+                f"every task succeeded: {unpassed['reason'] or unpassed['csim']}"
+            )
     return code
 
 
@@ -287,15 +306,19 @@ def _vitis_tasks(args: argparse.Namespace, projects: list[Path], session: Any) -
 
     step = args.command
     if session is None and find_vitis() is None:
-        raise HCLError("no Vitis HLS tool (vitis_hls, vitis-run or v++) on PATH or under "
-                       f"$XILINX_HLS/$XILINX_VITIS: {step} tasks exist only where one is found "
-                       "(or on Dask workers: --scheduler)")
+        raise HCLError(
+            "no Vitis HLS tool (vitis_hls, vitis-run or v++) on PATH or under "
+            f"$XILINX_HLS/$XILINX_VITIS: {step} tasks exist only where one is found "
+            "(or on Dask workers: --scheduler)"
+        )
     tasks = []
     for entry in plan(projects):
         if entry.error:
             raise HCLError(entry.error)
         if args.function is not None and args.function not in entry.functions:
-            raise HCLError(f"{entry.name}: no function {args.function!r} (functions: {', '.join(entry.functions)})")
+            raise HCLError(
+                f"{entry.name}: no function {args.function!r} (functions: {', '.join(entry.functions)})"
+            )
         tasks += [f"{step}:{entry.name}/{f}" for f in entry.functions if args.function in (None, f)]
     return tasks
 
@@ -309,8 +332,8 @@ def cmd_csynth(args: argparse.Namespace) -> int:
 
 
 def cmd_ci(args: argparse.Namespace) -> int:
-    from hclbuild.ci import github_workflow, gitlab_pipeline
     from hclbuild.atomic import write_text_atomic
+    from hclbuild.ci import github_workflow, gitlab_pipeline
     from hclbuild.tasks import plan
 
     projects = _projects(args.paths)
@@ -345,8 +368,10 @@ def _repository_root(start: Path) -> Path:
 
 PATHS_HELP = "project folders (with kernel.py) or folders of projects (default: ./projects, else .)"
 BUILD_DIR_HELP = "where build/<project>/ goes (default: build/ beside PATHS, whatever the current folder)"
-EXIT_CODES = ("exit status: 0 ok, 1 bad input or a failed task, 2 bad command line, 130 interrupted (Ctrl-C), "
-              "143 terminated (SIGTERM)")
+EXIT_CODES = (
+    "exit status: 0 ok, 1 bad input or a failed task, 2 bad command line, 130 interrupted (Ctrl-C), "
+    "143 terminated (SIGTERM)"
+)
 
 
 def _processes(text: str) -> int:
@@ -363,72 +388,159 @@ def _remote_arguments(cmd: argparse.ArgumentParser) -> None:
     from hclbuild.runtime.remote import CLUSTERS
 
     where = cmd.add_mutually_exclusive_group()
-    where.add_argument("--scheduler", metavar="ADDRESS",
-                       help="run the csim/csynth/cosim jobs on the workers of this Dask scheduler (tcp://host:8786)")
-    where.add_argument("--cluster", choices=CLUSTERS,
-                       help="start a Dask cluster for the jobs: dask-jobqueue's, configured by Dask's jobqueue.* "
-                            "settings, or local worker processes")
-    cmd.add_argument("--workers", type=_processes, default=None, metavar="N",
-                     help="workers --cluster starts (default: this machine's cores for local, 1 for a queue)")
+    where.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run the csim/csynth/cosim jobs on the workers of this Dask scheduler (tcp://host:8786)",
+    )
+    where.add_argument(
+        "--cluster",
+        choices=CLUSTERS,
+        help="start a Dask cluster for the jobs: dask-jobqueue's, configured by Dask's jobqueue.* "
+        "settings, or local worker processes",
+    )
+    cmd.add_argument(
+        "--workers",
+        type=_processes,
+        default=None,
+        metavar="N",
+        help="workers --cluster starts (default: this machine's cores for local, 1 for a queue)",
+    )
+
+
+class _VersionAction(argparse.Action):
+    """`--version`: reads the package metadata only when asked (argparse's own action needs it up front)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        from hclbuild import package_version
+
+        parser.exit(message=f"hclbuild {package_version()}\n")
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="hclbuild", description="HeteroCL-compatible kernels -> Vitis HLS projects",
-                                  epilog=EXIT_CODES)
+    top = argparse.ArgumentParser(
+        prog="hclbuild", description="HeteroCL-compatible kernels -> Vitis HLS projects", epilog=EXIT_CODES
+    )
     # `hclbuild -n 2 csim` like `doit -n 2 csim`; `hclbuild csim -n 2` works too
-    top.add_argument("-n", "--processes", type=_processes, default=None, dest="top_processes", metavar="N",
-                     help="run up to N tasks at once (doit -n N)")
+    top.add_argument(
+        "-n",
+        "--processes",
+        type=_processes,
+        default=None,
+        dest="top_processes",
+        metavar="N",
+        help="run up to N tasks at once (doit -n N)",
+    )
+    top.add_argument("--version", action=_VersionAction, help="print hclbuild's version and exit")
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    new = sub.add_parser("new", help="scaffold a project", description="Write DIR/kernel.py and DIR/project.toml "
-                         "(an example kernel with one outlined stage); refuses an existing project.", epilog=EXIT_CODES)
+    new = sub.add_parser(
+        "new",
+        help="scaffold a project",
+        description="Write DIR/kernel.py and DIR/project.toml "
+        "(an example kernel with one outlined stage); refuses an existing project.",
+        epilog=EXIT_CODES,
+    )
     new.add_argument("dir", metavar="DIR", help="the project folder; its name must be a valid project name")
     new.set_defaults(run=cmd_new)
     for name, text, what in (
         ("build", "emit the HLS projects", "compile, reference run and one Vitis HLS project per function"),
-        ("csim", "C-simulate every function", "build, then g++ C simulation of every function, then a summary"),
+        (
+            "csim",
+            "C-simulate every function",
+            "build, then g++ C simulation of every function, then a summary",
+        ),
         ("report", "csim, then summarize", "csim, then reports/report.md and summary.json per project"),
     ):
-        cmd = sub.add_parser(name, help=text, description=f"{what[0].upper()}{what[1:]}: the doit tasks of PATHS.",
-                             epilog=EXIT_CODES)
+        cmd = sub.add_parser(
+            name,
+            help=text,
+            description=f"{what[0].upper()}{what[1:]}: the doit tasks of PATHS.",
+            epilog=EXIT_CODES,
+        )
         cmd.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
-        cmd.add_argument("-n", "--processes", type=_processes, default=None, metavar="N",
-                         help="run up to N tasks at once (default: this machine's cores; -n 1 runs one at a time)")
+        cmd.add_argument(
+            "-n",
+            "--processes",
+            type=_processes,
+            default=None,
+            metavar="N",
+            help="run up to N tasks at once (default: this machine's cores; -n 1 runs one at a time)",
+        )
         cmd.add_argument("--build-dir", default=None, metavar="DIR", help=BUILD_DIR_HELP)
-        cmd.add_argument("--continue", dest="keep_going", action="store_true",
-                         help="keep going after a failed task (the report still shows every function)")
+        cmd.add_argument(
+            "--continue",
+            dest="keep_going",
+            action="store_true",
+            help="keep going after a failed task (the report still shows every function)",
+        )
         if name != "build":
             _remote_arguments(cmd)
         cmd.set_defaults(run=cmd_tasks)
-    lst = sub.add_parser("list", help="list the tasks", description="Every doit task of PATHS with its description.",
-                         epilog=EXIT_CODES)
+    lst = sub.add_parser(
+        "list",
+        help="list the tasks",
+        description="Every doit task of PATHS with its description.",
+        epilog=EXIT_CODES,
+    )
     lst.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
     lst.add_argument("--build-dir", default=None, metavar="DIR", help=BUILD_DIR_HELP)
     lst.set_defaults(run=cmd_list)
-    for name, text, what in (("csynth", "Vitis C synthesis of every function (or --function)", "C synthesis"),
-                             ("cosim", "Vitis C synthesis and C/RTL co-simulation of every function (or --function)",
-                              "C synthesis and C/RTL co-simulation")):
-        synth = sub.add_parser(name, help=text, description=f"Vitis HLS {what} of every function of PATHS (or of "
-                               f"--function) through the doit {name} tasks; needs a Vitis tool here or on the "
-                               "Dask workers.", epilog=EXIT_CODES)
+    for name, text, what in (
+        ("csynth", "Vitis C synthesis of every function (or --function)", "C synthesis"),
+        (
+            "cosim",
+            "Vitis C synthesis and C/RTL co-simulation of every function (or --function)",
+            "C synthesis and C/RTL co-simulation",
+        ),
+    ):
+        synth = sub.add_parser(
+            name,
+            help=text,
+            description=f"Vitis HLS {what} of every function of PATHS (or of "
+            f"--function) through the doit {name} tasks; needs a Vitis tool here or on the "
+            "Dask workers.",
+            epilog=EXIT_CODES,
+        )
         synth.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
         synth.add_argument("--function", default=None, help="only this function (of every project)")
-        synth.add_argument("-n", "--processes", type=_processes, default=None, metavar="N",
-                           help="run up to N tasks at once (with Dask: default the cluster's worker threads)")
+        synth.add_argument(
+            "-n",
+            "--processes",
+            type=_processes,
+            default=None,
+            metavar="N",
+            help="run up to N tasks at once (with Dask: default the cluster's worker threads)",
+        )
         synth.add_argument("--build-dir", default=None, metavar="DIR", help=BUILD_DIR_HELP)
-        synth.add_argument("--continue", dest="keep_going", action="store_true", help="keep going after a failed task")
+        synth.add_argument(
+            "--continue", dest="keep_going", action="store_true", help="keep going after a failed task"
+        )
         _remote_arguments(synth)
         synth.set_defaults(run=cmd_csynth)
-    ci = sub.add_parser("ci", help="write a CI pipeline (GitHub Actions or GitLab CI)",
-                        description="Write a CI pipeline: csim on any runner, then csynth per function on "
-                        "runners with Vitis.", epilog=EXIT_CODES)
+    ci = sub.add_parser(
+        "ci",
+        help="write a CI pipeline (GitHub Actions or GitLab CI)",
+        description="Write a CI pipeline: csim on any runner, then csynth per function on "
+        "runners with Vitis.",
+        epilog=EXIT_CODES,
+    )
     ci.add_argument("provider", choices=["github", "gitlab"], help="the CI service")
     ci.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
     ci.add_argument("--runner-label", default="vitis", help="label (GitHub) or tag (GitLab) of Vitis runners")
-    ci.add_argument("--install", default=None,
-                    help="install commands, one per line (default: pip install -e . of an hclbuild checkout, "
-                         "else requirements.txt)")
-    ci.add_argument("--output", default=None,
-                    help="default .github/workflows/hclbuild.yml (github) or .gitlab-ci.yml (gitlab)")
+    ci.add_argument(
+        "--install",
+        default=None,
+        help="install commands, one per line (default: pip install -e . of an hclbuild checkout, "
+        "else requirements.txt)",
+    )
+    ci.add_argument(
+        "--output",
+        default=None,
+        help="default .github/workflows/hclbuild.yml (github) or .gitlab-ci.yml (gitlab)",
+    )
     ci.set_defaults(run=cmd_ci)
     return top
 
@@ -444,7 +556,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.run(args) or 0)
     except HCLError as exc:
-        print(f"hclbuild: error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", file=sys.stderr)
+        print(
+            f"hclbuild: error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
+            file=sys.stderr,
+        )
         return 1
     except OSError as exc:
         # the file system said no (permissions, a full disk, a file where a folder should be)

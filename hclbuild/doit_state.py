@@ -17,6 +17,7 @@ leaves doit to read its rows itself, as it always did.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 
 from doit.dependency import SqliteDB
@@ -56,7 +57,5 @@ class SqliteState(SqliteDB):
             super().dump()
         except sqlite3.Error as exc:
             FAILED_DUMPS.append(exc)
-            try:
+            with contextlib.suppress(sqlite3.Error):
                 self._conn.close()
-            except sqlite3.Error:
-                pass

@@ -42,7 +42,8 @@ class HostFunction:
             raise APIError(
                 f"{self.signature.name}: expected {len(self._params)} arguments ({listed}), got {len(args)}: "
                 f"the design's arguments are the tensors create_schedule lists, outputs too, for an algorithm "
-                f"written at module level (hcl.create_schedule([{', '.join([listed, *self._unlisted])}]))")
+                f"written at module level (hcl.create_schedule([{', '.join([listed, *self._unlisted])}]))"
+            )
         if len(args) == len(self._params):
             args = tuple(_convert(param, value) for param, value in zip(self._params, args))
         return self._function(*args)
@@ -58,11 +59,20 @@ def _convert(param: Any, value: Any) -> Any:
     if not (dtype.is_int and not dtype.is_index) or dtype.storage_bits > 64:
         return value
     want = dtype.np_storage
-    if isinstance(value, np.ndarray) and value.dtype.kind in "iu" and value.dtype != want \
-            and value.dtype.itemsize == want.itemsize:
+    if (
+        isinstance(value, np.ndarray)
+        and value.dtype.kind in "iu"
+        and value.dtype != want
+        and value.dtype.itemsize == want.itemsize
+    ):
         return value.view(want)
-    if isinstance(value, Array) and value.dtype != dtype and value.dtype.is_int \
-            and value.dtype.bits == dtype.bits and value.storage.dtype.itemsize == want.itemsize:
+    if (
+        isinstance(value, Array)
+        and value.dtype != dtype
+        and value.dtype.is_int
+        and value.dtype.bits == dtype.bits
+        and value.storage.dtype.itemsize == want.itemsize
+    ):
         return Array(value.storage.view(want), dtype)
     return value
 
@@ -70,4 +80,6 @@ def _convert(param: Any, value: Any) -> Any:
 def _is_number(value: Any) -> bool:
     if isinstance(value, np.ndarray):
         return value.shape in ((), (1,)) and value.dtype.kind in "iuf"
-    return isinstance(value, (numbers.Integral, numbers.Real, np.integer, np.floating)) and not isinstance(value, bool)
+    return isinstance(value, (numbers.Integral, numbers.Real, np.integer, np.floating)) and not isinstance(
+        value, bool
+    )

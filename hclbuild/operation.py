@@ -17,5 +17,19 @@ from hclbuild.dsl.operations import (
     update,
 )
 
-__all__ = ["asarray", "cast", "compute", "init", "max", "min", "mutate", "placeholder", "reduce_axis",
-           "reducer", "scalar", "select", "sum", "update"]
+__all__ = [
+    "asarray",
+    "cast",
+    "compute",
+    "init",
+    "max",
+    "min",
+    "mutate",
+    "placeholder",
+    "reduce_axis",
+    "reducer",
+    "scalar",
+    "select",
+    "sum",
+    "update",
+]

@@ -53,12 +53,20 @@ class Platform:
         self.mode = "sw_sim"
         self.project = f"{name}.prj"
 
-    def config(self, compiler: str | None = None, mode: str | None = None, backend: str | None = None,
-               script: str | None = None, project: str | None = None) -> Platform:
+    def config(
+        self,
+        compiler: str | None = None,
+        mode: str | None = None,
+        backend: str | None = None,
+        script: str | None = None,
+        project: str | None = None,
+    ) -> Platform:
         """config(compiler="vitis"|"vivado_hls", mode="debug"|"csim"|"csyn"|"cosim"|"impl", project=dir)."""
         if compiler is not None:
             if compiler not in _COMPILERS:
-                raise APIError(f"{self.name}.config: unknown compiler {compiler!r} (expected {', '.join(_COMPILERS)})")
+                raise APIError(
+                    f"{self.name}.config: unknown compiler {compiler!r} (expected {', '.join(_COMPILERS)})"
+                )
             self.compiler = compiler
         if mode is not None:
             if mode not in MODES:
@@ -72,12 +80,19 @@ class Platform:
         return f"Platform({self.name!r}, compiler={self.compiler!r}, mode={self.mode!r})"
 
 
-Platform.aws_f1 = Platform("aws_f1", Device("host", "intel", "e5"), Device("xcel", "xilinx", "xcvu9p"),
-                           "vitis", "xcvu9p-flgb2104-2-i")
-Platform.xilinx_zc706 = Platform("zc706", Device("host", "arm", "a9"), Device("xcel", "xilinx", "xc7z045"),
-                                 "vivado_hls", "xc7z045ffg900-2")
-Platform.intel_vlab = Platform("vlab", Device("host", "intel", "e5"), Device("xcel", "intel", "arria10"),
-                               "aocl", "arria10")
+Platform.aws_f1 = Platform(
+    "aws_f1",
+    Device("host", "intel", "e5"),
+    Device("xcel", "xilinx", "xcvu9p"),
+    "vitis",
+    "xcvu9p-flgb2104-2-i",
+)
+Platform.xilinx_zc706 = Platform(
+    "zc706", Device("host", "arm", "a9"), Device("xcel", "xilinx", "xc7z045"), "vivado_hls", "xc7z045ffg900-2"
+)
+Platform.intel_vlab = Platform(
+    "vlab", Device("host", "intel", "e5"), Device("xcel", "intel", "arria10"), "aocl", "arria10"
+)
 
 
 def build_for_platform(schedule: Any, platform: Platform) -> Any:
@@ -85,8 +100,10 @@ def build_for_platform(schedule: Any, platform: Platform) -> Any:
     from hclbuild.api import build
 
     if platform.compiler == "aocl":
-        raise HCLNotImplementedError(f"{platform.name}: Intel OpenCL (aocl) projects are not generated; "
-                                     "use a Xilinx platform (aws_f1, xilinx_zc706)")
+        raise HCLNotImplementedError(
+            f"{platform.name}: Intel OpenCL (aocl) projects are not generated; "
+            "use a Xilinx platform (aws_f1, xilinx_zc706)"
+        )
     if platform.mode == "debug":
         return build(schedule, target="vhls")
     if platform.mode == "sw_sim":
@@ -134,10 +151,15 @@ class ProjectFunction:
         name = self.schedule.name
         layout = BuildLayout(self.project, name)
         flow_target = "vitis" if self.platform.compiler == "vitis" else "vivado"
-        config = ProjectConfig(name=name, top=name, part=self.platform.part, flow_target=flow_target,
-                               interfaces=_burst_interfaces(self.schedule, params, flow_target))
+        config = ProjectConfig(
+            name=name,
+            top=name,
+            part=self.platform.part,
+            flow_target=flow_target,
+            interfaces=_burst_interfaces(self.schedule, params, flow_target),
+        )
         manifest = compile_design(self.schedule, layout, name)
-        reference_design(layout, name, config, lambda rng: storages[:len(manifest["inputs"])])
+        reference_design(layout, name, config, lambda rng: storages[: len(manifest["inputs"])])
         for func in manifest["functions"]:
             emit_design_function(layout, config, func)
             self.csim[func] = run_csim(layout.hls_dir(func), layout.csim_json(func), project=name).check()
@@ -152,7 +174,8 @@ class ProjectFunction:
             raise ToolError(
                 f"{self.platform.name}: mode {self.mode!r} runs Vitis HLS, but no vitis_hls, vitis-run or v++ "
                 f"was found on PATH or under $XILINX_HLS; the projects and their passing csim are in "
-                f"{self.layout.root}")
+                f"{self.layout.root}"
+            )
         for func in self.functions:
             run_hls_steps(self.layout.hls_dir(func), func, _STEPS[self.mode], tools=tools)
 
@@ -161,11 +184,15 @@ class ProjectFunction:
         from hclbuild.report import report_of
 
         if self.layout is None:
-            raise APIError(f"{self.platform.name}: call the built function first; report() reads its csynth report")
+            raise APIError(
+                f"{self.platform.name}: call the built function first; report() reads its csynth report"
+            )
         return report_of(self.layout.hls_dir(self.schedule.name), self.schedule.name)
 
 
-def _burst_interfaces(schedule: Any, params: list[Any], flow_target: str) -> dict[str, dict[str, dict[str, Any]]]:
+def _burst_interfaces(
+    schedule: Any, params: list[Any], flow_target: str
+) -> dict[str, dict[str, dict[str, Any]]]:
     """[interface] settings from `s.to(A, platform.xcel, burst_len=n)`: the m_axi port of A reads and
     writes bursts of up to n beats. Only the vitis flow has m_axi ports; vivado's ap_memory has no bursts."""
     from hclbuild.project.config import TOP_INTERFACE

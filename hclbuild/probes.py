@@ -16,5 +16,12 @@ PHASE_OUT_OF_BOUNDS = 2  # (check, phase, dimension, index): the access was skip
 PHASE_DIVISION = 3  # (check, phase, kind, 0): the division was skipped
 PHASE_STREAM_WRITE, PHASE_STREAM_READ = 4, 5  # (check, phase, element, address)
 
-__all__ = ["PHASE_AFTER", "PHASE_BEFORE", "PHASE_DIVISION", "PHASE_OUT_OF_BOUNDS", "PHASE_STREAM_READ",
-           "PHASE_STREAM_WRITE", "PROBE_FUNCTION"]
+__all__ = [
+    "PHASE_AFTER",
+    "PHASE_BEFORE",
+    "PHASE_DIVISION",
+    "PHASE_OUT_OF_BOUNDS",
+    "PHASE_STREAM_READ",
+    "PHASE_STREAM_WRITE",
+    "PROBE_FUNCTION",
+]

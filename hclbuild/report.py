@@ -13,8 +13,13 @@ from typing import Any
 from hclbuild.errors import ToolError
 
 COLUMNS = ("Trip Count", "Latency", "Iteration Latency", "Pipeline II", "Pipeline Depth")
-_FIELDS = {"Trip Count": "trip_count", "Latency": "latency", "Iteration Latency": "iteration_latency",
-           "Pipeline II": "pipeline_ii", "Pipeline Depth": "pipeline_depth"}
+_FIELDS = {
+    "Trip Count": "trip_count",
+    "Latency": "latency",
+    "Iteration Latency": "iteration_latency",
+    "Pipeline II": "pipeline_ii",
+    "Pipeline Depth": "pipeline_depth",
+}
 
 
 class Displayer:
@@ -32,13 +37,17 @@ class Displayer:
 
         walk(report.loops, 0)
 
-    def display(self, loops: list[str] | None = None, level: int | None = None,
-                cols: list[str] | None = None) -> str:
+    def display(
+        self, loops: list[str] | None = None, level: int | None = None, cols: list[str] | None = None
+    ) -> str:
         """Print the rows whose name contains one of `loops`, down to nesting `level`, with `cols`."""
         columns = [c for c in COLUMNS if cols is None or any(want in c for want in cols)]
-        rows = [(name, depth, loop) for name, depth, loop in self.rows
-                if (loops is None or any(str(want) in name for want in loops))
-                and (level is None or depth <= level)]
+        rows = [
+            (name, depth, loop)
+            for name, depth, loop in self.rows
+            if (loops is None or any(str(want) in name for want in loops))
+            and (level is None or depth <= level)
+        ]
         table = [["", *columns]]
         for name, depth, loop in rows:
             cells = []
@@ -47,21 +56,29 @@ class Displayer:
                 cells.append("N/A" if span is None else str(span))
             table.append([("+" * depth + " " if depth else "") + name, *cells])
         widths = [max(len(row[k]) for row in table) for k in range(len(table[0]))]
-        lines = [" | ".join(cell.ljust(w) if k == 0 else cell.rjust(w) for k, (cell, w) in enumerate(zip(row, widths)))
-                 for row in table]
+        lines = [
+            " | ".join(
+                cell.ljust(w) if k == 0 else cell.rjust(w) for k, (cell, w) in enumerate(zip(row, widths))
+            )
+            for row in table
+        ]
         lines.insert(1, "-+-".join("-" * w for w in widths))
         text = "\n".join(lines) + f"\n* Units in {self.unit}"
         print(text)
         return text
 
 
-def parse_xml(path: str | Path, prod_name: str = "Vitis HLS", top: str = "top", print_flag: bool = False) -> Displayer:
+def parse_xml(
+    path: str | Path, prod_name: str = "Vitis HLS", top: str = "top", print_flag: bool = False
+) -> Displayer:
     """HeteroCL's parse_xml: the csynth report of `top` found under the project folder `path`."""
     displayer = report_of(Path(path), top)
     if print_flag:
         r = displayer.report
-        print(f"{prod_name} {r.version or ''}: {r.top} on {r.part}, latency {r.best_latency}~{r.worst_latency} "
-              f"cycles, resources {r.resources}")
+        print(
+            f"{prod_name} {r.version or ''}: {r.top} on {r.part}, latency {r.best_latency}~{r.worst_latency} "
+            f"cycles, resources {r.resources}"
+        )
     return displayer
 
 
@@ -72,5 +89,7 @@ def report_of(folder: str | Path, func: str) -> Displayer:
 
     found = find_csynth_report(folder, func)
     if found is None:
-        raise ToolError(f"no csynth report of {func!r} under {folder}: run csynth (mode 'csyn') with Vitis first")
+        raise ToolError(
+            f"no csynth report of {func!r} under {folder}: run csynth (mode 'csyn') with Vitis first"
+        )
     return Displayer(parse_csynth_xml(found))

@@ -11,6 +11,7 @@ an exit status, the next run redoing only the unfinished tasks.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -42,8 +43,6 @@ def _on_term(signum: int, frame: FrameType | None) -> None:
         import multiprocessing
 
         for child in multiprocessing.active_children():
-            try:
+            with contextlib.suppress(ProcessLookupError, TypeError):
                 os.kill(child.pid, signal.SIGINT)
-            except (ProcessLookupError, TypeError):
-                pass
     raise KeyboardInterrupt

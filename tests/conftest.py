@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -25,7 +26,7 @@ def _run(schedule: Any, *inputs: Any) -> Any:
     numbers, see hclbuild.runtime.llvm); one output is returned bare, several as a list.
     """
     fn = hcl.build(schedule)
-    specs = fn.signature.args[len(inputs):]
+    specs = fn.signature.args[len(inputs) :]
     outputs = [np.zeros(spec.shape, dtype=spec.dtype.np_storage) for spec in specs]
     fn(*inputs, *outputs)
     if len(outputs) == 1:

@@ -56,9 +56,13 @@ class LocalDask:
 
     def submitted(self) -> int:
         """How many hclbuild jobs the scheduler has been given so far."""
+
         def count(dask_scheduler: Any) -> int:
-            return sum(prefix.state_counts.get("waiting", 0) for name, prefix in dask_scheduler.task_prefixes.items()
-                       if name.startswith("hclbuild"))
+            return sum(
+                prefix.state_counts.get("waiting", 0)
+                for name, prefix in dask_scheduler.task_prefixes.items()
+                if name.startswith("hclbuild")
+            )
 
         with self.client() as client:
             return int(client.run_on_scheduler(count))
@@ -90,9 +94,22 @@ def start_local_dask(root: Path, workers: list[WorkerSpec]) -> LocalDask:
     dask = [sys.executable, "-m", "dask"]
     quiet = {"DASK_DISTRIBUTED__LOGGING__DISTRIBUTED": "warning"}
     with open(root / "scheduler.log", "wb") as log:
-        scheduler = subprocess.Popen([*dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                                      "--scheduler-file", str(scheduler_file)],
-                                     stdout=subprocess.DEVNULL, stderr=log, env={**os.environ, **quiet})
+        scheduler = subprocess.Popen(
+            [
+                *dask,
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-dashboard",
+                "--scheduler-file",
+                str(scheduler_file),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            env={**os.environ, **quiet},
+        )
     cluster = LocalDask(root, "", scheduler)
     try:
         for spec in workers:
@@ -102,18 +119,37 @@ def start_local_dask(root: Path, workers: list[WorkerSpec]) -> LocalDask:
                 bin_dir.mkdir(exist_ok=True)
                 for tool in spec.fake_tools:
                     (bin_dir / tool).symlink_to(FAKE_TOOL)
-                env.update(PATH=f"{bin_dir}{os.pathsep}{env['PATH']}", FAKE_VITIS_LOG=str(cluster.fake_vitis_log),
-                           FAKE_VITIS_VERSION="2025.1")
-            argv = [*dask, "worker", "--scheduler-file", str(scheduler_file), "--no-nanny", "--nthreads", "1",
-                    "--no-dashboard", "--name", spec.name, "--host", "127.0.0.1"]
+                env.update(
+                    PATH=f"{bin_dir}{os.pathsep}{env['PATH']}",
+                    FAKE_VITIS_LOG=str(cluster.fake_vitis_log),
+                    FAKE_VITIS_VERSION="2025.1",
+                )
+            argv = [
+                *dask,
+                "worker",
+                "--scheduler-file",
+                str(scheduler_file),
+                "--no-nanny",
+                "--nthreads",
+                "1",
+                "--no-dashboard",
+                "--name",
+                spec.name,
+                "--host",
+                "127.0.0.1",
+            ]
             if spec.resources:
                 argv += ["--resources", spec.resources]
             with open(root / f"{spec.name}.log", "wb") as log:
-                cluster.workers[spec.name] = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=log, env=env)
+                cluster.workers[spec.name] = subprocess.Popen(
+                    argv, stdout=subprocess.DEVNULL, stderr=log, env=env
+                )
         deadline = time.monotonic() + STARTUP_TIMEOUT
         while not scheduler_file.is_file():
             if time.monotonic() > deadline or scheduler.poll() is not None:
-                raise RuntimeError(f"the Dask scheduler did not start: {(root / 'scheduler.log').read_text()}")
+                raise RuntimeError(
+                    f"the Dask scheduler did not start: {(root / 'scheduler.log').read_text()}"
+                )
             time.sleep(0.2)
         time.sleep(0.2)  # the file is written in one go, but let it be complete
         cluster.address = json.loads(scheduler_file.read_text())["address"]

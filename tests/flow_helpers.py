@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from hclbuild.project.config import ProjectConfig
 from hclbuild.project.flow import compile_design, emit_design_function, reference_design
@@ -11,8 +12,14 @@ from hclbuild.project.layout import BuildLayout
 from hclbuild.runtime.csim import run_csim
 
 
-def check_numpy_llvm_cpp(schedule: Any, name: str, tmp_path: Path, inputs_fn: Callable | None,
-                         model_fn: Callable | None, seed: int = 5) -> dict[str, Any]:
+def check_numpy_llvm_cpp(
+    schedule: Any,
+    name: str,
+    tmp_path: Path,
+    inputs_fn: Callable | None,
+    model_fn: Callable | None,
+    seed: int = 5,
+) -> dict[str, Any]:
     """Build + verify -> LLVM reference run checked against the model -> golden vectors -> emitted
     C++ and testbench compiled with g++ -> bit-exact compare, for the top and every outlined
     function; returns the design manifest."""

@@ -12,8 +12,9 @@ from hclbuild.project.layout import BuildLayout
 from hclbuild.runtime.csim import run_csim
 
 
-def csim_flow(schedule: Any, tmp_path: Path, name: str, model: Callable | None = None,
-              inputs: Callable | None = None) -> dict[str, Any]:
+def csim_flow(
+    schedule: Any, tmp_path: Path, name: str, model: Callable | None = None, inputs: Callable | None = None
+) -> dict[str, Any]:
     """compile -> LLVM reference (checked against `model` when given) -> emit -> g++ csim of every
     function; asserts that every csim passed and compared something, returns the results by function."""
     layout = BuildLayout(tmp_path, name)

@@ -35,105 +35,183 @@ print("no error", file=sys.stderr)
 sys.exit(0)
 """
 
-ONE_STAGE = "A = hcl.placeholder((4,), 'A')\ndef k(A): return hcl.compute((4,), lambda i: A[i] + 1, name='C')\n" \
-            "s = hcl.create_schedule([A], k)\n"
-TWO_D = "A = hcl.placeholder((4, 4), 'A')\ndef k(A): return hcl.compute((4, 4), lambda i, j: A[i, j], name='C')\n" \
-        "s = hcl.create_schedule([A], k)\n"
-DIVIDE = "A = hcl.placeholder((4,), 'A'); B = hcl.placeholder((4,), 'B')\n" \
-         "s = hcl.create_schedule([A, B], lambda A, B: hcl.compute((4,), lambda i: A[i] / B[i], name='Q'))\n" \
-         "f = hcl.build(s)\n"
+ONE_STAGE = (
+    "A = hcl.placeholder((4,), 'A')\ndef k(A): return hcl.compute((4,), lambda i: A[i] + 1, name='C')\n"
+    "s = hcl.create_schedule([A], k)\n"
+)
+TWO_D = (
+    "A = hcl.placeholder((4, 4), 'A')\ndef k(A): return hcl.compute((4, 4), lambda i, j: A[i, j], name='C')\n"
+    "s = hcl.create_schedule([A], k)\n"
+)
+DIVIDE = (
+    "A = hcl.placeholder((4,), 'A'); B = hcl.placeholder((4,), 'B')\n"
+    "s = hcl.create_schedule([A, B], lambda A, B: hcl.compute((4,), lambda i: A[i] / B[i], name='Q'))\n"
+    "f = hcl.build(s)\n"
+)
 
 # name -> (snippet, text the one-line message must contain)
 SNIPPETS: dict[str, tuple[str, str]] = {
     "negative shape": ("hcl.placeholder((-1,), 'A')", "placeholder A: shape dimensions must be positive"),
-    "fractional shape": ("hcl.placeholder((2.5,), 'A')", "shape must be a tuple of positive integers, got (2.5,)"),
+    "fractional shape": (
+        "hcl.placeholder((2.5,), 'A')",
+        "shape must be a tuple of positive integers, got (2.5,)",
+    ),
     "zero-width dtype name": ("hcl.placeholder((4,), 'A', 'int0')", "bit width 0 is out of range"),
     "unknown dtype name": ("hcl.placeholder((4,), 'A', 'floatX')", "unknown data type 'floatX'"),
     "Int(0)": ("hcl.Int(0)", "Int: bit width 0 is out of range [1, 2047]"),
     "Int(2048)": ("hcl.Int(2048)", "Int: bit width 2048 is out of range [1, 2047]"),
     "Fixed fraction wider than the type": ("hcl.Fixed(8, 9)", "Fixed fraction: bit width 9 is out of range"),
     "Float(16)": ("hcl.Float(16)", "Float(16): only Float(32) and Float(64)"),
-    "fcompute arity": ("A = hcl.placeholder((4, 4), 'A')\n"
-                       "hcl.create_schedule([A], lambda A: hcl.compute((4, 4), lambda i: A[i, 0], name='C'))",
-                       "compute 'C': fcompute takes 1 argument(s) but the shape has 2 dimension(s)"),
-    "too many subscripts": ("A = hcl.placeholder((4,), 'A')\n"
-                            "hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i, 0], name='C'))",
-                            "tensor 'A' has 1 dimensions, indexed with 2"),
-    "too few subscripts in arithmetic": ("B = hcl.placeholder((4, 4), 'B')\n"
-                                         "hcl.create_schedule([B], lambda B: hcl.compute((4,), lambda i: B[i] + 1, "
-                                         "name='C'))", "tensor 'B' has 2 dimensions, indexed with 1 in 'add'"),
-    "too few subscripts as a value": ("B = hcl.placeholder((4, 4), 'B')\n"
-                                      "hcl.create_schedule([B], lambda B: hcl.compute((4,), lambda i: B[i], name='C'))",
-                                      "tensor 'B' has 2 dimensions, indexed with 1: index every dimension"),
-    "inputs not placeholders": ("hcl.create_schedule([1, 2], lambda a, b: None)",
-                                "create_schedule: inputs must be a list of hcl.placeholder tensors"),
-    "algorithm returns a number": ("A = hcl.placeholder((4,), 'A'); hcl.create_schedule([A], lambda A: 5)",
-                                   "the algorithm returned int, expected tensors"),
-    "zero-size compute": ("A = hcl.placeholder((4,), 'A')\n"
-                          "hcl.create_schedule([A], lambda A: hcl.compute((0,), lambda i: A[i], name='C'))",
-                          "compute 'C': shape dimensions must be positive, got (0,)"),
+    "fcompute arity": (
+        "A = hcl.placeholder((4, 4), 'A')\n"
+        "hcl.create_schedule([A], lambda A: hcl.compute((4, 4), lambda i: A[i, 0], name='C'))",
+        "compute 'C': fcompute takes 1 argument(s) but the shape has 2 dimension(s)",
+    ),
+    "too many subscripts": (
+        "A = hcl.placeholder((4,), 'A')\n"
+        "hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i, 0], name='C'))",
+        "tensor 'A' has 1 dimensions, indexed with 2",
+    ),
+    "too few subscripts in arithmetic": (
+        "B = hcl.placeholder((4, 4), 'B')\n"
+        "hcl.create_schedule([B], lambda B: hcl.compute((4,), lambda i: B[i] + 1, "
+        "name='C'))",
+        "tensor 'B' has 2 dimensions, indexed with 1 in 'add'",
+    ),
+    "too few subscripts as a value": (
+        "B = hcl.placeholder((4, 4), 'B')\n"
+        "hcl.create_schedule([B], lambda B: hcl.compute((4,), lambda i: B[i], name='C'))",
+        "tensor 'B' has 2 dimensions, indexed with 1: index every dimension",
+    ),
+    "inputs not placeholders": (
+        "hcl.create_schedule([1, 2], lambda a, b: None)",
+        "create_schedule: inputs must be a list of hcl.placeholder tensors",
+    ),
+    "algorithm returns a number": (
+        "A = hcl.placeholder((4,), 'A'); hcl.create_schedule([A], lambda A: 5)",
+        "the algorithm returned int, expected tensors",
+    ),
+    "zero-size compute": (
+        "A = hcl.placeholder((4,), 'A')\n"
+        "hcl.create_schedule([A], lambda A: hcl.compute((0,), lambda i: A[i], name='C'))",
+        "compute 'C': shape dimensions must be positive, got (0,)",
+    ),
     "unknown stage": (ONE_STAGE + "s['nope']", "schedule 'top' has no stage 'nope' (stages: C)"),
-    "split by 0": (ONE_STAGE + "s[k.C].split(k.C.axis[0], 0)", "split('i'): factor must be a positive int, got 0"),
-    "tile by 0": (TWO_D + "s[k.C].tile(k.C.axis[0], k.C.axis[1], 0, 2)", "factor must be a positive int, got 0"),
-    "negative unroll": (ONE_STAGE + "s[k.C].unroll(k.C.axis[0], -2)", "unroll: factor must be an int >= 0, got -2"),
-    "pipeline II 0": (ONE_STAGE + "s[k.C].pipeline(k.C.axis[0], initiation_interval=0)",
-                      "pipeline: initiation_interval must be an int >= 1, got 0"),
-    "reorder names a loop twice": (TWO_D + "s[k.C].reorder(k.C.axis[0], k.C.axis[0])",
-                                   "reorder: a loop is named twice in ['i', 'i']"),
-    "fuse non-adjacent loops": ("A = hcl.placeholder((4, 4, 4), 'A')\n"
-                                "def k(A): return hcl.compute((4, 4, 4), lambda i, j, l: A[i, j, l], name='C')\n"
-                                "s = hcl.create_schedule([A], k); s[k.C].fuse(k.C.axis[0], k.C.axis[2])",
-                                "fuse: loops ['i', 'l'] must be adjacent and outermost first"),
-    "loop of another stage": ("A = hcl.placeholder((4,), 'A')\n"
-                              "def k(A):\n    B = hcl.compute((4,), lambda i: A[i], name='B')\n"
-                              "    return hcl.compute((4,), lambda i: B[i], name='C')\n"
-                              "s = hcl.create_schedule([A], k); s[k.B].split(k.C.axis[0], 2)",
-                              "stage 'B': loop 'i' belongs to stage 'C'"),
-    "partition dim out of range": (ONE_STAGE + "s.partition(A, dim=3)",
-                                   "partition: dim 3 out of range for 'A' of shape (4,)"),
-    "outline a stage twice": (ONE_STAGE + "s.outline(k.C); s.outline(k.C); hcl.lower(s)",
-                              "stage 'C' is outlined twice"),
-    "s.to a device": ("A = hcl.placeholder((4,), 'A')\n"
-                      "def k(A):\n    B = hcl.compute((4,), lambda i: A[i], name='B')\n"
-                      "    return hcl.compute((4,), lambda i: B[i], name='C')\n"
-                      "s = hcl.create_schedule([A], k); s.to(k.B, 'fifo'); hcl.lower(s)",
-                      "s.to(tensor, 'fifo'): moving data to a device or the host is not implemented"),
+    "split by 0": (
+        ONE_STAGE + "s[k.C].split(k.C.axis[0], 0)",
+        "split('i'): factor must be a positive int, got 0",
+    ),
+    "tile by 0": (
+        TWO_D + "s[k.C].tile(k.C.axis[0], k.C.axis[1], 0, 2)",
+        "factor must be a positive int, got 0",
+    ),
+    "negative unroll": (
+        ONE_STAGE + "s[k.C].unroll(k.C.axis[0], -2)",
+        "unroll: factor must be an int >= 0, got -2",
+    ),
+    "pipeline II 0": (
+        ONE_STAGE + "s[k.C].pipeline(k.C.axis[0], initiation_interval=0)",
+        "pipeline: initiation_interval must be an int >= 1, got 0",
+    ),
+    "reorder names a loop twice": (
+        TWO_D + "s[k.C].reorder(k.C.axis[0], k.C.axis[0])",
+        "reorder: a loop is named twice in ['i', 'i']",
+    ),
+    "fuse non-adjacent loops": (
+        "A = hcl.placeholder((4, 4, 4), 'A')\n"
+        "def k(A): return hcl.compute((4, 4, 4), lambda i, j, l: A[i, j, l], name='C')\n"
+        "s = hcl.create_schedule([A], k); s[k.C].fuse(k.C.axis[0], k.C.axis[2])",
+        "fuse: loops ['i', 'l'] must be adjacent and outermost first",
+    ),
+    "loop of another stage": (
+        "A = hcl.placeholder((4,), 'A')\n"
+        "def k(A):\n    B = hcl.compute((4,), lambda i: A[i], name='B')\n"
+        "    return hcl.compute((4,), lambda i: B[i], name='C')\n"
+        "s = hcl.create_schedule([A], k); s[k.B].split(k.C.axis[0], 2)",
+        "stage 'B': loop 'i' belongs to stage 'C'",
+    ),
+    "partition dim out of range": (
+        ONE_STAGE + "s.partition(A, dim=3)",
+        "partition: dim 3 out of range for 'A' of shape (4,)",
+    ),
+    "outline a stage twice": (
+        ONE_STAGE + "s.outline(k.C); s.outline(k.C); hcl.lower(s)",
+        "stage 'C' is outlined twice",
+    ),
+    "s.to a device": (
+        "A = hcl.placeholder((4,), 'A')\n"
+        "def k(A):\n    B = hcl.compute((4,), lambda i: A[i], name='B')\n"
+        "    return hcl.compute((4,), lambda i: B[i], name='C')\n"
+        "s = hcl.create_schedule([A], k); s.to(k.B, 'fifo'); hcl.lower(s)",
+        "s.to(tensor, 'fifo'): moving data to a device or the host is not implemented",
+    ),
     "unknown build target": (ONE_STAGE + "hcl.build(s, target='fpga')", "build: unknown target 'fpga'"),
-    "build of a non-schedule": ("hcl.build(42)", "build: expected a schedule from hcl.create_schedule, got int"),
-    "reversed bit slice": ("A = hcl.placeholder((4,), 'A')\n"
-                           "hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i][4:2], name='C'))",
-                           "bit slice [4:2]: the lower bound is above the upper one (use .reverse() to reverse bits)"),
-    "bit slice past the width": ("A = hcl.placeholder((4,), 'A')\n"
-                                 "hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i][2:40], name='C'))",
-                                 "bit slice [2:40] is out of range for Int(32) (hi is exclusive)"),
-    "cast to a 2048-bit int": ("A = hcl.placeholder((4,), 'A')\n"
-                               "hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: hcl.cast('int2048', A[i]),"
-                               " name='C'))", "Int: bit width 2048 is out of range"),
+    "build of a non-schedule": (
+        "hcl.build(42)",
+        "build: expected a schedule from hcl.create_schedule, got int",
+    ),
+    "reversed bit slice": (
+        "A = hcl.placeholder((4,), 'A')\n"
+        "hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i][4:2], name='C'))",
+        "bit slice [4:2]: the lower bound is above the upper one (use .reverse() to reverse bits)",
+    ),
+    "bit slice past the width": (
+        "A = hcl.placeholder((4,), 'A')\n"
+        "hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i][2:40], name='C'))",
+        "bit slice [2:40] is out of range for Int(32) (hi is exclusive)",
+    ),
+    "cast to a 2048-bit int": (
+        "A = hcl.placeholder((4,), 'A')\n"
+        "hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: hcl.cast('int2048', A[i]),"
+        " name='C'))",
+        "Int: bit width 2048 is out of range",
+    ),
     "asarray with an unknown dtype": ("hcl.asarray(np.zeros(3), 'blah')", "unknown data type 'blah'"),
-    "reduce_axis bound not an int": ("hcl.reduce_axis(0, 'x', 'r')", "reduce_axis bounds must be Python ints, got 'x'"),
-    "tensor used as a value": ("A = hcl.placeholder((4,), 'A')\n"
-                               "def k(A):\n    with hcl.while_(A):\n        pass\nhcl.create_schedule([A], k)",
-                               "tensor 'A' used as a value: index it, e.g. A[i]"),
-    "string in an expression": ("A = hcl.placeholder((4,), 'A')\nhcl.create_schedule([A], lambda A: hcl.update(A, "
-                                "lambda i: 'x'))", "cannot use str 'x' in a DSL expression"),
-    "constant 0 divisor": ("A = hcl.placeholder((4,), 'A')\nhcl.build(hcl.create_schedule([A], lambda A: "
-                           "hcl.compute((4,), lambda i: A[i] / 0, name='C')))", "stage C: division by the constant 0"),
-    "constant subscript past the end": ("A = hcl.placeholder((4,), 'A')\nhcl.build(hcl.create_schedule([A], "
-                                        "lambda A: hcl.compute((4,), lambda i: A[4] + i, name='C')))",
-                                        "stage C reads A outside its shape (4,): subscript 0 is the constant 4"),
+    "reduce_axis bound not an int": (
+        "hcl.reduce_axis(0, 'x', 'r')",
+        "reduce_axis bounds must be Python ints, got 'x'",
+    ),
+    "tensor used as a value": (
+        "A = hcl.placeholder((4,), 'A')\n"
+        "def k(A):\n    with hcl.while_(A):\n        pass\nhcl.create_schedule([A], k)",
+        "tensor 'A' used as a value: index it, e.g. A[i]",
+    ),
+    "string in an expression": (
+        "A = hcl.placeholder((4,), 'A')\nhcl.create_schedule([A], lambda A: hcl.update(A, lambda i: 'x'))",
+        "cannot use str 'x' in a DSL expression",
+    ),
+    "constant 0 divisor": (
+        "A = hcl.placeholder((4,), 'A')\nhcl.build(hcl.create_schedule([A], lambda A: "
+        "hcl.compute((4,), lambda i: A[i] / 0, name='C')))",
+        "stage C: division by the constant 0",
+    ),
+    "constant subscript past the end": (
+        "A = hcl.placeholder((4,), 'A')\nhcl.build(hcl.create_schedule([A], "
+        "lambda A: hcl.compute((4,), lambda i: A[4] + i, name='C')))",
+        "stage C reads A outside its shape (4,): subscript 0 is the constant 4",
+    ),
     # the built function
-    "too few arguments": (ONE_STAGE + "hcl.build(s)(np.zeros(4, np.int32))", "expected 2 arguments (A, C), got 1"),
+    "too few arguments": (
+        ONE_STAGE + "hcl.build(s)(np.zeros(4, np.int32))",
+        "expected 2 arguments (A, C), got 1",
+    ),
     "wrong shape": (ONE_STAGE + "hcl.build(s)(np.zeros(5, np.int32), np.zeros(4, np.int32))", "shape"),
     "wrong dtype": (ONE_STAGE + "hcl.build(s)(np.zeros(4, np.float64), np.zeros(4, np.int32))", "dtype"),
-    "not contiguous": (ONE_STAGE + "hcl.build(s)(np.zeros(8, np.int32)[::2], np.zeros(4, np.int32))", "contiguous"),
-    "runtime division by zero": (DIVIDE + "f(np.ones(4, np.int32), np.array([1, 0, 1, 1], np.int32), "
-                                 "np.zeros(4, np.int32))", "function top, stage Q divides by zero"),
-    "most negative int divided by -1": (DIVIDE + "f(np.full(4, -2**31, np.int32), np.full(4, -1, np.int32), "
-                                        "np.zeros(4, np.int32))",
-                                        "stage Q divides the most negative 32-bit integer by -1"),
+    "not contiguous": (
+        ONE_STAGE + "hcl.build(s)(np.zeros(8, np.int32)[::2], np.zeros(4, np.int32))",
+        "contiguous",
+    ),
+    "runtime division by zero": (
+        DIVIDE + "f(np.ones(4, np.int32), np.array([1, 0, 1, 1], np.int32), np.zeros(4, np.int32))",
+        "function top, stage Q divides by zero",
+    ),
+    "most negative int divided by -1": (
+        DIVIDE + "f(np.full(4, -2**31, np.int32), np.full(4, -1, np.int32), np.zeros(4, np.int32))",
+        "stage Q divides the most negative 32-bit integer by -1",
+    ),
 }
 
-KERNEL = '''
+KERNEL = """
 import numpy as np
 import hclbuild as hcl
 
@@ -142,67 +220,110 @@ def schedule():
     A = hcl.placeholder((4,), "A")
     B = hcl.placeholder((4,), "B")
     return hcl.create_schedule([A, B], lambda A, B: hcl.compute((4,), lambda i: A[i] + B[i], name="C"))
-'''
+"""
 
 # name -> (files of the project folder "p", text the one-line message must contain)
 PROJECTS: dict[str, tuple[dict[str, str], str]] = {
     "kernel.py syntax error": ({"kernel.py": "def schedule(:\n"}, "kernel.py"),
     "kernel.py without schedule()": ({"kernel.py": "import hclbuild as hcl\n"}, "schedule"),
-    "schedule() raises": ({"kernel.py": "def schedule():\n    raise ValueError('boom')\n"},
-                          "schedule() failed at kernel.py:2: ValueError: boom"),
+    "schedule() raises": (
+        {"kernel.py": "def schedule():\n    raise ValueError('boom')\n"},
+        "schedule() failed at kernel.py:2: ValueError: boom",
+    ),
     # SystemExit is no Exception: hclbuild ended with the kernel's status and no word
-    "kernel.py calls sys.exit()": ({"kernel.py": "import sys\nsys.exit(3)\n"},
-                                   "importing kernel.py failed at kernel.py:2: SystemExit: 3"),
-    "schedule() calls sys.exit()": ({"kernel.py": "def schedule():\n    raise SystemExit(0)\n"},
-                                    "schedule() failed at kernel.py:2: SystemExit: 0"),
-    "inputs() calls sys.exit()": ({"kernel.py": KERNEL + "\ndef inputs(rng):\n    raise SystemExit('no data')\n"},
-                                  "inputs() failed at kernel.py:12: SystemExit: no data"),
+    "kernel.py calls sys.exit()": (
+        {"kernel.py": "import sys\nsys.exit(3)\n"},
+        "importing kernel.py failed at kernel.py:2: SystemExit: 3",
+    ),
+    "schedule() calls sys.exit()": (
+        {"kernel.py": "def schedule():\n    raise SystemExit(0)\n"},
+        "schedule() failed at kernel.py:2: SystemExit: 0",
+    ),
+    "inputs() calls sys.exit()": (
+        {"kernel.py": KERNEL + "\ndef inputs(rng):\n    raise SystemExit('no data')\n"},
+        "inputs() failed at kernel.py:12: SystemExit: no data",
+    ),
     "schedule() returns a number": ({"kernel.py": "def schedule():\n    return 3\n"}, "schedule"),
-    "kernel.py imports a missing module": ({"kernel.py": "import no_such_module_here\n" + KERNEL},
-                                           "no_such_module_here"),
+    "kernel.py imports a missing module": (
+        {"kernel.py": "import no_such_module_here\n" + KERNEL},
+        "no_such_module_here",
+    ),
     "project.toml not TOML": ({"kernel.py": KERNEL, "project.toml": "[hls\n"}, "project.toml"),
     "project.toml unknown section": ({"kernel.py": KERNEL, "project.toml": "[fpga]\nx = 1\n"}, "fpga"),
     "project.toml unknown key": ({"kernel.py": KERNEL, "project.toml": "[hls]\nspeed = 1\n"}, "speed"),
-    "project.toml clock is a string": ({"kernel.py": KERNEL, "project.toml": "[hls]\nclock_period_ns = 'fast'\n"},
-                                       "clock_period_ns"),
-    "project.toml part with Tcl metacharacters": ({"kernel.py": KERNEL,
-                                                   "project.toml": "[hls]\npart = 'xc7z020 [exec rm -rf ~]'\n"},
-                                                  "part"),
-    "project.toml name with a space": ({"kernel.py": KERNEL, "project.toml": "[project]\nname = 'my proj'\n"},
-                                       "name"),
-    "project.toml top is not the schedule's": ({"kernel.py": KERNEL, "project.toml": "[project]\ntop = 'other'\n"},
-                                               "other"),
+    "project.toml clock is a string": (
+        {"kernel.py": KERNEL, "project.toml": "[hls]\nclock_period_ns = 'fast'\n"},
+        "clock_period_ns",
+    ),
+    "project.toml part with Tcl metacharacters": (
+        {"kernel.py": KERNEL, "project.toml": "[hls]\npart = 'xc7z020 [exec rm -rf ~]'\n"},
+        "part",
+    ),
+    "project.toml name with a space": (
+        {"kernel.py": KERNEL, "project.toml": "[project]\nname = 'my proj'\n"},
+        "name",
+    ),
+    "project.toml top is not the schedule's": (
+        {"kernel.py": KERNEL, "project.toml": "[project]\ntop = 'other'\n"},
+        "other",
+    ),
     "project.toml m_axi depth below the element count": (
         {"kernel.py": KERNEL, "project.toml": "[interface.A]\nprotocol = 'm_axi'\ndepth = 2\n"},
-        "argument A of @top: m_axi depth 2 is less than the 4 elements of int32_t A[4]"),
+        "argument A of @top: m_axi depth 2 is less than the 4 elements of int32_t A[4]",
+    ),
     # the settings applied to nothing: the design was synthesized with the defaults, and csim passed
     "project.toml interface of an unknown function": (
         {"kernel.py": KERNEL, "project.toml": "[interface.Stage_nope.A]\nprotocol = 'm_axi'\n"},
-        "project.toml [interface.Stage_nope.A]: the design has no function 'Stage_nope' (functions: top;"),
-    "project.toml memory_gb is a string": ({"kernel.py": KERNEL, "project.toml": "[reference]\nmemory_gb = 'lots'\n"},
-                                           "reference.memory_gb must be a number, got string"),
-    "inputs() returns one array for two inputs": ({"kernel.py": KERNEL + "\ndef inputs(rng):\n"
-                                                   "    return [np.zeros(4, np.int32)]\n"},
-                                                  "inputs() returned 1 arrays, the design has 2 inputs"),
-    "inputs() wrong shape": ({"kernel.py": KERNEL + "\ndef inputs(rng):\n"
-                              "    return [np.zeros(5, np.int32), np.zeros(4, np.int32)]\n"},
-                             "inputs() gave A shape (5,), expected"),
-    "model() disagrees": ({"kernel.py": KERNEL + "\ndef model(A, B):\n    return A - B\n"},
-                          "numpy model and LLVM reference disagree on C["),
-    "model() wrong shape": ({"kernel.py": KERNEL + "\ndef model(A, B):\n    return np.zeros(3)\n"},
-                            "model() output C has shape (3,), expected (4,)"),
-    "model() dict names no argument": ({"kernel.py": KERNEL + "\ndef model(A, B):\n    return {'c': A - B}\n"},
-                                       "model() returned c, not an argument of the design (its arguments: A, B, C)"),
+        "project.toml [interface.Stage_nope.A]: the design has no function 'Stage_nope' (functions: top;",
+    ),
+    "project.toml memory_gb is a string": (
+        {"kernel.py": KERNEL, "project.toml": "[reference]\nmemory_gb = 'lots'\n"},
+        "reference.memory_gb must be a number, got string",
+    ),
+    "inputs() returns one array for two inputs": (
+        {"kernel.py": KERNEL + "\ndef inputs(rng):\n    return [np.zeros(4, np.int32)]\n"},
+        "inputs() returned 1 arrays, the design has 2 inputs",
+    ),
+    "inputs() wrong shape": (
+        {
+            "kernel.py": KERNEL + "\ndef inputs(rng):\n"
+            "    return [np.zeros(5, np.int32), np.zeros(4, np.int32)]\n"
+        },
+        "inputs() gave A shape (5,), expected",
+    ),
+    "model() disagrees": (
+        {"kernel.py": KERNEL + "\ndef model(A, B):\n    return A - B\n"},
+        "numpy model and LLVM reference disagree on C[",
+    ),
+    "model() wrong shape": (
+        {"kernel.py": KERNEL + "\ndef model(A, B):\n    return np.zeros(3)\n"},
+        "model() output C has shape (3,), expected (4,)",
+    ),
+    "model() dict names no argument": (
+        {"kernel.py": KERNEL + "\ndef model(A, B):\n    return {'c': A - B}\n"},
+        "model() returned c, not an argument of the design (its arguments: A, B, C)",
+    ),
     "model() list for a design without outputs": (
-        {"kernel.py": KERNEL.replace("hcl.compute((4,), lambda i: A[i] + B[i], name=\"C\")",
-                                     "hcl.update(B, lambda i: A[i] + B[i], name=\"C\")")
-         + "\ndef model(A, B):\n    return A + B\n"},
-        "model() returned 1 arrays for 0 outputs (the design updates its arguments in place: return a dict"),
-    "subscript past the end at run time": ({"kernel.py": KERNEL.replace("A[i] + B[i]", "A[i + 1] + B[i]")},
-                                           "stage C reads A outside its shape (4,): subscript 0 is 4"),
-    "division by zero in the reference": ({"kernel.py": KERNEL.replace("A[i] + B[i]", "A[i] / B[i]")
-                                           + "\ndef inputs(rng):\n    return [np.ones(4), np.zeros(4)]\n"},
-                                          "p: function top, stage C divides by zero"),
+        {
+            "kernel.py": KERNEL.replace(
+                'hcl.compute((4,), lambda i: A[i] + B[i], name="C")',
+                'hcl.update(B, lambda i: A[i] + B[i], name="C")',
+            )
+            + "\ndef model(A, B):\n    return A + B\n"
+        },
+        "model() returned 1 arrays for 0 outputs (the design updates its arguments in place: return a dict",
+    ),
+    "subscript past the end at run time": (
+        {"kernel.py": KERNEL.replace("A[i] + B[i]", "A[i + 1] + B[i]")},
+        "stage C reads A outside its shape (4,): subscript 0 is 4",
+    ),
+    "division by zero in the reference": (
+        {
+            "kernel.py": KERNEL.replace("A[i] + B[i]", "A[i] / B[i]")
+            + "\ndef inputs(rng):\n    return [np.ones(4), np.zeros(4)]\n"
+        },
+        "p: function top, stage C divides by zero",
+    ),
 }
 
 # name -> (hclbuild arguments, text the one-line message must contain); run in an empty folder
@@ -225,8 +346,15 @@ def check_no_partial_files(folder: Path) -> None:
 
 
 def run(cwd: Path, argv: list[str], env: dict | None = None) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, *argv], cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT,
-                          env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})})
+    proc = subprocess.run(
+        [sys.executable, *argv],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})},
+        check=False,
+    )
     assert proc.returncode >= 0, f"killed by signal {-proc.returncode}: {proc.stderr[-2000:]}"
     return proc
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-from sections import merge_sections, sections_of  # noqa: E402
+from sections import merge_sections, sections_of
 
 EARLIER = """# Benchmarks
 
@@ -33,12 +33,22 @@ def test_a_rerun_section_replaces_its_old_copy_in_place_and_kept_ones_name_their
     merged, kept = merge_sections(rerun, EARLIER)
     assert kept == ["Compile scaling", "Dask"]
     assert [line for lines in merged.values() for line in lines] == [
-        "## Compile scaling", "", "_Kept from the run of 2026-12-02 07:31 UTC at commit 18178c8, not rerun since._",
-        "", "old compile",
-        "## No-op runs", "", "new noop", "",
+        "## Compile scaling",
+        "",
+        "_Kept from the run of 2026-12-02 07:31 UTC at commit 18178c8, not rerun since._",
+        "",
+        "old compile",
+        "## No-op runs",
+        "",
+        "new noop",
+        "",
         # kept a second time: the run that measured it is still the first one
-        "## Dask", "", "_Kept from the run of 2026-11-30 10:00 UTC at commit abc1234, not rerun since._", "",
-        "old dask"]
+        "## Dask",
+        "",
+        "_Kept from the run of 2026-11-30 10:00 UTC at commit abc1234, not rerun since._",
+        "",
+        "old dask",
+    ]
 
 
 def test_a_section_new_to_the_file_comes_after_the_earlier_ones() -> None:

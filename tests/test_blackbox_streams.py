@@ -17,7 +17,7 @@ from hclbuild.project.layout import BuildLayout
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the stand-in tools are POSIX executables")
 
-STREAMED = '''
+STREAMED = """
 import numpy as np
 import hclbuild as hcl
 
@@ -37,14 +37,18 @@ def schedule():
 
 def model(A):
     return (A * 2 + 3).astype(np.int32)
-'''
+"""
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("tool", ["vitis_hls", "v++"])
 def test_blackbox_functions_joined_by_a_stream(fake_vitis, tmp_path: Path, tool: str) -> None:
-    folder = stand_in_project(fake_vitis, tmp_path / "projects" / "fifo", STREAMED,
-                              f'[hls]\ntool = "{tool}"\ntop_assembly = "blackbox"\n')
+    folder = stand_in_project(
+        fake_vitis,
+        tmp_path / "projects" / "fifo",
+        STREAMED,
+        f'[hls]\ntool = "{tool}"\ntop_assembly = "blackbox"\n',
+    )
     build = tmp_path / "build"
     assert run_doit(["csim", "cosim", "report"], [folder], build) == 0
     layout = BuildLayout(build, "fifo")
@@ -54,14 +58,29 @@ def test_blackbox_functions_joined_by_a_stream(fake_vitis, tmp_path: Path, tool:
     # the stream is a FIFO of each blackbox: written by one, read by the other
     writer = json.loads(layout.blackbox_json("top", "Stage_doubled").read_text())["c_parameters"]
     reader = json.loads(layout.blackbox_json("top", "Stage_shifted").read_text())["c_parameters"]
-    assert writer[0]["c_name"] == "A" and writer[0]["RAM_type"] == "RAM_1P"  # (the stand-in's RAMs are read-write)
+    assert (
+        writer[0]["c_name"] == "A" and writer[0]["RAM_type"] == "RAM_1P"
+    )  # (the stand-in's RAMs are read-write)
     assert writer[1:] == [
-        {"c_name": "doubled", "c_port_direction": "out",
-         "rtl_ports": {"FIFO_data_write_out": "doubled_din", "FIFO_full_flag": "doubled_full_n",
-                       "FIFO_write_enable": "doubled_write"}}]
-    assert reader[0] == {"c_name": "doubled", "c_port_direction": "in",
-                         "rtl_ports": {"FIFO_data_read_in": "doubled_dout", "FIFO_empty_flag": "doubled_empty_n",
-                                       "FIFO_read_enable": "doubled_read"}}
+        {
+            "c_name": "doubled",
+            "c_port_direction": "out",
+            "rtl_ports": {
+                "FIFO_data_write_out": "doubled_din",
+                "FIFO_full_flag": "doubled_full_n",
+                "FIFO_write_enable": "doubled_write",
+            },
+        }
+    ]
+    assert reader[0] == {
+        "c_name": "doubled",
+        "c_port_direction": "in",
+        "rtl_ports": {
+            "FIFO_data_read_in": "doubled_dout",
+            "FIFO_empty_flag": "doubled_empty_n",
+            "FIFO_read_enable": "doubled_read",
+        },
+    }
     # the top holds the stream between the two RTL modules, in a dataflow region
     top_cpp = layout.hls_cpp("top").read_text()
     assert "  hls::stream<int32_t> doubled;\n  #pragma HLS stream variable=doubled depth=4\n" in top_cpp

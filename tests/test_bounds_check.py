@@ -28,7 +28,9 @@ def test_affine_subscripts_inside_the_shape_are_not_guarded() -> None:
     A = hcl.placeholder((10, 10), "A")
 
     def kernel(A):
-        return hcl.compute((8, 8), lambda i, j: A[i + 2, j * 1] + A[i, 9 - j] + A[i + j // 1 * 1, 0], name="B")
+        return hcl.compute(
+            (8, 8), lambda i, j: A[i + 2, j * 1] + A[i, 9 - j] + A[i + j // 1 * 1, 0], name="B"
+        )
 
     s = hcl.create_schedule([A], kernel)
     s[kernel.B].split(kernel.B.axis[0], 4)
@@ -53,10 +55,17 @@ def test_a_guard_reports_the_original_dimension(tmp_path: Path) -> None:
 def test_in_bounds_reference_matches_numpy(tmp_path: Path) -> None:
     hcl.init(hcl.Int(32))
     A = hcl.placeholder((8, 8), "A")
-    s = hcl.create_schedule([A], lambda A: hcl.compute((7, 8), lambda i, j: A[i + 1, 7 - j] - A[i, j], name="d"))
+    s = hcl.create_schedule(
+        [A], lambda A: hcl.compute((7, 8), lambda i, j: A[i + 1, 7 - j] - A[i, j], name="d")
+    )
     layout = BuildLayout(tmp_path, "diff")
     assert compile_design(s, layout, "diff")["bounds"] == []
     a = np.arange(64, dtype=np.int32).reshape(8, 8)
-    result = reference_design(layout, "diff", ProjectConfig(name="diff"), inputs_fn=lambda rng: [a],
-                              model_fn=lambda A: A[1:, ::-1] - A[:-1])
+    result = reference_design(
+        layout,
+        "diff",
+        ProjectConfig(name="diff"),
+        inputs_fn=lambda rng: [a],
+        model_fn=lambda A: A[1:, ::-1] - A[:-1],
+    )
     assert result["model_checked"]

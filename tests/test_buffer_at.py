@@ -27,8 +27,9 @@ def _inputs(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
 
 
 @pytest.mark.parametrize(("axis", "shape"), [(0, (10,)), (1, (1,))])
-def test_buffer_at_the_output_of_a_gemm(axis: int, shape: tuple[int, ...], run: Any,
-                                        rng: np.random.Generator) -> None:
+def test_buffer_at_the_output_of_a_gemm(
+    axis: int, shape: tuple[int, ...], run: Any, rng: np.random.Generator
+) -> None:
     s, kernel, _ = _gemm()
     buffer = s.buffer_at(kernel.C, s[kernel.C], kernel.C.axis[axis])
     a, b = _inputs(rng)
@@ -47,7 +48,7 @@ def test_buffer_at_with_interleaved_accumulation(run: Any, rng: np.random.Genera
     np.testing.assert_allclose(run(s, a, b), a @ b, rtol=1e-5, atol=1e-6)
     code = hcl.build(s, target="vhls")
     assert buffer.shape == (10,) and "float row[10];" in code
-    body = code[code.index("l_C_i:"):]
+    body = code[code.index("l_C_i:") :]
     # read the row in, accumulate into it over k and j, write it back
     assert body.index("row[j_init] = ") < body.index("l_C_k:") < body.index("C[i][j_back] = ")
     assert "C[i][j] " not in body

@@ -26,9 +26,8 @@ def scattered(n: int = 8):
 
     def kernel(A):
         B = hcl.compute((n,), lambda i: 0, name="B")
-        with hcl.Stage("scatter"):
-            with hcl.for_(0, n, name="i") as i:
-                B[A[i]] = i
+        with hcl.Stage("scatter"), hcl.for_(0, n, name="i") as i:
+            B[A[i]] = i
         return B
 
     return hcl.create_schedule([A], kernel, name="top")

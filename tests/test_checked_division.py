@@ -47,8 +47,11 @@ def test_truncating_division_and_remainder_with_negative_divisors(dtype, np_type
 
 def test_floor_division_with_negative_divisors():
     a, b = DIVIDENDS.astype(np.int32), DIVISORS.astype(np.int32)
-    assert run(binary(lambda x, y: x // y), a, b).tolist() == np.floor_divide(a, b).tolist() == [
-        3, -4, -4, 3, -3, 2, -1, 0]
+    assert (
+        run(binary(lambda x, y: x // y), a, b).tolist()
+        == np.floor_divide(a, b).tolist()
+        == [3, -4, -4, 3, -3, 2, -1, 0]
+    )
 
 
 def test_division_by_zero_raises_naming_function_and_stage():
@@ -92,8 +95,10 @@ def test_unchecked_build_gives_the_same_results():
     assert run(s, a, b, checked_division=False).tolist() == run(s, a, b).tolist()
 
 
-@pytest.mark.parametrize("op, kind", [(lambda x, y: x / 0, "division"), (lambda x, y: x // 0, "division"),
-                                      (lambda x, y: x % 0, "remainder")])
+@pytest.mark.parametrize(
+    "op, kind",
+    [(lambda x, y: x / 0, "division"), (lambda x, y: x // 0, "division"), (lambda x, y: x % 0, "remainder")],
+)
 def test_constant_zero_divisor_is_a_build_time_error(op, kind):
     with pytest.raises(CompileError, match=rf"^stage C: {kind} by the constant 0$"):
         hcl.build(binary(op))
@@ -103,8 +108,11 @@ def test_constant_zero_divisor_is_a_build_time_error(op, kind):
 def test_constant_subscript_outside_a_tensor_is_a_build_time_error(subscript, value):
     A = hcl.placeholder((8,), "A")
     s = hcl.create_schedule([A], lambda A: hcl.compute((8,), lambda i: subscript(A, i) + i, name="C"))
-    with pytest.raises(CompileError, match=rf"^stage C reads A outside its shape \(8,\): subscript 0 is "
-                                           rf"the constant {value} \(valid 0..7\)$"):
+    with pytest.raises(
+        CompileError,
+        match=rf"^stage C reads A outside its shape \(8,\): subscript 0 is "
+        rf"the constant {value} \(valid 0..7\)$",
+    ):
         hcl.build(s)
 
 
@@ -118,14 +126,19 @@ def test_constant_store_subscript_outside_a_2d_tensor_is_a_build_time_error():
         hcl.mutate((1,), lambda _: body(), name="poke")
 
     s = hcl.create_schedule([A], kernel)
-    with pytest.raises(CompileError, match=r"^stage poke writes A outside its shape \(3, 4\): subscript 1 is "
-                                           r"the constant 4 \(valid 0..3\)$"):
+    with pytest.raises(
+        CompileError,
+        match=r"^stage poke writes A outside its shape \(3, 4\): subscript 1 is "
+        r"the constant 4 \(valid 0..3\)$",
+    ):
         hcl.lower(s)
 
 
 def test_constant_zero_divisor_behind_casts_is_a_build_time_error():
     hcl.init(hcl.Int(8))
     A = hcl.placeholder((4,), "A", "int8")
-    s = hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i] / hcl.cast(hcl.Int(8), 0), name="C"))
+    s = hcl.create_schedule(
+        [A], lambda A: hcl.compute((4,), lambda i: A[i] / hcl.cast(hcl.Int(8), 0), name="C")
+    )
     with pytest.raises(CompileError, match=r"^stage C: division by the constant 0$"):
         hcl.lower(s)

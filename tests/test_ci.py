@@ -35,7 +35,9 @@ def test_install_from_requirements_then_pyproject(tmp_path: Path) -> None:
 
 def test_install_option_overrides_and_nothing_known_is_an_error(tmp_path: Path) -> None:
     assert install_commands(tmp_path, "pip install ./wheels/hclbuild.whl\n\npip install numpy") == [
-        "pip install ./wheels/hclbuild.whl", "pip install numpy"]
+        "pip install ./wheels/hclbuild.whl",
+        "pip install numpy",
+    ]
     with pytest.raises(ConfigError, match="give the commands with --install"):
         install_commands(tmp_path)
 
@@ -46,8 +48,12 @@ def test_gitlab_pipeline_structure() -> None:
     assert pipeline["stages"] == ["csim", "csynth", "top"]
     build = pipeline["build-csim"]
     assert build["stage"] == "csim"
-    assert build["script"] == ["python -m pip install --upgrade pip", "python -m pip install -e .", AP_TYPES_INSTALL,
-                               "hclbuild csim tests/data/projects/gemm tests/data/projects/two_mm --continue"]
+    assert build["script"] == [
+        "python -m pip install --upgrade pip",
+        "python -m pip install -e .",
+        AP_TYPES_INSTALL,
+        "hclbuild csim tests/data/projects/gemm tests/data/projects/two_mm --continue",
+    ]
     # `hclbuild csim tests/data/projects/gemm` builds beside tests/data/projects: that is the artifact
     assert build["artifacts"]["paths"] == ["tests/data/build/"]
     # precompiled ap_types headers are this runner's cache, about 80 MB each: not an artifact
@@ -55,14 +61,20 @@ def test_gitlab_pipeline_structure() -> None:
     csynth = pipeline["csynth"]
     assert (csynth["stage"], csynth["tags"], csynth["needs"]) == ("csynth", ["vitis-2025"], ["build-csim"])
     assert csynth["parallel"]["matrix"] == [
-        {"PROJECT": "two_mm", "PROJECT_PATH": "tests/data/projects/two_mm", "FUNCTION": ["Stage_out_AB", "Stage_out_ABC"]},
+        {
+            "PROJECT": "two_mm",
+            "PROJECT_PATH": "tests/data/projects/two_mm",
+            "FUNCTION": ["Stage_out_AB", "Stage_out_ABC"],
+        },
         {"PROJECT": "gemm", "PROJECT_PATH": "tests/data/projects/gemm", "FUNCTION": ["Stage_prod"]},
     ]
     assert csynth["script"][-1] == 'hclbuild csynth "$PROJECT_PATH" --function "$FUNCTION"'
     # the report travels with the digest of its inputs, so the top's job does not synthesize it again
-    assert csynth["artifacts"]["paths"] == ["tests/data/build/$PROJECT/hls/$FUNCTION/",
-                                            "tests/data/build/$PROJECT/csynth/$FUNCTION.xml",
-                                            "tests/data/build/$PROJECT/csynth/$FUNCTION.inputs"]
+    assert csynth["artifacts"]["paths"] == [
+        "tests/data/build/$PROJECT/hls/$FUNCTION/",
+        "tests/data/build/$PROJECT/csynth/$FUNCTION.xml",
+        "tests/data/build/$PROJECT/csynth/$FUNCTION.inputs",
+    ]
     top = pipeline["top"]
     assert top["needs"] == ["build-csim"]
     assert top["parallel"]["matrix"] == [
@@ -84,33 +96,50 @@ def blackbox_two_mm_and_gemm(root: Path) -> list:
 def test_only_blackbox_tops_wait_for_their_functions(tmp_path: Path) -> None:
     plans = blackbox_two_mm_and_gemm(tmp_path)
     jobs = yaml.safe_load(github_workflow(plans, root=tmp_path, install="pip install hclbuild"))["jobs"]
-    uploads = [step["with"] for step in jobs["build-csim"]["steps"] if step.get("uses") == "actions/upload-artifact@v4"]
+    uploads = [
+        step["with"]
+        for step in jobs["build-csim"]["steps"]
+        if step.get("uses") == "actions/upload-artifact@v4"
+    ]
     assert uploads[0]["path"].split() == ["build/", "!build/.pch/"]  # not the precompiled headers
     # gemm's top is synthesized whole, as soon as csim is done
     whole = jobs["csynth-top"]
     assert whole["needs"] == "build-csim"
-    assert whole["strategy"]["matrix"]["include"] == [
-        {"project": "gemm", "path": "gemm", "function": "top"}]
+    assert whole["strategy"]["matrix"]["include"] == [{"project": "gemm", "path": "gemm", "function": "top"}]
     assert [s for s in whole["steps"] if s.get("with", {}).get("pattern")] == []
     # two_mm's top takes the RTL of its functions: it waits for their jobs and downloads their artifacts
     assemble = jobs["assemble-top"]
     assert assemble["needs"] == ["build-csim", "csynth"]
     assert assemble["strategy"]["matrix"]["include"] == [
-        {"project": "two_mm", "path": "two_mm", "function": "top"}]
-    downloads = [step["with"] for step in assemble["steps"] if step.get("uses") == "actions/download-artifact@v4"]
+        {"project": "two_mm", "path": "two_mm", "function": "top"}
+    ]
+    downloads = [
+        step["with"] for step in assemble["steps"] if step.get("uses") == "actions/download-artifact@v4"
+    ]
     # the function jobs' artifacts are csynth-<project>+<function>; '+' is in no project name, so
     # csynth-gemm-* had also matched (and merged over gemm's) the artifacts of a project gemm-opt
-    uploaded = [step["with"]["name"] for step in jobs["csynth"]["steps"]
-                if step.get("uses") == "actions/upload-artifact@v4"]
+    uploaded = [
+        step["with"]["name"]
+        for step in jobs["csynth"]["steps"]
+        if step.get("uses") == "actions/upload-artifact@v4"
+    ]
     assert uploaded == ["csynth-${{ matrix.project }}+${{ matrix.function }}"]
     pattern = downloads[1]["pattern"].replace("${{ matrix.project }}", "gemm")
     assert fnmatch.fnmatchcase("csynth-gemm+Stage_prod", pattern)
     assert not fnmatch.fnmatchcase("csynth-gemm-opt+Stage_prod", pattern)
-    assert downloads[1] == {"pattern": "csynth-${{ matrix.project }}+*", "path": "build/${{ matrix.project }}/",
-                            "merge-multiple": True}
-    assert assemble["steps"][-2]["run"] == "hclbuild csynth ${{ matrix.path }} --function ${{ matrix.function }}"
+    assert downloads[1] == {
+        "pattern": "csynth-${{ matrix.project }}+*",
+        "path": "build/${{ matrix.project }}/",
+        "merge-multiple": True,
+    }
+    assert (
+        assemble["steps"][-2]["run"] == "hclbuild csynth ${{ matrix.path }} --function ${{ matrix.function }}"
+    )
     gitlab = yaml.safe_load(gitlab_pipeline(plans, root=tmp_path, install="pip install hclbuild"))
-    assert (gitlab["top"]["needs"], gitlab["assemble-top"]["needs"]) == (["build-csim"], ["build-csim", "csynth"])
+    assert (gitlab["top"]["needs"], gitlab["assemble-top"]["needs"]) == (
+        ["build-csim"],
+        ["build-csim", "csynth"],
+    )
     assert [entry["PROJECT"] for entry in gitlab["assemble-top"]["parallel"]["matrix"]] == ["two_mm"]
     assert gitlab["assemble-top"]["stage"] == "top"
 
@@ -122,9 +151,12 @@ def test_a_blackbox_project_without_outlined_functions_synthesizes_its_top_whole
         "import hclbuild as hcl\n\n\n"
         "def schedule():\n"
         "    A = hcl.placeholder((8,), 'A')\n"
-        "    return hcl.create_schedule([A], lambda A: hcl.compute(A.shape, lambda i: A[i] + 1, name='B'), name='top')\n")
+        "    return hcl.create_schedule([A], lambda A: hcl.compute(A.shape, lambda i: A[i] + 1, name='B'), name='top')\n"
+    )
     (folder / "project.toml").write_text('[hls]\ntop_assembly = "blackbox"\n')
-    jobs = yaml.safe_load(github_workflow(plan([folder]), root=tmp_path, install="pip install hclbuild"))["jobs"]
+    jobs = yaml.safe_load(github_workflow(plan([folder]), root=tmp_path, install="pip install hclbuild"))[
+        "jobs"
+    ]
     assert set(jobs) == {"build-csim", "csynth-top"}
 
 
@@ -141,7 +173,9 @@ def test_build_csim_job_runs_in_a_fresh_venv_of_a_checkout(tmp_path: Path) -> No
         pytest.skip("git is not installed")
     checkout = tmp_path / "checkout"
     # the committed tree, as actions/checkout gives it
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", "HEAD"], check=True, capture_output=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(REPO), "archive", "HEAD"], check=True, capture_output=True
+    ).stdout
     checkout.mkdir()
     subprocess.run(["tar", "-x", "-C", str(checkout)], input=archive, check=True)
     plans = plan([checkout / "projects" / "gemm"])
@@ -152,8 +186,15 @@ def test_build_csim_job_runs_in_a_fresh_venv_of_a_checkout(tmp_path: Path) -> No
     env = {key: value for key, value in os.environ.items() if not key.startswith(("VIRTUAL_ENV", "PYTHON"))}
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     for step in steps:
-        done = subprocess.run(["bash", "-e", "-c", step], cwd=checkout, env=env, capture_output=True, text=True,
-                              timeout=1200, check=False)
+        done = subprocess.run(
+            ["bash", "-e", "-c", step],
+            cwd=checkout,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=1200,
+            check=False,
+        )
         assert done.returncode == 0, f"{step}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
     assert (checkout / "build" / "gemm" / "csim" / "Stage_prod.json").is_file()
     assert '"pass": true' in (checkout / "build" / "gemm" / "csim" / "top.json").read_text()
@@ -162,7 +203,9 @@ def test_build_csim_job_runs_in_a_fresh_venv_of_a_checkout(tmp_path: Path) -> No
 def test_projects_in_folders_that_build_apart_are_refused(tmp_path: Path) -> None:
     for name in ("a", "b"):
         shutil.copytree(PROJECTS / "gemm", tmp_path / name / "gemm")
-    with pytest.raises(ConfigError, match=r"^the projects build in different folders \(.*/a/build, .*/b/build\)"):
+    with pytest.raises(
+        ConfigError, match=r"^the projects build in different folders \(.*/a/build, .*/b/build\)"
+    ):
         github_workflow(plan([tmp_path / "a" / "gemm", tmp_path / "b" / "gemm"]), root=tmp_path, install="x")
     with pytest.raises(ConfigError, match=r"a/build: the projects' build folder is outside .*/a/gemm, where"):
         gitlab_pipeline(plan([tmp_path / "a" / "gemm"]), root=tmp_path / "a" / "gemm", install="x")
@@ -171,7 +214,9 @@ def test_projects_in_folders_that_build_apart_are_refused(tmp_path: Path) -> Non
 def test_every_github_job_sets_up_the_python_hclbuild_needs(tmp_path: Path) -> None:
     # self-hosted Vitis runners run RHEL 8 (Python 3.6) or Ubuntu 22.04 (3.10): `pip install` of
     # hclbuild (requires-python >= 3.11) failed there without it
-    jobs = yaml.safe_load(github_workflow(blackbox_two_mm_and_gemm(tmp_path), root=tmp_path, install="x"))["jobs"]
+    jobs = yaml.safe_load(github_workflow(blackbox_two_mm_and_gemm(tmp_path), root=tmp_path, install="x"))[
+        "jobs"
+    ]
     assert set(jobs) == {"build-csim", "csynth", "csynth-top", "assemble-top"}
     for name, job in jobs.items():
         uses = [step.get("uses") for step in job["steps"]]
@@ -185,8 +230,15 @@ def test_ci_from_a_subfolder_writes_the_workflow_at_the_top_of_the_repository(tm
     (tmp_path / ".git").mkdir()
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "mychip"\n')
     shutil.copytree(PROJECTS / "gemm", tmp_path / "hw" / "projects" / "gemm")
-    proc = subprocess.run([sys.executable, "-m", "hclbuild.cli", "ci", "github", "projects"], cwd=tmp_path / "hw",
-                          capture_output=True, text=True, timeout=300, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    proc = subprocess.run(
+        [sys.executable, "-m", "hclbuild.cli", "ci", "github", "projects"],
+        cwd=tmp_path / "hw",
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "wrote ../.github/workflows/hclbuild.yml\n"
     assert not (tmp_path / "hw" / ".github").exists()
@@ -203,7 +255,9 @@ def gitlab_python_setup(tmp_path: Path) -> tuple[dict, list[str]]:
 def test_every_gitlab_job_sets_up_the_python_hclbuild_needs(tmp_path: Path) -> None:
     # the Vitis jobs ran `pip install` with the runner's own python: RHEL 8's 3.6, Ubuntu 22.04's 3.10
     pipeline, _ = gitlab_python_setup(tmp_path)
-    jobs = {name: job for name, job in pipeline.items() if name not in ("stages",) and not name.startswith(".")}
+    jobs = {
+        name: job for name, job in pipeline.items() if name not in ("stages",) and not name.startswith(".")
+    }
     assert set(jobs) == {"build-csim", "csynth", "top", "assemble-top"}
     assert {name: job["extends"] for name, job in jobs.items()} == dict.fromkeys(jobs, ".hclbuild-python")
     assert pipeline[".hclbuild-python"]["variables"] == {"HCLBUILD_PYTHON": "python3.11"}
@@ -223,8 +277,15 @@ def run_before_script(lines: list[str], tmp_path: Path, python: str | None) -> s
     env["PATH"] = str(bin_dir)  # the lines need only bash's builtins and python3.11
     env["HCLBUILD_PYTHON"] = "python3.11"
     script = "\n".join([*lines, 'python -c "import sys; print(sys.prefix)"'])
-    return subprocess.run([shutil.which("bash") or "/bin/bash", "-e", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=300, check=False)
+    return subprocess.run(
+        [shutil.which("bash") or "/bin/bash", "-e", "-c", script],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 @pytest.mark.slow
@@ -241,15 +302,19 @@ def test_gitlab_jobs_without_python_3_11_stop_in_one_line(tmp_path: Path, python
     _, lines = gitlab_python_setup(tmp_path / "p")
     done = run_before_script(lines, tmp_path, python)
     assert done.returncode == 1
-    assert done.stderr.strip() == ("hclbuild: error: HCLBUILD_PYTHON=python3.11 is not a Python 3.11 or newer on "
-                                   "this runner: install one, or set the CI/CD variable HCLBUILD_PYTHON to one")
+    assert done.stderr.strip() == (
+        "hclbuild: error: HCLBUILD_PYTHON=python3.11 is not a Python 3.11 or newer on "
+        "this runner: install one, or set the CI/CD variable HCLBUILD_PYTHON to one"
+    )
     assert not (tmp_path / ".hclbuild-venv").exists()
 
 
 def test_install_lines_are_yaml_strings_whatever_they_hold(tmp_path: Path) -> None:
     # `echo "done: ok"` was a YAML mapping and `- x` a nested list: GitLab got another pipeline
     lines = 'pip install "hclbuild>=0.1"\n- evil: 1\necho "done: ok" # note\n{a}'
-    pipeline = yaml.safe_load(gitlab_pipeline(blackbox_two_mm_and_gemm(tmp_path), root=tmp_path, install=lines))
+    pipeline = yaml.safe_load(
+        gitlab_pipeline(blackbox_two_mm_and_gemm(tmp_path), root=tmp_path, install=lines)
+    )
     expected = ['pip install "hclbuild>=0.1"', "- evil: 1", 'echo "done: ok" # note', "{a}"]
     for job in ("build-csim", "csynth", "top", "assemble-top"):
         assert pipeline[job]["script"][:4] == expected, job
@@ -260,12 +325,15 @@ def test_install_lines_are_yaml_strings_whatever_they_hold(tmp_path: Path) -> No
 def test_a_project_folder_the_shell_would_split_is_refused(tmp_path: Path) -> None:
     folder = tmp_path / "my kernels" / "gemm"
     shutil.copytree(PROJECTS / "gemm", folder)
-    with pytest.raises(ConfigError, match=r"^my kernels/gemm: the pipeline names project folders in shell commands "):
+    with pytest.raises(
+        ConfigError, match=r"^my kernels/gemm: the pipeline names project folders in shell commands "
+    ):
         github_workflow(plan([folder]), root=tmp_path, install="x")
 
 
-def test_ci_output_that_is_a_folder_or_cannot_be_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                         capsys: pytest.CaptureFixture) -> None:
+def test_ci_output_that_is_a_folder_or_cannot_be_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
     from hclbuild.cli import main
 
     monkeypatch.chdir(tmp_path)
@@ -275,4 +343,5 @@ def test_ci_output_that_is_a_folder_or_cannot_be_written(tmp_path: Path, monkeyp
     assert main(["ci", "github", "gemm", "--install", "x", "--output", "/proc/hclbuild.yml"]) == 1
     assert capsys.readouterr().err.splitlines() == [
         "hclbuild: error: --output out: is a folder; name the file to write",
-        "hclbuild: error: /proc/hclbuild.yml: cannot write it: No such file or directory"]
+        "hclbuild: error: /proc/hclbuild.yml: cannot write it: No such file or directory",
+    ]

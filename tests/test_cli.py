@@ -17,8 +17,15 @@ REPO = Path(__file__).resolve().parents[1]
 
 def run_cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.run([sys.executable, "-m", "hclbuild.cli", *args], cwd=cwd, capture_output=True, text=True,
-                          env=env, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "hclbuild.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
 
 
 def test_new_then_csim_prints_a_summary_table(tmp_path: Path) -> None:
@@ -31,14 +38,13 @@ def test_new_then_csim_prints_a_summary_table(tmp_path: Path) -> None:
     # doit's progress line per task, then the table
     assert ".  compile:myproj" in lines and ".  csim:myproj/Stage_scaled" in lines
     header = next(k for k, line in enumerate(lines) if line.startswith("project"))
-    rows = [line.split() for line in lines[header + 2:] if line.strip()]
+    rows = [line.split() for line in lines[header + 2 :] if line.strip()]
     assert [r[:3] for r in rows] == [["myproj", "top", "pass"], ["myproj", "Stage_scaled", "pass"]]
     result = json.loads((tmp_path / "build" / "myproj" / "csim" / "top.json").read_text())
     assert result["pass"] is True and result["mismatches"] == 0
     # a second run is a no-op
     proc = run_cli(tmp_path, "csim", "myproj")
     assert ".  " not in proc.stdout.split("project")[0]
-
 
 
 def test_a_project_that_never_compiled_has_a_row_and_continue_exits_1(tmp_path: Path) -> None:
@@ -51,9 +57,17 @@ def test_a_project_that_never_compiled_has_a_row_and_continue_exits_1(tmp_path: 
     assert proc.returncode == 1, proc.stdout + proc.stderr
     lines = proc.stdout.splitlines()
     header = next(k for k, line in enumerate(lines) if line.startswith("project"))
-    rows = [line.split()[:3] for line in lines[header + 2:] if line.strip() and not line.startswith(("bad/", "good/"))]
+    rows = [
+        line.split()[:3]
+        for line in lines[header + 2 :]
+        if line.strip() and not line.startswith(("bad/", "good/"))
+    ]
     assert rows == [["bad", "top", "not"], ["good", "top", "pass"], ["good", "Stage_scaled", "pass"]]
-    assert "bad/top: not run: compile:bad failed: bad: schedule() failed at kernel.py:2: ValueError: x" in proc.stdout
+    assert (
+        "bad/top: not run: compile:bad failed: bad: schedule() failed at kernel.py:2: ValueError: x"
+        in proc.stdout
+    )
+
 
 def test_new_refuses_to_overwrite(tmp_path: Path) -> None:
     (tmp_path / "p").mkdir()
@@ -72,8 +86,14 @@ def test_list_shows_per_function_tasks(tmp_path: Path) -> None:
     run_cli(tmp_path, "new", "p1")
     proc = run_cli(tmp_path, "list", "p1")
     assert proc.returncode == 0, proc.stderr
-    for task in ("compile:p1", "reference:p1", "emit:p1/top", "emit:p1/Stage_scaled", "csim:p1/Stage_scaled",
-                 "report:p1"):
+    for task in (
+        "compile:p1",
+        "reference:p1",
+        "emit:p1/top",
+        "emit:p1/Stage_scaled",
+        "csim:p1/Stage_scaled",
+        "report:p1",
+    ):
         assert task in proc.stdout
 
 
@@ -87,8 +107,13 @@ def test_ci_github_workflow_structure(tmp_path: Path) -> None:
     jobs = workflow["jobs"]
     assert set(jobs) == {"build-csim", "csynth", "csynth-top"}
     steps = {s.get("name"): s.get("run", "") for s in jobs["build-csim"]["steps"]}
-    assert steps["Install"] == "python -m pip install --upgrade pip\npython -m pip install -r requirements.txt\n"
-    assert steps["Install the ap_types headers for C simulation"] == "python -m pip install --no-deps 'hls4ml==1.3.0'"
+    assert (
+        steps["Install"] == "python -m pip install --upgrade pip\npython -m pip install -r requirements.txt\n"
+    )
+    assert (
+        steps["Install the ap_types headers for C simulation"]
+        == "python -m pip install --no-deps 'hls4ml==1.3.0'"
+    )
     assert steps["Build and C-simulate every function"] == "hclbuild csim p1 p2 --continue"
     csynth = jobs["csynth"]
     assert csynth["needs"] == "build-csim"
@@ -102,8 +127,10 @@ def test_ci_github_workflow_structure(tmp_path: Path) -> None:
     assert run_steps[-1] == "hclbuild csynth ${{ matrix.path }} --function ${{ matrix.function }}"
     tops = jobs["csynth-top"]
     assert tops["needs"] == "build-csim"
-    assert tops["strategy"]["matrix"]["include"] == [{"project": "p1", "path": "p1", "function": "top"},
-                                                    {"project": "p2", "path": "p2", "function": "top"}]
+    assert tops["strategy"]["matrix"]["include"] == [
+        {"project": "p1", "path": "p1", "function": "top"},
+        {"project": "p2", "path": "p2", "function": "top"},
+    ]
 
 
 def test_every_subcommand_has_a_real_help(capsys) -> None:
@@ -153,7 +180,10 @@ def test_build_goes_beside_the_project_whatever_the_current_folder(tmp_path: Pat
         os.chdir(tmp_path / "repo")
         assert _build_root(parser().parse_args(["csim", "projects/gemm"])) == tmp_path / "repo" / "build"
         assert _build_root(parser().parse_args(["csim", "projects"])) == tmp_path / "repo" / "build"
-        assert _build_root(parser().parse_args(["csim", "projects", "--build-dir", "out"])) == tmp_path / "repo" / "out"
+        assert (
+            _build_root(parser().parse_args(["csim", "projects", "--build-dir", "out"]))
+            == tmp_path / "repo" / "out"
+        )
     finally:
         os.chdir(cwd)
 
@@ -161,7 +191,7 @@ def test_build_goes_beside_the_project_whatever_the_current_folder(tmp_path: Pat
 def test_run_doit_writes_to_the_current_stdout_not_the_one_doit_was_imported_under(tmp_path: Path) -> None:
     # doit binds its output stream when first imported; a caller that swapped sys.stdout since (as
     # pytest's capture does between tests) had every later run fail writing to a closed file
-    script = f'''
+    script = f"""
 import io, sys
 captured = io.StringIO()
 real, sys.stdout = sys.stdout, captured
@@ -175,8 +205,14 @@ from hclbuild.cli import run_doit
     "    A = hcl.placeholder((4,), 'A')\\n"
     "    return hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i] + 1, name='B'))\\n")
 sys.exit(run_doit(["compile"], [Path({str(tmp_path)!r}) / "p"], Path({str(tmp_path)!r}) / "build"))
-'''
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
-                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+"""
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert ".  compile:p\n" in proc.stdout

@@ -31,8 +31,9 @@ def _shape_of(s: Any, name: str) -> str:
 
 
 @pytest.mark.parametrize(("axis", "shape"), [(0, "1x20x30"), (1, "1x1x30"), (2, "1x1x1")])
-def test_compute_at_each_axis_shrinks_the_intermediate(axis: int, shape: str, run: Any,
-                                                       rng: np.random.Generator) -> None:
+def test_compute_at_each_axis_shrinks_the_intermediate(
+    axis: int, shape: str, run: Any, rng: np.random.Generator
+) -> None:
     s, kernel = _three_d()
     s[kernel.B].compute_at(s[kernel.C], kernel.C.axis[axis])
     a = rng.integers(0, 100, (10, 20, 30)).astype(np.int32)
@@ -41,8 +42,9 @@ def test_compute_at_each_axis_shrinks_the_intermediate(axis: int, shape: str, ru
 
 
 @pytest.mark.parametrize("transform", ["fuse", "split", "reorder"])
-def test_compute_at_then_loop_transforms_of_the_consumer(transform: str, run: Any,
-                                                         rng: np.random.Generator) -> None:
+def test_compute_at_then_loop_transforms_of_the_consumer(
+    transform: str, run: Any, rng: np.random.Generator
+) -> None:
     s, kernel = _three_d()
     C = kernel.C
     s[kernel.B].compute_at(s[C], C.axis[2])
@@ -105,7 +107,7 @@ def test_a_producer_with_a_reduction_moves_whole(run: Any, rng: np.random.Genera
     np.testing.assert_array_equal(run(s, a), a - a.sum(1, keepdims=True))
     assert _shape_of(s, "total") == "1"
     code = hcl.build(s, target="vhls")
-    body = code[code.index("l_centered_i:"):]
+    body = code[code.index("l_centered_i:") :]
     assert body.index("l_centered_r:") < body.index("l_centered_j:")  # the sum, then its use, per row
 
 
@@ -144,8 +146,11 @@ def test_compute_at_into_a_stage_that_does_not_consume_the_producer() -> None:
         return hcl.compute((4,), lambda i: B[i] + C[i], "D")
 
     s = hcl.create_schedule([A], kernel)
-    with pytest.raises(APIError, match=r"compute_at: stage 'C' does not consume stage 'B' "
-                                       r"\(it never reads its tensor 'B'\)"):
+    with pytest.raises(
+        APIError,
+        match=r"compute_at: stage 'C' does not consume stage 'B' "
+        r"\(it never reads its tensor 'B'\)",
+    ):
         s[kernel.B].compute_at(s[kernel.C], kernel.C.axis[0])
 
 
@@ -159,7 +164,9 @@ def test_compute_at_when_another_stage_reads_the_tensor_too() -> None:
 
     s = hcl.create_schedule([A], kernel)
     s[kernel.B].compute_at(s[kernel.C], kernel.C.axis[0])
-    with pytest.raises(APIError, match=r"compute_at: stage 'D' also uses 'B'; only its consumer 'C' may read it"):
+    with pytest.raises(
+        APIError, match=r"compute_at: stage 'D' also uses 'B'; only its consumer 'C' may read it"
+    ):
         hcl.lower(s)
 
 

@@ -20,7 +20,9 @@ from hclbuild.runtime.aptypes import ap_types_include_dir
 from hclbuild.runtime.csim import run_csim
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not on PATH")
-needs_ap = pytest.mark.skipif(ap_types_include_dir() is None, reason="no ap_types headers (hls4ml or XILINX_HLS)")
+needs_ap = pytest.mark.skipif(
+    ap_types_include_dir() is None, reason="no ap_types headers (hls4ml or XILINX_HLS)"
+)
 
 PROJECT = "demo"
 
@@ -50,8 +52,16 @@ class Signature:
 def write_case(tmp_path: Path, case: Case, config: ProjectConfig | None = None) -> Path:
     func_dir = tmp_path / "build" / PROJECT / "hls" / case.func
     signature = Signature(case.func, case.args, case.ret_c_type)
-    write_function_project(func_dir, case.func, case.cpp, case.header, signature, case.golden_in,
-                           case.golden_out, config or ProjectConfig(name=PROJECT))
+    write_function_project(
+        func_dir,
+        case.func,
+        case.cpp,
+        case.header,
+        signature,
+        case.golden_in,
+        case.golden_out,
+        config or ProjectConfig(name=PROJECT),
+    )
     return func_dir
 
 
@@ -90,8 +100,14 @@ loop_i:
     header = "#pragma once\n#include <cstdint>\nvoid vadd(int32_t a[8], int32_t b[8], int32_t c[8]);\n"
     args = [FunctionArg(n, "int32_t", "int32", (8,)) for n in "abc"]
     zeros = np.zeros(8, np.int32)
-    return Case("vadd", cpp, header, args, {"a": (a, t), "b": (b, t), "c": (zeros, t)},
-                {"a": (a, t), "b": (b, t), "c": (c, t)})
+    return Case(
+        "vadd",
+        cpp,
+        header,
+        args,
+        {"a": (a, t), "b": (b, t), "c": (zeros, t)},
+        {"a": (a, t), "b": (b, t), "c": (c, t)},
+    )
 
 
 def case_float_saxpy(expected_scale: float = 1.0) -> Case:
@@ -111,9 +127,14 @@ void saxpy(float x[16], float y[16], float out[16]) {
 """
     header = "#pragma once\nvoid saxpy(float x[16], float y[16], float out[16]);\n"
     args = [FunctionArg(n, "float", "float32", (16,)) for n in ("x", "y", "out")]
-    return Case("saxpy", cpp, header, args,
-                {"x": (x, t), "y": (y, t), "out": (np.zeros(16, np.float32), t)},
-                {"x": (x, t), "y": (y, t), "out": (out, t)})
+    return Case(
+        "saxpy",
+        cpp,
+        header,
+        args,
+        {"x": (x, t), "y": (y, t), "out": (np.zeros(16, np.float32), t)},
+        {"x": (x, t), "y": (y, t), "out": (out, t)},
+    )
 
 
 def case_fixed_mul() -> Case:
@@ -131,12 +152,20 @@ void fxmul(ap_fixed<16, 8> a[4][4], ap_fixed<16, 8> b[4][4], ap_fixed<16, 8> c[4
     for (int j = 0; j < 4; ++j) c[i][j] = a[i][j] * b[i][j];
 }
 """
-    header = ("#pragma once\n#include <ap_fixed.h>\n"
-              "void fxmul(ap_fixed<16, 8> a[4][4], ap_fixed<16, 8> b[4][4], ap_fixed<16, 8> c[4][4]);\n")
+    header = (
+        "#pragma once\n#include <ap_fixed.h>\n"
+        "void fxmul(ap_fixed<16, 8> a[4][4], ap_fixed<16, 8> b[4][4], ap_fixed<16, 8> c[4][4]);\n"
+    )
     args = [FunctionArg(n, "ap_fixed<16, 8>", "fixed16_8", (4, 4)) for n in "abc"]
     zeros = to_storage(np.zeros((4, 4)), t)
-    return Case("fxmul", cpp, header, args, {"a": (a, t), "b": (b, t), "c": (zeros, t)},
-                {"a": (a, t), "b": (b, t), "c": (c, t)})
+    return Case(
+        "fxmul",
+        cpp,
+        header,
+        args,
+        {"a": (a, t), "b": (b, t), "c": (zeros, t)},
+        {"a": (a, t), "b": (b, t), "c": (c, t)},
+    )
 
 
 def case_int12_add() -> Case:
@@ -154,8 +183,14 @@ void add12(ap_int<12> a[10], ap_int<12> b[10], ap_int<12> c[10]) {
     header = "#pragma once\n#include <ap_int.h>\nvoid add12(ap_int<12> a[10], ap_int<12> b[10], ap_int<12> c[10]);\n"
     args = [FunctionArg(n, "ap_int<12>", "int12", (10,)) for n in "abc"]
     zeros = to_storage(np.zeros(10, np.int64), t)
-    return Case("add12", cpp, header, args, {"a": (a, t), "b": (b, t), "c": (zeros, t)},
-                {"a": (a, t), "b": (b, t), "c": (c, t)})
+    return Case(
+        "add12",
+        cpp,
+        header,
+        args,
+        {"a": (a, t), "b": (b, t), "c": (zeros, t)},
+        {"a": (a, t), "b": (b, t), "c": (c, t)},
+    )
 
 
 def case_wide() -> Case:
@@ -175,14 +210,22 @@ void wide(ap_int<100> a[4], ap_int<100> b[4], ap_int<100> c[4], ap_uint<128> d[4
   }
 }
 """
-    header = ("#pragma once\n#include <ap_int.h>\n"
-              "void wide(ap_int<100> a[4], ap_int<100> b[4], ap_int<100> c[4], ap_uint<128> d[4]);\n")
+    header = (
+        "#pragma once\n#include <ap_int.h>\n"
+        "void wide(ap_int<100> a[4], ap_int<100> b[4], ap_int<100> c[4], ap_uint<128> d[4]);\n"
+    )
     args = [FunctionArg(n, "ap_int<100>", "int100", (4,)) for n in "abc"] + [
-        FunctionArg("d", "ap_uint<128>", "uint128", (4,))]
+        FunctionArg("d", "ap_uint<128>", "uint128", (4,))
+    ]
     zeros = to_storage(np.zeros(4, dtype=object), t100)
-    return Case("wide", cpp, header, args,
-                {"a": (a, t100), "b": (b, t100), "c": (zeros, t100), "d": (d, t128)},
-                {"a": (a, t100), "b": (b, t100), "c": (c, t100), "d": (d_out, t128)})
+    return Case(
+        "wide",
+        cpp,
+        header,
+        args,
+        {"a": (a, t100), "b": (b, t100), "c": (zeros, t100), "d": (d, t128)},
+        {"a": (a, t100), "b": (b, t100), "c": (c, t100), "d": (d_out, t128)},
+    )
 
 
 def case_inplace_scale() -> Case:
@@ -203,9 +246,19 @@ int32_t scale(int32_t k, int16_t x[10]) {
 }
 """
     header = "#pragma once\n#include <cstdint>\nint32_t scale(int32_t k, int16_t x[10]);\n"
-    args = [FunctionArg("k", "int32_t", "int32", (), is_array=False), FunctionArg("x", "int16_t", "int16", (10,))]
-    return Case("scale", cpp, header, args, {"k": (k, t32), "x": (x, t16)},
-                {"x": (new_x, t16), "return": (total, t32)}, ret_c_type="int32_t")
+    args = [
+        FunctionArg("k", "int32_t", "int32", (), is_array=False),
+        FunctionArg("x", "int16_t", "int16", (10,)),
+    ]
+    return Case(
+        "scale",
+        cpp,
+        header,
+        args,
+        {"k": (k, t32), "x": (x, t16)},
+        {"x": (new_x, t16), "return": (total, t32)},
+        ret_c_type="int32_t",
+    )
 
 
 def case_bool_gt() -> Case:
@@ -215,10 +268,19 @@ def case_bool_gt() -> Case:
     c = (a > b).astype(np.uint8)
     cpp = '#include "gt.h"\n\nvoid gt(int8_t a[6], int8_t b[6], bool c[6]) {\n  for (int i = 0; i < 6; ++i) c[i] = a[i] > b[i];\n}\n'
     header = "#pragma once\n#include <cstdint>\nvoid gt(int8_t a[6], int8_t b[6], bool c[6]);\n"
-    args = [FunctionArg("a", "int8_t", "int8", (6,)), FunctionArg("b", "int8_t", "int8", (6,)),
-            FunctionArg("c", "bool", "uint1", (6,))]
-    return Case("gt", cpp, header, args, {"a": (a, t8), "b": (b, t8), "c": (np.zeros(6, np.uint8), t1)},
-                {"a": (a, t8), "b": (b, t8), "c": (c, t1)})
+    args = [
+        FunctionArg("a", "int8_t", "int8", (6,)),
+        FunctionArg("b", "int8_t", "int8", (6,)),
+        FunctionArg("c", "bool", "uint1", (6,)),
+    ]
+    return Case(
+        "gt",
+        cpp,
+        header,
+        args,
+        {"a": (a, t8), "b": (b, t8), "c": (np.zeros(6, np.uint8), t1)},
+        {"a": (a, t8), "b": (b, t8), "c": (c, t1)},
+    )
 
 
 CASES = {
@@ -233,8 +295,14 @@ CASES = {
 
 
 def run_make_csim(func_dir: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(["make", "--no-print-directory", "csim"], cwd=func_dir, capture_output=True,
-                          text=True, timeout=300, check=False)
+    return subprocess.run(
+        ["make", "--no-print-directory", "csim"],
+        cwd=func_dir,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 # ---- tests --------------------------------------------------------------------------------------
@@ -304,12 +372,18 @@ def test_mutated_operator_reports_first_mismatch(tmp_path: Path) -> None:
     assert result.mismatch_lines[0] == f"MISMATCH c[1] expected={expected_c[1]} actual={actual_c[1]}"
     written = json.loads(csim_json(tmp_path, "vadd").read_text())
     assert written["pass"] is False
-    assert written["first_mismatch"] == {"arg": "c", "index": 1, "expected": int(expected_c[1]),
-                                         "actual": int(actual_c[1])}
+    assert written["first_mismatch"] == {
+        "arg": "c",
+        "index": 1,
+        "expected": int(expected_c[1]),
+        "actual": int(actual_c[1]),
+    }
     with pytest.raises(CsimError) as info:
         result.check()
-    assert str(info.value) == (f"demo/vadd: csim failed: {result.mismatches} of 24 elements differ; "
-                               f"first c[1] expected={expected_c[1]} actual={actual_c[1]}")
+    assert str(info.value) == (
+        f"demo/vadd: csim failed: {result.mismatches} of 24 elements differ; "
+        f"first c[1] expected={expected_c[1]} actual={actual_c[1]}"
+    )
 
 
 def test_float_within_tolerance_passes(tmp_path: Path) -> None:
@@ -333,8 +407,9 @@ def test_float_outside_tolerance_fails(tmp_path: Path) -> None:
 
 def test_tolerances_come_from_the_config(tmp_path: Path) -> None:
     # the same 1e-3 error passes when project.toml allows it
-    func_dir = write_case(tmp_path, case_float_saxpy(expected_scale=1 + 1e-3),
-                          ProjectConfig(name=PROJECT, rtol=1e-2, atol=0.0))
+    func_dir = write_case(
+        tmp_path, case_float_saxpy(expected_scale=1 + 1e-3), ProjectConfig(name=PROJECT, rtol=1e-2, atol=0.0)
+    )
     assert run_csim(func_dir, csim_json(tmp_path, "saxpy")).passed
 
 
@@ -375,8 +450,9 @@ def test_compile_error_is_tool_error_with_gxx_line(tmp_path: Path) -> None:
         run_csim(func_dir, csim_json(tmp_path, "vadd"))
     message = str(info.value)
     assert "\n" not in message
-    assert message.startswith("demo/vadd: g++ failed (exit 1): vadd.cpp:7:19: error: 'missing_value' was not "
-                              "declared in this scope")
+    assert message.startswith(
+        "demo/vadd: g++ failed (exit 1): vadd.cpp:7:19: error: 'missing_value' was not declared in this scope"
+    )
     assert message.endswith(f"full output in {func_dir / 'out' / 'compile.log'}")
     written = json.loads(csim_json(tmp_path, "vadd").read_text())
     assert written["pass"] is False
@@ -405,22 +481,29 @@ def test_truncated_data_file_fails(tmp_path: Path) -> None:
 
 def test_crash_is_reported_not_ignored(tmp_path: Path) -> None:
     case = case_int32_vadd()
-    case.cpp = case.cpp.replace("c[i] = a[i] + b[i];", "c[i] = a[i] + b[i];\n    if (i == 7) __builtin_trap();")
+    case.cpp = case.cpp.replace(
+        "c[i] = a[i] + b[i];", "c[i] = a[i] + b[i];\n    if (i == 7) __builtin_trap();"
+    )
     func_dir = write_case(tmp_path, case)
     result = run_csim(func_dir, csim_json(tmp_path, "vadd"))
     assert not result.passed
     assert result.error == "testbench killed by SIGILL"
 
 
-
-@pytest.mark.skipif(resource.getrlimit(resource.RLIMIT_STACK)[1] not in (resource.RLIM_INFINITY,)
-                    and resource.getrlimit(resource.RLIMIT_STACK)[1] < 64 << 20, reason="hard stack limit < 64 MB")
+@pytest.mark.skipif(
+    resource.getrlimit(resource.RLIMIT_STACK)[1] not in (resource.RLIM_INFINITY,)
+    and resource.getrlimit(resource.RLIMIT_STACK)[1] < 64 << 20,
+    reason="hard stack limit < 64 MB",
+)
 def test_local_arrays_larger_than_the_default_stack(tmp_path: Path) -> None:
     """A top's intermediates live on the stack (two 1024 x 1024 int32 arrays are 8 MB): the
     testbench had died by SIGSEGV under the usual 8 MB limit, in run_csim and in make csim."""
     case = case_int32_vadd()
-    case.cpp = case.cpp.replace("loop_i:", "  volatile int32_t big[4 << 20];  // 16 MB\n"
-                                "  for (int k = 0; k < (4 << 20); k += 1024) big[k] = k;\nloop_i:")
+    case.cpp = case.cpp.replace(
+        "loop_i:",
+        "  volatile int32_t big[4 << 20];  // 16 MB\n"
+        "  for (int k = 0; k < (4 << 20); k += 1024) big[k] = k;\nloop_i:",
+    )
     case.cpp = case.cpp.replace("c[i] = a[i] + b[i];", "c[i] = a[i] + b[i] + big[i * 1024] - i * 1024;")
     func_dir = write_case(tmp_path, case)
     result = run_csim(func_dir, csim_json(tmp_path, "vadd"))
@@ -428,6 +511,7 @@ def test_local_arrays_larger_than_the_default_stack(tmp_path: Path) -> None:
     if shutil.which("make") is not None:
         made = run_make_csim(func_dir)
         assert made.returncode == 0, made.stdout + made.stderr
+
 
 def test_exit_status_must_agree_with_a_passing_summary(tmp_path: Path) -> None:
     func_dir = write_case(tmp_path, case_int32_vadd())
@@ -495,7 +579,9 @@ def test_a_pragma_change_compiles_nothing_and_reuses_the_passing_run(tmp_path: P
     top.write_text(top.read_text().replace("II=1", "II=2").replace("{\n", "{\n  #pragma HLS inline off\n", 1))
     again = run_csim(func_dir, csim_json(tmp_path, "vadd"))
     # g++ ignores `#pragma HLS`: the same objects, the same executable, the same data
-    assert _objects(func_dir) == objects and "-c vadd.cpp" not in (func_dir / "out" / "compile.log").read_text()
+    assert (
+        _objects(func_dir) == objects and "-c vadd.cpp" not in (func_dir / "out" / "compile.log").read_text()
+    )
     assert again.passed and again.run_reused and again.compared == first.compared == 24
     written = json.loads(csim_json(tmp_path, "vadd").read_text())
     assert written["pass"] is True and written["run_reused"] is True
@@ -557,11 +643,13 @@ def test_a_failed_compile_leaves_no_object_to_reuse(tmp_path: Path) -> None:
 
 def _generated_style(case: Case) -> Case:
     """The case with a header shaped like the emitter's: an HCLBUILD_ include guard, then the includes."""
-    case.header = ("// Generated by hclbuild.compiler.emit_hls from MLIR; do not edit.\n"
-                   "#ifndef HCLBUILD_FXMUL_H\n#define HCLBUILD_FXMUL_H\n\n#include <cstdint>\n"
-                   '#include "ap_int.h"\n#include "ap_fixed.h"\n\n'
-                   "void fxmul(ap_fixed<16, 8> a[4][4], ap_fixed<16, 8> b[4][4], ap_fixed<16, 8> c[4][4]);\n\n"
-                   "#endif  // HCLBUILD_FXMUL_H\n")
+    case.header = (
+        "// Generated by hclbuild.compiler.emit_hls from MLIR; do not edit.\n"
+        "#ifndef HCLBUILD_FXMUL_H\n#define HCLBUILD_FXMUL_H\n\n#include <cstdint>\n"
+        '#include "ap_int.h"\n#include "ap_fixed.h"\n\n'
+        "void fxmul(ap_fixed<16, 8> a[4][4], ap_fixed<16, 8> b[4][4], ap_fixed<16, 8> c[4][4]);\n\n"
+        "#endif  // HCLBUILD_FXMUL_H\n"
+    )
     return case
 
 
@@ -569,7 +657,9 @@ def _generated_style(case: Case) -> Case:
 def test_ap_types_headers_are_precompiled_once_and_shared(tmp_path: Path) -> None:
     pch_root = tmp_path / "pch"
     # the first function compiles plainly and leaves word; the second precompiles; the third reuses
-    folders = [write_case(tmp_path / name, _generated_style(case_fixed_mul())) for name in ("one", "two", "three")]
+    folders = [
+        write_case(tmp_path / name, _generated_style(case_fixed_mul())) for name in ("one", "two", "three")
+    ]
     assert run_csim(folders[0], tmp_path / "one.json", pch_root=pch_root).passed
     assert "-include" not in (folders[0] / "out" / "compile.log").read_text()
     [wanted] = list(pch_root.iterdir())
@@ -577,7 +667,9 @@ def test_ap_types_headers_are_precompiled_once_and_shared(tmp_path: Path) -> Non
     assert run_csim(folders[1], tmp_path / "two.json", pch_root=pch_root).passed
     [made] = [path for path in pch_root.iterdir() if path.is_dir()]
     assert made.name == wanted.stem
-    assert (made / "hclbuild_prelude.h").read_text() == '#include <cstdint>\n#include "ap_int.h"\n#include "ap_fixed.h"\n'
+    assert (
+        made / "hclbuild_prelude.h"
+    ).read_text() == '#include <cstdint>\n#include "ap_int.h"\n#include "ap_fixed.h"\n'
     assert (made / "hclbuild_prelude.h.gch").stat().st_size > 0
     assert run_csim(folders[2], tmp_path / "three.json", pch_root=pch_root).passed
     log = (folders[2] / "out" / "compile.log").read_text()

@@ -8,7 +8,6 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-import numpy as np
 import pytest
 
 import hclbuild as hcl
@@ -83,7 +82,8 @@ def test_an_outlined_function_that_computes_nothing_observable_says_so(tmp_path:
     assert dead.passed and dead.outputs == [] and dead.outputs_compared == 0 and dead.compared == N
     assert dead.summary == (
         "dead/Stage_D: csim passed with 0 output elements compared: Stage_D writes none of its arguments, "
-        f"so nothing it computes is observable ({N} input elements came back unchanged)")
+        f"so nothing it computes is observable ({N} input elements came back unchanged)"
+    )
 
 
 @pytest.mark.slow

@@ -25,7 +25,7 @@ def test_every_malloc_of_the_top_is_freed() -> None:
     design = compile_schedule(_schedule())
     assert "memref.dealloc" not in str(design.module)  # HLS arrays are static: no frees there
     ll = lower_to_llvm_ir(design.module, opt_level=0)
-    top = ll[ll.index("define void @top("):]
-    top = top[:top.index("\n}\n")]
+    top = ll[ll.index("define void @top(") :]
+    top = top[: top.index("\n}\n")]
     assert len(re.findall(r"call ptr @malloc", top)) == 2  # B and C
     assert len(re.findall(r"call void @free", top)) == 2

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -16,16 +15,16 @@ from hclbuild.errors import APIError, CompileError
 REPO = Path(__file__).resolve().parents[1]
 P, Q, R, S = 16, 22, 18, 24
 
-SUBMODULE = '''
+SUBMODULE = """
 import hclbuild as hcl
 from hclbuild.dsl import def_
 
 @def_([(10, 10)])
 def submodule(A):
     A = hcl.compute(A.shape, lambda *args: A[args] + 1)
-'''
+"""
 
-MAIN = '''
+MAIN = """
 import sys
 import numpy as np
 import hclbuild as hcl
@@ -52,21 +51,28 @@ def main():
         print(f)
 if __name__ == "__main__":
     main()
-'''
+"""
 
 
 def _run_program(tmp_path: Path, target: str) -> subprocess.CompletedProcess:
     (tmp_path / "submodule.py").write_text(SUBMODULE)
     (tmp_path / "main.py").write_text(MAIN)
     env = {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
-    return subprocess.run([sys.executable, "main.py", target], cwd=tmp_path, capture_output=True, text=True,
-                          env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "main.py", target],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_global_import_def_runs_on_llvm(tmp_path: Path) -> None:
     proc = _run_program(tmp_path, "llvm")
     assert proc.returncode == 0, proc.stderr
-    line = [x for x in proc.stdout.splitlines() if x.startswith("SUM")][0]
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("SUM"))
     _, got, want = line.split()
     assert got == want
 
@@ -197,7 +203,7 @@ def test_outline_each_product_calls_the_right_function() -> None:
     # the shape of the proposal: stage functions first, then the top with allocs and calls
     assert text.index("func.func private @Stage_out_AB(") < text.index("func.func private @Stage_out_ABC(")
     assert text.index("func.func private @Stage_out_ABC(") < text.index("func.func @top(")
-    top = text[text.index("func.func @top("):]
+    top = text[text.index("func.func @top(") :]
     assert "call @Stage_out_AB(" in top and "call @Stage_out_ABC(" in top
     assert top.index("call @Stage_out_AB(") < top.index("call @Stage_out_ABC(")
     assert 'op_name = "out_AB"' not in top and 'op_name = "E"' in top
@@ -210,7 +216,7 @@ def test_outline_range_makes_one_function() -> None:
     assert handle.name == "Stage_out_AB_out_ABC"
     text = str(hcl.lower(s))
     assert text.count("func.func private @Stage_") == 1
-    body = text[text.index("@Stage_out_AB_out_ABC("):text.index("func.func @top(")]
+    body = text[text.index("@Stage_out_AB_out_ABC(") : text.index("func.func @top(")]
     assert 'name = "out_AB"' in body  # produced and consumed inside: a local buffer of the function
     _run_two_mm(s)
 

@@ -18,8 +18,11 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _saved_states(path: Path, db_class: type = SqliteDB) -> dict[str, dict]:
-    states = {"compile:a": {"kernel.py": [1.5, 10, "abc"], "_values_:": {}},
-              "csim:a/top": {"out.json": [2.0, 3, "def"], "ignore:": "1"}, "emit:a/top": {}}
+    states = {
+        "compile:a": {"kernel.py": [1.5, 10, "abc"], "_values_:": {}},
+        "csim:a/top": {"out.json": [2.0, 3, "def"], "ignore:": "1"},
+        "emit:a/top": {},
+    }
     db = db_class(str(path), codec=JSONCodec())
     for task, values in states.items():
         db._cache[task] = dict(values)
@@ -65,7 +68,13 @@ def test_a_doit_creator_is_placed_without_tokenizing_and_still_loads() -> None:
     assert doit_creator(task_demo) is task_demo
     assert inspect.getsourcelines(task_demo)[1] == 0  # doit's sort key, found without tokenize
     # the repository's dodo.py lists its tasks through it, in a fresh doit process
-    done = subprocess.run([sys.executable, "-m", "doit", "list"], cwd=REPO, capture_output=True, text=True,
-                          timeout=300, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "doit", "list"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert [line.split()[0] for line in done.stdout.splitlines()][:3] == ["build", "compile", "csim"]

@@ -224,8 +224,9 @@ def test_sum_float_with_float_dtype(run, rng):
 
     def kernel(A):
         r = hcl.reduce_axis(0, 12, "r")
-        return hcl.compute((4,), lambda i: hcl.sum(A[i, r] * 2, axis=r, dtype=hcl.Float(64)), "B",
-                           dtype=hcl.Float(64))
+        return hcl.compute(
+            (4,), lambda i: hcl.sum(A[i, r] * 2, axis=r, dtype=hcl.Float(64)), "B", dtype=hcl.Float(64)
+        )
 
     s = hcl.create_schedule([A], kernel)
     a = rng.standard_normal((4, 12)).astype(np.float32)
@@ -243,7 +244,7 @@ def test_max_and_min_signed(run, rng):
         return mx, mn
 
     s = hcl.create_schedule([A], kernel)
-    a = rng.integers(-10**6, 10**6, (5, 8), dtype=np.int32)
+    a = rng.integers(-(10**6), 10**6, (5, 8), dtype=np.int32)
     mx, mn = run(s, a)
     np.testing.assert_array_equal(mx, a.max(axis=1))
     np.testing.assert_array_equal(mn, a.min(axis=1))
@@ -257,7 +258,9 @@ def test_max_unsigned_and_min_float_with_where(run, rng):
         r = hcl.reduce_axis(0, 9, "r")
         k = hcl.reduce_axis(0, 9, "k")
         mx = hcl.compute((4,), lambda i: hcl.max(A[i, r], axis=r), "MX", dtype=hcl.UInt(32))
-        mn = hcl.compute((4,), lambda i: hcl.min(F[i, k], axis=k, where=F[i, k] > 0), "MN", dtype=hcl.Float(32))
+        mn = hcl.compute(
+            (4,), lambda i: hcl.min(F[i, k], axis=k, where=F[i, k] > 0), "MN", dtype=hcl.Float(32)
+        )
         return mx, mn
 
     s = hcl.create_schedule([A, F], kernel)
@@ -332,8 +335,13 @@ def test_scalar_compared_with_values_by_eq_and_ne(run, capfd):
             var.v = var - 1
             with hcl.if_(var == 0):
                 hcl.print((), "zero\n")
-        return hcl.compute((4,), lambda i: hcl.select(var == A[i], 10, 0) + hcl.select(var != 0, 1, 2)
-                           + hcl.select(A[i] == var, 100, 0), "B")
+        return hcl.compute(
+            (4,),
+            lambda i: (
+                hcl.select(var == A[i], 10, 0) + hcl.select(var != 0, 1, 2) + hcl.select(A[i] == var, 100, 0)
+            ),
+            "B",
+        )
 
     s = hcl.create_schedule([A], kernel)
     np.testing.assert_array_equal(run(s, np.array([0, 3, 0, -1], dtype=np.int32)), [112, 2, 112, 2])
@@ -364,7 +372,9 @@ def test_tensor_compared_with_a_value_must_be_indexed():
     A = hcl.placeholder((4, 4), "A")
     B = hcl.placeholder((4,), "B")
     with pytest.raises(hcl.APIError, match="tensor 'A' has 2 dimensions, indexed with 1 in 'eq'"):
-        hcl.create_schedule([A, B], lambda A, B: hcl.compute((4,), lambda i: hcl.select(A[i] == 0, 1, 0), "C"))
+        hcl.create_schedule(
+            [A, B], lambda A, B: hcl.compute((4,), lambda i: hcl.select(A[i] == 0, 1, 0), "C")
+        )
     with pytest.raises(hcl.APIError, match="tensor 'B' used as a value in 'ne': index it"):
         hcl.create_schedule([A, B], lambda A, B: hcl.compute((4,), lambda i: hcl.select(B != i, 1, 0), "C"))
     assert A in [B, A] and len({A, B, A}) == 2  # tensors among tensors: identity, hashable
@@ -401,7 +411,9 @@ def test_select_float_branches_from_int_condition(run, rng):
     F = hcl.placeholder((8,), "F", dtype=hcl.Float(64))
 
     def kernel(A, F):
-        return hcl.compute((8,), lambda i: hcl.select(A[i] % 2 == 0, F[i], F[i] * -3.0), "B", dtype=hcl.Float(64))
+        return hcl.compute(
+            (8,), lambda i: hcl.select(A[i] % 2 == 0, F[i], F[i] * -3.0), "B", dtype=hcl.Float(64)
+        )
 
     s = hcl.create_schedule([A, F], kernel)
     a = rng.integers(-10, 10, 8, dtype=np.int32)
@@ -413,8 +425,11 @@ def test_and_or_not(run, rng):
     A = hcl.placeholder((20,), "A")
 
     def kernel(A):
-        return hcl.compute((20,), lambda i: hcl.select(
-            hcl.or_(hcl.and_(A[i] > -5, A[i] < 5, A[i] != 0), hcl.not_(A[i] < 8)), 1, 0), "B")
+        return hcl.compute(
+            (20,),
+            lambda i: hcl.select(hcl.or_(hcl.and_(A[i] > -5, A[i] < 5, A[i] != 0), hcl.not_(A[i] < 8)), 1, 0),
+            "B",
+        )
 
     s = hcl.create_schedule([A], kernel)
     a = rng.integers(-10, 11, 20, dtype=np.int32)
@@ -445,7 +460,9 @@ def test_cast_between_widths(run):
         to_i8 = hcl.compute((6,), lambda i: hcl.cast(hcl.Int(8), A[i]), "to_i8", dtype=hcl.Int(32))
         to_u4 = hcl.compute((6,), lambda i: hcl.cast(hcl.UInt(4), A[i]), "to_u4", dtype=hcl.Int(32))
         # Int(8) -> UInt(16) sign-extends first, as C's (uint16_t)(int8_t)x
-        sx = hcl.compute((6,), lambda i: hcl.cast(hcl.UInt(16), hcl.cast(hcl.Int(8), A[i])), "sx", dtype=hcl.Int(32))
+        sx = hcl.compute(
+            (6,), lambda i: hcl.cast(hcl.UInt(16), hcl.cast(hcl.Int(8), A[i])), "sx", dtype=hcl.Int(32)
+        )
         return to_i8, to_u4, sx
 
     s = hcl.create_schedule([A], kernel)
@@ -529,7 +546,6 @@ def test_intrinsics_on_integer_arguments_convert_to_float(run):
     np.testing.assert_allclose(run(s, a), np.sqrt(a) + a.astype(np.float64) ** 2, rtol=1e-5)
 
 
-
 def test_power_of_integers_is_exact_in_double(run):
     """HeteroCL's pow_rule types a power of two integers Float(64): in float 5001 ** 2 had come out
     25010000 (24 mantissa bits), in the reference and the C++ alike."""
@@ -542,6 +558,7 @@ def test_power_of_integers_is_exact_in_double(run):
     a = np.array([5001, 4097, -30001, 3], dtype=np.int32)
     np.testing.assert_array_equal(run(s, a), a.astype(np.int64) ** 2)
     assert "double v4 = std::pow(v1, v3);" in hcl.build(s, target="vhls")
+
 
 def test_abs_of_signed_integers(run):
     A = hcl.placeholder((5,), "A", dtype=hcl.Int(8))
@@ -717,8 +734,12 @@ def test_conv1d_with_reduction_in_index(run, rng):
 
     def kernel(A, W):
         r = hcl.reduce_axis(0, 5, "r")
-        return hcl.compute((16,), lambda i: hcl.sum(A[i + r] * W[r], axis=r, dtype=hcl.Float(32)), "conv",
-                           dtype=hcl.Float(32))
+        return hcl.compute(
+            (16,),
+            lambda i: hcl.sum(A[i + r] * W[r], axis=r, dtype=hcl.Float(32)),
+            "conv",
+            dtype=hcl.Float(32),
+        )
 
     s = hcl.create_schedule([A, W], kernel)
     a = rng.standard_normal(20).astype(np.float32)
@@ -813,10 +834,9 @@ def test_stages_inside_if_and_for_at_algorithm_level(run):
             B = hcl.compute((4,), lambda i: A[i] * 2, "B")
             with hcl.for_(0, 4) as i:
                 C[i] = B[i] + 1
-        with hcl.else_():
-            with hcl.for_(0, 4) as i:
-                D = hcl.compute((2,), lambda j: A[i] + j, "D")
-                C[i] = D[1]
+        with hcl.else_(), hcl.for_(0, 4) as i:
+            D = hcl.compute((2,), lambda j: A[i] + j, "D")
+            C[i] = D[1]
         return C
 
     s = hcl.create_schedule([A], kernel)

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from dsl_helpers import bits_of, reversed_bits
 
 import hclbuild as hcl
-from dsl_helpers import bits_of, reversed_bits
 from hclbuild.errors import APIError, DTypeError
-
 
 # ---- widths -----------------------------------------------------------------------------------
 
@@ -19,9 +18,9 @@ def test_slice_width_is_constant_when_the_bounds_differ_by_a_constant():
     def kernel(A):
         B = hcl.compute((4,), lambda i: A[i], "B")
         assert A[0][0:4].dtype == hcl.UInt(4)
-        assert A[1][A[0]:A[0] + 4].dtype == hcl.UInt(4)
-        assert A[1][2 * A[0] + 1:A[0] * 2 + 7].dtype == hcl.UInt(6)
-        assert A[1][A[0]:A[1]].dtype == hcl.UInt(32)  # not known: the value's width
+        assert A[1][A[0] : A[0] + 4].dtype == hcl.UInt(4)
+        assert A[1][2 * A[0] + 1 : A[0] * 2 + 7].dtype == hcl.UInt(6)
+        assert A[1][A[0] : A[1]].dtype == hcl.UInt(32)  # not known: the value's width
         return B
 
     hcl.create_schedule([hcl.placeholder((4,), "A")], kernel)
@@ -33,9 +32,9 @@ def test_slice_bounds_in_the_wrong_order_or_beyond_the_width_are_errors():
     with pytest.raises(APIError, match=r"lower bound is above the upper one \(use .reverse\(\)"):
         hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i][5:2], "B"))
     with pytest.raises(APIError, match="bit slice of width 9"):
-        hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i][i:i + 9], "B"))
+        hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i][i : i + 9], "B"))
     with pytest.raises(DTypeError, match="must be an integer or index expression"):
-        hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i][0:hcl.sqrt(4.0)], "B"))
+        hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i][0 : hcl.sqrt(4.0)], "B"))
 
 
 # ---- reads with expression bounds ------------------------------------------------------------
@@ -45,7 +44,7 @@ def test_slice_from_a_loop_variable_nibble_by_nibble(run, rng):
     A = hcl.placeholder((6,), "A", dtype=hcl.UInt(32))
 
     def kernel(A):
-        return hcl.compute((6, 8), lambda i, j: A[i][4 * j:4 * j + 4], "N", dtype=hcl.UInt(4))
+        return hcl.compute((6, 8), lambda i, j: A[i][4 * j : 4 * j + 4], "N", dtype=hcl.UInt(4))
 
     a = rng.integers(0, 2**32, 6, dtype=np.uint64).astype(np.uint32)
     out = run(hcl.create_schedule([A], kernel), a)
@@ -59,8 +58,8 @@ def test_slice_bounds_read_from_tensors_including_out_of_range_ones(run, rng):
     H = hcl.placeholder((8,), "H")
 
     def kernel(A, L, H):
-        fixed = hcl.compute((8,), lambda i: A[i][L[i]:L[i] + 3], "fixed", dtype=hcl.UInt(3))
-        free = hcl.compute((8,), lambda i: A[i][L[i]:H[i]], "free", dtype=hcl.UInt(16))
+        fixed = hcl.compute((8,), lambda i: A[i][L[i] : L[i] + 3], "fixed", dtype=hcl.UInt(3))
+        free = hcl.compute((8,), lambda i: A[i][L[i] : H[i]], "free", dtype=hcl.UInt(16))
         bit = hcl.compute((8,), lambda i: A[i][L[i]], "bit", dtype=hcl.UInt(1))
         return fixed, free, bit
 
@@ -79,10 +78,10 @@ def test_slice_bounds_from_scalar_arithmetic(run):
 
     def kernel(A):
         a, b, c = hcl.scalar(21, "a"), hcl.scalar(13, "b"), hcl.scalar(2, "c")
-        shl = hcl.compute((2,), lambda x: A[x][0:(1 << c.v)], "shl")
-        band = hcl.compute((2,), lambda x: A[x][(1 & a.v):(a.v & b.v)], "band")
-        cmp = hcl.compute((2,), lambda x: A[x][0:(8 > a.v) + 1], "cmp")
-        sel = hcl.compute((2,), lambda x: A[x][0:hcl.select(5 < a.v, c.v, 6)], "sel")
+        shl = hcl.compute((2,), lambda x: A[x][0 : (1 << c.v)], "shl")
+        band = hcl.compute((2,), lambda x: A[x][(1 & a.v) : (a.v & b.v)], "band")
+        cmp = hcl.compute((2,), lambda x: A[x][0 : (8 > a.v) + 1], "cmp")
+        sel = hcl.compute((2,), lambda x: A[x][0 : hcl.select(5 < a.v, c.v, 6)], "sel")
         return shl, band, cmp, sel
 
     a = np.array([0b101101, 0b01100101], dtype=np.int32)
@@ -97,8 +96,10 @@ def test_bits_of_a_temporary_and_of_a_struct_free_expression(run, rng):
     A = hcl.placeholder((10,), "A")
 
     def kernel(A):
-        return (hcl.compute((10,), lambda x: (A[x] + 1)[0], "bit"),
-                hcl.compute((10,), lambda x: (A[x] + 1)[0:2], "low"))
+        return (
+            hcl.compute((10,), lambda x: (A[x] + 1)[0], "bit"),
+            hcl.compute((10,), lambda x: (A[x] + 1)[0:2], "low"),
+        )
 
     a = rng.integers(-50, 50, 10).astype(np.int32)
     bit, low = run(hcl.create_schedule([A], kernel), a)
@@ -114,10 +115,12 @@ def test_reverse_of_a_value_and_of_a_slice(run, rng, dtype, lo, hi):
     A = hcl.placeholder((8,), "A", dtype=dtype)
 
     def kernel(A):
-        return (hcl.compute((8,), lambda i: A[i].reverse(), "whole", dtype=dtype),
-                hcl.compute((8,), lambda i: A[i][lo:hi].reverse(), "part", dtype=hcl.UInt(hi - lo)))
+        return (
+            hcl.compute((8,), lambda i: A[i].reverse(), "whole", dtype=dtype),
+            hcl.compute((8,), lambda i: A[i][lo:hi].reverse(), "part", dtype=hcl.UInt(hi - lo)),
+        )
 
-    raw = [int(v) for v in rng.integers(0, 2**min(dtype.bits, 62), 8)]
+    raw = [int(v) for v in rng.integers(0, 2 ** min(dtype.bits, 62), 8)]
     whole, part = run(hcl.create_schedule([A], kernel), hcl.asarray(np.array(raw), dtype).storage.copy())
     expected_whole = [dtype.wrap_int(reversed_bits(v, dtype.bits)) for v in raw]
     np.testing.assert_array_equal(whole.astype(object), expected_whole)
@@ -133,7 +136,7 @@ def test_setting_bits_and_slices_with_expression_bounds(run, rng):
 
     def kernel(A, L):
         with hcl.for_(0, 8) as i:
-            A[i][L[i]:L[i] + 3] = 0b101
+            A[i][L[i] : L[i] + 3] = 0b101
             A[i][L[i] + 5] = 1
             A[i][i:16] = A[i][i:16]  # a width known only when the loop runs: rewrites itself
 
@@ -143,7 +146,7 @@ def test_setting_bits_and_slices_with_expression_bounds(run, rng):
     for v, x in zip(a, lo):
         v = int(v)
         if 0 <= x < 16:
-            mask = ((0b111 << x) & 0xFFFF)
+            mask = (0b111 << x) & 0xFFFF
             v = (v & ~mask & 0xFFFF) | ((0b101 << x) & mask)
         if 0 <= x + 5 < 16:
             v |= 1 << (x + 5)

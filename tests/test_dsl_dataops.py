@@ -17,8 +17,10 @@ def test_pack_bits_like_numpy_packbits_little(run, rng):
     A = hcl.placeholder((3, 32), "A", dtype=hcl.UInt(1))
 
     def kernel(A):
-        return (hcl.pack(A, axis=1, factor=8, dtype=hcl.UInt(8), name="bytes"),
-                hcl.pack(A, axis=1, dtype=hcl.UInt(32), name="words"))
+        return (
+            hcl.pack(A, axis=1, factor=8, dtype=hcl.UInt(8), name="bytes"),
+            hcl.pack(A, axis=1, dtype=hcl.UInt(32), name="words"),
+        )
 
     a = rng.integers(0, 2, (3, 32)).astype(np.uint8)
     packed8, packed32 = run(hcl.create_schedule([A], kernel), a)
@@ -96,12 +98,17 @@ def test_bitcast_of_a_value_and_of_fixed_point(run):
 
     s = hcl.create_schedule([A, B], kernel)
     assert "arith.bitcast" in str(hcl.lower(s))
-    sign, raw = run(s, np.array([1.5, -2.0, -0.0, 3.0], dtype=np.float32),
-                    hcl.asarray([1.25, -0.5, 100.0, -128.0], hcl.Fixed(12, 4)))
+    sign, raw = run(
+        s,
+        np.array([1.5, -2.0, -0.0, 3.0], dtype=np.float32),
+        hcl.asarray([1.25, -0.5, 100.0, -128.0], hcl.Fixed(12, 4)),
+    )
     np.testing.assert_array_equal(sign, [0, 1, 1, 0])
     np.testing.assert_array_equal(raw, [20, -8, 1600, -2048])
     with pytest.raises(DTypeError, match="Float\\(32\\) has 32 bits, Int\\(16\\) has 16"):
-        hcl.create_schedule([A, B], lambda A, B: hcl.compute((4,), lambda i: hcl.bitcast(A[i], hcl.Int(16)), "x"))
+        hcl.create_schedule(
+            [A, B], lambda A, B: hcl.compute((4,), lambda i: hcl.bitcast(A[i], hcl.Int(16)), "x")
+        )
 
 
 # ---- const_tensor / copy / cast_np ----------------------------------------------------------------
@@ -116,19 +123,36 @@ def test_const_tensor_values_of_every_kind(run):
         narrow = hcl.const_tensor([1, 0, 7, 9], "narrow", dtype=hcl.UInt(3))  # 9 wraps to 1
         wide = hcl.const_tensor([2**150 + 3, -5, 7], "wide", dtype=hcl.Int(200))
         floats = hcl.const_tensor(np.array([1.5, -2.5, 0.25], dtype=np.float32), "floats", dtype=hcl.Float())
-        return hcl.compute((2, 3), lambda i, j: A[i, j] + ints[i, j] * 10 + hcl.cast(hcl.Int(32), fixed[j] * 4)
-                           + narrow[j + 1] + hcl.cast(hcl.Int(32), wide[j] >> 148)
-                           + hcl.cast(hcl.Int(32), floats[j] * 4), "B")
+        return hcl.compute(
+            (2, 3),
+            lambda i, j: (
+                A[i, j]
+                + ints[i, j] * 10
+                + hcl.cast(hcl.Int(32), fixed[j] * 4)
+                + narrow[j + 1]
+                + hcl.cast(hcl.Int(32), wide[j] >> 148)
+                + hcl.cast(hcl.Int(32), floats[j] * 4)
+            ),
+            "B",
+        )
 
     s = hcl.create_schedule([A], kernel)
     text = str(hcl.lower(s))
-    assert 'memref.global "private" constant @hcl_const_ints : memref<2x3xi32> = dense<[[1, 2, 3], [4, 5, -6]]>' \
+    assert (
+        'memref.global "private" constant @hcl_const_ints : memref<2x3xi32> = dense<[[1, 2, 3], [4, 5, -6]]>'
         in text
+    )
     assert "memref.get_global @hcl_const_narrow : memref<4xi3>" in text
     a = np.arange(6, dtype=np.int32).reshape(2, 3)
     out = run(s, a)
-    expected = (a + np.array([[1, 2, 3], [4, 5, -6]]) * 10 + np.array([2, -5, 12]) + np.array([0, 7, 1])
-                + np.array([4, -1, 0]) + np.array([6, -10, 1]))  # -5 >> 148 is -1: an arithmetic shift
+    expected = (
+        a
+        + np.array([[1, 2, 3], [4, 5, -6]]) * 10
+        + np.array([2, -5, 12])
+        + np.array([0, 7, 1])
+        + np.array([4, -1, 0])
+        + np.array([6, -10, 1])
+    )  # -5 >> 148 is -1: an arithmetic shift
     np.testing.assert_array_equal(out, expected)
 
 
@@ -138,7 +162,7 @@ def test_const_tensor_is_read_only_and_copy_is_writable(run):
         c[0] = 5
         return hcl.compute((2,), lambda i: c[i], "out")
 
-    with pytest.raises(APIError, match="is an hcl.const_tensor and cannot be written"):
+    with pytest.raises(APIError, match=r"is an hcl.const_tensor and cannot be written"):
         hcl.create_schedule([], writes)
 
     @hcl.def_()
@@ -150,7 +174,7 @@ def test_const_tensor_is_read_only_and_copy_is_writable(run):
         bump(c)
         return hcl.compute((2,), lambda i: c[i], "out")
 
-    with pytest.raises(APIError, match="writes its argument 0, which is passed the hcl.const_tensor 'c'"):
+    with pytest.raises(APIError, match=r"writes its argument 0, which is passed the hcl.const_tensor 'c'"):
         hcl.build(hcl.create_schedule([], passes))
 
     def copies():
@@ -194,8 +218,12 @@ def test_logic_with_zero_one_two_and_three_conditions(run, rng, op, identity):
     A, B, C = (hcl.placeholder((10,), n) for n in "ABC")
 
     def kernel(A, B, C):
-        return [hcl.compute((10,), lambda x, k=k: hcl.select(op(*[t[x] > 5 for t in (A, B, C)[:k]]), 0, 1),
-                            f"n{k}") for k in range(4)]
+        return [
+            hcl.compute(
+                (10,), lambda x, k=k: hcl.select(op(*[t[x] > 5 for t in (A, B, C)[:k]]), 0, 1), f"n{k}"
+            )
+            for k in range(4)
+        ]
 
     a, b, c = (rng.integers(0, 10, 10).astype(np.int32) for _ in range(3))
     outs = run(hcl.create_schedule([A, B, C], kernel), a, b, c)
@@ -211,17 +239,20 @@ def test_select_on_mixed_types():
     U = hcl.placeholder((4,), "U", dtype=hcl.UInt(8))
 
     def kernel(A, B, U):
-        return (hcl.compute((4,), lambda i: hcl.select(A[i] > 0, A[i], B[i]), "fix", dtype=hcl.Fixed(12, 4)),
-                hcl.compute((4,), lambda i: hcl.select(A[i] > 0, 1, 0.5), "flt", dtype=hcl.Float()),
-                hcl.compute((4,), lambda i: hcl.select(A[i], U[i], A[i]), "int", dtype=hcl.Int(16)),
-                hcl.compute((4,), lambda i: hcl.select(i > 1, i, A[i]), "idx"))
+        return (
+            hcl.compute((4,), lambda i: hcl.select(A[i] > 0, A[i], B[i]), "fix", dtype=hcl.Fixed(12, 4)),
+            hcl.compute((4,), lambda i: hcl.select(A[i] > 0, 1, 0.5), "flt", dtype=hcl.Float()),
+            hcl.compute((4,), lambda i: hcl.select(A[i], U[i], A[i]), "int", dtype=hcl.Int(16)),
+            hcl.compute((4,), lambda i: hcl.select(i > 1, i, A[i]), "idx"),
+        )
 
     a = np.array([1, -2, 3, -4], dtype=np.int8)
     u = np.array([200, 7, 255, 0], dtype=np.uint8)
     fix = hcl.asarray(np.zeros(4), "fixed12_4")
     flt, ints, idx = np.zeros(4, np.float32), np.zeros(4, np.int16), np.zeros(4, np.int32)
-    hcl.build(hcl.create_schedule([A, B, U], kernel))(a, hcl.asarray([0.5, 1.25, -2, 3], "fixed8_4"), u,
-                                                       fix, flt, ints, idx)
+    hcl.build(hcl.create_schedule([A, B, U], kernel))(
+        a, hcl.asarray([0.5, 1.25, -2, 3], "fixed8_4"), u, fix, flt, ints, idx
+    )
     np.testing.assert_array_equal(fix.asnumpy(), [1, 1.25, 3, 3])
     np.testing.assert_array_equal(flt, [1.0, 0.5, 1.0, 0.5])
     np.testing.assert_array_equal(ints, [200, 7, 255, 0])

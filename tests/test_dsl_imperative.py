@@ -164,9 +164,8 @@ def test_nested_for_inside_compute_body(run, rng):
     def kernel(A):
         def body(i):
             acc = hcl.scalar(0, "acc")
-            with hcl.for_(0, 8) as j:
-                with hcl.if_(A[i, j] > 0):
-                    acc.v = acc.v + A[i, j]
+            with hcl.for_(0, 8) as j, hcl.if_(A[i, j] > 0):
+                acc.v = acc.v + A[i, j]
             return acc.v
 
         return hcl.compute((6,), body, "B")
@@ -256,9 +255,8 @@ def test_return_from_inside_for_finds_first_match(run, rng):
 
     def kernel(A):
         def body(i):
-            with hcl.for_(0, 12) as j:
-                with hcl.if_(A[i, j] > 7):
-                    hcl.return_(j)
+            with hcl.for_(0, 12) as j, hcl.if_(A[i, j] > 7):
+                hcl.return_(j)
             hcl.return_(-1)
 
         return hcl.compute((5,), body, "first")

@@ -34,9 +34,12 @@ def test_an_output_left_out_of_the_list_is_named_when_the_call_passes_it():
     A = hcl.placeholder((4,), "A")
     hcl.compute((4,), lambda i: A[i] + 1, "B")
     s = hcl.create_schedule([A])
-    with pytest.raises(APIError, match=r"^top: expected 1 arguments \(A\), got 2: the design's arguments are the "
-                                       r"tensors create_schedule lists, outputs too, for an algorithm written at "
-                                       r"module level \(hcl.create_schedule\(\[A, B\]\)\)$"):
+    with pytest.raises(
+        APIError,
+        match=r"^top: expected 1 arguments \(A\), got 2: the design's arguments are the "
+        r"tensors create_schedule lists, outputs too, for an algorithm written at "
+        r"module level \(hcl.create_schedule\(\[A, B\]\)\)$",
+    ):
         hcl.build(s)(np.zeros(4, np.int32), np.zeros(4, np.int32))
 
 
@@ -94,9 +97,8 @@ def test_mutate_and_tagged_for_loop_are_stages(rng):
         B[i] = A[i] * 2
 
     hcl.mutate((10,), body, "M")
-    with hcl.for_(0, 10, tag="S", name="i") as i:
-        with hcl.if_(A[i] > 0):
-            B[i] = B[i] + 1
+    with hcl.for_(0, 10, tag="S", name="i") as i, hcl.if_(A[i] > 0):
+        B[i] = B[i] + 1
     s = hcl.create_schedule([A, B])
     assert {"M", "S"} <= set(s.stages)
     assert s["S"].axis[0].name == "i"
@@ -132,7 +134,7 @@ def test_split_reorder_tile_and_pragmas(rng):
     jo, ji = s[B].split(B.axis[1], 3)  # axis[1] is still j after the first split
     s[B].reorder(io, jo, ii, ji)
     s[B].unroll(ji)
-    xo, yo, xi, yi = s[C].tile(C.axis[0], C.axis[1], 2, 4)
+    xo, _yo, _xi, yi = s[C].tile(C.axis[0], C.axis[1], 2, 4)
     s[C].pipeline(yi)
     s[C].parallel(xo)
     names = [attrs["loop_name"].strip('"') for _, attrs in loops(s)]
@@ -243,6 +245,7 @@ def test_a_project_kernel_written_at_module_level(tmp_path):
         "A = hcl.placeholder((4,), 'A')\n"
         "B = hcl.compute((4,), lambda i: A[i] * 2.0, 'B')\n"
         "def schedule():\n"
-        "    return hcl.create_schedule([A, B])\n")
+        "    return hcl.create_schedule([A, B])\n"
+    )
     s = kernel_schedule(load_project(folder))
     assert list(s.stages) == ["B"] and hcl.build(s).signature.arg_names == ["A", "B"]

@@ -26,16 +26,17 @@ def test_print_in_the_llvm_run(capfd):
     out = np.zeros((2, 3), np.int32)
     capfd.readouterr()
     f(np.arange(6, dtype=np.int32).reshape(2, 3), out)
-    assert capfd.readouterr().out == ("a=1 b=2.50\ntext only\n0 1 2 \n3 4 5 \n"
-                                      "0:0 1:100000 2:200000 -7\n")
+    assert capfd.readouterr().out == ("a=1 b=2.50\ntext only\n0 1 2 \n3 4 5 \n0:0 1:100000 2:200000 -7\n")
     np.testing.assert_array_equal(out, np.arange(1, 7).reshape(2, 3))
 
 
 def test_print_is_a_call_of_a_print_declaration():
     A = hcl.placeholder((2, 3), "A")
     text = str(hcl.lower(hcl.create_schedule([A], _kernel)))
-    assert 'func.func private @hcl_print_0(i32, f64) attributes {hcl.arg_names = ["v0", "v1"], ' \
-           'hcl.arg_types = ["int32", "float64"], hcl.print = "a=%d b=%.2f\\0A"}' in text
+    assert (
+        'func.func private @hcl_print_0(i32, f64) attributes {hcl.arg_names = ["v0", "v1"], '
+        'hcl.arg_types = ["int32", "float64"], hcl.print = "a=%d b=%.2f\\0A"}' in text
+    )
     assert "func.call @hcl_print_0(" in text
 
 
@@ -43,14 +44,17 @@ def test_print_in_the_cpp_is_for_simulation_only():
     A = hcl.placeholder((2, 3), "A")
     code = hcl.build(hcl.create_schedule([A], _kernel), target="vhls")
     assert "#include <cstdio>" in code
-    assert ('#ifndef __SYNTHESIS__\n    std::printf("a=%d b=%.2f\\n", (int)v0, (double)v4);\n#endif'
-            in code)
+    assert '#ifndef __SYNTHESIS__\n    std::printf("a=%d b=%.2f\\n", (int)v0, (double)v4);\n#endif' in code
     assert 'std::printf("%u:%llx ", (unsigned)' in code and "(unsigned long long)" in code
 
 
 def test_formats_that_cannot_print_dsl_values():
     A = hcl.placeholder((2,), "A")
-    for fmt, message in [("%s\n", "'%s' cannot print"), ("%*d", "cannot print"), ("%d %d", "reads 2 values, 1 given")]:
+    for fmt, message in [
+        ("%s\n", "'%s' cannot print"),
+        ("%*d", "cannot print"),
+        ("%d %d", "reads 2 values, 1 given"),
+    ]:
         with pytest.raises(APIError, match=message):
             hcl.create_schedule([A], lambda A, fmt=fmt: hcl.print(A[0], fmt))
     with pytest.raises(APIError, match="a tensor prints with its own format"):

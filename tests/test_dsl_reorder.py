@@ -8,10 +8,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-import hclbuild as hcl
 from dsl_helpers import loops
 from flow_helpers import check_numpy_llvm_cpp
+
+import hclbuild as hcl
 
 M, N, K = 10, 12, 7
 
@@ -77,7 +77,7 @@ def test_gemm_f32_ikj_pipelined_j(run):
     a = rng.random((M, K), dtype=np.float32)
     b = rng.random((K, N), dtype=np.float32)
     # the same f32 additions in the same k order as the un-reordered stage: bit-identical
-    s0, C0, _ = gemm()
+    s0, _C0, _ = gemm()
     np.testing.assert_array_equal(run(s, a, b), run(s0, a, b))
     np.testing.assert_allclose(run(s, a, b), a.astype(np.float64) @ b, rtol=1e-5)
 
@@ -358,7 +358,9 @@ def test_mutate_with_reduction_raises():
 
 def test_fuse_across_bands_still_raises():
     s, C, k = gemm()
-    with pytest.raises(hcl.HCLNotImplementedError, match="fuse of j, k in stage .C.: across spatial and reduction loops"):
+    with pytest.raises(
+        hcl.HCLNotImplementedError, match=r"fuse of j, k in stage .C.: across spatial and reduction loops"
+    ):
         s[C].fuse(C.axis[1], k)
 
 

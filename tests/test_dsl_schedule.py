@@ -7,10 +7,10 @@ import re
 
 import numpy as np
 import pytest
-
-import hclbuild as hcl
 from dsl_helpers import loops
 from flow_helpers import check_numpy_llvm_cpp
+
+import hclbuild as hcl
 
 M, N, K = 10, 12, 7
 
@@ -71,11 +71,22 @@ def test_every_loop_has_loop_name_and_every_stage_root_has_op_name():
     assert '{loop_name = "x", op_name = "total"}' in text  # a scalar is a one-trip compute
     module = hcl.lower(s)
     top = next(op for op in module.body.operations if "hcl.top" in op.attributes)
-    roots = [op for op in top.regions[0].blocks[0].operations if op.name != "memref.alloc" and op.name != "func.return"]
+    roots = [
+        op
+        for op in top.regions[0].blocks[0].operations
+        if op.name != "memref.alloc" and op.name != "func.return"
+    ]
     assert all("op_name" in op.attributes for op in roots)
     names = [str(op.attributes["op_name"]).strip('"') for op in roots]
     # top-level imperative code becomes a stage of its own, wrapped in a one-trip loop
-    assert names == ["B", "C", "total", "dyn", "c", "stage"]  # a top-level for_ is a stage named after its loop
+    assert names == [
+        "B",
+        "C",
+        "total",
+        "dyn",
+        "c",
+        "stage",
+    ]  # a top-level for_ is a stage named after its loop
     assert '{loop_name = "stage_stage", op_name = "stage"}' in text
 
 
@@ -96,8 +107,8 @@ def test_split_factor_not_divisible_results_and_guard(run, gemm_data):
     s[C].split(C.axis[0], factor=3)  # 10 rows: 4 outer trips, the last one partial
     np.testing.assert_array_equal(run(s, a, b), expected)
     text = str(hcl.lower(s))
-    assert re.search(r'affine\.for %\w+ = 0 to 4 \{', text)
-    assert re.search(r'affine\.for %\w+ = 0 to 3 \{', text)
+    assert re.search(r"affine\.for %\w+ = 0 to 4 \{", text)
+    assert re.search(r"affine\.for %\w+ = 0 to 3 \{", text)
     assert "scf.if" in text  # the guard of the partial tile
 
 
@@ -109,7 +120,7 @@ def test_split_nparts_results(run, gemm_data):
     assert (outer.name, inner.name) == ("j.outer", "j.inner")
     assert loop_names(s) == ["i", "j.outer", "j.inner", "k"]
     # 12 in 5 parts: 5 outer trips of ceil(12 / 5) = 3
-    assert re.search(r'0 to 5 \{\s*affine\.for %\w+ = 0 to 3 \{', str(hcl.lower(s)))
+    assert re.search(r"0 to 5 \{\s*affine\.for %\w+ = 0 to 3 \{", str(hcl.lower(s)))
 
 
 def test_split_nparts_not_divisible(run, gemm_data):
@@ -150,7 +161,7 @@ def test_reorder_results_and_names(run, gemm_data):
     text = str(hcl.lower(s))
     assert '{loop_name = "j", op_name = "C"}' in text
     assert loop_names(s) == ["j", "i", "k"]
-    assert re.search(r'affine\.for %\w+ = 0 to 12 \{\s*affine\.for %\w+ = 0 to 10 \{', text)
+    assert re.search(r"affine\.for %\w+ = 0 to 12 \{\s*affine\.for %\w+ = 0 to 10 \{", text)
 
 
 def test_fuse_results_and_names(run, gemm_data):
@@ -161,7 +172,7 @@ def test_fuse_results_and_names(run, gemm_data):
     np.testing.assert_array_equal(run(s, a, b), expected)
     text = str(hcl.lower(s))
     assert '{loop_name = "i_j_fused", op_name = "C"}' in text
-    assert re.search(r'affine\.for %\w+ = 0 to 120 \{', text)
+    assert re.search(r"affine\.for %\w+ = 0 to 120 \{", text)
     assert loop_names(s) == ["i_j_fused", "k"]
 
 
@@ -207,7 +218,9 @@ def test_pragma_keeps_results(run, gemm_data, pragma, loop):
     s, C = gemm_schedule()
     getattr(s[C], pragma)(C.axis[loop])
     text = str(hcl.lower(s))
-    assert {"unroll": "unroll = 0 : i32", "pipeline": "pipeline_ii = 1 : i32", "parallel": "parallel}"}[pragma] in text
+    assert {"unroll": "unroll = 0 : i32", "pipeline": "pipeline_ii = 1 : i32", "parallel": "parallel}"}[
+        pragma
+    ] in text
     np.testing.assert_array_equal(run(s, a, b), expected)
 
 
@@ -356,7 +369,7 @@ def test_dataflow_attributes():
     s.dataflow()
     s[kernel.B].dataflow()
     text = str(hcl.lower(s))
-    assert re.search(r'func\.func @top\(.*\) attributes \{dataflow, hcl\.arg_names', text)
+    assert re.search(r"func\.func @top\(.*\) attributes \{dataflow, hcl\.arg_names", text)
     assert '{dataflow, loop_name = "i", op_name = "B"}' in text
     assert '{loop_name = "i", op_name = "C"}' in text
 
@@ -403,7 +416,7 @@ def _fuse_split(st, B):
 
 
 def _tile_fuse_pipeline(st, B):
-    xo, yo, xi, yi = st.tile(B.axis[0], B.axis[1], 2, 4)
+    xo, yo, _xi, yi = st.tile(B.axis[0], B.axis[1], 2, 4)
     st.fuse(xo, yo)
     st.pipeline(yi)
 
@@ -413,7 +426,10 @@ def _tile_fuse_pipeline(st, B):
     [
         (lambda st, B: st.fuse(0, 1, 2), ["x_y_z_fused"]),
         (_split_fuse, ["x.outer_x.inner_fused", "y", "z"]),
-        (lambda st, B: st.split(st.split(B.axis[2], 3)[0], 2), ["x", "y", "z.outer.outer", "z.outer.inner", "z.inner"]),
+        (
+            lambda st, B: st.split(st.split(B.axis[2], 3)[0], 2),
+            ["x", "y", "z.outer.outer", "z.outer.inner", "z.inner"],
+        ),
         (_split_reorder, ["z.inner", "y", "x", "z.outer"]),
         (_fuse_split, ["x", "y_z_fused.outer", "y_z_fused.inner"]),
         (_tile_fuse_pipeline, ["x.outer_y.outer_fused", "x.inner", "y.inner", "z"]),
@@ -471,9 +487,8 @@ def test_the_for_loops_of_a_mutate_follow_its_axes_and_a_computes_do_not():
         P = hcl.compute((4,), lambda i: popcount(hcl.sum(A[i, r], axis=r)), "P")
 
         def body(x):
-            with hcl.for_(0, 4, name="k") as k:
-                with hcl.if_(P[k] > P[x]):
-                    P[x] = P[k]
+            with hcl.for_(0, 4, name="k") as k, hcl.if_(P[k] > P[x]):
+                P[x] = P[k]
 
         hcl.mutate((4,), body, "M")
         return P
@@ -484,14 +499,14 @@ def test_the_for_loops_of_a_mutate_follow_its_axes_and_a_computes_do_not():
     s[kernel.M].unroll(kernel.M.axis[1], 2)
     assert '{loop_name = "k", unroll = 2 : i32}' in str(hcl.lower(s))
 
+
 def popcounts(A, B):
     """HeteroCL's imperative popcount (test_schedule_imperative): x and y perfectly nested, the
     bit loop below a store; y runs 2, 4, ..., 12 (a for_ with a start and a step)."""
-    with hcl.for_(0, 5, tag="C", name="x") as x:
-        with hcl.for_(2, 14, 2, name="y") as y:
-            B[x, y // 2 - 1] = 0
-            with hcl.for_(0, 32, name="b") as b:
-                B[x, y // 2 - 1] += A[x, y // 2 - 1][b]
+    with hcl.for_(0, 5, tag="C", name="x") as x, hcl.for_(2, 14, 2, name="y") as y:
+        B[x, y // 2 - 1] = 0
+        with hcl.for_(0, 32, name="b") as b:
+            B[x, y // 2 - 1] += A[x, y // 2 - 1][b]
 
 
 @pytest.mark.parametrize("schedule", ["reorder", "fuse", "split_reorder"])
@@ -511,30 +526,38 @@ def test_perfectly_nested_for_loops_reorder_and_fuse_as_one_band(schedule, tmp_p
         s[C].reorder(yo, C.axis[0], yi)
         expected = ["y.outer", "x", "y.inner", "b"]
     assert loop_names(s) == expected
-    a = np.random.default_rng(3).integers(-2**31, 2**31, (5, 6), dtype=np.int32)
+    a = np.random.default_rng(3).integers(-(2**31), 2**31, (5, 6), dtype=np.int32)
     b = np.zeros((5, 6), dtype=np.int32)
     hcl.build(s)(a, b)
     bits = ((a.astype(np.int64)[..., None] >> np.arange(32)) & 1).sum(-1)
     np.testing.assert_array_equal(b, bits)
-    check_numpy_llvm_cpp(s, f"popcount_{schedule}", tmp_path, lambda rng: [a, np.zeros((5, 6), np.int32)],
-                         lambda a, b: {"B": bits})
+    check_numpy_llvm_cpp(
+        s,
+        f"popcount_{schedule}",
+        tmp_path,
+        lambda rng: [a, np.zeros((5, 6), np.int32)],
+        lambda a, b: {"B": bits},
+    )
 
 
 def test_reorder_of_for_loops_not_perfectly_nested_says_so():
     A = hcl.placeholder((4, 4), "A")
 
     def kernel(A):
-        with hcl.Stage("S"):
-            with hcl.for_(0, 4, name="q") as q:
-                A[q, 0] = 0
-                with hcl.for_(1, 4, name="r") as r:
-                    A[q, r] = A[q, r] + 1
+        with hcl.Stage("S"), hcl.for_(0, 4, name="q") as q:
+            A[q, 0] = 0
+            with hcl.for_(1, 4, name="r") as r:
+                A[q, r] = A[q, r] + 1
 
     s = hcl.create_schedule([A], kernel)
-    with pytest.raises(hcl.errors.HCLNotImplementedError,
-                       match=r"reorder of r, q in stage 'S': they come from hcl.for_ loops that are not perfectly "
-                             r"nested"):
+    with pytest.raises(
+        hcl.errors.HCLNotImplementedError,
+        match=r"reorder of r, q in stage 'S': they come from hcl.for_ loops that are not perfectly "
+        r"nested",
+    ):
         s[kernel.S].reorder(kernel.S.r, kernel.S.q)
-    with pytest.raises(hcl.errors.HCLNotImplementedError,
-                       match=r"fuse of q, r in stage 'S': across hcl.for_ loops that are not perfectly nested"):
+    with pytest.raises(
+        hcl.errors.HCLNotImplementedError,
+        match=r"fuse of q, r in stage 'S': across hcl.for_ loops that are not perfectly nested",
+    ):
         s[kernel.S].fuse(kernel.S.q, kernel.S.r)

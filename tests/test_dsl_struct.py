@@ -37,16 +37,24 @@ def test_fields_from_a_tuple_and_back(run, rng):
     def kernel(A, B, C):
         stype = hcl.Struct(ABC)
         D = hcl.compute(A.shape, lambda x: (A[x], B[x], C[x]), "D", dtype=stype)
-        assert D[0].fa.dtype == hcl.Int(8) and D[0].fb.dtype == hcl.Fixed(13, 11) and D[0].fc.dtype == hcl.Float()
-        return (hcl.compute(A.shape, lambda x: D[x].fa, "E", dtype=hcl.Int(8)),
-                hcl.compute(A.shape, lambda x: D[x].fb, "F", dtype=hcl.Fixed(13, 11)),
-                hcl.compute(A.shape, lambda x: D[x].fc, "G", dtype=hcl.Float()),
-                D)
+        assert (
+            D[0].fa.dtype == hcl.Int(8)
+            and D[0].fb.dtype == hcl.Fixed(13, 11)
+            and D[0].fc.dtype == hcl.Float()
+        )
+        return (
+            hcl.compute(A.shape, lambda x: D[x].fa, "E", dtype=hcl.Int(8)),
+            hcl.compute(A.shape, lambda x: D[x].fb, "F", dtype=hcl.Fixed(13, 11)),
+            hcl.compute(A.shape, lambda x: D[x].fc, "G", dtype=hcl.Float()),
+            D,
+        )
 
     a = hcl.asarray(rng.integers(-128, 128, 8), hcl.Int(8))
     b = hcl.asarray(rng.uniform(-2, 2, 8), hcl.Fixed(13, 11))
     c = hcl.asarray(rng.standard_normal(8), hcl.Float())
-    outs = [hcl.asarray(np.zeros(8), dt) for dt in (hcl.Int(8), hcl.Fixed(13, 11), hcl.Float(), hcl.Struct(ABC))]
+    outs = [
+        hcl.asarray(np.zeros(8), dt) for dt in (hcl.Int(8), hcl.Fixed(13, 11), hcl.Float(), hcl.Struct(ABC))
+    ]
     hcl.build(hcl.create_schedule([A, B, C], kernel))(a, b, c, *outs)
     for got, want in zip(outs, (a, b, c)):
         np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
@@ -54,8 +62,10 @@ def test_fields_from_a_tuple_and_back(run, rng):
     assert packed.dtype.names == ("fa", "fb", "fc")
     np.testing.assert_array_equal(packed["fb"], b.asnumpy())
     raw_b = [int(v) & 0x1FFF for v in np.floor(b.asnumpy() * 2**11).astype(np.int64)]
-    raw = [int(v) & 0xFF | (rb << 8) | (int(c.storage.view(np.uint32)[k]) << 21)
-           for k, (v, rb) in enumerate(zip(a.asnumpy(), raw_b))]
+    raw = [
+        int(v) & 0xFF | (rb << 8) | (int(c.storage.view(np.uint32)[k]) << 21)
+        for k, (v, rb) in enumerate(zip(a.asnumpy(), raw_b))
+    ]
     assert [int(v) for v in outs[3].storage] == raw
 
 
@@ -105,7 +115,7 @@ def test_struct_fields_as_bit_slice_bounds(run):
     def kernel(A):
         stype = hcl.Struct({"binary": hcl.Int(8), "upper_idx": hcl.Int(8)})
         B = hcl.compute(A.shape, lambda x: (A[x], 5), "B", dtype=stype)
-        return hcl.compute(A.shape, lambda x: (B[x].binary)[0:B[x].upper_idx], "C")
+        return hcl.compute(A.shape, lambda x: (B[x].binary)[0 : B[x].upper_idx], "C")
 
     out = run(hcl.create_schedule([A], kernel), np.array([0b11010110, 0b10011100], dtype=np.int32))
     np.testing.assert_array_equal(out, [0b10110, 0b11100])

@@ -23,8 +23,12 @@ def wrap(values, bits: int, signed: bool) -> list[int]:
 
 def random_ints(rng: np.random.Generator, bits: int, signed: bool, count: int) -> list[int]:
     lo, hi = (-(1 << (bits - 1)), 1 << (bits - 1)) if signed else (0, 1 << bits)
-    values = [int(rng.integers(lo, hi)) if hi - lo <= 2**63 else
-              int(rng.integers(0, 2**63)) * 2 + int(rng.integers(0, 2)) + lo for _ in range(count - 2)]
+    values = [
+        int(rng.integers(lo, hi))
+        if hi - lo <= 2**63
+        else int(rng.integers(0, 2**63)) * 2 + int(rng.integers(0, 2)) + lo
+        for _ in range(count - 2)
+    ]
     return values + [lo, hi - 1]  # both extremes, so every width overflows somewhere
 
 
@@ -50,7 +54,9 @@ def test_integer_width_add_mul_compare_wrap(run, bits, signed):
     a = random_ints(rng, bits, signed, n)
     b = random_ints(rng, bits, signed, n)[::-1]
     store = dtype.np_storage
-    out_s, out_p, out_l = run(s, np.array(a, dtype=object).astype(store), np.array(b, dtype=object).astype(store))
+    out_s, out_p, out_l = run(
+        s, np.array(a, dtype=object).astype(store), np.array(b, dtype=object).astype(store)
+    )
     assert [int(v) for v in out_s] == wrap([x + y for x, y in zip(a, b)], bits, signed)
     assert [int(v) for v in out_p] == wrap([x * y - 1 for x, y in zip(a, b)], bits, signed)
     assert [int(v) for v in out_l] == [int(x < y) for x, y in zip(a, b)]
@@ -242,7 +248,6 @@ def test_literal_does_not_wrap_at_narrow_operand_width(run):
     np.testing.assert_array_equal(run(s, a), a.astype(np.int64) + 300)
 
 
-
 def test_literal_does_not_wrap_at_a_fixed_operands_width():
     """A literal beside a Fixed(13, 11) (range [-2, 2)) had taken that type: 2 became -2, 3 became
     -1, so B * 2 negated B and B < 3 was false everywhere."""
@@ -251,19 +256,24 @@ def test_literal_does_not_wrap_at_a_fixed_operands_width():
     U = hcl.placeholder((4,), "U", dtype=hcl.UFixed(6, 4))
 
     def kernel(B, U):
-        return (hcl.compute((4,), lambda i: B[i] * 2, "F", dtype=wide),
-                hcl.compute((4,), lambda i: B[i] + 3, "G", dtype=wide),
-                hcl.compute((4,), lambda i: B[i] * 2.5, "H", dtype=wide),
-                hcl.compute((4,), lambda i: hcl.select(B[i] < 3, 1, 0), "C"),
-                hcl.compute((4,), lambda i: U[i] - 5, "D", dtype=hcl.Fixed(8, 4)))
+        return (
+            hcl.compute((4,), lambda i: B[i] * 2, "F", dtype=wide),
+            hcl.compute((4,), lambda i: B[i] + 3, "G", dtype=wide),
+            hcl.compute((4,), lambda i: B[i] * 2.5, "H", dtype=wide),
+            hcl.compute((4,), lambda i: hcl.select(B[i] < 3, 1, 0), "C"),
+            hcl.compute((4,), lambda i: U[i] - 5, "D", dtype=hcl.Fixed(8, 4)),
+        )
 
     fn = hcl.build(hcl.create_schedule([B, U], kernel))
     b, u = np.array([0.5, -0.25, 1.0, -1.5]), np.array([0.5, 1.25, 3.0, 0.0625])
-    outs = [hcl.asarray(np.zeros(4), wide) for _ in range(3)] + [np.zeros(4, np.int32),
-                                                                 hcl.asarray(np.zeros(4), hcl.Fixed(8, 4))]
+    outs = [hcl.asarray(np.zeros(4), wide) for _ in range(3)] + [
+        np.zeros(4, np.int32),
+        hcl.asarray(np.zeros(4), hcl.Fixed(8, 4)),
+    ]
     fn(hcl.asarray(b, fx), hcl.asarray(u, hcl.UFixed(6, 4)), *outs)
     for out, want in zip(outs, (b * 2, b + 3, b * 2.5, np.ones(4), u - 5)):
         np.testing.assert_array_equal(out if isinstance(out, np.ndarray) else out.asnumpy(), want)
+
 
 def test_narrow_arithmetic_promotes_to_32_bits_before_storing(run):
     A = hcl.placeholder((3,), "A", dtype=hcl.UInt(8))
@@ -301,7 +311,6 @@ def test_bitwise_and_shifts_signed_vs_unsigned(run, rng):
     np.testing.assert_array_equal(srl, u >> 4)
 
 
-
 def test_shifts_by_the_width_or_more_shift_everything_out(run):
     """As ap_int: x << n and unsigned x >> n are 0 for n >= the width (or n < 0), signed x >> n the
     sign. LLVM's shift is poison there: the reference had shifted by n % 64, so an Int(48) << 64
@@ -310,11 +319,13 @@ def test_shifts_by_the_width_or_more_shift_everything_out(run):
     S = hcl.placeholder((8,), "S")
 
     def kernel(A, S):
-        return (hcl.compute((8,), lambda i: A[i] << 40, "c40"),
-                hcl.compute((8,), lambda i: A[i] >> 33, "c33"),
-                hcl.compute((8,), lambda i: A[i] << S[i], "d"),
-                hcl.compute((8,), lambda i: A[i] >> S[i], "e"),
-                hcl.compute((8,), lambda i: hcl.cast(hcl.Int(48), A[i]) << S[i], "w", dtype=hcl.Int(64)))
+        return (
+            hcl.compute((8,), lambda i: A[i] << 40, "c40"),
+            hcl.compute((8,), lambda i: A[i] >> 33, "c33"),
+            hcl.compute((8,), lambda i: A[i] << S[i], "d"),
+            hcl.compute((8,), lambda i: A[i] >> S[i], "e"),
+            hcl.compute((8,), lambda i: hcl.cast(hcl.Int(48), A[i]) << S[i], "w", dtype=hcl.Int(64)),
+        )
 
     s = hcl.create_schedule([A, S], kernel)
     a = np.array([1, -1, 7, 0x12345678, -5, 3, 100, -100], np.int32)
@@ -323,11 +334,16 @@ def test_shifts_by_the_width_or_more_shift_everything_out(run):
     inside = (n >= 0) & (n < 32)
     np.testing.assert_array_equal(c40, 0)
     np.testing.assert_array_equal(c33, np.where(a < 0, -1, 0))
-    np.testing.assert_array_equal(d, np.where(inside, (a.astype(np.int64) << np.where(inside, n, 0)).astype(np.int32), 0))
+    np.testing.assert_array_equal(
+        d, np.where(inside, (a.astype(np.int64) << np.where(inside, n, 0)).astype(np.int32), 0)
+    )
     np.testing.assert_array_equal(e, np.where(inside, a >> np.where(inside, n, 0), np.where(a < 0, -1, 0)))
     in48 = (n >= 0) & (n < 48)
-    shifted = [((int(x) << int(k)) + (1 << 47)) % (1 << 48) - (1 << 47) if ok else 0 for x, k, ok in zip(a, n, in48)]
+    shifted = [
+        ((int(x) << int(k)) + (1 << 47)) % (1 << 48) - (1 << 47) if ok else 0 for x, k, ok in zip(a, n, in48)
+    ]
     np.testing.assert_array_equal(w, shifted)
+
 
 # ---- floats and dtype strings ----------------------------------------------------------------
 
@@ -339,14 +355,18 @@ def test_float_arithmetic(run, rng, dtype):
     B = hcl.placeholder((3, 4), "B", dtype=dtype)
 
     def kernel(A, B):
-        return hcl.compute((3, 4), lambda i, j: (A[i, j] - B[i, j]) * A[i, j] / (B[i, j] + 10.0), "C", dtype=dtype)
+        return hcl.compute(
+            (3, 4), lambda i, j: (A[i, j] - B[i, j]) * A[i, j] / (B[i, j] + 10.0), "C", dtype=dtype
+        )
 
     s = hcl.create_schedule([A, B], kernel)
     a = rng.standard_normal((3, 4)).astype(dt.np_storage)
     b = rng.standard_normal((3, 4)).astype(dt.np_storage)
     out = run(s, a, b)
     assert out.dtype == dt.np_storage
-    np.testing.assert_allclose(out, (a - b) * a / (b + dt.np_storage.type(10.0)), rtol=1e-6 if dt.bits == 32 else 1e-13)
+    np.testing.assert_allclose(
+        out, (a - b) * a / (b + dt.np_storage.type(10.0)), rtol=1e-6 if dt.bits == 32 else 1e-13
+    )
 
 
 def test_float32_plus_float64_computes_in_float64(run):
@@ -373,8 +393,16 @@ def test_int_plus_float_is_float(run):
     np.testing.assert_array_equal(run(s, a), a + np.float32(0.5))
 
 
-@pytest.mark.parametrize("text, dtype", [("int8", hcl.Int(8)), ("uint4", hcl.UInt(4)), ("float32", hcl.Float(32)),
-                                         ("int", hcl.Int(32)), ("uint33", hcl.UInt(33))])
+@pytest.mark.parametrize(
+    "text, dtype",
+    [
+        ("int8", hcl.Int(8)),
+        ("uint4", hcl.UInt(4)),
+        ("float32", hcl.Float(32)),
+        ("int", hcl.Int(32)),
+        ("uint33", hcl.UInt(33)),
+    ],
+)
 def test_dtype_strings_parse(text, dtype):
     assert parse_dtype(text) == dtype
     assert hcl.placeholder((2,), dtype=text).dtype == dtype

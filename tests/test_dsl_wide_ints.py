@@ -25,8 +25,12 @@ def tdiv(a: int, b: int) -> int:
 @pytest.mark.parametrize("bits", [200, 2047])
 def test_host_containers_round_trip(bits):
     dtype = hcl.Int(bits)
-    assert dtype.storage_bits == -(-bits // 128) * 128 and dtype.np_storage.itemsize == dtype.storage_bits // 8
-    values = np.array([0, -1, 2**(bits - 1) - 1, -(2**(bits - 1)), 3**(bits // 2), 2**bits + 5], dtype=object)
+    assert (
+        dtype.storage_bits == -(-bits // 128) * 128 and dtype.np_storage.itemsize == dtype.storage_bits // 8
+    )
+    values = np.array(
+        [0, -1, 2 ** (bits - 1) - 1, -(2 ** (bits - 1)), 3 ** (bits // 2), 2**bits + 5], dtype=object
+    )
     got = hcl.asarray(values, dtype).asnumpy()
     assert [int(v) for v in got] == [wrap(int(v), bits) for v in values]
 
@@ -47,8 +51,12 @@ def test_shift_add_divide_and_compare(bits, shift, rng):
     def kernel(A, B):
         D = hcl.compute(A.shape, lambda x: (hcl.cast(wide, A[x]) << shift) + B[x], "D", dtype=wide)
         Q = hcl.compute(A.shape, lambda x: D[x] // (B[x] + 1) + D[x] % (A[x] + 3), "Q", dtype=wide)
-        S = hcl.compute(A.shape, lambda x: hcl.cast(swide, D[x]) / -7 + hcl.cast(swide, D[x]) % 9, "S", dtype=swide)
-        F = hcl.compute(A.shape, lambda x: hcl.cast(swide, D[x]) // -(hcl.cast(hcl.Int(64), B[x]) + 2), "F", dtype=swide)
+        S = hcl.compute(
+            A.shape, lambda x: hcl.cast(swide, D[x]) / -7 + hcl.cast(swide, D[x]) % 9, "S", dtype=swide
+        )
+        F = hcl.compute(
+            A.shape, lambda x: hcl.cast(swide, D[x]) // -(hcl.cast(hcl.Int(64), B[x]) + 2), "F", dtype=swide
+        )
         T = hcl.compute(A.shape, lambda x: hcl.select(D[x] > (hcl.cast(wide, 1) << (bits - 2)), 1, 0), "T")
         return D, Q, S, F, T
 
@@ -73,8 +81,10 @@ def test_2047_bit_values_convert_to_and_from_floats(rng):
     F = hcl.placeholder((5,), "F", dtype=hcl.Float(64))
 
     def kernel(A, F):
-        return (hcl.compute(A.shape, lambda x: hcl.cast(hcl.Float(64), A[x] >> 1900), "B", dtype=hcl.Float(64)),
-                hcl.compute(A.shape, lambda x: hcl.cast(hcl.Int(bits), F[x]) * 3, "C", dtype=hcl.Int(bits)))
+        return (
+            hcl.compute(A.shape, lambda x: hcl.cast(hcl.Float(64), A[x] >> 1900), "B", dtype=hcl.Float(64)),
+            hcl.compute(A.shape, lambda x: hcl.cast(hcl.Int(bits), F[x]) * 3, "C", dtype=hcl.Int(bits)),
+        )
 
     a = np.array([1, -5, 2**2040 + 12345, -(2**2000) - 7, 3**1200], dtype=object)
     f = np.array([1.5, -2.25, 1e30, -3.7e40, 2.0**1000])

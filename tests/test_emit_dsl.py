@@ -58,10 +58,15 @@ def test_outlined_stage_is_its_own_function_before_the_top() -> None:
     lines = _lines(text)
     assert "void Stage_S(int32_t A[16][8], int32_t S[16]) {" in lines
     assert lines.index("void Stage_S(int32_t A[16][8], int32_t S[16]) {") < lines.index(
-        "void top(int32_t A[16][8], int32_t B[16], int32_t P[16]) {")
+        "void top(int32_t A[16][8], int32_t B[16], int32_t P[16]) {"
+    )
     assert "Stage_S(A, S);" in lines
     # the pragma travelled with the stage into its function, which keeps its own hierarchy level
-    stage = text[text.index("void Stage_S(int32_t A[16][8], int32_t S[16]) {"):text.index("void top(int32_t A[16][8], int32_t B[16], int32_t P[16]) {")]
+    stage = text[
+        text.index("void Stage_S(int32_t A[16][8], int32_t S[16]) {") : text.index(
+            "void top(int32_t A[16][8], int32_t B[16], int32_t P[16]) {"
+        )
+    ]
     assert "#pragma HLS pipeline II=1" in stage
     assert _lines(stage)[1] == "#pragma HLS inline off"
     assert "interface" not in stage  # INTERFACE is for the top function only (UG1399)

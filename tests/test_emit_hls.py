@@ -518,7 +518,9 @@ def _tdiv(a: int, b: int) -> int:
 
 
 def _int32_expected(A: list[int], B: list[int]) -> np.ndarray:
-    u = lambda x: x & 0xFFFFFFFF
+    def u(x: int) -> int:
+        return x & 0xFFFFFFFF
+
     rows = []
     for i, (a, b) in enumerate(zip(A, B)):
         s, d, a3 = b & 31, b | 1, A[(i + 3) % 8]
@@ -1025,7 +1027,7 @@ def test_missing_or_wrong_dtype_attributes_raise():
     no_names = parse_module(
         'module {\n  func.func @f(%A: memref<4xi32>) attributes {hcl.arg_types = ["int32"]} {\n    return\n  }\n}\n'
     )
-    with pytest.raises(CompileError, match="@f: missing the hcl.arg_names attribute"):
+    with pytest.raises(CompileError, match=r"@f: missing the hcl.arg_names attribute"):
         emit_module(no_names)
     wrong = parse_module("module {\n" + _func("g", [("A", "memref<4xi16>", "int32")], "") + "}\n")
     with pytest.raises(CompileError, match=r"@g argument 'A': dtype int32 does not match the MLIR type i16"):

@@ -28,16 +28,29 @@ def _csim_all(tmp_path: Path, folders: list[Path]) -> None:
         shutil.copytree(folder, tmp_path / "projects" / folder.name)
     shutil.copyfile(REPO / "dodo.py", tmp_path / "dodo.py")
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    proc = subprocess.run([sys.executable, "-m", "doit", "-n", "2", "csim"], cwd=tmp_path, capture_output=True,
-                          text=True, env=env, timeout=1800, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "doit", "-n", "2", "csim"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1800,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for folder in folders:
         project = load_project(folder)
         functions = design_functions(kernel_schedule(project), project.name)
-        results = {p.stem: json.loads(p.read_text()) for p in (tmp_path / "build" / folder.name / "csim").glob("*.json")}
+        results = {
+            p.stem: json.loads(p.read_text())
+            for p in (tmp_path / "build" / folder.name / "csim").glob("*.json")
+        }
         assert sorted(results) == sorted(functions), folder.name
         for func, data in results.items():
-            assert data["pass"] is True and data["mismatches"] == 0 and data["compared"] > 0, (folder.name, func)
+            assert data["pass"] is True and data["mismatches"] == 0 and data["compared"] > 0, (
+                folder.name,
+                func,
+            )
 
 
 def test_the_suite_has_fifteen_projects_each_with_a_numpy_model() -> None:
@@ -60,8 +73,9 @@ def test_every_dataset_traces(folder: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("folder", [p for p in PROJECTS if load_project(p).config.dataset],
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "folder", [p for p in PROJECTS if load_project(p).config.dataset], ids=lambda p: p.name
+)
 def test_medium_dataset_reference_agrees_with_the_numpy_model(folder: Path, tmp_path: Path) -> None:
     """MEDIUM (benchmarked, never simulated in CI) still builds, runs and matches numpy."""
     project = load_project(folder, dataset="MEDIUM")
@@ -81,4 +95,3 @@ def test_resnet20_passes_csim_in_every_function(tmp_path: Path) -> None:
     showcase = load_project(SHOWCASE)
     assert len(design_functions(kernel_schedule(showcase), showcase.name)) >= 21
     _csim_all(tmp_path, [SHOWCASE])
-

@@ -11,10 +11,12 @@ import pytest
 from hclbuild.probes import PHASE_STREAM_READ, PHASE_STREAM_WRITE
 from hclbuild.runtime.fifo import FifoReplay
 
-CHECKS = [{"check": 0, "function": "top", "stage": "P", "tensor": "S", "shape": [6], "kind": "write"},
-          {"check": 1, "function": "top", "stage": "C", "tensor": "S", "shape": [6], "kind": "read"},
-          {"check": 2, "function": "top", "stage": "Q", "tensor": "T", "shape": [6], "kind": "write"},
-          {"check": 3, "function": "top", "stage": "D", "tensor": "T", "shape": [6], "kind": "read"}]
+CHECKS = [
+    {"check": 0, "function": "top", "stage": "P", "tensor": "S", "shape": [6], "kind": "write"},
+    {"check": 1, "function": "top", "stage": "C", "tensor": "S", "shape": [6], "kind": "read"},
+    {"check": 2, "function": "top", "stage": "Q", "tensor": "T", "shape": [6], "kind": "write"},
+    {"check": 3, "function": "top", "stage": "D", "tensor": "T", "shape": [6], "kind": "read"},
+]
 BUFFERS = {1000: (0, 1), 2000: (2, 3)}  # address -> (write check, read check)
 
 
@@ -74,6 +76,10 @@ def test_a_run_in_order_is_taken_whole_and_a_later_call_event_by_event() -> None
     fifos = FifoReplay(CHECKS)
     fifos.events(events)
     assert fifos.finish() is None and fifos.orders == {1000: list(range(6)), 2000: list(range(6))}
-    fifos.events(events[:1])  # a second call writes S[0] again: that stream no longer carries each element once
-    assert fifos.finish() == "stage P writes 7 values into stream S but only 6 are read; every value written " \
-                             "into a stream must be read"
+    fifos.events(
+        events[:1]
+    )  # a second call writes S[0] again: that stream no longer carries each element once
+    assert (
+        fifos.finish() == "stage P writes 7 values into stream S but only 6 are read; every value written "
+        "into a stream must be read"
+    )

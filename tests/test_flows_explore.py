@@ -46,7 +46,8 @@ def test_a_broken_csynth_report_is_listed_and_csim_still_passes(tmp_path: Path) 
     assert "- Stage_X: pass" in report_md(folder)
     assert "## Reports that could not be read" in report_md(folder)
     assert summary(folder)["unreadable_reports"] == [
-        f"{broken}: not an HLS csynth report (XML parse error: no element found: line 1, column 49)"]
+        f"{broken}: not an HLS csynth report (XML parse error: no element found: line 1, column 49)"
+    ]
 
 
 def table_row(folder: Path, func: str) -> list[str]:
@@ -56,8 +57,9 @@ def table_row(folder: Path, func: str) -> list[str]:
 
 
 @pytest.mark.slow
-def test_no_csynth_or_cosim_result_of_an_earlier_design_is_shown(fake_vitis, tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_csynth_or_cosim_result_of_an_earlier_design_is_shown(
+    fake_vitis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fake_vitis.install("vitis_hls")
     folder = make_project(tmp_path, "[hls]\nclock_period_ns = 4.0\n")
     assert doit(folder, "csim", "cosim", "report") == 0
@@ -79,13 +81,15 @@ def test_no_csynth_or_cosim_result_of_an_earlier_design_is_shown(fake_vitis, tmp
     assert table_row(folder, "Stage_X")[3] == "1234"  # Stage_X's C++ did not change
     top_cpp = tmp_path / "build" / "p" / "hls" / "top" / "top.cpp"
     assert summary(folder)["outdated_reports"] == [
-        f"{tmp_path / 'build' / 'p' / 'csynth' / 'top.xml'}: {top_cpp} changed after csynth:p/top ran"]
+        f"{tmp_path / 'build' / 'p' / 'csynth' / 'top.xml'}: {top_cpp} changed after csynth:p/top ran"
+    ]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("where", ["hw/projects", "kernels"])
-def test_the_pipelines_artifacts_are_where_its_commands_build(tmp_path: Path, where: str,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_pipelines_artifacts_are_where_its_commands_build(
+    tmp_path: Path, where: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Projects below hw/projects/ (or in a folder not named projects) build beside that folder; the
     artifacts had said build/ at the repository root, so no build folder reached the Vitis jobs."""
     import shlex
@@ -104,10 +108,22 @@ def test_the_pipelines_artifacts_are_where_its_commands_build(tmp_path: Path, wh
     workflow = yaml.safe_load(github_workflow(plan([folder]), root=tmp_path, install="pip install hclbuild"))
     steps = workflow["jobs"]["build-csim"]["steps"]
     (command,) = [step["run"] for step in steps if str(step.get("run", "")).startswith("hclbuild csim")]
-    (upload,) = [step["with"]["path"].split() for step in steps if step.get("uses") == "actions/upload-artifact@v4"]
-    hclbuild = [sys.executable, "-c", "import sys; from hclbuild.cli import main; sys.exit(main(sys.argv[1:]))"]
-    done = subprocess.run(hclbuild + shlex.split(command)[1:], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=600, check=False)
+    (upload,) = [
+        step["with"]["path"].split() for step in steps if step.get("uses") == "actions/upload-artifact@v4"
+    ]
+    hclbuild = [
+        sys.executable,
+        "-c",
+        "import sys; from hclbuild.cli import main; sys.exit(main(sys.argv[1:]))",
+    ]
+    done = subprocess.run(
+        hclbuild + shlex.split(command)[1:],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     built = upload[0]
     assert (tmp_path / built / "p" / "csim" / "top.json").is_file()
@@ -139,7 +155,9 @@ def test_report_reads_csynth_results_but_never_synthesizes(fake_vitis, tmp_path:
 
 
 @pytest.mark.slow
-def test_hclbuild_cosim_prints_the_cosim_verdict(fake_vitis, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+def test_hclbuild_cosim_prints_the_cosim_verdict(
+    fake_vitis, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     from hclbuild.cli import main
 
     fake_vitis.install("vitis_hls")
@@ -163,6 +181,8 @@ def test_a_synthesis_holds_on_a_machine_with_other_ap_types_headers(fake_vitis, 
     assert doit(folder, "csynth") == 0
     assert len(fake_vitis.calls()) == 2
     makefile = tmp_path / "build" / "p" / "hls" / "Stage_X" / "Makefile"
-    makefile.write_text(makefile.read_text() + "AP_TYPES ?= /opt/other-runner/hls4ml/templates/vivado/ap_types\n")
+    makefile.write_text(
+        makefile.read_text() + "AP_TYPES ?= /opt/other-runner/hls4ml/templates/vivado/ap_types\n"
+    )
     assert doit(folder, "csynth") == 0
     assert len(fake_vitis.calls()) == 2

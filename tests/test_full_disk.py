@@ -27,8 +27,9 @@ def no_space(*args, **kwargs) -> None:
 
 
 @pytest.mark.slow
-def test_a_task_that_finds_the_disk_full_fails_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                           capsys: pytest.CaptureFixture) -> None:
+def test_a_task_that_finds_the_disk_full_fails_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
     folder = project(tmp_path)
     monkeypatch.setattr("hclbuild.project.flow.emit_function", no_space)
     assert main(["csim", str(folder), "-n", "1"]) == 1
@@ -43,8 +44,9 @@ def test_a_task_that_finds_the_disk_full_fails_in_one_line(tmp_path: Path, monke
 
 
 @pytest.mark.slow
-def test_a_doit_state_that_cannot_be_saved_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                       capsys: pytest.CaptureFixture) -> None:
+def test_a_doit_state_that_cannot_be_saved_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
     from doit.dependency import SqliteDB
 
     folder = project(tmp_path)
@@ -57,5 +59,6 @@ def test_a_doit_state_that_cannot_be_saved_is_one_line(tmp_path: Path, monkeypat
     out, err = capsys.readouterr()
     assert err.strip().splitlines() == [
         f"hclbuild: error: {tmp_path / 'build' / '.doit.db'}: doit could not record which tasks ran (database or "
-        "disk is full); the next run checks them again"]
+        "disk is full); the next run checks them again"
+    ]
     assert "Traceback" not in out

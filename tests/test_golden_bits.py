@@ -22,7 +22,7 @@ def test_negative_wide_values_round_trip_as_raw_bits() -> None:
     dtype = Int(100)
     values = np.array([-1, -(2**99), 2**99 - 1, 5], dtype=object)
     data = encode_vector(to_storage(values, dtype), dtype)
-    raw = [int.from_bytes(data[k:k + 16], "little") for k in range(0, len(data), 16)]
+    raw = [int.from_bytes(data[k : k + 16], "little") for k in range(0, len(data), 16)]
     assert raw == [v & ((1 << 100) - 1) for v in values]
     again = decode_vector(data, dtype, (4,))
     assert encode_vector(again, dtype) == data
@@ -34,12 +34,15 @@ def test_unsigned_127_bits_keep_only_127() -> None:
     assert int.from_bytes(data, "little") == (1 << 127) - 1
 
 
-@pytest.mark.parametrize("array, dtype, expected", [
-    (np.zeros(3, np.uint64), Int(100), "expected a 16-byte void container array for int100"),
-    (np.zeros(3, dtype="V8"), Int(100), "expected a 16-byte void container array for int100"),
-    (np.zeros(3, np.float32), Int(8), "expected a int8 container array for int8"),
-    (np.zeros(3, np.int16), Int(8), "expected a int8 container array for int8"),
-])
+@pytest.mark.parametrize(
+    "array, dtype, expected",
+    [
+        (np.zeros(3, np.uint64), Int(100), "expected a 16-byte void container array for int100"),
+        (np.zeros(3, dtype="V8"), Int(100), "expected a 16-byte void container array for int100"),
+        (np.zeros(3, np.float32), Int(8), "expected a int8 container array for int8"),
+        (np.zeros(3, np.int16), Int(8), "expected a int8 container array for int8"),
+    ],
+)
 def test_a_container_of_the_wrong_kind_or_size_is_refused(array, dtype, expected) -> None:
     from hclbuild.errors import DTypeError
 

@@ -171,9 +171,8 @@ def test_fft_like_loops_with_runtime_bounds_and_steps(rng):
             one = hcl.scalar(1, dtype="int32")
             with hcl.for_(0, 3) as stage:
                 pts = one[0] << (stage + 1)
-                with hcl.for_(0, pts / 2) as j:
-                    with hcl.for_(j, L, pts) as i:
-                        F[i] = F[i] + X[i] * (stage + 1)
+                with hcl.for_(0, pts / 2) as j, hcl.for_(j, L, pts) as i:
+                    F[i] = F[i] + X[i] * (stage + 1)
 
     s = hcl.create_schedule([X, F], strided)
     x = rng.random(L).astype(np.float32)

@@ -10,7 +10,6 @@ import hclbuild as hcl
 from hclbuild.errors import APIError
 from tests.dsl_helpers import loops
 
-
 # ---- schemes: downsize / quantize --------------------------------------------------------------
 
 
@@ -57,7 +56,6 @@ def test_scheme_checks_the_kind_of_type():
         sm.quantize(_two_stage.B, hcl.Int(8))
 
 
-
 def _add_algorithm(A, B):
     @hcl.def_([A.shape, B.shape, ()])
     def add(A, B, x):
@@ -86,6 +84,7 @@ def test_downsize_a_def_function_and_its_parameter_like_heterocls_test_dsl_def(r
     assert "int32_t add(ap_uint<2> A[10]" in hcl.build(hcl.create_schedule_from_scheme(sm), target="vhls")
     with pytest.raises(AttributeError, match="def_ function 'add' has no parameter 'Z'"):
         _add_algorithm.add.Z
+
 
 def test_customize_operation_and_report_are_heterocl_names():
     assert hcl.customize is hcl.create_schedule
@@ -119,8 +118,11 @@ def test_device_top_and_device_module_are_heterocls_older_names():
     nests = hcl.get_affine_loop_nests(s.device_top)
     assert [[loop["name"] for loop in nest] for nest in nests] == [["j", "i"]]
     assert str(s.device_module) == str(s.module)
-    with pytest.raises(hcl.HCLNotImplementedError, match=r"s.DataflowGraph \(HeteroCL's graph of stages and "
-                                                         r"tensors\) is not implemented"):
+    with pytest.raises(
+        hcl.HCLNotImplementedError,
+        match=r"s.DataflowGraph \(HeteroCL's graph of stages and "
+        r"tensors\) is not implemented",
+    ):
         s.DataflowGraph
     assert not hasattr(s, "DataflowGraph")
 
@@ -173,14 +175,13 @@ def test_stage_block_names_an_imperative_stage_with_its_loops(rng):
     A = hcl.placeholder((10,), "A")
 
     def kernel(A):
-        with hcl.Stage("S"):
-            with hcl.for_(0, 10, name="i") as i:
-                A[i] = A[i] * 2 - 10
+        with hcl.Stage("S"), hcl.for_(0, 10, name="i") as i:
+            A[i] = A[i] * 2 - 10
 
     s = hcl.create_schedule([A], kernel)
     stage = kernel.S
     assert stage.i == stage.axis[0]
-    outer, inner = s[stage].split(stage.i, 4)
+    _outer, inner = s[stage].split(stage.i, 4)
     s[stage].unroll(inner)
     names = [attrs["loop_name"] for _, attrs in loops(s)]
     assert names == ['"i.outer"', '"i.inner"']
@@ -315,7 +316,6 @@ def test_repeated_names_count_from_zero_like_heterocl():
     assert [n for n in s.stages if n.startswith("tmp")] == ["tmp", "tmp_0", "tmp_1"]
 
 
-
 def test_a_stage_named_like_a_placeholder_is_still_its_kernels_attribute(rng):
     """HeteroCL's memory tutorial names its input and its convolution "B": the stage is B_0 (the
     placeholder holds the name), and kernel.B had been missing ("'function' object has no
@@ -337,8 +337,9 @@ def test_a_stage_named_like_a_placeholder_is_still_its_kernels_attribute(rng):
     a, f = rng.integers(0, 10, (10, 10), dtype=np.int32), rng.integers(0, 10, (3, 3), dtype=np.int32)
     out = np.zeros((8, 8), np.int32)
     hcl.build(s)(a, f, out)
-    conv = sum(a[r:r + 8, c:c + 8] * f[r, c] for r in range(3) for c in range(3))
+    conv = sum(a[r : r + 8, c : c + 8] * f[r, c] for r in range(3) for c in range(3))
     np.testing.assert_array_equal(out, (conv + 1) * 2)
+
 
 def test_partition_after_reshape_uses_the_new_shape():
     A = hcl.placeholder((10, 10), "A")

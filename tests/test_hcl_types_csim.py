@@ -7,15 +7,16 @@ from __future__ import annotations
 
 import re
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pytest
-
-import hclbuild as hcl
 from dsl_helpers import bits_of, reversed_bits
 from flow_helpers import check_numpy_llvm_cpp
+
+import hclbuild as hcl
 from hclbuild.project.config import ProjectConfig
 from hclbuild.project.flow import compile_design, emit_design_function, reference_design
 from hclbuild.project.layout import BuildLayout
@@ -38,13 +39,13 @@ def bits_with_expression_bounds():
     L = hcl.placeholder((8,), "L")
 
     def algo(A, L):
-        nib = hcl.compute((8, 4), lambda i, j: A[i][4 * j:4 * j + 4], "nib", dtype=hcl.UInt(4))
-        win = hcl.compute((8,), lambda i: A[i][L[i]:L[i] + 3], "win", dtype=hcl.UInt(3))
-        low = hcl.compute((8,), lambda i: A[i][0:L[i]], "low", dtype=hcl.UInt(16))
+        nib = hcl.compute((8, 4), lambda i, j: A[i][4 * j : 4 * j + 4], "nib", dtype=hcl.UInt(4))
+        win = hcl.compute((8,), lambda i: A[i][L[i] : L[i] + 3], "win", dtype=hcl.UInt(3))
+        low = hcl.compute((8,), lambda i: A[i][0 : L[i]], "low", dtype=hcl.UInt(16))
         rev = hcl.compute((8,), lambda i: A[i][2:13].reverse(), "rev", dtype=hcl.UInt(11))
         out = hcl.compute((8,), lambda i: A[i], "out", dtype=hcl.UInt(16))
         with hcl.for_(0, 8) as i:
-            out[i][L[i]:L[i] + 3] = 0b101
+            out[i][L[i] : L[i] + 3] = 0b101
             out[i][L[i] + 5] = 1
             (out[i] + 1)[0] = 1  # a temporary: changes nothing
         return nib, win, low, rev, out
@@ -92,8 +93,12 @@ def struct_fields_packed_in_memory():
 
     def inputs(rng):
         packed = [int(v) for v in rng.integers(0, 2**53, 6, dtype=np.uint64)]
-        return [rng.integers(-128, 128, 6), rng.uniform(-2, 2, 6), rng.standard_normal(6),
-                np.array(packed, dtype=object)]
+        return [
+            rng.integers(-128, 128, 6),
+            rng.uniform(-2, 2, 6),
+            rng.standard_normal(6),
+            np.array(packed, dtype=object),
+        ]
 
     def model(a, b, c, p):
         fb = hcl.asarray(b, hcl.Fixed(13, 11)).asnumpy()
@@ -103,7 +108,11 @@ def struct_fields_packed_in_memory():
         d["fb"], d["fc"] = fb, np.asarray(c, np.float32)
         pv["fc"] = pv["fc"] * np.float32(2.0)
         # below the DSL a struct is its packed uint53: the reference compares those bits
-        return {"D": hcl.asarray(d, stype).storage, "sums": fb + pv["fb"], "P": hcl.asarray(pv, stype).storage}
+        return {
+            "D": hcl.asarray(d, stype).storage,
+            "sums": fb + pv["fb"],
+            "P": hcl.asarray(pv, stype).storage,
+        }
 
     return hcl.create_schedule([A, B, C, P], algo), inputs, model
 
@@ -117,10 +126,12 @@ def wide_ints_to_2047_bits():
     def algo(A, B):
         D = hcl.compute(A.shape, lambda x: (hcl.cast(big, A[x]) << 2000) + B[x] * B[x], "D", dtype=big)
         Q = hcl.compute(A.shape, lambda x: D[x] // (B[x] + 1) + D[x] % (A[x] + 3), "Q", dtype=big)
-        S = hcl.compute(A.shape, lambda x: hcl.cast(sbig, D[x]) / -7 - hcl.cast(sbig, D[x] >> 1990), "S",
-                        dtype=sbig)
-        M = hcl.compute(A.shape, lambda x: hcl.cast(mid, hcl.cast(hcl.Float(64), A[x]) * 1e290) - 3,
-                        "M", dtype=mid)
+        S = hcl.compute(
+            A.shape, lambda x: hcl.cast(sbig, D[x]) / -7 - hcl.cast(sbig, D[x] >> 1990), "S", dtype=sbig
+        )
+        M = hcl.compute(
+            A.shape, lambda x: hcl.cast(mid, hcl.cast(hcl.Float(64), A[x]) * 1e290) - 3, "M", dtype=mid
+        )
         F = hcl.compute(A.shape, lambda x: hcl.cast(hcl.Float(64), M[x] >> 900), "F", dtype=hcl.Float(64))
         return D, Q, S, M, F
 
@@ -141,8 +152,11 @@ def wide_ints_to_2047_bits():
         f = [float(v >> 900) for v in m]
         return [np.array(r, dtype=object) for r in (d, q, s, m)] + [np.array(f)]
 
-    return hcl.create_schedule([A, B], algo), lambda rng: [rng.integers(0, 2**31, 6),
-                                                           rng.integers(0, 2**31, 6)], model
+    return (
+        hcl.create_schedule([A, B], algo),
+        lambda rng: [rng.integers(0, 2**31, 6), rng.integers(0, 2**31, 6)],
+        model,
+    )
 
 
 # ---- item 5: data operations -----------------------------------------------------------------------
@@ -172,13 +186,16 @@ def fixed_point_division():
         b[b == 0] = 5
         n = rng.integers(-100, 100, 8)
         n[n == 0] = -1
-        return [hcl.asarray(rng.integers(-2048, 2048, 8) / 64, hcl.Fixed(12, 6)),
-                hcl.asarray(b / 16, hcl.Fixed(10, 4)), hcl.asarray(rng.integers(1, 256, 8) / 32, hcl.UFixed(8, 5)),
-                hcl.asarray(n, hcl.Int(8))]
+        return [
+            hcl.asarray(rng.integers(-2048, 2048, 8) / 64, hcl.Fixed(12, 6)),
+            hcl.asarray(b / 16, hcl.Fixed(10, 4)),
+            hcl.asarray(rng.integers(1, 256, 8) / 32, hcl.UFixed(8, 5)),
+            hcl.asarray(n, hcl.Int(8)),
+        ]
 
     def model(a, b, u, n):
         def raw(values, frac):
-            return [int(round(v * 2**frac)) for v in values]
+            return [round(v * 2**frac) for v in values]
 
         def tdiv(x, y):
             q = abs(x) // abs(y)
@@ -217,8 +234,10 @@ def struct_tensor_through_a_def_function():
         return hcl.compute((6,), lambda i: hcl.cast(hcl.Int(32), D[i].c) + D[i].a * D[i].b, "E")
 
     def inputs(rng):
-        return [hcl.asarray(rng.integers(-128, 128, 6), hcl.Int(8)),
-                hcl.asarray(rng.integers(-1000, 1000, 6) / 16, hcl.Fixed(12, 4))]
+        return [
+            hcl.asarray(rng.integers(-128, 128, 6), hcl.Int(8)),
+            hcl.asarray(rng.integers(-1000, 1000, 6) / 16, hcl.Fixed(12, 4)),
+        ]
 
     def model(a, c):
         bumped = (a.astype(np.int64) + 129) % 256 - 128
@@ -238,20 +257,37 @@ def pack_unpack_bitcast():
         words = hcl.pack(A, axis=1, dtype=hcl.UInt(32), name="words")
         halves = hcl.unpack(words, axis=1, factor=2, dtype=hcl.Int(16), name="halves")
         bits = hcl.bitcast(F, hcl.UInt(32))
-        back = hcl.compute((4,), lambda i: hcl.bitcast(bits[i] ^ 0x80000000, hcl.Float()), "back", dtype=hcl.Float())
-        logic = hcl.compute((4,), lambda i: hcl.select(hcl.and_(), 1, 0) + hcl.select(hcl.or_(F[i] > 0), 2, 0)
-                            + hcl.select(hcl.or_(), 4, 0), "logic")
+        back = hcl.compute(
+            (4,), lambda i: hcl.bitcast(bits[i] ^ 0x80000000, hcl.Float()), "back", dtype=hcl.Float()
+        )
+        logic = hcl.compute(
+            (4,),
+            lambda i: (
+                hcl.select(hcl.and_(), 1, 0)
+                + hcl.select(hcl.or_(F[i] > 0), 2, 0)
+                + hcl.select(hcl.or_(), 4, 0)
+            ),
+            "logic",
+        )
         return words, halves, bits, back, logic
 
     def model(a, f):
         a = np.asarray(a, dtype=np.uint64)
         words = sum(a[:, k] << np.uint64(2 * k) for k in range(16)).astype(np.uint32)
         f32 = np.asarray(f, np.float32)
-        return [words[:, None], words.view(np.int16).reshape(4, 2), f32.view(np.uint32), -f32,
-                1 + 2 * (f32 > 0)]
+        return [
+            words[:, None],
+            words.view(np.int16).reshape(4, 2),
+            f32.view(np.uint32),
+            -f32,
+            1 + 2 * (f32 > 0),
+        ]
 
-    return hcl.create_schedule([A, F], algo), lambda rng: [rng.integers(0, 4, (4, 16)),
-                                                           rng.standard_normal(4)], model
+    return (
+        hcl.create_schedule([A, F], algo),
+        lambda rng: [rng.integers(0, 4, (4, 16)), rng.standard_normal(4)],
+        model,
+    )
 
 
 PRINTED = "row 0 sum 6\nrow 1 sum 3\n"
@@ -274,8 +310,16 @@ def constants_copies_and_prints():
         add_second_row(table, acc)  # a const array passed to a function that only reads it
         with hcl.for_(0, 2) as i:
             hcl.print((i, table[i, 0] + table[i, 1] + table[i, 2] + i * 0), "row %d sum %d\n")
-        return hcl.compute((2, 3), lambda i, j: A[i, j] * table[i, j] + acc[j]
-                           + hcl.cast(hcl.Int(32), gains[j] * 4) + hcl.cast(hcl.Int(32), wide[j] >> 148), "B")
+        return hcl.compute(
+            (2, 3),
+            lambda i, j: (
+                A[i, j] * table[i, j]
+                + acc[j]
+                + hcl.cast(hcl.Int(32), gains[j] * 4)
+                + hcl.cast(hcl.Int(32), wide[j] >> 148)
+            ),
+            "B",
+        )
 
     def model(a):
         table = np.array([[1, 2, 3], [4, 5, -6]])
@@ -292,15 +336,28 @@ def large_constant_tables():
     n = 150
     values = np.arange(n) * 37 % 101 - 50
     A = hcl.placeholder((n,), "A")
-    kinds = [("narrow", hcl.Int(6)), ("odd", hcl.UInt(17)), ("bits", hcl.UInt(1)), ("wide", hcl.Int(100)),
-             ("word", hcl.Int(32)), ("fixed", hcl.Fixed(12, 4))]
+    kinds = [
+        ("narrow", hcl.Int(6)),
+        ("odd", hcl.UInt(17)),
+        ("bits", hcl.UInt(1)),
+        ("wide", hcl.Int(100)),
+        ("word", hcl.Int(32)),
+        ("fixed", hcl.Fixed(12, 4)),
+    ]
 
     def algo(A):
-        tables = [hcl.const_tensor(values * 3 if name == "wide" else values, name, dtype=dtype)
-                  for name, dtype in kinds]
+        tables = [
+            hcl.const_tensor(values * 3 if name == "wide" else values, name, dtype=dtype)
+            for name, dtype in kinds
+        ]
         total = tables[0][0] * 0
-        return hcl.compute((n,), lambda i: A[i] + sum((hcl.cast(hcl.Int(32), t[i] * (k + 1)) for k, t in
-                                                      enumerate(tables)), total), "B")
+        return hcl.compute(
+            (n,),
+            lambda i: (
+                A[i] + sum((hcl.cast(hcl.Int(32), t[i] * (k + 1)) for k, t in enumerate(tables)), total)
+            ),
+            "B",
+        )
 
     def model(a):
         narrow = (values + 32) % 64 - 32
@@ -336,9 +393,15 @@ def test_printed_text_in_c_simulation(tmp_path: Path) -> None:
     emit_design_function(layout, config, top)
     assert run_csim(layout.hls_dir(top), layout.csim_json(top), project="prints").passed
     folder = layout.hls_dir(top)
-    done = subprocess.run([str(folder / "out" / f"tb_{top}"), str(folder / "data"), str(tmp_path)],
-                          capture_output=True, text=True, check=True, timeout=60)
+    done = subprocess.run(
+        [str(folder / "out" / f"tb_{top}"), str(folder / "data"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
     assert done.stdout.startswith(PRINTED) and "HCLBUILD_CSIM " in done.stdout
     code = (folder / f"{top}.cpp").read_text()
-    assert re.search(r'#ifndef __SYNTHESIS__\n +std::printf\("row %d sum %d\\n", \(int\)v\d+, \(int\)v\d+\);\n#endif',
-                     code)
+    assert re.search(
+        r'#ifndef __SYNTHESIS__\n +std::printf\("row %d sum %d\\n", \(int\)v\d+, \(int\)v\d+\);\n#endif', code
+    )

@@ -55,7 +55,7 @@ def _top_files(module, flow_target: str = "vivado", blackboxes=(), overrides=Non
 def _body(code: str, prototype: str) -> list[str]:
     lines = _lines(code)
     start = lines.index(prototype + " {")
-    return lines[start + 1:]
+    return lines[start + 1 :]
 
 
 def _run_top(cpp: str, header: str, module, tmp_path: Path, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -107,12 +107,27 @@ module {
 """
 
 
-@pytest.mark.parametrize(("flow_target", "expected"), [
-    ("vivado", ["#pragma HLS interface mode=ap_memory port=x", "#pragma HLS interface mode=ap_none port=k",
-                "#pragma HLS interface mode=ap_ctrl_hs port=return"]),
-    ("vitis", ["#pragma HLS interface mode=m_axi port=x bundle=gmem_x depth=4 offset=slave",
-               "#pragma HLS interface mode=s_axilite port=k", "#pragma HLS interface mode=s_axilite port=return"]),
-])
+@pytest.mark.parametrize(
+    ("flow_target", "expected"),
+    [
+        (
+            "vivado",
+            [
+                "#pragma HLS interface mode=ap_memory port=x",
+                "#pragma HLS interface mode=ap_none port=k",
+                "#pragma HLS interface mode=ap_ctrl_hs port=return",
+            ],
+        ),
+        (
+            "vitis",
+            [
+                "#pragma HLS interface mode=m_axi port=x bundle=gmem_x depth=4 offset=slave",
+                "#pragma HLS interface mode=s_axilite port=k",
+                "#pragma HLS interface mode=s_axilite port=return",
+            ],
+        ),
+    ],
+)
 def test_scalar_arguments_follow_the_flow_target(flow_target: str, expected: list[str]) -> None:
     module = parse_module(SCALAR_MODULE)
     signature = c_signature(func_op(module, "scale"))
@@ -121,31 +136,50 @@ def test_scalar_arguments_follow_the_flow_target(flow_target: str, expected: lis
 
 
 def test_project_overrides_change_one_argument_each() -> None:
-    cpp, _ = _top_files(_design(), "vivado", overrides={
-        "A": {"protocol": "m_axi", "bundle": "shared", "max_widen_bitwidth": 256, "latency": 8},
-        "B": {"protocol": "m_axi", "bundle": "shared", "depth": 64},
-        "P": {"protocol": "bram", "latency": 2},
-    })
+    cpp, _ = _top_files(
+        _design(),
+        "vivado",
+        overrides={
+            "A": {"protocol": "m_axi", "bundle": "shared", "max_widen_bitwidth": 256, "latency": 8},
+            "B": {"protocol": "m_axi", "bundle": "shared", "depth": 64},
+            "P": {"protocol": "bram", "latency": 2},
+        },
+    )
     assert _body(cpp, TOP)[:4] == [
-        ("#pragma HLS interface mode=m_axi port=A bundle=shared depth=128 offset=slave latency=8 "
-         "max_widen_bitwidth=256"),
+        (
+            "#pragma HLS interface mode=m_axi port=A bundle=shared depth=128 offset=slave latency=8 "
+            "max_widen_bitwidth=256"
+        ),
         "#pragma HLS interface mode=m_axi port=B bundle=shared depth=64 offset=slave",
         "#pragma HLS interface mode=bram port=P latency=2",
         "#pragma HLS interface mode=ap_ctrl_hs port=return",
     ]
 
 
-@pytest.mark.parametrize(("overrides", "message"), [
-    ({"C": {"latency": 1}}, r"^demo: project.toml \[interface\]: @top has no argument 'C' \(arguments: A, B, P\)$"),
-    ({"A": {"depth": 4}}, r"argument A of @top: depth applies to m_axi interfaces, not ap_memory$"),
-    ({"B": {"protocol": "ap_none"}}, r"argument B of @top: protocol 'ap_none' cannot carry an array argument"),
-    ({"P": {"protocol": "m_axi", "offset": "direct", "bundle": "x"}, "A": {"protocol": "s_axilite", "latency": 1}},
-     r"argument A of @top: latency applies to m_axi and ap_memory and bram interfaces, not s_axilite$"),
-])
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (
+            {"C": {"latency": 1}},
+            r"^demo: project.toml \[interface\]: @top has no argument 'C' \(arguments: A, B, P\)$",
+        ),
+        ({"A": {"depth": 4}}, r"argument A of @top: depth applies to m_axi interfaces, not ap_memory$"),
+        (
+            {"B": {"protocol": "ap_none"}},
+            r"argument B of @top: protocol 'ap_none' cannot carry an array argument",
+        ),
+        (
+            {
+                "P": {"protocol": "m_axi", "offset": "direct", "bundle": "x"},
+                "A": {"protocol": "s_axilite", "latency": 1},
+            },
+            r"argument A of @top: latency applies to m_axi and ap_memory and bram interfaces, not s_axilite$",
+        ),
+    ],
+)
 def test_overrides_that_do_not_fit_are_config_errors(overrides: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         _top_files(_design(), overrides=overrides)
-
 
 
 def test_overrides_name_the_arguments_as_the_user_did_when_c_renames_them() -> None:
@@ -160,10 +194,13 @@ def test_overrides_name_the_arguments_as_the_user_did_when_c_renames_them() -> N
     with pytest.raises(ConfigError, match=r"@top has no argument 'int_1' \(arguments: int, float\)$"):
         _top_files(module, "vitis", overrides={"int_1": {"bundle": "x"}})
 
+
 def test_scalar_cannot_be_m_axi() -> None:
     module = parse_module(SCALAR_MODULE)
     signature = c_signature(func_op(module, "scale"))
-    with pytest.raises(ConfigError, match="argument k of @scale: protocol 'm_axi' cannot carry a scalar argument"):
+    with pytest.raises(
+        ConfigError, match="argument k of @scale: protocol 'm_axi' cannot carry a scalar argument"
+    ):
         override_interfaces(default_interfaces(signature), signature, {"k": {"protocol": "m_axi"}}, "p")
 
 
@@ -231,7 +268,7 @@ def test_blackboxed_body_is_the_csim_model_only(tmp_path: Path) -> None:
     cpp, header = _top_files(module, "vivado", blackboxes=["Stage_S"])
     lines = _lines(cpp)
     start = lines.index("#ifndef HCLBUILD_RTL_BLACKBOX")
-    assert lines[start + 1:start + 3] == [
+    assert lines[start + 1 : start + 3] == [
         "// the C model of Stage_S for csim: synthesis takes its RTL (an RTL blackbox)",
         "void Stage_S(int32_t A[16][8], int32_t S[16]) {",
     ]
@@ -243,9 +280,15 @@ def test_blackboxed_body_is_the_csim_model_only(tmp_path: Path) -> None:
     nm = shutil.which("nm")
     if nm is None:
         pytest.skip("nm is not installed")
-    compile_cpp([tmp_path / "kernel.cpp"], tmp_path / "top.o", needs_ap=False,
-                extra=("-c", "-DHCLBUILD_RTL_BLACKBOX", f"-I{tmp_path}"))
-    symbols = subprocess.run([nm, "-C", str(tmp_path / "top.o")], capture_output=True, text=True, check=True).stdout
+    compile_cpp(
+        [tmp_path / "kernel.cpp"],
+        tmp_path / "top.o",
+        needs_ap=False,
+        extra=("-c", "-DHCLBUILD_RTL_BLACKBOX", f"-I{tmp_path}"),
+    )
+    symbols = subprocess.run(
+        [nm, "-C", str(tmp_path / "top.o")], capture_output=True, text=True, check=True
+    ).stdout
     kinds = re.findall(r"^\s*[0-9a-f]*\s+([A-Za-z])\s+Stage_S\(", symbols, re.MULTILINE)
     assert kinds == ["U"], symbols
 
@@ -267,13 +310,16 @@ def test_blackbox_function_has_block_ports_and_copies_its_partitioned_argument()
 def test_arrays_passed_to_a_blackbox_stay_one_ram_in_the_top() -> None:
     module = _design(partition_a=True, outline=True)
     body = _body(_top_files(module, "vivado", blackboxes=["Stage_S"])[0], TOP)
-    assert body[4] == ("// A is not partitioned here: it goes whole to the RTL blackbox Stage_S, "
-                       "one RAM port (UG1399)")
+    assert body[4] == (
+        "// A is not partitioned here: it goes whole to the RTL blackbox Stage_S, one RAM port (UG1399)"
+    )
     assert not any(line.startswith("#pragma HLS array_partition") for line in body)
     vitis = _body(_top_files(module, "vitis", blackboxes=["Stage_S"])[0], TOP)
     # an m_axi argument reaches the blackbox through a local copy, unpartitioned
-    assert vitis[4:6] == ["int32_t A_local[16][8];",
-                          "// A_local is not partitioned here: it goes whole to the RTL blackbox Stage_S"]
+    assert vitis[4:6] == [
+        "int32_t A_local[16][8];",
+        "// A_local is not partitioned here: it goes whole to the RTL blackbox Stage_S",
+    ]
     assert "Stage_S(A_local, S);" in vitis
 
 
@@ -298,77 +344,120 @@ module {
 
 def test_callee_shared_by_the_top_and_a_blackbox_is_refused() -> None:
     module = parse_module(SHARED_MODULE)
-    with pytest.raises(HCLNotImplementedError, match="@helper is called both by the top's own code and by an RTL"):
+    with pytest.raises(
+        HCLNotImplementedError, match="@helper is called both by the top's own code and by an RTL"
+    ):
         emit_function_files(module, "top", blackboxes=["Stage_X"])
     cpp, _ = emit_function_files(module, "top")  # without blackboxes nothing is shared
     assert _lines(cpp).count("void helper(int32_t x[4]) {") == 1
 
 
-STREAMED = CSignature("Stage_blur", [
-    CArg("gray", "int32_t", "int32", (8,), True, stream="read"),
-    CArg("blur", "int32_t", "int32", (8,), True, stream="write"),
-    CArg("k", "int32_t", "int32", (), False),
-], None)
+STREAMED = CSignature(
+    "Stage_blur",
+    [
+        CArg("gray", "int32_t", "int32", (8,), True, stream="read"),
+        CArg("blur", "int32_t", "int32", (8,), True, stream="write"),
+        CArg("k", "int32_t", "int32", (), False),
+    ],
+    None,
+)
 
 
 @pytest.mark.parametrize(("flow_target", "mode"), [("vivado", "ap_fifo"), ("vitis", "axis")])
 def test_stream_arguments_get_their_flows_default_port(flow_target: str, mode: str) -> None:
     pragmas = default_interfaces(STREAMED, flow_target).pragmas()
-    assert pragmas[:2] == [f"#pragma HLS interface mode={mode} port=gray",
-                           f"#pragma HLS interface mode={mode} port=blur"]
+    assert pragmas[:2] == [
+        f"#pragma HLS interface mode={mode} port=gray",
+        f"#pragma HLS interface mode={mode} port=blur",
+    ]
 
 
 def test_a_stream_argument_takes_the_stream_protocols_of_its_flow_only() -> None:
     vivado = override_interfaces(default_interfaces(STREAMED), STREAMED, {"blur": {"protocol": "axis"}}, "p")
     assert [arg.mode for arg in vivado.args] == ["ap_fifo", "axis", "ap_none"]
     vitis = default_interfaces(STREAMED, "vitis")
-    with pytest.raises(ConfigError, match=r"^p, argument gray of @Stage_blur: protocol 'ap_fifo' cannot carry an "
-                                          r"hls::stream argument \(expected one of axis\)$"):
-        override_interfaces(vitis, STREAMED, {"gray": {"protocol": "ap_fifo"}}, "p",
-                            STREAM_MODES_BY_FLOW["vitis"])
-    with pytest.raises(ConfigError, match=r"protocol 'ap_memory' cannot carry an hls::stream argument "
-                                          r"\(expected one of ap_fifo, axis\)$"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^p, argument gray of @Stage_blur: protocol 'ap_fifo' cannot carry an "
+        r"hls::stream argument \(expected one of axis\)$",
+    ):
+        override_interfaces(
+            vitis, STREAMED, {"gray": {"protocol": "ap_fifo"}}, "p", STREAM_MODES_BY_FLOW["vitis"]
+        )
+    with pytest.raises(
+        ConfigError,
+        match=r"protocol 'ap_memory' cannot carry an hls::stream argument "
+        r"\(expected one of ap_fifo, axis\)$",
+    ):
         override_interfaces(default_interfaces(STREAMED), STREAMED, {"gray": {"protocol": "ap_memory"}}, "p")
 
 
 def test_a_blackboxed_functions_stream_stays_a_fifo_port_in_the_vitis_flow() -> None:
-    config = ProjectConfig(name="demo", flow_target="vitis", top_assembly="blackbox",
-                           interfaces={"Stage_blur": {"gray": {"protocol": "ap_fifo"}}})
+    config = ProjectConfig(
+        name="demo",
+        flow_target="vitis",
+        top_assembly="blackbox",
+        interfaces={"Stage_blur": {"gray": {"protocol": "ap_fifo"}}},
+    )
     interfaces = function_interfaces(config, "Stage_blur", "top", STREAMED)
     assert [arg.mode for arg in interfaces.args] == ["ap_fifo", "ap_fifo", "ap_none"]
-    refused = ProjectConfig(name="demo", flow_target="vitis", top_assembly="blackbox",
-                            interfaces={"Stage_blur": {"gray": {"protocol": "axis"}}})
+    refused = ProjectConfig(
+        name="demo",
+        flow_target="vitis",
+        top_assembly="blackbox",
+        interfaces={"Stage_blur": {"gray": {"protocol": "axis"}}},
+    )
     with pytest.raises(ConfigError, match="RTL blackbox of the top, whose ports can only be"):
         function_interfaces(refused, "Stage_blur", "top", STREAMED)
 
 
 def test_an_m_axi_depth_below_the_element_count_is_refused() -> None:
     # cosim sizes the memory behind an m_axi port by its depth: 8 of A's 128 elements would be read past
-    with pytest.raises(ConfigError, match=r"argument A of @top: m_axi depth 8 is less than the 128 elements of "
-                                          r"int32_t A\[16\]\[8\] \(cosim would access past the end of its memory\)$"):
+    with pytest.raises(
+        ConfigError,
+        match=r"argument A of @top: m_axi depth 8 is less than the 128 elements of "
+        r"int32_t A\[16\]\[8\] \(cosim would access past the end of its memory\)$",
+    ):
         _top_files(_design(), overrides={"A": {"protocol": "m_axi", "depth": 8}})
     cpp, _ = _top_files(_design(), "vitis", overrides={"A": {"depth": 128}, "B": {"depth": 100}})
     assert "#pragma HLS interface mode=m_axi port=A bundle=gmem_A depth=128 offset=slave" in _lines(cpp)
 
 
-@pytest.mark.parametrize(("settings", "message"), [
-    ({"offset": "off"}, "offset 'off': a Vitis kernel \\(flow_target = \"vitis\"\\) takes m_axi offset=slave only"),
-    ({"offset": "direct"}, "offset 'direct': a Vitis kernel"),
-    ({"protocol": "ap_memory"}, "protocol 'ap_memory': a Vitis kernel \\(flow_target = \"vitis\"\\) has only "
-                                "m_axi, s_axilite, axis ports"),
-    ({"protocol": "bram"}, "protocol 'bram': a Vitis kernel"),
-    ({"protocol": "s_axilite", "bundle": "regs"}, "s_axilite bundle 'regs': a Vitis kernel \\(flow_target = "
-                                                  "\"vitis\"\\) has one AXI4-Lite interface, control"),
-])
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        (
+            {"offset": "off"},
+            "offset 'off': a Vitis kernel \\(flow_target = \"vitis\"\\) takes m_axi offset=slave only",
+        ),
+        ({"offset": "direct"}, "offset 'direct': a Vitis kernel"),
+        (
+            {"protocol": "ap_memory"},
+            "protocol 'ap_memory': a Vitis kernel \\(flow_target = \"vitis\"\\) has only "
+            "m_axi, s_axilite, axis ports",
+        ),
+        ({"protocol": "bram"}, "protocol 'bram': a Vitis kernel"),
+        (
+            {"protocol": "s_axilite", "bundle": "regs"},
+            "s_axilite bundle 'regs': a Vitis kernel \\(flow_target = "
+            '"vitis"\\) has one AXI4-Lite interface, control',
+        ),
+    ],
+)
 def test_a_vitis_kernel_takes_axi_ports_only(settings: dict, message: str) -> None:
     # XRT drives a kernel through one s_axilite interface and reaches its data over m_axi or axis
     signature = c_signature(func_op(_design(), "top"))
     vitis = ProjectConfig(name="demo", flow_target="vitis", interfaces={"top": {"A": settings}})
-    with pytest.raises(ConfigError, match=rf"^demo: project.toml \[interface\], argument A of @top: {message}"):
+    with pytest.raises(
+        ConfigError, match=rf"^demo: project.toml \[interface\], argument A of @top: {message}"
+    ):
         function_interfaces(vitis, "top", "top", signature)
     vivado = ProjectConfig(name="demo", interfaces={"top": {"A": {"protocol": "m_axi", **settings}}})
-    assert function_interfaces(vivado, "top", "top", signature).of("A").mode == settings.get("protocol", "m_axi")
+    assert function_interfaces(vivado, "top", "top", signature).of("A").mode == settings.get(
+        "protocol", "m_axi"
+    )
     kernel = {"A": {"protocol": "s_axilite", "bundle": "control"}, "B": {"max_widen_bitwidth": 512}}
-    ok = function_interfaces(ProjectConfig(name="demo", flow_target="vitis", interfaces={"top": kernel}),
-                             "top", "top", signature)
+    ok = function_interfaces(
+        ProjectConfig(name="demo", flow_target="vitis", interfaces={"top": kernel}), "top", "top", signature
+    )
     assert [arg.mode for arg in ok.args] == ["s_axilite", "m_axi", "m_axi"]

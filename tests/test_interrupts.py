@@ -19,7 +19,7 @@ from hclbuild.tasks import SOURCES_STAMP
 
 REPO = Path(__file__).resolve().parents[1]
 
-KERNEL = '''
+KERNEL = """
 import numpy as np
 import hclbuild as hcl
 
@@ -37,16 +37,16 @@ def schedule():
 
 def model(A):
     return (A * 3 - 1).astype(np.int32)
-'''
+"""
 
-DODO = '''
+DODO = """
 from pathlib import Path
 from hclbuild.tasks import all_tasks, doit_config
 ROOT = Path(__file__).resolve().parent
 DOIT_CONFIG = doit_config(ROOT / "build")
 def task_hclbuild():
     yield from all_tasks(ROOT / "projects", ROOT / "build")
-'''
+"""
 # how long, and whether the testbench ran or an earlier run of the same executable was reused (after
 # a kill, the rerun reuses the run the killed build finished): not what the result says
 TIMINGS = ("compile_seconds", "run_seconds", "run_reused")
@@ -67,9 +67,16 @@ def _default_sigint() -> None:
 
 def start(root: Path, *command: str) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.Popen([sys.executable, "-m", *command], cwd=root, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=_default_sigint)
+    return subprocess.Popen(
+        [sys.executable, "-m", *command],
+        cwd=root,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=_default_sigint,  # noqa: PLW1509 - the test starts no thread before this fork
+    )
 
 
 def finish(proc: subprocess.Popen) -> tuple[int, str, str]:
@@ -121,9 +128,14 @@ def empty_folders(root: Path) -> list[Path]:
 
 def group_members(pgid: int) -> list[str]:
     """`pid command` of every live process of the group (zombies left to init do not count)."""
-    listing = subprocess.run(["ps", "-eo", "pid=,pgid=,stat=,args="], capture_output=True, text=True).stdout
-    return [line for line in listing.splitlines()
-            if line.split()[1] == str(pgid) and not line.split()[2].startswith("Z")]
+    listing = subprocess.run(
+        ["ps", "-eo", "pid=,pgid=,stat=,args="], capture_output=True, text=True, check=False
+    ).stdout
+    return [
+        line
+        for line in listing.splitlines()
+        if line.split()[1] == str(pgid) and not line.split()[2].startswith("Z")
+    ]
 
 
 def group_is_gone(pgid: int) -> bool:
@@ -170,8 +182,13 @@ def rerun_passes(root: Path) -> set[str]:
     return ran(out)
 
 
-@pytest.mark.parametrize("command, line", [(("hclbuild.cli", "csim", "projects"), "hclbuild: interrupted"),
-                                           (("doit", "csim"), "doit: interrupted")])
+@pytest.mark.parametrize(
+    "command, line",
+    [
+        (("hclbuild.cli", "csim", "projects"), "hclbuild: interrupted"),
+        (("doit", "csim"), "doit: interrupted"),
+    ],
+)
 def test_ctrl_c_is_one_line_exit_130_and_the_rerun_finishes(tmp_path: Path, command, line) -> None:
     root = make_tree(tmp_path)
     proc = start(root, *command)
@@ -186,9 +203,13 @@ def test_ctrl_c_is_one_line_exit_130_and_the_rerun_finishes(tmp_path: Path, comm
     assert "csim:p/Stage_X" in rerun
 
 
-@pytest.mark.parametrize("command, line", [(("hclbuild.cli", "csim", "projects", "-n", "2"),
-                                            "hclbuild: terminated (SIGTERM)"),
-                                           (("doit", "-n", "2", "csim"), "doit: terminated (SIGTERM)")])
+@pytest.mark.parametrize(
+    "command, line",
+    [
+        (("hclbuild.cli", "csim", "projects", "-n", "2"), "hclbuild: terminated (SIGTERM)"),
+        (("doit", "-n", "2", "csim"), "doit: terminated (SIGTERM)"),
+    ],
+)
 def test_sigterm_to_the_build_alone_stops_its_workers_too(tmp_path: Path, command, line) -> None:
     # `kill <pid>`, a cancelled CI job: SIGTERM reaches one process, not the group as Ctrl-C does.
     # The build died at once and its doit workers ran on, then idled forever as orphans
@@ -241,18 +262,22 @@ def test_a_forked_worker_dies_of_sigterm_without_a_traceback() -> None:
     # doit ends its -n workers with SIGTERM after a Ctrl-C; the handler they inherited raised
     # KeyboardInterrupt wherever they were, and one in its exit handlers printed "Process Process-2:"
     # and a traceback beside the build's one line
-    script = ("import multiprocessing, os, signal, time\n"
-              "from hclbuild import termination\n"
-              "termination.install()\n"
-              "def work():\n"
-              "    time.sleep(60)\n"
-              "worker = multiprocessing.get_context('fork').Process(target=work)\n"
-              "worker.start()\n"
-              "time.sleep(0.5)\n"
-              "worker.terminate()\n"
-              "worker.join(30)\n"
-              "print('EXIT', worker.exitcode, termination.TERMINATED)\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    script = (
+        "import multiprocessing, os, signal, time\n"
+        "from hclbuild import termination\n"
+        "termination.install()\n"
+        "def work():\n"
+        "    time.sleep(60)\n"
+        "worker = multiprocessing.get_context('fork').Process(target=work)\n"
+        "worker.start()\n"
+        "time.sleep(0.5)\n"
+        "worker.terminate()\n"
+        "worker.join(30)\n"
+        "print('EXIT', worker.exitcode, termination.TERMINATED)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [f"EXIT {-signal.SIGTERM} []"]
     assert done.stderr == ""

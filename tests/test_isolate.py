@@ -30,16 +30,20 @@ def test_result_comes_back() -> None:
 
 
 def test_hclbuild_errors_keep_their_class_and_message() -> None:
-    with pytest.raises(ConfigError, match="^p: bad thing$"):
+    with pytest.raises(ConfigError, match=r"^p: bad thing$"):
         run_isolated(_raise_config, what="x")
 
 
 def test_other_exceptions_become_one_line() -> None:
-    with pytest.raises(CsimError, match="^job failed: ZeroDivisionError: integer division or modulo by zero$"):
+    with pytest.raises(
+        CsimError, match=r"^job failed: ZeroDivisionError: integer division or modulo by zero$"
+    ):
         run_isolated(_divide, 1, 0, what="job")
 
 
-@pytest.mark.parametrize("sig, hint", [(signal.SIGFPE, "division by zero"), (signal.SIGSEGV, "outside a tensor")])
+@pytest.mark.parametrize(
+    "sig, hint", [(signal.SIGFPE, "division by zero"), (signal.SIGSEGV, "outside a tensor")]
+)
 def test_a_fatal_signal_is_an_error_naming_it(sig: int, hint: str) -> None:
     with pytest.raises(CsimError, match=f"the reference died with {signal.Signals(sig).name} .*{hint}"):
         run_isolated(_kill_self, sig, what="the reference")
@@ -82,7 +86,7 @@ def _unpicklable() -> object:
 
 
 def test_a_result_that_does_not_pickle_is_a_one_line_error() -> None:
-    with pytest.raises(CsimError, match="^job failed: its result does not pickle: "):
+    with pytest.raises(CsimError, match=r"^job failed: its result does not pickle: "):
         run_isolated(_unpicklable, what="job")
 
 

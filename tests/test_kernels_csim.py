@@ -6,14 +6,15 @@ emitted C++ + testbench compiled with `g++ -std=c++17 -Wall -Werror` -> run -> b
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pytest
+from flow_helpers import check_numpy_llvm_cpp
 
 import hclbuild as hcl
-from flow_helpers import check_numpy_llvm_cpp
 
 N = 16
 KERNELS: dict[str, Callable[[], tuple[Any, Callable | None, Callable | None]]] = {}
@@ -53,7 +54,9 @@ def saxpy_f32():
 @kernel
 def int8_wraparound():
     A = hcl.placeholder((N,), "A", dtype=hcl.Int(8))
-    s = hcl.create_schedule([A], lambda A: hcl.compute((N,), lambda i: A[i] * 3 + 100, name="B", dtype=hcl.Int(8)))
+    s = hcl.create_schedule(
+        [A], lambda A: hcl.compute((N,), lambda i: A[i] * 3 + 100, name="B", dtype=hcl.Int(8))
+    )
     return s, None, lambda a: wrap(a.astype(np.int64) * 3 + 100, 8, True)
 
 
@@ -62,7 +65,8 @@ def uint12_odd_width():
     A = hcl.placeholder((N,), "A", dtype=hcl.UInt(12))
     B = hcl.placeholder((N,), "B", dtype=hcl.UInt(12))
     s = hcl.create_schedule(
-        [A, B], lambda A, B: hcl.compute((N,), lambda i: A[i] * B[i] - 7, name="C", dtype=hcl.UInt(12)))
+        [A, B], lambda A, B: hcl.compute((N,), lambda i: A[i] * B[i] - 7, name="C", dtype=hcl.UInt(12))
+    )
 
     def inputs(rng):
         return [rng.integers(0, 4096, N), rng.integers(0, 4096, N)]
@@ -74,8 +78,9 @@ def uint12_odd_width():
 def int64_multiply():
     A = hcl.placeholder((N,), "A", dtype=hcl.Int(64))
     s = hcl.create_schedule(
-        [A], lambda A: hcl.compute((N,), lambda i: A[i] * A[i] + 1, name="B", dtype=hcl.Int(64)))
-    return s, lambda rng: [rng.integers(-2**31, 2**31, N)], lambda a: a * a + 1
+        [A], lambda A: hcl.compute((N,), lambda i: A[i] * A[i] + 1, name="B", dtype=hcl.Int(64))
+    )
+    return s, lambda rng: [rng.integers(-(2**31), 2**31, N)], lambda a: a * a + 1
 
 
 @kernel
@@ -105,7 +110,9 @@ def signed_div_mod_floordiv():
     A, B = hcl.placeholder((N,), "A"), hcl.placeholder((N,), "B")
 
     def algo(A, B):
-        return hcl.compute((N,), lambda i: (A[i] / B[i]) * 10000 + (A[i] % B[i]) * 100 + A[i] // B[i], name="C")
+        return hcl.compute(
+            (N,), lambda i: (A[i] / B[i]) * 10000 + (A[i] % B[i]) * 100 + A[i] // B[i], name="C"
+        )
 
     s = hcl.create_schedule([A, B], algo)
 
@@ -125,7 +132,9 @@ def unsigned_div_mod():
     A = hcl.placeholder((N,), "A", dtype=hcl.UInt(16))
     B = hcl.placeholder((N,), "B", dtype=hcl.UInt(16))
     s = hcl.create_schedule(
-        [A, B], lambda A, B: hcl.compute((N,), lambda i: A[i] / B[i] + A[i] % B[i], name="C", dtype=hcl.UInt(16)))
+        [A, B],
+        lambda A, B: hcl.compute((N,), lambda i: A[i] / B[i] + A[i] % B[i], name="C", dtype=hcl.UInt(16)),
+    )
     return s, lambda rng: [rng.integers(0, 65536, N), rng.integers(1, 300, N)], lambda a, b: a // b + a % b
 
 
@@ -134,7 +143,8 @@ def int96_floordiv():
     A = hcl.placeholder((8,), "A", dtype=hcl.Int(96))
     B = hcl.placeholder((8,), "B", dtype=hcl.Int(96))
     s = hcl.create_schedule(
-        [A, B], lambda A, B: hcl.compute((8,), lambda i: A[i] // B[i], name="C", dtype=hcl.Int(96)))
+        [A, B], lambda A, B: hcl.compute((8,), lambda i: A[i] // B[i], name="C", dtype=hcl.Int(96))
+    )
 
     def inputs(rng):
         a = np.array([-1, 7, -7, 2**80 + 5, -(2**80) - 5, 100, -100, 0], dtype=object)
@@ -220,7 +230,7 @@ def conv2d_relu_outlined():
         acc = np.zeros((8, 8))
         for r in range(3):
             for c in range(3):
-                acc += a[r:r + 8, c:c + 8].astype(np.float64) * w[r, c]
+                acc += a[r : r + 8, c : c + 8].astype(np.float64) * w[r, c]
         return np.maximum(acc, 0)
 
     return s, None, model
@@ -245,7 +255,11 @@ def if_elif_else_clamp():
         return hcl.compute((N,), body, name="B")
 
     s = hcl.create_schedule([A], algo)
-    return s, lambda rng: [rng.integers(-100, 100, N)], lambda a: np.where(a > 50, 50, np.where(a < -50, -50, a * 2))
+    return (
+        s,
+        lambda rng: [rng.integers(-100, 100, N)],
+        lambda a: np.where(a > 50, 50, np.where(a < -50, -50, a * 2)),
+    )
 
 
 @kernel
@@ -353,7 +367,9 @@ def shifts_masks_uint32():
     A = hcl.placeholder((N,), "A", dtype=hcl.UInt(32))
 
     def algo(A):
-        return hcl.compute((N,), lambda i: ((A[i] >> 3) ^ (A[i] << 5)) & 0xFFFF0F0F, name="B", dtype=hcl.UInt(32))
+        return hcl.compute(
+            (N,), lambda i: ((A[i] >> 3) ^ (A[i] << 5)) & 0xFFFF0F0F, name="B", dtype=hcl.UInt(32)
+        )
 
     model = lambda a: ((a >> 3) ^ ((a << 5) & 0xFFFFFFFF)) & 0xFFFF0F0F  # noqa: E731
     return hcl.create_schedule([A], algo), lambda rng: [rng.integers(0, 2**32, N)], model
@@ -363,7 +379,8 @@ def shifts_masks_uint32():
 def arithmetic_shift_signed():
     A = hcl.placeholder((N,), "A", dtype=hcl.Int(16))
     s = hcl.create_schedule(
-        [A], lambda A: hcl.compute((N,), lambda i: A[i] >> 2, name="B", dtype=hcl.Int(16)))
+        [A], lambda A: hcl.compute((N,), lambda i: A[i] >> 2, name="B", dtype=hcl.Int(16))
+    )
     return s, lambda rng: [rng.integers(-30000, 30000, N)], lambda a: a >> 2
 
 
@@ -419,7 +436,8 @@ def float_intrinsics():
     hcl.init(hcl.Float())
     A = hcl.placeholder((N,), "A")
     s = hcl.create_schedule(
-        [A], lambda A: hcl.compute((N,), lambda i: hcl.exp(A[i]) + hcl.sqrt(A[i]) * hcl.tanh(A[i]), name="B"))
+        [A], lambda A: hcl.compute((N,), lambda i: hcl.exp(A[i]) + hcl.sqrt(A[i]) * hcl.tanh(A[i]), name="B")
+    )
     a_fn = lambda rng: [rng.uniform(0.1, 2.0, N).astype(np.float32)]  # noqa: E731
     return s, a_fn, lambda a: np.exp(a) + np.sqrt(a) * np.tanh(a)
 
@@ -429,15 +447,18 @@ def float64_power_log():
     hcl.init(hcl.Float(64))
     A = hcl.placeholder((N,), "A")
     s = hcl.create_schedule(
-        [A], lambda A: hcl.compute((N,), lambda i: hcl.power(A[i], 1.5) + hcl.log(A[i]) - hcl.abs(A[i]), name="B"))
-    return s, lambda rng: [rng.uniform(0.5, 4.0, N)], lambda a: a ** 1.5 + np.log(a) - np.abs(a)
+        [A],
+        lambda A: hcl.compute((N,), lambda i: hcl.power(A[i], 1.5) + hcl.log(A[i]) - hcl.abs(A[i]), name="B"),
+    )
+    return s, lambda rng: [rng.uniform(0.5, 4.0, N)], lambda a: a**1.5 + np.log(a) - np.abs(a)
 
 
 @kernel
 def select_abs_int():
     A = hcl.placeholder((N,), "A")
     s = hcl.create_schedule(
-        [A], lambda A: hcl.compute((N,), lambda i: hcl.select(A[i] > 0, A[i], hcl.abs(A[i]) * 2), name="B"))
+        [A], lambda A: hcl.compute((N,), lambda i: hcl.select(A[i] > 0, A[i], hcl.abs(A[i]) * 2), name="B")
+    )
     return s, None, lambda a: np.where(a > 0, a, np.abs(a) * 2)
 
 

@@ -462,7 +462,7 @@ def test_non_contiguous_names_the_argument(add_f32) -> None:
 def test_fixed_point_needs_an_array() -> None:
     body = "      %out_S = arith.addi %A, %A : i16"
     _, kernel = compile_top(elementwise(2, [("A", "fixed16_8")], [("S", "fixed16_8")], body))
-    with pytest.raises(APIError, match="argument 'A' is fixed16_8: pass hcl.asarray"):
+    with pytest.raises(APIError, match=r"argument 'A' is fixed16_8: pass hcl.asarray"):
         kernel(np.zeros(2, np.int16), asarray(np.zeros(2), "fixed16_8"))
     with pytest.raises(APIError, match="argument 'S' has dtype fixed16_4, expected fixed16_8"):
         kernel(asarray(np.zeros(2), "fixed16_8"), asarray(np.zeros(2), "fixed16_4"))
@@ -475,7 +475,7 @@ def test_bad_scalar_names_the_argument() -> None:
     a = np.zeros(5, np.int32)
     with pytest.raises(APIError, match="argument 'bias': expected a int33 number, got str"):
         total(a, "3")
-    with pytest.raises(APIError, match="argument 'bias': 0.5 is not an integer"):
+    with pytest.raises(APIError, match=r"argument 'bias': 0.5 is not an integer"):
         total(a, 0.5)
 
 
@@ -639,8 +639,14 @@ def test_stream_probes_come_after_the_call_whole_or_one_by_one() -> None:
     with jit.probing(lambda *event: seen.append(event)):
         top(a)
     # the other phases at once, the stream's from the native record once the call returns, in order
-    assert seen == [(3, 0, 0, 0)] * 3 + [(3, 4, 0, 1000), (3, 5, 0, 1000), (3, 4, 1, 1000), (3, 5, 1, 1000),
-                                         (3, 4, 2, 1000), (3, 5, 2, 1000)]
+    assert seen == [(3, 0, 0, 0)] * 3 + [
+        (3, 4, 0, 1000),
+        (3, 5, 0, 1000),
+        (3, 4, 1, 1000),
+        (3, 5, 1, 1000),
+        (3, 4, 2, 1000),
+        (3, 5, 2, 1000),
+    ]
 
     def handler(*event: int) -> None:
         assert event[1] < 4, f"a stream event came one by one: {event}"
@@ -671,8 +677,10 @@ def test_stream_events_past_the_record_limit_fail_the_run_in_one_line(monkeypatc
     a = np.zeros(4, np.int32)
     with jit.probing(lambda *event: None), pytest.raises(CsimError) as raised:
         top(a)
-    assert str(raised.value) == ("the reference run made more than 5 stream reads and writes (or memory ran out "
-                                 "recording them): a stream is read once per value written")
+    assert str(raised.value) == (
+        "the reference run made more than 5 stream reads and writes (or memory ran out "
+        "recording them): a stream is read once per value written"
+    )
     with jit.probing(lambda *event: None), pytest.raises(CsimError):
         top(a)  # the failed call's record is emptied, so this one fails for its own 6 events
     # exactly at the limit: every event is kept, in order
@@ -681,8 +689,14 @@ def test_stream_events_past_the_record_limit_fail_the_run_in_one_line(monkeypatc
     seen: list[tuple[int, ...]] = []
     with jit.probing(lambda *event: seen.append(event)):
         top(a)
-    assert seen[3:] == [(3, 4, 0, 3000), (3, 5, 0, 3000), (3, 4, 1, 3000), (3, 5, 1, 3000),
-                        (3, 4, 2, 3000), (3, 5, 2, 3000)]
+    assert seen[3:] == [
+        (3, 4, 0, 3000),
+        (3, 5, 0, 3000),
+        (3, 4, 1, 3000),
+        (3, 5, 1, 3000),
+        (3, 4, 2, 3000),
+        (3, 5, 2, 3000),
+    ]
 
 
 def test_read_buffer_of_wide_and_odd_types() -> None:

@@ -10,10 +10,10 @@ import pytest
 
 import hclbuild as hcl
 from hclbuild.errors import CompileError, ConfigError
+from hclbuild.project import lowering
 from hclbuild.project.config import ProjectConfig
 from hclbuild.project.flow import reference_design, write_design_ir
 from hclbuild.project.golden import read_vectors
-from hclbuild.project import lowering
 from hclbuild.project.layout import BuildLayout
 from hclbuild.project.lowering import lower_design, read_llvm_manifest
 
@@ -78,7 +78,7 @@ def test_a_damaged_top_ll_is_lowered_again(tmp_path: Path) -> None:
 
 def test_missing_or_broken_inputs_are_one_line_errors(tmp_path: Path) -> None:
     layout = BuildLayout(tmp_path, "none")
-    with pytest.raises(ConfigError, match="top.mlir: unreadable .*run compile first"):
+    with pytest.raises(ConfigError, match=r"top.mlir: unreadable .*run compile first"):
         lower_design(layout)
     with pytest.raises(ConfigError, match="unreadable LLVM manifest"):
         read_llvm_manifest(layout)

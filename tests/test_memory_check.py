@@ -16,7 +16,7 @@ from hclbuild.errors import ConfigError, CsimError
 from hclbuild.project.memory import available_memory, check_reference_memory
 from hclbuild.runtime.isolate import run_isolated
 
-HUGE = '''
+HUGE = """
 import hclbuild as hcl
 
 def schedule():
@@ -30,17 +30,28 @@ def schedule():
     s = hcl.create_schedule([A], kernel, name="top")
     s.outline(kernel.B)
     return s
-'''
+"""
 
 
 def manifest(shape: list[int], buffers: list[dict] | None = None) -> dict:
     arg = {"dtype": "int32", "shape": shape}
-    return {"top": "top", "functions": ["top", "Stage_B"],
-            "signatures": {"top": {"args": [{"name": "A", **arg}, {"name": "C", **arg}]},
-                           "Stage_B": {"args": [{"name": "A", **arg}, {"name": "B", **arg}, {"name": "n", "dtype": "int32",
-                                                                                          "shape": []}]}},
-            "buffers": buffers if buffers is not None else [
-                {"function": "top", "name": "B", "shape": shape, "element_bytes": 4}]}
+    return {
+        "top": "top",
+        "functions": ["top", "Stage_B"],
+        "signatures": {
+            "top": {"args": [{"name": "A", **arg}, {"name": "C", **arg}]},
+            "Stage_B": {
+                "args": [
+                    {"name": "A", **arg},
+                    {"name": "B", **arg},
+                    {"name": "n", "dtype": "int32", "shape": []},
+                ]
+            },
+        },
+        "buffers": buffers
+        if buffers is not None
+        else [{"function": "top", "name": "B", "shape": shape, "element_bytes": 4}],
+    }
 
 
 def test_the_estimate_and_the_message() -> None:
@@ -52,13 +63,19 @@ def test_the_estimate_and_the_message() -> None:
     assert str(caught.value) == (
         "p: the reference run needs about 44.0 MB for its tensors, more than the 40.0 MB [reference] memory_gb "
         "allows (A 1000x1000 int32 4.0 MB, C 1000x1000 int32 4.0 MB, B 1000x1000 4.0 MB (in top)); raise "
-        "[reference] memory_gb or make the sizes smaller")
+        "[reference] memory_gb or make the sizes smaller"
+    )
 
 
 def test_more_tensors_than_the_message_names() -> None:
-    buffers = [{"function": "top", "name": f"T{k}", "shape": [10, k + 1], "element_bytes": 8} for k in range(5)]
-    with pytest.raises(ConfigError, match=r"\(A 1000x1000 int32 4\.0 MB, C 1000x1000 int32 4\.0 MB, T4 10x5 400 B "
-                                          r"\(in top\), T3 10x4 320 B \(in top\), and 3 more\)"):
+    buffers = [
+        {"function": "top", "name": f"T{k}", "shape": [10, k + 1], "element_bytes": 8} for k in range(5)
+    ]
+    with pytest.raises(
+        ConfigError,
+        match=r"\(A 1000x1000 int32 4\.0 MB, C 1000x1000 int32 4\.0 MB, T4 10x5 400 B "
+        r"\(in top\), T3 10x4 320 B \(in top\), and 3 more\)",
+    ):
         check_reference_memory("p", manifest([1000, 1000], buffers), memory_gb=0.001)
 
 
@@ -68,15 +85,19 @@ def test_without_a_setting_the_limit_is_the_memory_available(monkeypatch: pytest
     # a fixed figure: the machine's own changes while other processes run
     monkeypatch.setattr("hclbuild.project.memory.available_memory", lambda: 40_000_000)
     check_reference_memory("p", manifest([900, 900]))
-    with pytest.raises(ConfigError, match=r"^p: the reference run needs about 44\.0 MB for its tensors, more than the "
-                                          r"40\.0 MB of memory available \(A .*; set \[reference\] memory_gb to allow "
-                                          r"more, or make the sizes smaller$"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^p: the reference run needs about 44\.0 MB for its tensors, more than the "
+        r"40\.0 MB of memory available \(A .*; set \[reference\] memory_gb to allow "
+        r"more, or make the sizes smaller$",
+    ):
         check_reference_memory("p", manifest([1000, 1000]))
 
 
 @pytest.mark.slow
-def test_a_design_too_big_fails_its_reference_in_one_line_before_allocating(tmp_path: Path,
-                                                                             capsys: pytest.CaptureFixture) -> None:
+def test_a_design_too_big_fails_its_reference_in_one_line_before_allocating(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     folder = tmp_path / "projects" / "huge"
     folder.mkdir(parents=True)
     (folder / "kernel.py").write_text(HUGE)
@@ -84,9 +105,11 @@ def test_a_design_too_big_fails_its_reference_in_one_line_before_allocating(tmp_
     started = time.monotonic()
     assert main(["csim", str(folder), "-n", "1"]) == 1
     assert time.monotonic() - started < 60  # 480 GB of arrays were never touched
-    reason = ("reference:huge failed: huge: the reference run needs about 1760.0 GB for its tensors, more than the "
-              "64.0 GB [reference] memory_gb allows (A 200000x200000 int32 160.0 GB, C 200000x200000 int32 160.0 GB, "
-              "B 200000x200000 160.0 GB (in top)); raise [reference] memory_gb or make the sizes smaller")
+    reason = (
+        "reference:huge failed: huge: the reference run needs about 1760.0 GB for its tensors, more than the "
+        "64.0 GB [reference] memory_gb allows (A 200000x200000 int32 160.0 GB, C 200000x200000 int32 160.0 GB, "
+        "B 200000x200000 160.0 GB (in top)); raise [reference] memory_gb or make the sizes smaller"
+    )
     out = capsys.readouterr().out
     assert f"huge/top: not run: {reason}" in out and f"huge/Stage_B: not run: {reason}" in out
     assert not (tmp_path / "build" / "huge" / "golden").exists()
@@ -96,6 +119,9 @@ def test_a_child_killed_from_outside_says_it_may_have_run_out_of_memory() -> Non
     def killed() -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
-    with pytest.raises(CsimError, match=r"^p: the LLVM reference run died with SIGKILL \(killed from outside: out of "
-                                        r"memory\? \[reference\] memory_gb caps what a run may take\)$"):
+    with pytest.raises(
+        CsimError,
+        match=r"^p: the LLVM reference run died with SIGKILL \(killed from outside: out of "
+        r"memory\? \[reference\] memory_gb caps what a run may take\)$",
+    ):
         run_isolated(killed, what="p: the LLVM reference run")

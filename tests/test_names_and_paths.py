@@ -13,7 +13,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
-OUTLINED_MAIN = '''
+OUTLINED_MAIN = """
 import numpy as np
 import hclbuild as hcl
 
@@ -29,9 +29,9 @@ def schedule():
 
 def model(A):
     return (A * 2 + 1).astype(np.int32)
-'''
+"""
 # HeteroCL's examples name the schedule "main"; here the top's output stage is "main" too
-MAIN_SCHEDULE = '''
+MAIN_SCHEDULE = """
 import numpy as np
 import hclbuild as hcl
 
@@ -47,7 +47,7 @@ def schedule():
 
 def model(A):
     return (A * 2 + 1).astype(np.int32)
-'''
+"""
 
 
 def test_main_names_csim_in_a_path_with_metacharacters(tmp_path: Path) -> None:
@@ -57,18 +57,30 @@ def test_main_names_csim_in_a_path_with_metacharacters(tmp_path: Path) -> None:
         (where / name / "kernel.py").write_text(text)
     (where / "main_schedule" / "project.toml").write_text('[project]\ntop = "main"\n')
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    proc = subprocess.run([sys.executable, "-m", "hclbuild.cli", "csim", "outlined_main", "main_schedule"],
-                          cwd=where, capture_output=True, text=True, env=env, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "hclbuild.cli", "csim", "outlined_main", "main_schedule"],
+        cwd=where,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     build = where / "build"
-    for project, functions in (("outlined_main", ["top", "Stage_main"]), ("main_schedule", ["top", "Stage_X"])):
+    for project, functions in (
+        ("outlined_main", ["top", "Stage_main"]),
+        ("main_schedule", ["top", "Stage_X"]),
+    ):
         summary = json.loads((build / project / "reports" / "summary.json").read_text())
         assert {f: s["state"] for f, s in summary["functions"].items()} == dict.fromkeys(functions, "pass")
         assert sorted(p.name for p in (build / project / "hls").iterdir()) == sorted(functions)
     # the C++ top of the "main" schedule is top(); main() is the testbench's alone
     top_cpp = (build / "main_schedule" / "hls" / "top" / "top.cpp").read_text()
     assert "void top(" in top_cpp and "main(" not in top_cpp.replace("main[", "")
-    assert "void Stage_main(" in (build / "outlined_main" / "hls" / "Stage_main" / "Stage_main.cpp").read_text()
+    assert (
+        "void Stage_main(" in (build / "outlined_main" / "hls" / "Stage_main" / "Stage_main.cpp").read_text()
+    )
 
 
 def test_task_files_are_the_strings_of_the_layout_paths(tmp_path: Path) -> None:
@@ -87,8 +99,18 @@ def test_task_files_are_the_strings_of_the_layout_paths(tmp_path: Path) -> None:
         assert files.data_dir == str(layout.hls_data_dir(func))
     assert layout.hls_files("top")[-1] == layout.hls_data_dir("top") / "manifest.json"
     paths = layout.project_task_files()
-    for name in ("ir_dir", "top_mlir", "ir_manifest", "llvm_dir", "top_ll", "llvm_manifest", "reports_dir",
-                 "report_summary", "report_markdown", "status_dir"):
+    for name in (
+        "ir_dir",
+        "top_mlir",
+        "ir_manifest",
+        "llvm_dir",
+        "top_ll",
+        "llvm_manifest",
+        "reports_dir",
+        "report_summary",
+        "report_markdown",
+        "status_dir",
+    ):
         assert getattr(paths, name) == str(getattr(layout, name)), name
 
 
@@ -113,7 +135,13 @@ def test_project_inputs_are_what_a_glob_of_py_files_lists(tmp_path: Path) -> Non
     (tmp_path / "pkg.py").mkdir()
     expected = [str(path) for path in sorted(tmp_path.glob("*.py"))] + [str(tmp_path / "project.toml")]
     assert input_paths(tmp_path) == expected
-    assert [Path(p).name for p in expected] == [".hidden.py", "kernel.py", "pkg.py", "weights.py", "project.toml"]
+    assert [Path(p).name for p in expected] == [
+        ".hidden.py",
+        "kernel.py",
+        "pkg.py",
+        "weights.py",
+        "project.toml",
+    ]
     (tmp_path / "project.toml").unlink()
     (tmp_path / "project.toml").mkdir()  # a folder of that name is no configuration
     assert input_paths(tmp_path) == expected[:-1]
@@ -126,12 +154,22 @@ def test_two_folders_of_one_project_name_are_refused_naming_both(tmp_path: Path)
         (tmp_path / "kernels" / folder).mkdir(parents=True)
         (tmp_path / "kernels" / folder / "kernel.py").write_text(OUTLINED_MAIN)
         (tmp_path / "kernels" / folder / "project.toml").write_text('[project]\nname = "same"\n')
-    for argv in (["-m", "hclbuild.cli", "csim", "kernels"], ["-m", "hclbuild.cli", "ci", "github", "kernels",
-                                                               "--install", "x"]):
-        done = subprocess.run([sys.executable, *argv], cwd=tmp_path, capture_output=True, text=True, timeout=300,
-                              env={**os.environ, "PYTHONPATH": str(REPO)}, check=False)
+    for argv in (
+        ["-m", "hclbuild.cli", "csim", "kernels"],
+        ["-m", "hclbuild.cli", "ci", "github", "kernels", "--install", "x"],
+    ):
+        done = subprocess.run(
+            [sys.executable, *argv],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            check=False,
+        )
         assert done.returncode == 1, done.stdout + done.stderr
         assert done.stderr.splitlines() == [
             f"hclbuild: error: {tmp_path / 'kernels' / 'a'} and {tmp_path / 'kernels' / 'b'} are both project 'same' "
-            "(they would share build/same/ and its tasks): give one another [project] name"]
+            "(they would share build/same/ and its tasks): give one another [project] name"
+        ]
         assert not (tmp_path / "build" / "same").exists()

@@ -567,13 +567,17 @@ def test_per_group_unify_flags(ctx):
     text = module_text(
         [("A", "4x3"), ("B", "4x3"), ("C", "4x3"), ("D", "4x3"), ("E", "4x3"), ("F", "4x3")],
         [],
-        ewise_stage("p", "C", "A", "A", 4, 3) + ewise_stage("q", "D", "B", "B", 4, 3)
+        ewise_stage("p", "C", "A", "A", 4, 3)
+        + ewise_stage("q", "D", "B", "B", 4, 3)
         + ewise_stage("r", "F", "E", "E", 4, 3),
     )
     module = parse(text)
     # q keeps its own function (no unify); r, identical to p, reuses Stage_p
     assert outline_stages(module, [["p"], ["q"], ["r"]], unify=[False, False, True]) == [
-        "Stage_p", "Stage_q", "Stage_p"]
+        "Stage_p",
+        "Stage_q",
+        "Stage_p",
+    ]
     assert list(funcs(module)) == ["Stage_p", "Stage_q", "top"]
     with pytest.raises(APIError, match="2 unify flags for 3 groups"):
         outline_stages(parse(text), [["p"], ["q"], ["r"]], unify=[True, False])
@@ -600,7 +604,7 @@ def test_schedule_requests_are_outlined_in_one_pass() -> None:
         t = A
         for k in range(6):
             prev = t
-            t = hcl.compute((4, 3), lambda i, j: prev[i, j] * 2.0 + k, name=f"S{k}")
+            t = hcl.compute((4, 3), lambda i, j, prev=prev, k=k: prev[i, j] * 2.0 + k, name=f"S{k}")
         return t
 
     s = hcl.create_schedule([A], kernel)

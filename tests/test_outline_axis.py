@@ -29,15 +29,20 @@ def _matvec_np(a: np.ndarray, w: np.ndarray) -> np.ndarray:
     return ((a @ w)[:, None] + np.arange(6)).astype(np.float32)
 
 
-def test_the_body_below_the_axis_is_a_function_of_the_loop_indices(run: Any, rng: np.random.Generator) -> None:
+def test_the_body_below_the_axis_is_a_function_of_the_loop_indices(
+    run: Any, rng: np.random.Generator
+) -> None:
     s, kernel = _matvec()
     handle = s[kernel.B].outline(axis=kernel.B.axis[1])
     a, w = rng.uniform(-1, 1, (8, 12)).astype(np.float32), rng.uniform(-1, 1, 12).astype(np.float32)
     np.testing.assert_allclose(run(s, a, w), _matvec_np(a, w), rtol=1e-5, atol=1e-6)
     assert handle.name == "Stage_B"
     text = str(hcl.lower(s))
-    assert re.search(r"func.func private @Stage_B\(%arg0: memref<8x12xf32>, %arg1: memref<12xf32>, "
-                     r"%arg2: memref<8x6xf32>, %arg3: index, %arg4: index\)", text)
+    assert re.search(
+        r"func.func private @Stage_B\(%arg0: memref<8x12xf32>, %arg1: memref<12xf32>, "
+        r"%arg2: memref<8x6xf32>, %arg3: index, %arg4: index\)",
+        text,
+    )
     assert 'hcl.arg_names = ["A", "W", "B", "i", "j"]' in text
     # the accumulator moved into the function; the loops i and j stay in the stage
     assert text.index('name = "sum_acc"') < text.index("func.func @top")
@@ -69,12 +74,10 @@ def _two_loops() -> tuple[Any, Any, Any]:
     A, B, C = (hcl.placeholder((8, 10), n) for n in "ABC")
 
     def kernel(A: Any, B: Any, C: Any) -> None:
-        with hcl.for_(0, 8, name="rows1") as i:
-            with hcl.for_(0, 6, name="cols1") as j:
-                B[i, j] = A[i, j] * 2
-        with hcl.for_(0, 8, name="rows2") as i:
-            with hcl.for_(0, 10, name="cols2") as j:
-                C[i, j] = A[i, j] * 2
+        with hcl.for_(0, 8, name="rows1") as i, hcl.for_(0, 6, name="cols1") as j:
+            B[i, j] = A[i, j] * 2
+        with hcl.for_(0, 8, name="rows2") as i, hcl.for_(0, 10, name="cols2") as j:
+            C[i, j] = A[i, j] * 2
 
     return hcl.create_schedule([A, B, C], kernel), kernel, (A, B, C)
 
@@ -115,18 +118,19 @@ def test_unify_with_a_body_that_differs_beyond_bounds() -> None:
     A, B = hcl.placeholder((8,), "A"), hcl.placeholder((8,), "B")
 
     def kernel(A: Any, B: Any) -> None:
-        with hcl.for_(0, 2, name="p") as i:
-            with hcl.for_(0, 4, name="q") as j:
-                B[i * 4 + j] = A[i * 4 + j] + 1
-        with hcl.for_(0, 2, name="u") as i:
-            with hcl.for_(0, 4, name="v") as j:
-                B[i * 4 + j] = A[i * 4 + j] * 3
+        with hcl.for_(0, 2, name="p") as i, hcl.for_(0, 4, name="q") as j:
+            B[i * 4 + j] = A[i * 4 + j] + 1
+        with hcl.for_(0, 2, name="u") as i, hcl.for_(0, 4, name="v") as j:
+            B[i * 4 + j] = A[i * 4 + j] * 3
 
     s = hcl.create_schedule([A, B], kernel)
     first = s["p"].outline(axis="p")
     s["u"].outline(axis="u", unify=first)
-    with pytest.raises(APIError, match=r"@Stage_u cannot unify with @Stage_p: their bodies differ beyond "
-                                       r"constant loop bounds"):
+    with pytest.raises(
+        APIError,
+        match=r"@Stage_u cannot unify with @Stage_p: their bodies differ beyond "
+        r"constant loop bounds",
+    ):
         hcl.lower(s)
 
 
@@ -137,7 +141,9 @@ def test_a_stage_outlined_whole_and_at_an_axis() -> None:
         s[kernel.B].outline(axis=kernel.B.axis[0])
 
 
-def test_a_line_buffer_stays_in_the_caller_of_an_axis_outlined_body(run: Any, rng: np.random.Generator) -> None:
+def test_a_line_buffer_stays_in_the_caller_of_an_axis_outlined_body(
+    run: Any, rng: np.random.Generator
+) -> None:
     # the line and window buffers carry values from one iteration to the next: they must persist
     hcl.init()
     A = hcl.placeholder((8, 10), "A")
@@ -151,10 +157,10 @@ def test_a_line_buffer_stays_in_the_caller_of_an_axis_outlined_body(run: Any, rn
     s.reuse_at(line, s[kernel.B], kernel.B.axis[1], "WB")
     s[kernel.B].outline(axis=kernel.B.axis[1])
     a = rng.integers(-50, 50, (8, 10)).astype(np.int32)
-    np.testing.assert_array_equal(run(s, a), sum(a[r:r + 6, c:c + 8] for r in range(3) for c in range(3)))
+    np.testing.assert_array_equal(run(s, a), sum(a[r : r + 6, c : c + 8] for r in range(3) for c in range(3)))
     code = hcl.build(s, target="vhls")
     assert re.search(r"void Stage_B\(int32_t LB\[3\]\[10\], int32_t A\[8\]\[10\], int32_t WB\[3\]\[3\]", code)
-    top = code[code.index("void top("):]
+    top = code[code.index("void top(") :]
     assert "int32_t LB[3][10];" in top and "int32_t WB[3][3] = {};" in top
 
 

@@ -144,7 +144,9 @@ def test_burst_len_sets_the_m_axi_burst_lengths_in_the_vitis_flow(tmp_path, rng)
 
 def test_a_burst_longer_than_one_axi_burst_is_refused():
     s, _ = _schedule()
-    with pytest.raises(hcl.APIError, match=r"s.to: burst_len 512 is longer than one AXI4 burst \(256 beats\)"):
+    with pytest.raises(
+        hcl.APIError, match=r"s.to: burst_len 512 is longer than one AXI4 burst \(256 beats\)"
+    ):
         s.to(s.inputs[0], hcl.Platform.aws_f1.xcel, burst_len=512)
 
 

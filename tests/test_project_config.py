@@ -27,13 +27,24 @@ def test_defaults_without_project_toml(tmp_path: Path) -> None:
     assert project.name == "gemm"
     assert project.dir == folder
     assert project.kernel_path == folder / "kernel.py"
-    assert project.config == ProjectConfig(name="gemm", top="top", part=DEFAULT_PART, clock_period_ns=10.0,
-                                           flow_target="vivado", rtol=1e-5, atol=1e-6, seed=0, sizes={})
+    assert project.config == ProjectConfig(
+        name="gemm",
+        top="top",
+        part=DEFAULT_PART,
+        clock_period_ns=10.0,
+        flow_target="vivado",
+        rtol=1e-5,
+        atol=1e-6,
+        seed=0,
+        sizes={},
+    )
     assert DEFAULT_PART == "xcu250-figd2104-2L-e"
 
 
 def test_every_key(tmp_path: Path) -> None:
-    folder = make_project(tmp_path, """
+    folder = make_project(
+        tmp_path,
+        """
 [project]
 name = "gemm_big"
 top = "kernel_top"
@@ -53,51 +64,85 @@ seed = 42
 [sizes]
 N = 128
 M = 64
-""")
+""",
+    )
     project = load_project(folder / "project.toml")
     assert project.name == "gemm_big"
     config = project.config
-    assert config == ProjectConfig(name="gemm_big", top="kernel_top", part="xcvu9p-flga2104-2-i",
-                                   clock_period_ns=4.0, flow_target="vitis", rtol=1e-3, atol=0.0, seed=42,
-                                   sizes={"N": 128, "M": 64})
+    assert config == ProjectConfig(
+        name="gemm_big",
+        top="kernel_top",
+        part="xcvu9p-flga2104-2-i",
+        clock_period_ns=4.0,
+        flow_target="vitis",
+        rtol=1e-3,
+        atol=0.0,
+        seed=42,
+        sizes={"N": 128, "M": 64},
+    )
     assert isinstance(config.clock_period_ns, float) and isinstance(config.atol, float)
     assert config.as_dict()["sizes"] == {"N": 128, "M": 64}
 
 
-@pytest.mark.parametrize(("toml", "message"), [
-    ('[hls]\nclock_period_ns = "10ns"\n',
-     'project.toml:2: hls.clock_period_ns must be a number, got string "10ns"'),
-    ("[hls]\nclock_period_ns = 0\n", "project.toml:2: hls.clock_period_ns must be > 0, got 0"),
-    ("[hls]\nclock_period_ns = inf\n", "project.toml:2: hls.clock_period_ns must be finite, got inf"),
-    ('[hls]\npart = "xcu250"\nflow_target = "vivado_hls"\n',
-     'project.toml:3: hls.flow_target must be "vivado" or "vitis", got "vivado_hls"'),
-    ("[hls]\nflow_target = 1\n", "project.toml:2: hls.flow_target must be a string, got integer 1"),
-    ('[hls]\npart = "xc u250"\n',
-     "project.toml:2: hls.part must be a part name like 'xcu250-figd2104-2L-e', got \"xc u250\""),
-    ('[hsl]\npart = "x"\n',
-     "project.toml:1: unknown section [hsl] (expected [project], [hls], [csim], [reference], [sizes], [interface])"),
-    ('name = "x"\n',
-     ("project.toml:1: unknown top-level key name (settings belong in the sections [project], [hls], "
-      "[csim], [reference], [sizes], [interface])")),
-    ('[project]\nnmae = "x"\n', "project.toml:2: unknown key project.nmae (expected name, top)"),
-    ("[hls]\nclock = 10\n",
-     ("project.toml:2: unknown key hls.clock (expected part, clock_period_ns, flow_target, tool, vitis_version, "
-      "top_assembly)")),
-    ('[hls]\ntool = "vivado_hls"\n',
-     'project.toml:2: hls.tool must be one of "auto", "vitis_hls", "vitis-run", "v++", got "vivado_hls"'),
-    ('[hls]\nvitis_version = "2024"\n',
-     'project.toml:2: hls.vitis_version must be a Vitis release like "2024.2", got "2024"'),
-    ('[project]\ntop = "my-top"\n', 'project.toml:2: project.top must be a C identifier, got "my-top"'),
-    ('[project]\nname = "a b"\n',
-     "project.toml:2: project.name must be a name of letters, digits, '_', '-' and '.', got \"a b\""),
-    ("[csim]\nrtol = -1.0\n", "project.toml:2: csim.rtol must be >= 0, got -1.0"),
-    ("[csim]\natol = true\n", "project.toml:2: csim.atol must be a number, got boolean true"),
-    ("[reference]\nseed = 1.5\n", "project.toml:2: reference.seed must be an integer, got float 1.5"),
-    ("[reference]\nseed = -3\n", "project.toml:2: reference.seed must be >= 0, got -3"),
-    ("[sizes]\nN = 0\n", "project.toml:2: sizes.N must be > 0, got 0"),
-    ('[sizes]\nN = "64"\n', 'project.toml:2: sizes.N must be an integer, got string "64"'),
-    ("[hls\nx = 1\n", "project.toml:1:5: invalid TOML: Expected ']' at the end of a table declaration"),
-])
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        (
+            '[hls]\nclock_period_ns = "10ns"\n',
+            'project.toml:2: hls.clock_period_ns must be a number, got string "10ns"',
+        ),
+        ("[hls]\nclock_period_ns = 0\n", "project.toml:2: hls.clock_period_ns must be > 0, got 0"),
+        ("[hls]\nclock_period_ns = inf\n", "project.toml:2: hls.clock_period_ns must be finite, got inf"),
+        (
+            '[hls]\npart = "xcu250"\nflow_target = "vivado_hls"\n',
+            'project.toml:3: hls.flow_target must be "vivado" or "vitis", got "vivado_hls"',
+        ),
+        ("[hls]\nflow_target = 1\n", "project.toml:2: hls.flow_target must be a string, got integer 1"),
+        (
+            '[hls]\npart = "xc u250"\n',
+            "project.toml:2: hls.part must be a part name like 'xcu250-figd2104-2L-e', got \"xc u250\"",
+        ),
+        (
+            '[hsl]\npart = "x"\n',
+            "project.toml:1: unknown section [hsl] (expected [project], [hls], [csim], [reference], [sizes], [interface])",
+        ),
+        (
+            'name = "x"\n',
+            (
+                "project.toml:1: unknown top-level key name (settings belong in the sections [project], [hls], "
+                "[csim], [reference], [sizes], [interface])"
+            ),
+        ),
+        ('[project]\nnmae = "x"\n', "project.toml:2: unknown key project.nmae (expected name, top)"),
+        (
+            "[hls]\nclock = 10\n",
+            (
+                "project.toml:2: unknown key hls.clock (expected part, clock_period_ns, flow_target, tool, vitis_version, "
+                "top_assembly)"
+            ),
+        ),
+        (
+            '[hls]\ntool = "vivado_hls"\n',
+            'project.toml:2: hls.tool must be one of "auto", "vitis_hls", "vitis-run", "v++", got "vivado_hls"',
+        ),
+        (
+            '[hls]\nvitis_version = "2024"\n',
+            'project.toml:2: hls.vitis_version must be a Vitis release like "2024.2", got "2024"',
+        ),
+        ('[project]\ntop = "my-top"\n', 'project.toml:2: project.top must be a C identifier, got "my-top"'),
+        (
+            '[project]\nname = "a b"\n',
+            "project.toml:2: project.name must be a name of letters, digits, '_', '-' and '.', got \"a b\"",
+        ),
+        ("[csim]\nrtol = -1.0\n", "project.toml:2: csim.rtol must be >= 0, got -1.0"),
+        ("[csim]\natol = true\n", "project.toml:2: csim.atol must be a number, got boolean true"),
+        ("[reference]\nseed = 1.5\n", "project.toml:2: reference.seed must be an integer, got float 1.5"),
+        ("[reference]\nseed = -3\n", "project.toml:2: reference.seed must be >= 0, got -3"),
+        ("[sizes]\nN = 0\n", "project.toml:2: sizes.N must be > 0, got 0"),
+        ('[sizes]\nN = "64"\n', 'project.toml:2: sizes.N must be an integer, got string "64"'),
+        ("[hls\nx = 1\n", "project.toml:1:5: invalid TOML: Expected ']' at the end of a table declaration"),
+    ],
+)
 def test_invalid_config_message(tmp_path: Path, toml: str, message: str) -> None:
     folder = make_project(tmp_path, toml)
     with pytest.raises(ConfigError) as info:
@@ -129,8 +174,10 @@ def test_folder_name_must_be_usable_without_project_name(tmp_path: Path) -> None
     folder = make_project(tmp_path, None, name="my project")
     with pytest.raises(ConfigError) as info:
         load_project(folder)
-    assert str(info.value) == (f"{folder}/project.toml: project.name is not set and the folder name "
-                               "'my project' is not a valid project name (letters, digits, '_', '-', '.')")
+    assert str(info.value) == (
+        f"{folder}/project.toml: project.name is not set and the folder name "
+        "'my project' is not a valid project name (letters, digits, '_', '-', '.')"
+    )
 
 
 def test_name_from_toml_overrides_folder(tmp_path: Path) -> None:
@@ -153,8 +200,10 @@ def test_build_layout_paths(tmp_path: Path) -> None:
     assert layout.hls_tcl("top") == root / "hls" / "top" / "run_hls.tcl"
     assert layout.hls_cfg("top") == root / "hls" / "top" / "hls_config.cfg"
     assert layout.hls_data_dir("top") == root / "hls" / "top" / "data"
-    assert layout.csynth_xml("top") == root / "hls" / "top" / "top_prj" / "solution1" / "syn" / "report" / \
-        "top_csynth.xml"
+    assert (
+        layout.csynth_xml("top")
+        == root / "hls" / "top" / "top_prj" / "solution1" / "syn" / "report" / "top_csynth.xml"
+    )
     assert layout.csim_json("Stage_C") == root / "csim" / "Stage_C.json"
     assert layout.report_summary == root / "reports" / "summary.json"
     assert layout.report_markdown == root / "reports" / "report.md"
@@ -168,7 +217,9 @@ def test_build_layout_refuses_path_like_function_names(tmp_path: Path) -> None:
 
 
 def test_top_assembly_and_interface_tables(tmp_path: Path) -> None:
-    folder = make_project(tmp_path, """
+    folder = make_project(
+        tmp_path,
+        """
 [hls]
 top_assembly = "blackbox"
 
@@ -182,7 +233,8 @@ latency = 2
 
 [interface.Stage_C.S]
 protocol = "axis"
-""")
+""",
+    )
     config = load_project(folder).config
     assert config.top_assembly == "blackbox"
     assert config.interfaces == {
@@ -192,28 +244,57 @@ protocol = "axis"
     assert load_project(make_project(tmp_path, None, name="plain")).config.top_assembly == "monolithic"
 
 
-@pytest.mark.parametrize(("toml", "message"), [
-    ('[hls]\ntop_assembly = "rtl"\n',
-     'project.toml:2: hls.top_assembly must be one of "monolithic", "blackbox", got "rtl"'),
-    ('[interface.A]\nprotocol = "axi"\n',
-     ('project.toml:2: interface.A.protocol must be one of "m_axi", "ap_memory", "bram", "s_axilite", "ap_none", '
-      '"ap_vld", "ap_ack", "ap_hs", "ap_fifo", "axis", got "axi"')),
-    ("[interface.A]\ndepth = 0\n", "project.toml:2: interface.A.depth must be >= 1, got 0"),
-    ("[interface.A]\nlatency = 1.5\n", "project.toml:2: interface.A.latency must be an integer, got float 1.5"),
-    ("[interface.A]\nmax_widen_bitwidth = 48\n",
-     "project.toml:2: interface.A.max_widen_bitwidth must be a power of two from 8 to 1024, got 48"),
-    ("[interface.A]\nmax_read_burst_length = 300\n",
-     "project.toml:2: interface.A.max_read_burst_length must be at most 256 (one AXI4 burst), got 300"),
-    ('[interface.A]\noffset = "master"\n',
-     'project.toml:2: interface.A.offset must be one of "off", "direct", "slave", got "master"'),
-    ('[interface.A]\nbundel = "g"\n',
-     ("project.toml:2: unknown key interface.A.bundel (expected protocol, bundle, depth, offset, latency, "
-      "max_widen_bitwidth, max_read_burst_length, max_write_burst_length)")),
-    ("[interface.Stage_C.B]\ndepth = -2\n", "project.toml:2: interface.Stage_C.B.depth must be >= 1, got -2"),
-    ("[interface]\nA = 3\n",
-     ("project.toml:2: [interface.A] must be a table of settings (protocol, bundle, depth, offset, latency, "
-      "max_widen_bitwidth, max_read_burst_length, max_write_burst_length) or of argument tables")),
-])
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        (
+            '[hls]\ntop_assembly = "rtl"\n',
+            'project.toml:2: hls.top_assembly must be one of "monolithic", "blackbox", got "rtl"',
+        ),
+        (
+            '[interface.A]\nprotocol = "axi"\n',
+            (
+                'project.toml:2: interface.A.protocol must be one of "m_axi", "ap_memory", "bram", "s_axilite", "ap_none", '
+                '"ap_vld", "ap_ack", "ap_hs", "ap_fifo", "axis", got "axi"'
+            ),
+        ),
+        ("[interface.A]\ndepth = 0\n", "project.toml:2: interface.A.depth must be >= 1, got 0"),
+        (
+            "[interface.A]\nlatency = 1.5\n",
+            "project.toml:2: interface.A.latency must be an integer, got float 1.5",
+        ),
+        (
+            "[interface.A]\nmax_widen_bitwidth = 48\n",
+            "project.toml:2: interface.A.max_widen_bitwidth must be a power of two from 8 to 1024, got 48",
+        ),
+        (
+            "[interface.A]\nmax_read_burst_length = 300\n",
+            "project.toml:2: interface.A.max_read_burst_length must be at most 256 (one AXI4 burst), got 300",
+        ),
+        (
+            '[interface.A]\noffset = "master"\n',
+            'project.toml:2: interface.A.offset must be one of "off", "direct", "slave", got "master"',
+        ),
+        (
+            '[interface.A]\nbundel = "g"\n',
+            (
+                "project.toml:2: unknown key interface.A.bundel (expected protocol, bundle, depth, offset, latency, "
+                "max_widen_bitwidth, max_read_burst_length, max_write_burst_length)"
+            ),
+        ),
+        (
+            "[interface.Stage_C.B]\ndepth = -2\n",
+            "project.toml:2: interface.Stage_C.B.depth must be >= 1, got -2",
+        ),
+        (
+            "[interface]\nA = 3\n",
+            (
+                "project.toml:2: [interface.A] must be a table of settings (protocol, bundle, depth, offset, latency, "
+                "max_widen_bitwidth, max_read_burst_length, max_write_burst_length) or of argument tables"
+            ),
+        ),
+    ],
+)
 def test_invalid_interface_and_assembly_messages(tmp_path: Path, toml: str, message: str) -> None:
     folder = make_project(tmp_path, toml)
     with pytest.raises(ConfigError) as info:

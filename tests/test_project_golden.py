@@ -110,11 +110,18 @@ def test_round_trip(tmp_path: Path, name: str) -> None:
 
 def test_bytes_are_little_endian_zero_extended_containers(tmp_path: Path) -> None:
     t12, t100 = Int(12), Int(100)
-    write_vectors(tmp_path, {"a": (to_storage(np.array([-1, 5]), t12), t12),
-                             "w": (to_storage(np.array([-1], dtype=object), t100), t100)})
+    write_vectors(
+        tmp_path,
+        {
+            "a": (to_storage(np.array([-1, 5]), t12), t12),
+            "w": (to_storage(np.array([-1], dtype=object), t100), t100),
+        },
+    )
     assert (tmp_path / "in_a.bin").read_bytes() == bytes([0xFF, 0x0F, 0x05, 0x00])
     # low 64 bits first, then the high 36 bits of the 100
-    assert (tmp_path / "in_w.bin").read_bytes() == b"\xff" * 8 + bytes([0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 0, 0, 0])
+    assert (tmp_path / "in_w.bin").read_bytes() == b"\xff" * 8 + bytes(
+        [0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 0, 0, 0]
+    )
 
 
 def test_sign_extended_containers_are_normalized(tmp_path: Path) -> None:
@@ -125,17 +132,27 @@ def test_sign_extended_containers_are_normalized(tmp_path: Path) -> None:
 
 def test_manifest_lists_vectors_in_argument_order(tmp_path: Path) -> None:
     t16, tf = Fixed(16, 8), Float(32)
-    write_golden(tmp_path,
-                 {"b": (to_storage(np.zeros((2, 3)), t16), t16), "a": (np.ones(4, np.float32), tf)},
-                 {"b": (to_storage(np.ones((2, 3)), t16), t16)})
+    write_golden(
+        tmp_path,
+        {"b": (to_storage(np.zeros((2, 3)), t16), t16), "a": (np.ones(4, np.float32), tf)},
+        {"b": (to_storage(np.ones((2, 3)), t16), t16)},
+    )
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert manifest["format"] == "hclbuild-golden" and manifest["version"] == 1
     assert manifest["byte_order"] == "little"
     assert [e["name"] for e in manifest["in"]] == ["b", "a"]
     first = dict(manifest["in"][0])
     assert len(first.pop("sha256")) == 64
-    assert first == {"name": "b", "file": "in_b.bin", "shape": [2, 3], "dtype": "fixed16_8", "bits": 16,
-                     "container_bytes": 2, "count": 6, "c_type": "ap_fixed<16, 8>"}
+    assert first == {
+        "name": "b",
+        "file": "in_b.bin",
+        "shape": [2, 3],
+        "dtype": "fixed16_8",
+        "bits": 16,
+        "container_bytes": 2,
+        "count": 6,
+        "c_type": "ap_fixed<16, 8>",
+    }
     assert manifest["in"][1]["c_type"] == "float"
     assert [e["file"] for e in manifest["out"]] == ["out_b.bin"]
 
@@ -328,6 +345,11 @@ def test_manifest_text_is_the_json_of_the_document_one_vector_a_line(tmp_path: P
     assert manifest_text(document) == text
     assert [e["name"] for e in document["in"]] == ["a", "k"] and document["out"] == []
     lines = text.splitlines()
-    assert lines[:4] == ["{", '  "format": "hclbuild-golden",', '  "version": 1,', '  "byte_order": "little",']
+    assert lines[:4] == [
+        "{",
+        '  "format": "hclbuild-golden",',
+        '  "version": 1,',
+        '  "byte_order": "little",',
+    ]
     assert lines[4] == '  "in": [' and lines[7:] == ["  ],", '  "out": []', "}"]
     assert json.loads(lines[5].strip().rstrip(",")) == document["in"][0]

@@ -75,19 +75,32 @@ def test_flat_sizes_have_no_dataset(tmp_path: Path) -> None:
     assert (config.dataset, config.sizes) == ("", {"N": 3})
 
 
-@pytest.mark.parametrize(("toml", "message"), [
-    (DATASETS.replace("[sizes]\n", '[sizes]\ndataset = "LARGE"\n'),
-     "project.toml:3: there is no dataset [sizes.LARGE] (datasets: SMALL, MEDIUM)"),
-    (DATASETS.replace("[sizes]\n", "[sizes]\ndataset = 2\n"),
-     "project.toml:3: sizes.dataset must be a string, got integer 2"),
-    (DATASETS.replace("M = 20\n", ""),
-     "project.toml:9: [sizes.MEDIUM] and [sizes.SMALL] must set the same sizes (only one of them sets M)"),
-    (DATASETS.replace("M = 20\n", "M = 20\nTSTEPS = 2\n"),
-     "project.toml:12: sizes.MEDIUM.TSTEPS is also set in [sizes]; set it in one place"),
-    (DATASETS.replace("M = 20\n", "M = -1\n"), "project.toml:11: sizes.MEDIUM.M must be > 0, got -1"),
-    ("[sizes]\nN = 3\n[sizes.big-one]\nN = 4\n",
-     "project.toml:3: [sizes.big-one]: dataset names must be C identifiers"),
-])
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        (
+            DATASETS.replace("[sizes]\n", '[sizes]\ndataset = "LARGE"\n'),
+            "project.toml:3: there is no dataset [sizes.LARGE] (datasets: SMALL, MEDIUM)",
+        ),
+        (
+            DATASETS.replace("[sizes]\n", "[sizes]\ndataset = 2\n"),
+            "project.toml:3: sizes.dataset must be a string, got integer 2",
+        ),
+        (
+            DATASETS.replace("M = 20\n", ""),
+            "project.toml:9: [sizes.MEDIUM] and [sizes.SMALL] must set the same sizes (only one of them sets M)",
+        ),
+        (
+            DATASETS.replace("M = 20\n", "M = 20\nTSTEPS = 2\n"),
+            "project.toml:12: sizes.MEDIUM.TSTEPS is also set in [sizes]; set it in one place",
+        ),
+        (DATASETS.replace("M = 20\n", "M = -1\n"), "project.toml:11: sizes.MEDIUM.M must be > 0, got -1"),
+        (
+            "[sizes]\nN = 3\n[sizes.big-one]\nN = 4\n",
+            "project.toml:3: [sizes.big-one]: dataset names must be C identifiers",
+        ),
+    ],
+)
 def test_invalid_sizes_message(tmp_path: Path, toml: str, message: str) -> None:
     folder = make_project(tmp_path, toml)
     with pytest.raises(ConfigError) as info:
@@ -99,14 +112,15 @@ def test_asking_for_a_dataset_the_project_lacks_is_an_error(tmp_path: Path) -> N
     folder = make_project(tmp_path, "[hls]\nclock_period_ns = 5\n")
     with pytest.raises(ConfigError) as info:
         load_project(folder, dataset="MEDIUM")
-    assert str(info.value) == (f"{folder}/project.toml: dataset 'MEDIUM' was asked for, but the project has "
-                               "no [sizes.MEDIUM]")
+    assert str(info.value) == (
+        f"{folder}/project.toml: dataset 'MEDIUM' was asked for, but the project has no [sizes.MEDIUM]"
+    )
 
 
 def test_missing_size_names_itself() -> None:
     sizes = Sizes({"N": 4}, "SMALL")
     with pytest.raises(ConfigError) as info:
-        sizes.M  # noqa: B018 - the lookup is the behaviour under test
+        sizes.M
     assert str(info.value) == "project.toml [sizes.SMALL] or [sizes] sets no size 'M' (sizes: N)"
     assert dict(sizes) == {"N": 4} and sizes["N"] == 4
 
@@ -128,5 +142,7 @@ def test_a_kernel_reading_an_unset_size_fails_in_one_line(tmp_path: Path) -> Non
     project = load_project(make_project(tmp_path, DATASETS, kernel))
     with pytest.raises(ConfigError) as info:
         kernel_schedule(project)
-    assert str(info.value) == ("proj: schedule() failed at kernel.py:8: ConfigError: project.toml "
-                               "[sizes.SMALL] or [sizes] sets no size 'STEPS' (sizes: TSTEPS, N, M)")
+    assert str(info.value) == (
+        "proj: schedule() failed at kernel.py:8: ConfigError: project.toml "
+        "[sizes.SMALL] or [sizes] sets no size 'STEPS' (sizes: TSTEPS, N, M)"
+    )

@@ -23,11 +23,23 @@ from hclbuild.project.hls_project import (
 
 TCLSH = shutil.which("tclsh")
 # scripts/setup.sh installs tclsh; in CI a missing one is a failure, not a reason to skip
-needs_tclsh = pytest.mark.skipif(TCLSH is None and not os.environ.get("CI"),
-                                 reason="tclsh is not on PATH (scripts/setup.sh installs it)")
+needs_tclsh = pytest.mark.skipif(
+    TCLSH is None and not os.environ.get("CI"), reason="tclsh is not on PATH (scripts/setup.sh installs it)"
+)
 
-VITIS_COMMANDS = ("open_project", "set_top", "add_files", "open_solution", "set_part", "create_clock",
-                  "config_interface", "csim_design", "csynth_design", "cosim_design", "export_design")
+VITIS_COMMANDS = (
+    "open_project",
+    "set_top",
+    "add_files",
+    "open_solution",
+    "set_part",
+    "create_clock",
+    "config_interface",
+    "csim_design",
+    "csynth_design",
+    "cosim_design",
+    "export_design",
+)
 
 # Each stubbed Vitis command appends its name and arguments to a list; `exit` prints the list, the
 # working directory and the exit code, then really exits. argv is set the way vitis_hls sets it for
@@ -64,9 +76,17 @@ def write_vadd(folder: Path, config: ProjectConfig, **kwargs) -> list[Path]:
     t = Int(32)
     a = np.arange(4, dtype=np.int32)
     args = [FunctionArg("a", "int32_t", "int32", (4,)), FunctionArg("b", "int32_t", "int32", (4,))]
-    return write_function_project(folder, "vadd", CPP, HEADER, args,
-                                  {"a": (a, t), "b": (np.zeros(4, np.int32), t)},
-                                  {"a": (a, t), "b": (a + 1, t)}, config, **kwargs)
+    return write_function_project(
+        folder,
+        "vadd",
+        CPP,
+        HEADER,
+        args,
+        {"a": (a, t), "b": (np.zeros(4, np.int32), t)},
+        {"a": (a, t), "b": (a + 1, t)},
+        config,
+        **kwargs,
+    )
 
 
 @pytest.fixture
@@ -76,19 +96,28 @@ def project_dir(tmp_path: Path) -> Path:
     return folder
 
 
-def run_tcl(script: Path, *argv: str, fail: str = "", cwd: Path | None = None,
-            steps_env: str | None = None) -> subprocess.CompletedProcess:
+def run_tcl(
+    script: Path, *argv: str, fail: str = "", cwd: Path | None = None, steps_env: str | None = None
+) -> subprocess.CompletedProcess:
     harness = script.parent.parent / "harness.tcl"
     harness.write_text(HARNESS)
     env = {k: v for k, v in os.environ.items() if k != "HCLBUILD_STEPS"}
     if steps_env is not None:
         env["HCLBUILD_STEPS"] = steps_env
-    return subprocess.run([TCLSH or "tclsh", str(harness), str(script), fail, *argv], capture_output=True, text=True,
-                          timeout=60, cwd=cwd or script.parent.parent, check=False, env=env)
+    return subprocess.run(
+        [TCLSH or "tclsh", str(harness), str(script), fail, *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd or script.parent.parent,
+        check=False,
+        env=env,
+    )
 
 
-def setup_calls(folder: Path, flow_target: str = "vivado", part: str = "xcu250-figd2104-2L-e",
-                clock: str = "10") -> list[str]:
+def setup_calls(
+    folder: Path, flow_target: str = "vivado", part: str = "xcu250-figd2104-2L-e", clock: str = "10"
+) -> list[str]:
     return [
         "open_project -reset vadd_prj",
         "set_top vadd",
@@ -106,18 +135,23 @@ def recorded(done: subprocess.CompletedProcess) -> list[str]:
 
 
 @needs_tclsh
-@pytest.mark.parametrize(("argv", "steps"), [
-    ((), ["csim_design", "csynth_design"]),
-    (("csim",), ["csim_design"]),
-    (("csynth",), ["csynth_design"]),
-    (("csim", "csynth", "cosim", "export"),
-     ["csim_design", "csynth_design", "cosim_design", "export_design -format ip_catalog"]),
-    (("export", "csim"), ["csim_design", "csynth_design", "export_design -format ip_catalog"]),
-    (("cosim",), ["csynth_design", "cosim_design"]),
-    (("-f", "run_hls.tcl", "-tclargs", "csim"), ["csim_design"]),
-    (("impl",), ["csynth_design", "export_design -flow impl -format ip_catalog"]),
-    (("export", "impl"), ["csynth_design", "export_design -flow impl -format ip_catalog"]),
-])
+@pytest.mark.parametrize(
+    ("argv", "steps"),
+    [
+        ((), ["csim_design", "csynth_design"]),
+        (("csim",), ["csim_design"]),
+        (("csynth",), ["csynth_design"]),
+        (
+            ("csim", "csynth", "cosim", "export"),
+            ["csim_design", "csynth_design", "cosim_design", "export_design -format ip_catalog"],
+        ),
+        (("export", "csim"), ["csim_design", "csynth_design", "export_design -format ip_catalog"]),
+        (("cosim",), ["csynth_design", "cosim_design"]),
+        (("-f", "run_hls.tcl", "-tclargs", "csim"), ["csim_design"]),
+        (("impl",), ["csynth_design", "export_design -flow impl -format ip_catalog"]),
+        (("export", "impl"), ["csynth_design", "export_design -flow impl -format ip_catalog"]),
+    ],
+)
 def test_steps_come_from_argv(project_dir: Path, argv: tuple[str, ...], steps: list[str]) -> None:
     done = run_tcl(project_dir / "run_hls.tcl", *argv)
     assert done.returncode == 0, done.stderr
@@ -138,8 +172,9 @@ def test_unknown_step_exits_2_before_any_command(project_dir: Path) -> None:
     done = run_tcl(project_dir / "run_hls.tcl", "csim", "synth")
     assert done.returncode == 2
     assert recorded(done) == [f"cwd {project_dir}", "exit 2"]
-    assert done.stderr.strip() == ("run_hls.tcl (demo/vadd): unknown step 'synth' "
-                                   "(expected csim, csynth, cosim, export or impl)")
+    assert done.stderr.strip() == (
+        "run_hls.tcl (demo/vadd): unknown step 'synth' (expected csim, csynth, cosim, export or impl)"
+    )
 
 
 @needs_tclsh
@@ -147,8 +182,13 @@ def test_steps_from_environment_when_argv_has_none(project_dir: Path) -> None:
     # vitis-run --mode hls --tcl has no -tclargs: the runner passes the steps in HCLBUILD_STEPS
     done = run_tcl(project_dir / "run_hls.tcl", steps_env="cosim")
     assert done.returncode == 0, done.stderr
-    assert recorded(done) == [*setup_calls(project_dir), "csynth_design", "cosim_design", f"cwd {project_dir}",
-                              "exit 0"]
+    assert recorded(done) == [
+        *setup_calls(project_dir),
+        "csynth_design",
+        "cosim_design",
+        f"cwd {project_dir}",
+        "exit 0",
+    ]
 
 
 def synthesized_before(folder: Path, seconds: float = 10.0) -> Path:
@@ -178,12 +218,20 @@ def test_a_synthesis_newer_than_the_sources_is_reused(project_dir: Path, steps: 
 def test_a_synthesis_older_than_a_source_is_redone(project_dir: Path) -> None:
     synthesized_before(project_dir, seconds=-10.0)
     done = run_tcl(project_dir / "run_hls.tcl", "cosim")
-    assert recorded(done) == [*setup_calls(project_dir), "csynth_design", "cosim_design", f"cwd {project_dir}",
-                              "exit 0"]
+    assert recorded(done) == [
+        *setup_calls(project_dir),
+        "csynth_design",
+        "cosim_design",
+        f"cwd {project_dir}",
+        "exit 0",
+    ]
     # csynth among the steps always synthesizes
     done = run_tcl(project_dir / "run_hls.tcl", "csynth", "cosim")
-    assert recorded(done)[5:8] == ["open_solution -reset solution1 -flow_target vivado", "set_part xcu250-figd2104-2L-e",
-                                   "create_clock -period 10 -name default"]
+    assert recorded(done)[5:8] == [
+        "open_solution -reset solution1 -flow_target vivado",
+        "set_part xcu250-figd2104-2L-e",
+        "create_clock -period 10 -name default",
+    ]
 
 
 @needs_tclsh
@@ -192,14 +240,20 @@ def test_without_golden_vectors_csynth_runs_and_csim_cosim_stop(project_dir: Pat
     shutil.rmtree(project_dir / "data")
     done = run_tcl(project_dir / "run_hls.tcl", "csynth")
     assert done.returncode == 0, done.stderr
-    assert recorded(done) == [*(c for c in setup_calls(project_dir) if c != "add_files -tb data"), "csynth_design",
-                              f"cwd {project_dir}", "exit 0"]
+    assert recorded(done) == [
+        *(c for c in setup_calls(project_dir) if c != "add_files -tb data"),
+        "csynth_design",
+        f"cwd {project_dir}",
+        "exit 0",
+    ]
     for steps in (("csim",), ("cosim",), ("csynth", "csim")):
         done = run_tcl(project_dir / "run_hls.tcl", *steps)
         assert done.returncode == 1
         assert recorded(done) == [f"cwd {project_dir}", "exit 1"]
-        assert done.stderr.strip() == ("run_hls.tcl (demo/vadd): data/ is missing: the testbench reads the golden "
-                                       "vectors the reference run writes there (doit reference:demo)")
+        assert done.stderr.strip() == (
+            "run_hls.tcl (demo/vadd): data/ is missing: the testbench reads the golden "
+            "vectors the reference run writes there (doit reference:demo)"
+        )
 
 
 @needs_tclsh
@@ -226,12 +280,19 @@ def test_failing_step_exits_1_and_stops(project_dir: Path) -> None:
 @needs_tclsh
 def test_vitis_flow_target_part_and_clock(tmp_path: Path) -> None:
     folder = tmp_path / "hls" / "vadd"
-    write_vadd(folder, ProjectConfig(name="demo", flow_target="vitis", part="xcvu9p-flga2104-2-i",
-                                     clock_period_ns=3.333))
+    write_vadd(
+        folder,
+        ProjectConfig(name="demo", flow_target="vitis", part="xcvu9p-flga2104-2-i", clock_period_ns=3.333),
+    )
     done = run_tcl(folder / "run_hls.tcl", "csynth", "export")
     assert done.returncode == 0, done.stderr
-    assert recorded(done) == [*setup_calls(folder, "vitis", "xcvu9p-flga2104-2-i", "3.333"),
-                              "csynth_design", "export_design -format xo", f"cwd {folder}", "exit 0"]
+    assert recorded(done) == [
+        *setup_calls(folder, "vitis", "xcvu9p-flga2104-2-i", "3.333"),
+        "csynth_design",
+        "export_design -format xo",
+        f"cwd {folder}",
+        "exit 0",
+    ]
 
 
 BLACKBOXES = ["Stage_a", "Stage_b"]
@@ -246,8 +307,11 @@ def test_blackbox_top_adds_each_function_rtl_and_hides_their_bodies(tmp_path: Pa
     done = run_tcl(folder / "run_hls.tcl", "csynth")
     assert done.returncode == 0, done.stderr
     calls = setup_calls(folder)
-    calls[2:3] = ["add_files vadd.cpp -cflags -DHCLBUILD_RTL_BLACKBOX", "add_files -blackbox Stage_a_blackbox.json",
-                  "add_files -blackbox Stage_b_blackbox.json"]
+    calls[2:3] = [
+        "add_files vadd.cpp -cflags -DHCLBUILD_RTL_BLACKBOX",
+        "add_files -blackbox Stage_a_blackbox.json",
+        "add_files -blackbox Stage_b_blackbox.json",
+    ]
     assert recorded(done) == [*calls, "csynth_design", f"cwd {folder}", "exit 0"]
 
 
@@ -259,25 +323,38 @@ def test_blackbox_top_stops_when_a_function_was_not_synthesized(tmp_path: Path) 
     done = run_tcl(folder / "run_hls.tcl", "csim", "csynth")
     assert done.returncode == 1
     assert recorded(done) == ["open_project -reset vadd_prj", "set_top vadd", f"cwd {folder}", "exit 1"]
-    assert done.stderr.strip() == ("run_hls.tcl (demo/vadd): Stage_b_blackbox.json is missing: synthesize the "
-                                   "outlined functions first (doit csynth:demo/vadd does)")
+    assert done.stderr.strip() == (
+        "run_hls.tcl (demo/vadd): Stage_b_blackbox.json is missing: synthesize the "
+        "outlined functions first (doit csynth:demo/vadd does)"
+    )
 
 
 @needs_tclsh
 def test_function_made_for_a_blackbox_has_a_clock_enable_and_block_ports(tmp_path: Path) -> None:
     folder = tmp_path / "hls" / "vadd"
-    write_vadd(folder, ProjectConfig(name="demo", flow_target="vitis", top_assembly="blackbox"), as_blackbox=True)
+    write_vadd(
+        folder, ProjectConfig(name="demo", flow_target="vitis", top_assembly="blackbox"), as_blackbox=True
+    )
     done = run_tcl(folder / "run_hls.tcl", "csynth", "export")
     assert done.returncode == 0, done.stderr
     # the vivado flow keeps ap_memory ports and an active-High reset, which a blackbox needs
-    assert recorded(done) == [*setup_calls(folder, "vivado"), "config_interface -clock_enable", "csynth_design",
-                              "export_design -format ip_catalog", f"cwd {folder}", "exit 0"]
+    assert recorded(done) == [
+        *setup_calls(folder, "vivado"),
+        "config_interface -clock_enable",
+        "csynth_design",
+        "export_design -format ip_catalog",
+        f"cwd {folder}",
+        "exit 0",
+    ]
 
 
 def test_hls_config_cfg_of_a_blackbox_top_and_function(tmp_path: Path) -> None:
     write_vadd(tmp_path / "top", ProjectConfig(name="demo", top_assembly="blackbox"), blackboxes=BLACKBOXES)
-    lines = [line for line in (tmp_path / "top" / "hls_config.cfg").read_text().splitlines()
-             if line and not line.startswith("#")]
+    lines = [
+        line
+        for line in (tmp_path / "top" / "hls_config.cfg").read_text().splitlines()
+        if line and not line.startswith("#")
+    ]
     assert lines[5:11] == [
         "syn.top=vadd",
         "syn.file_cflags=vadd.cpp,-DHCLBUILD_RTL_BLACKBOX",
@@ -286,8 +363,11 @@ def test_hls_config_cfg_of_a_blackbox_top_and_function(tmp_path: Path) -> None:
         "syn.blackbox.file=Stage_b_blackbox.json",
         "tb.file=tb_vadd.cpp",
     ]
-    write_vadd(tmp_path / "func", ProjectConfig(name="demo", flow_target="vitis", top_assembly="blackbox"),
-               as_blackbox=True)
+    write_vadd(
+        tmp_path / "func",
+        ProjectConfig(name="demo", flow_target="vitis", top_assembly="blackbox"),
+        as_blackbox=True,
+    )
     text = (tmp_path / "func" / "hls_config.cfg").read_text()
     assert "flow_target=vivado\n" in text and "\nsyn.interface.clock_enable=true\n" in text
     assert text.endswith("package.output.format=ip_catalog\n")
@@ -316,9 +396,15 @@ def test_hls_config_cfg_for_vitis_kernel(tmp_path: Path) -> None:
     assert text.endswith("package.output.format=xo\n")
 
 
-@pytest.mark.parametrize(("version", "key"), [("2023.2", "syn.output.format"), ("2024.2", "syn.output.format"),
-                                              ("2025.1", "package.output.format"),
-                                              ("2025.2", "package.output.format")])
+@pytest.mark.parametrize(
+    ("version", "key"),
+    [
+        ("2023.2", "syn.output.format"),
+        ("2024.2", "syn.output.format"),
+        ("2025.1", "package.output.format"),
+        ("2025.2", "package.output.format"),
+    ],
+)
 def test_cfg_export_key_follows_vitis_version(tmp_path: Path, version: str, key: str) -> None:
     write_vadd(tmp_path, ProjectConfig(name="demo", vitis_version=version))
     text = (tmp_path / "hls_config.cfg").read_text()
@@ -332,9 +418,20 @@ def test_format_clock() -> None:
 
 def test_folder_contents(project_dir: Path) -> None:
     names = sorted(p.relative_to(project_dir).as_posix() for p in project_dir.rglob("*") if p.is_file())
-    assert names == ["Makefile", "README.md", "data/in_a.bin", "data/in_b.bin", "data/manifest.json",
-                     "data/out_a.bin", "data/out_b.bin", "hls_config.cfg", "run_hls.tcl", "tb_vadd.cpp",
-                     "vadd.cpp", "vadd.h"]
+    assert names == [
+        "Makefile",
+        "README.md",
+        "data/in_a.bin",
+        "data/in_b.bin",
+        "data/manifest.json",
+        "data/out_a.bin",
+        "data/out_b.bin",
+        "hls_config.cfg",
+        "run_hls.tcl",
+        "tb_vadd.cpp",
+        "vadd.cpp",
+        "vadd.h",
+    ]
     assert all(path.is_file() for path in function_project_files(project_dir, "vadd"))
     assert (project_dir / "vadd.cpp").read_text() == CPP
     assert (project_dir / "vadd.h").read_text() == HEADER
@@ -363,10 +460,16 @@ def test_makefile_adds_ap_types_only_when_needed(tmp_path: Path) -> None:
     t = Int(12)
     a = to_storage(np.arange(4), t)
     write_function_project(
-        tmp_path / "ap", "inc12", '#include "inc12.h"\nvoid inc12(ap_int<12> a[4]) {}\n',
+        tmp_path / "ap",
+        "inc12",
+        '#include "inc12.h"\nvoid inc12(ap_int<12> a[4]) {}\n',
         "#pragma once\n#include <ap_int.h>\nvoid inc12(ap_int<12> a[4]);\n",
-        [FunctionArg("a", "ap_int<12>", "int12", (4,))], {"a": (a, t)}, {"a": (a, t)},
-        ProjectConfig(name="demo"), ap_include_dir="/opt/ap_types")
+        [FunctionArg("a", "ap_int<12>", "int12", (4,))],
+        {"a": (a, t)},
+        {"a": (a, t)},
+        ProjectConfig(name="demo"),
+        ap_include_dir="/opt/ap_types",
+    )
     made = (tmp_path / "ap" / "Makefile").read_text()
     assert "AP_TYPES ?= /opt/ap_types\nINCLUDES := -I. -isystem $(AP_TYPES)\n" in made
     assert " -Wno-uninitialized -Wno-maybe-uninitialized\n" in made
@@ -375,12 +478,14 @@ def test_makefile_adds_ap_types_only_when_needed(tmp_path: Path) -> None:
 
 def test_makefile_targets(project_dir: Path) -> None:
     text = (project_dir / "Makefile").read_text()
-    assert "\tulimit -s \"$$(ulimit -H -s)\" 2>/dev/null; ./out/tb_$(FUNC) data out\n" in text
+    assert '\tulimit -s "$$(ulimit -H -s)" 2>/dev/null; ./out/tb_$(FUNC) data out\n' in text
     assert "vitis-csim:\n\t$(VITIS_HLS) -f run_hls.tcl -tclargs csim\n" in text
     assert "csynth:\n\t$(VITIS_HLS) -f run_hls.tcl -tclargs csynth\n" in text
     assert "cosim:\n\t$(VITIS_HLS) -f run_hls.tcl -tclargs csynth cosim\n" in text
-    assert ("HCLBUILD_CXXFLAGS := -std=c++17 -O1 -fwrapv -Wall -Werror -Wno-unknown-pragmas -Wno-unused-label\n"
-            in text)
+    assert (
+        "HCLBUILD_CXXFLAGS := -std=c++17 -O1 -fwrapv -Wall -Werror -Wno-unknown-pragmas -Wno-unused-label\n"
+        in text
+    )
 
 
 def test_testbench_bakes_in_tolerances(tmp_path: Path) -> None:
@@ -394,34 +499,70 @@ def test_missing_golden_output_is_compile_error(tmp_path: Path) -> None:
     t = Int(32)
     a = np.arange(4, dtype=np.int32)
     with pytest.raises(CompileError, match=r"^demo/vadd: no golden output vector for argument b$"):
-        write_function_project(tmp_path, "vadd", CPP, HEADER,
-                               [FunctionArg("a", "int32_t", "int32", (4,)), FunctionArg("b", "int32_t", "int32", (4,))],
-                               {"a": (a, t), "b": (a, t)}, {"a": (a, t)}, ProjectConfig(name="demo"))
+        write_function_project(
+            tmp_path,
+            "vadd",
+            CPP,
+            HEADER,
+            [FunctionArg("a", "int32_t", "int32", (4,)), FunctionArg("b", "int32_t", "int32", (4,))],
+            {"a": (a, t), "b": (a, t)},
+            {"a": (a, t)},
+            ProjectConfig(name="demo"),
+        )
 
 
 def test_golden_shape_must_match_signature(tmp_path: Path) -> None:
     t = Int(32)
     a = np.arange(4, dtype=np.int32)
-    with pytest.raises(CompileError, match=r"^demo/vadd: golden input vector a has shape \(4,\), "
-                                           r"the C signature says \(2, 2\)$"):
-        write_function_project(tmp_path, "vadd", CPP, HEADER, [FunctionArg("a", "int32_t", "int32", (2, 2))],
-                               {"a": (a, t)}, {"a": (a, t)}, ProjectConfig(name="demo"))
+    with pytest.raises(
+        CompileError,
+        match=r"^demo/vadd: golden input vector a has shape \(4,\), "
+        r"the C signature says \(2, 2\)$",
+    ):
+        write_function_project(
+            tmp_path,
+            "vadd",
+            CPP,
+            HEADER,
+            [FunctionArg("a", "int32_t", "int32", (2, 2))],
+            {"a": (a, t)},
+            {"a": (a, t)},
+            ProjectConfig(name="demo"),
+        )
 
 
 def test_c_type_must_hold_dtype(tmp_path: Path) -> None:
     t = Int(32)
     a = np.arange(4, dtype=np.int32)
     with pytest.raises(CompileError, match=r"^demo/vadd: argument a: C type int16_t does not hold int32$"):
-        write_function_project(tmp_path, "vadd", CPP, HEADER, [FunctionArg("a", "int16_t", "int32", (4,))],
-                               {"a": (a, t)}, {"a": (a, t)}, ProjectConfig(name="demo"))
+        write_function_project(
+            tmp_path,
+            "vadd",
+            CPP,
+            HEADER,
+            [FunctionArg("a", "int16_t", "int32", (4,))],
+            {"a": (a, t)},
+            {"a": (a, t)},
+            ProjectConfig(name="demo"),
+        )
 
 
 def test_extra_golden_vector_is_compile_error(tmp_path: Path) -> None:
     t = Int(32)
     a = np.arange(4, dtype=np.int32)
-    with pytest.raises(CompileError, match=r"^demo/vadd: golden input vectors z match no argument \(arguments: a\)$"):
-        write_function_project(tmp_path, "vadd", CPP, HEADER, [FunctionArg("a", "int32_t", "int32", (4,))],
-                               {"a": (a, t), "z": (a, t)}, {"a": (a, t)}, ProjectConfig(name="demo"))
+    with pytest.raises(
+        CompileError, match=r"^demo/vadd: golden input vectors z match no argument \(arguments: a\)$"
+    ):
+        write_function_project(
+            tmp_path,
+            "vadd",
+            CPP,
+            HEADER,
+            [FunctionArg("a", "int32_t", "int32", (4,))],
+            {"a": (a, t), "z": (a, t)},
+            {"a": (a, t)},
+            ProjectConfig(name="demo"),
+        )
 
 
 def test_return_vector_must_match_declared_dtype(tmp_path: Path) -> None:
@@ -429,14 +570,37 @@ def test_return_vector_must_match_declared_dtype(tmp_path: Path) -> None:
 
     t16, t32 = Int(16), Int(32)
     x = np.arange(4, dtype=np.int16)
-    signature = SimpleNamespace(name="total", args=[FunctionArg("x", "int16_t", "int16", (4,))],
-                                ret_c_type="int32_t", ret_dtype="int32")
-    with pytest.raises(CompileError, match=r"^demo/total: golden output vector return is int16, "
-                                           r"the C signature says int32$"):
-        write_function_project(tmp_path, "total", "", "", signature, {"x": (x, t16)},
-                               {"x": (x, t16), "return": (np.array(6, np.int16), t16)}, ProjectConfig(name="demo"))
-    write_function_project(tmp_path, "total", "", "", signature, {"x": (x, t16)},
-                           {"x": (x, t16), "return": (np.array(6, np.int32), t32)}, ProjectConfig(name="demo"))
+    signature = SimpleNamespace(
+        name="total",
+        args=[FunctionArg("x", "int16_t", "int16", (4,))],
+        ret_c_type="int32_t",
+        ret_dtype="int32",
+    )
+    with pytest.raises(
+        CompileError,
+        match=r"^demo/total: golden output vector return is int16, "
+        r"the C signature says int32$",
+    ):
+        write_function_project(
+            tmp_path,
+            "total",
+            "",
+            "",
+            signature,
+            {"x": (x, t16)},
+            {"x": (x, t16), "return": (np.array(6, np.int16), t16)},
+            ProjectConfig(name="demo"),
+        )
+    write_function_project(
+        tmp_path,
+        "total",
+        "",
+        "",
+        signature,
+        {"x": (x, t16)},
+        {"x": (x, t16), "return": (np.array(6, np.int32), t32)},
+        ProjectConfig(name="demo"),
+    )
     assert "ret_value = total(arg_x);" in (tmp_path / "tb_total.cpp").read_text()
 
 
@@ -444,12 +608,25 @@ def test_golden_inputs_without_outputs_are_refused(tmp_path: Path) -> None:
     t = Int(32)
     a = np.arange(4, dtype=np.int32)
     args = [FunctionArg("a", "int32_t", "int32", (4,)), FunctionArg("b", "int32_t", "int32", (4,))]
-    with pytest.raises(CompileError, match=r"^demo/vadd: golden input and output vectors must both be given, "
-                                           r"or neither$"):
-        write_function_project(tmp_path / "vadd", "vadd", CPP, HEADER, args, {"a": (a, t), "b": (a, t)}, None,
-                               ProjectConfig(name="demo"))
+    with pytest.raises(
+        CompileError,
+        match=r"^demo/vadd: golden input and output vectors must both be given, "
+        r"or neither$",
+    ):
+        write_function_project(
+            tmp_path / "vadd",
+            "vadd",
+            CPP,
+            HEADER,
+            args,
+            {"a": (a, t), "b": (a, t)},
+            None,
+            ProjectConfig(name="demo"),
+        )
     # neither: data/ is left to the reference run
-    write_function_project(tmp_path / "vadd", "vadd", CPP, HEADER, args, None, None, ProjectConfig(name="demo"))
+    write_function_project(
+        tmp_path / "vadd", "vadd", CPP, HEADER, args, None, None, ProjectConfig(name="demo")
+    )
     assert not (tmp_path / "vadd" / "data").exists() and (tmp_path / "vadd" / "tb_vadd.cpp").is_file()
 
 
@@ -470,8 +647,13 @@ print(sorted(name for name in compiled if name))
 
 
 def _write_in_a_new_process(cache: Path, folder: Path) -> str:
-    done = subprocess.run([sys.executable, "-c", _WRITE_WITH_CACHE, str(cache), str(folder), str(Path(__file__).parent)],
-                          capture_output=True, text=True, timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", _WRITE_WITH_CACHE, str(cache), str(folder), str(Path(__file__).parent)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     return done.stdout.strip()
 
 

@@ -58,7 +58,9 @@ def test_store_one_past_the_end(tmp_path: Path) -> None:
         hcl.mutate((8,), shift, name="shift")
         return B
 
-    with pytest.raises(CsimError, match=r"^p: stage shift writes B outside its shape \(8,\): subscript 0 is 8$"):
+    with pytest.raises(
+        CsimError, match=r"^p: stage shift writes B outside its shape \(8,\): subscript 0 is 8$"
+    ):
         reference(tmp_path, hcl.create_schedule([A], kernel))
 
 

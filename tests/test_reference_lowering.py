@@ -77,7 +77,7 @@ func.func @top(%A: memref<?xf32>, %n: index) attributes {hcl.top} {
 
 def _attributes(text: str, name: str) -> str:
     define = next(line for line in text.splitlines() if line.startswith("define") and f"@{name}(" in line)
-    groups = re.findall(r"#\d+", define[define.rfind(")"):])
+    groups = re.findall(r"#\d+", define[define.rfind(")") :])
     return " ".join(re.search(rf"^attributes {g} = \{{(.*)\}}$", text, re.M).group(1) for g in groups)
 
 
@@ -116,13 +116,16 @@ def test_units_are_one_per_function_with_callee_declarations() -> None:
 
 
 def test_a_module_with_globals_is_one_unit() -> None:
-    text = ("@table = private constant [2 x i32] [i32 1, i32 2]\n"
-            "define i32 @f() {\n  ret i32 0\n}\ndefine i32 @g() {\n  ret i32 1\n}\n")
+    text = (
+        "@table = private constant [2 x i32] [i32 1, i32 2]\n"
+        "define i32 @f() {\n  ret i32 0\n}\ndefine i32 @g() {\n  ret i32 1\n}\n"
+    )
     assert [unit.name for unit in split_units(text)] == ["<module>"]
 
 
-def test_objects_on_disk_are_reused_and_only_a_changed_function_recompiles(tmp_path: Path,
-                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_objects_on_disk_are_reused_and_only_a_changed_function_recompiles(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(llvm_objects, "_OBJECTS", {})  # the process cache would hide the disk cache
     JITModule("")  # sets up LLVM
     machines = {0: _target_machine(0), 3: _target_machine(3)}

@@ -42,15 +42,23 @@ def comparable(document: dict[str, Any]) -> dict[str, Any]:
 
 def csim_results(build: Path) -> dict[str, dict[str, Any]]:
     """project/func -> csim JSON of every function built below `build`."""
-    return {f"{path.parent.parent.name}/{path.stem}": json.loads(path.read_text())
-            for path in sorted(build.glob("*/csim/*.json"))}
+    return {
+        f"{path.parent.parent.name}/{path.stem}": json.loads(path.read_text())
+        for path in sorted(build.glob("*/csim/*.json"))
+    }
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    started = start_local_dask(tmp_path_factory.mktemp("dask"), [
-        WorkerSpec("plain"), WorkerSpec("vitis", resources=f"{remote.VITIS_RESOURCE}=1",
-                                        fake_tools=("vitis_hls", "vitis-run"))])
+    started = start_local_dask(
+        tmp_path_factory.mktemp("dask"),
+        [
+            WorkerSpec("plain"),
+            WorkerSpec(
+                "vitis", resources=f"{remote.VITIS_RESOURCE}=1", fake_tools=("vitis_hls", "vitis-run")
+            ),
+        ],
+    )
     yield started
     started.stop()
 
@@ -63,9 +71,24 @@ class Builds:
         self.cluster = cluster
         self.projects = [str(path) for path in EXAMPLES]
         # a process of its own: doit -n 2 forks, and this process has Dask's and MLIR's threads by now
-        local = subprocess.run([sys.executable, "-m", "hclbuild.cli", "csim", *self.projects, "--build-dir",
-                                str(self.build), "-n", "2"], check=False, capture_output=True, text=True,
-                               timeout=600, env={**os.environ, "PYTHONPATH": str(REPO)})
+        local = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "hclbuild.cli",
+                "csim",
+                *self.projects,
+                "--build-dir",
+                str(self.build),
+                "-n",
+                "2",
+            ],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+        )
         assert local.returncode == 0, local.stdout + local.stderr
         self.local = csim_results(self.build)
         for path in self.build.glob("*/csim/*.json"):
@@ -76,8 +99,17 @@ class Builds:
         self.remote = csim_results(self.build)
 
     def csim(self, *options: str) -> int:
-        return cli.main(["csim", *self.projects, "--build-dir", str(self.build), "--scheduler", self.cluster.address,
-                         *options])
+        return cli.main(
+            [
+                "csim",
+                *self.projects,
+                "--build-dir",
+                str(self.build),
+                "--scheduler",
+                self.cluster.address,
+                *options,
+            ]
+        )
 
 
 @pytest.fixture(scope="module")
@@ -89,8 +121,9 @@ def test_csim_through_dask_gives_the_local_results(builds: Builds) -> None:
     assert builds.remote_code == 0
     assert sorted(builds.remote) == sorted(builds.local) == ["def_import/top", "gemm/Stage_prod", "gemm/top"]
     assert all(result["pass"] and result["compared"] > 0 for result in builds.remote.values())
-    assert {key: comparable(doc) for key, doc in builds.remote.items()} == \
-        {key: comparable(doc) for key, doc in builds.local.items()}
+    assert {key: comparable(doc) for key, doc in builds.remote.items()} == {
+        key: comparable(doc) for key, doc in builds.local.items()
+    }
     assert builds.submitted == 3  # one job per function
 
 
@@ -110,7 +143,8 @@ def test_a_noop_rerun_submits_no_job(builds: Builds) -> None:
 
 
 def test_doit_through_the_environment_variable_runs_threads_and_submits_nothing_new(
-        builds: Builds, monkeypatch: pytest.MonkeyPatch) -> None:
+    builds: Builds, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert builds.csim() == 0  # whatever an earlier test left out of date
     monkeypatch.setenv(remote.SCHEDULER_ENV, builds.cluster.address)
     before = builds.cluster.submitted()
@@ -131,16 +165,33 @@ def test_a_tool_error_fails_its_task_with_the_workers_reason_and_the_others_go_o
     source.write_text(good + "\nint broken( {\n")
     try:
         # a process of its own: doit prints task failures to the stdout it saw when first imported
-        proc = subprocess.run([sys.executable, "-m", "hclbuild.cli", "csim", *builds.projects, "--build-dir",
-                               str(builds.build), "--scheduler", builds.cluster.address, "--continue"],
-                              check=False, capture_output=True, text=True, timeout=600,
-                              env={**os.environ, "PYTHONPATH": str(REPO)})
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "hclbuild.cli",
+                "csim",
+                *builds.projects,
+                "--build-dir",
+                str(builds.build),
+                "--scheduler",
+                builds.cluster.address,
+                "--continue",
+            ],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+        )
     finally:
         source.write_text(good)
     failed = json.loads((builds.build / "def_import" / "csim" / "top.json").read_text())
     (builds.build / "def_import" / "csim" / "top.json").unlink()  # so that a later run checks the good source
     assert proc.returncode != 0
-    reason = next(line for line in (proc.stdout + proc.stderr).splitlines() if line.startswith("def_import/top: "))
+    reason = next(
+        line for line in (proc.stdout + proc.stderr).splitlines() if line.startswith("def_import/top: ")
+    )
     assert "g++ failed (exit 1): top.cpp:" in reason and "error:" in reason
     assert reason.endswith(tuple(f"(on worker {address})" for address in builds.cluster.addresses.values()))
     # the local copy of the worker's compile log is what the reason names
@@ -149,13 +200,22 @@ def test_a_tool_error_fails_its_task_with_the_workers_reason_and_the_others_go_o
     assert json.loads(other.read_text())["pass"] is True
 
 
-def test_an_unreachable_scheduler_is_one_line_before_any_task(tmp_path: Path,
-                                                              capsys: pytest.CaptureFixture) -> None:
+def test_an_unreachable_scheduler_is_one_line_before_any_task(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     import dask
 
     with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
-        code = cli.main(["csim", str(EXAMPLES[0]), "--build-dir", str(tmp_path / "build"),
-                         "--scheduler", "tcp://127.0.0.1:9"])
+        code = cli.main(
+            [
+                "csim",
+                str(EXAMPLES[0]),
+                "--build-dir",
+                str(tmp_path / "build"),
+                "--scheduler",
+                "tcp://127.0.0.1:9",
+            ]
+        )
     assert code == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("hclbuild: error: cannot reach the Dask scheduler at tcp://127.0.0.1:9: ")
@@ -171,8 +231,19 @@ def no_local_vitis() -> None:
 
 def test_csynth_runs_only_on_the_worker_with_the_vitis_resource(builds: Builds, no_local_vitis: None) -> None:
     calls_before = len(builds.cluster.fake_vitis_calls())
-    assert cli.main(["csynth", str(EXAMPLES[0]), "--build-dir", str(builds.build),
-                     "--scheduler", builds.cluster.address]) == 0
+    assert (
+        cli.main(
+            [
+                "csynth",
+                str(EXAMPLES[0]),
+                "--build-dir",
+                str(builds.build),
+                "--scheduler",
+                builds.cluster.address,
+            ]
+        )
+        == 0
+    )
     gemm = builds.build / "gemm"
     for func in ("top", "Stage_prod"):
         report = (gemm / "csynth" / f"{func}.xml").read_text()
@@ -189,49 +260,86 @@ def test_csynth_runs_only_on_the_worker_with_the_vitis_resource(builds: Builds, 
 
 
 def test_cosim_through_dask(builds: Builds, no_local_vitis: None) -> None:
-    assert cli.main(["cosim", str(EXAMPLES[0]), "--function", "Stage_prod", "--build-dir", str(builds.build),
-                     "--scheduler", builds.cluster.address]) == 0
+    assert (
+        cli.main(
+            [
+                "cosim",
+                str(EXAMPLES[0]),
+                "--function",
+                "Stage_prod",
+                "--build-dir",
+                str(builds.build),
+                "--scheduler",
+                builds.cluster.address,
+            ]
+        )
+        == 0
+    )
     report = builds.build / "gemm" / "cosim" / "Stage_prod.rpt"
     assert "no co-simulation ran" in report.read_text()
-    record = json.loads((builds.build / "gemm" / "hls" / "Stage_prod" / "remote_csynth_cosim.json").read_text())
+    record = json.loads(
+        (builds.build / "gemm" / "hls" / "Stage_prod" / "remote_csynth_cosim.json").read_text()
+    )
     # a job carries no synthesized project, so the worker synthesizes again for the cosim; that
     # synthesis stays there: the RTL here is the csynth job's (a blackbox top's synthesis reads it)
     assert record["worker"] == builds.cluster.addresses["vitis"] and record["steps"] == ["csynth", "cosim"]
     verilog = sorted((builds.build / "gemm" / "hls" / "Stage_prod").rglob("syn/verilog/*.v"))
     made = [path.stat().st_mtime_ns for path in verilog]
     report.unlink()
-    assert cli.main(["cosim", str(EXAMPLES[0]), "--function", "Stage_prod", "--build-dir", str(builds.build),
-                     "--scheduler", builds.cluster.address]) == 0
+    assert (
+        cli.main(
+            [
+                "cosim",
+                str(EXAMPLES[0]),
+                "--function",
+                "Stage_prod",
+                "--build-dir",
+                str(builds.build),
+                "--scheduler",
+                builds.cluster.address,
+            ]
+        )
+        == 0
+    )
     assert report.is_file() and verilog and [path.stat().st_mtime_ns for path in verilog] == made
 
 
 def test_a_worker_without_the_projects_vitis_tool_refuses_the_job(builds: Builds, tmp_path: Path) -> None:
     folder = tmp_path / "Stage_prod"
-    shutil.copytree(builds.build / "gemm" / "hls" / "Stage_prod", folder,
-                    ignore=shutil.ignore_patterns("Stage_prod_prj", "*.log", "remote_*.json"))
+    shutil.copytree(
+        builds.build / "gemm" / "hls" / "Stage_prod",
+        folder,
+        ignore=shutil.ignore_patterns("Stage_prod_prj", "*.log", "remote_*.json"),
+    )
     session = remote.RemoteSession(builds.cluster.client(), builds.cluster.address)
     try:
         with pytest.raises(ToolError) as refused:
-            remote.run_hls_steps_remote(folder, "Stage_prod", ["csynth"], project="gemm", flow="v++",
-                                        session=session)
+            remote.run_hls_steps_remote(
+                folder, "Stage_prod", ["csynth"], project="gemm", flow="v++", session=session
+            )
     finally:
         session.close()
     assert str(refused.value) == (
         "gemm/Stage_prod: project.toml asks for [hls] tool = 'v++', which is not on PATH or under $XILINX_HLS/$XILINX_VITIS "
-        f"(on worker {builds.cluster.addresses['vitis']})")
+        f"(on worker {builds.cluster.addresses['vitis']})"
+    )
     assert not (folder / "Stage_prod_prj").exists()  # no report, so nothing can claim a pass
 
 
-def test_a_batch_cluster_without_its_submit_command_is_one_line(tmp_path: Path,
-                                                                capsys: pytest.CaptureFixture) -> None:
+def test_a_batch_cluster_without_its_submit_command_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     if shutil.which("sbatch"):
         pytest.skip("sbatch is installed here")
     assert cli.main(["csim", str(EXAMPLES[0]), "--build-dir", str(tmp_path), "--cluster", "slurm"]) == 1
     assert capsys.readouterr().err.strip() == (
-        "hclbuild: error: --cluster slurm: sbatch is not on PATH (this machine cannot submit slurm jobs)")
+        "hclbuild: error: --cluster slurm: sbatch is not on PATH (this machine cannot submit slurm jobs)"
+    )
 
 
-def test_a_local_cluster_starts_one_worker_per_core_this_process_may_use(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_local_cluster_starts_one_worker_per_core_this_process_may_use(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import distributed
 
     started: list[int] = []
@@ -247,9 +355,13 @@ def test_a_batch_cluster_takes_its_settings_from_dask_config() -> None:
     import dask
     import dask_jobqueue  # noqa: F401 - its defaults join Dask's config on import
 
-    settings = {"jobqueue.slurm.cores": 1, "jobqueue.slurm.memory": "2GB", "jobqueue.slurm.queue": "hls",
-                "jobqueue.slurm.worker-extra-args": ["--resources", f"{remote.VITIS_RESOURCE}=1"],
-                "jobqueue.slurm.scheduler-options": {"dashboard_address": None, "host": "127.0.0.1"}}
+    settings = {
+        "jobqueue.slurm.cores": 1,
+        "jobqueue.slurm.memory": "2GB",
+        "jobqueue.slurm.queue": "hls",
+        "jobqueue.slurm.worker-extra-args": ["--resources", f"{remote.VITIS_RESOURCE}=1"],
+        "jobqueue.slurm.scheduler-options": {"dashboard_address": None, "host": "127.0.0.1"},
+    }
     with dask.config.set(settings):
         cluster = remote.make_cluster("slurm", scale=False)
         try:
@@ -283,14 +395,23 @@ def _kill_when_busy(cluster: LocalDask, name: str, killed: threading.Event, stop
 
 @pytest.mark.slow
 def test_killing_a_worker_mid_build_still_completes_with_the_same_results(
-        builds: Builds, plain_cluster: LocalDask, tmp_path: Path) -> None:
+    builds: Builds, plain_cluster: LocalDask, tmp_path: Path
+) -> None:
     assert all(process.poll() is None for process in plain_cluster.workers.values())
     killed, stop = threading.Event(), threading.Event()
     killer = threading.Thread(target=_kill_when_busy, args=(plain_cluster, "a", killed, stop))
     killer.start()
     try:
-        code = cli.main(["csim", *map(str, EXAMPLES), "--build-dir", str(tmp_path / "build"),
-                         "--scheduler", plain_cluster.address])
+        code = cli.main(
+            [
+                "csim",
+                *map(str, EXAMPLES),
+                "--build-dir",
+                str(tmp_path / "build"),
+                "--scheduler",
+                plain_cluster.address,
+            ]
+        )
     finally:
         stop.set()
         killer.join()
@@ -304,15 +425,22 @@ def test_killing_a_worker_mid_build_still_completes_with_the_same_results(
 
 @pytest.mark.slow
 def test_vitis_jobs_are_refused_when_no_worker_advertises_the_resource(
-        builds: Builds, plain_cluster: LocalDask, tmp_path: Path) -> None:
+    builds: Builds, plain_cluster: LocalDask, tmp_path: Path
+) -> None:
     folder = tmp_path / "Stage_prod"
-    shutil.copytree(builds.build / "gemm" / "hls" / "Stage_prod", folder,
-                    ignore=shutil.ignore_patterns("Stage_prod_prj", "*.log", "remote_*.json"))
+    shutil.copytree(
+        builds.build / "gemm" / "hls" / "Stage_prod",
+        folder,
+        ignore=shutil.ignore_patterns("Stage_prod_prj", "*.log", "remote_*.json"),
+    )
     session = remote.RemoteSession(plain_cluster.client(), plain_cluster.address)
     before = plain_cluster.submitted()
     try:
-        with pytest.raises(ToolError, match=f"no worker of the Dask scheduler at {plain_cluster.address} "
-                                            f"advertises the {remote.VITIS_RESOURCE} resource"):
+        with pytest.raises(
+            ToolError,
+            match=f"no worker of the Dask scheduler at {plain_cluster.address} "
+            f"advertises the {remote.VITIS_RESOURCE} resource",
+        ):
             remote.run_hls_steps_remote(folder, "Stage_prod", ["csynth"], project="gemm", session=session)
     finally:
         session.close()
@@ -324,8 +452,21 @@ def test_vitis_jobs_are_refused_when_no_worker_advertises_the_resource(
 def test_a_local_cluster_runs_the_csim_jobs(tmp_path: Path) -> None:
     build = tmp_path / "build"
     assert cli.main(["new", str(tmp_path / "tiny")]) == 0
-    assert cli.main(["csim", str(tmp_path / "tiny"), "--build-dir", str(build), "--cluster", "local",
-                     "--workers", "2"]) == 0
+    assert (
+        cli.main(
+            [
+                "csim",
+                str(tmp_path / "tiny"),
+                "--build-dir",
+                str(build),
+                "--cluster",
+                "local",
+                "--workers",
+                "2",
+            ]
+        )
+        == 0
+    )
     results = csim_results(build)
     assert sorted(results) == ["tiny/Stage_scaled", "tiny/top"]
     assert all(doc["pass"] and doc["worker"].startswith("tcp://") for doc in results.values())

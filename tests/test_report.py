@@ -12,18 +12,18 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from shared_fixtures import FIXTURES
 
 from hclbuild.errors import HCLError, ToolError
 from hclbuild.runtime.report import (
     FunctionReport,
     Span,
-    parse_csim_log,
     parse_cosim_rpt,
+    parse_csim_log,
     parse_csynth_xml,
     render_function_markdown,
     render_summary_markdown,
 )
-from shared_fixtures import FIXTURES
 
 # CI clones the repository elsewhere with a copy of shared/ beside it; never copy fixtures into the repo.
 

@@ -392,9 +392,10 @@ def test_function_markdown_without_csynth_and_with_sparse_fields():
     assert "| C simulation | pass |" in lines
     assert not any(line.startswith("| Pipeline type") for line in lines)
     times = CsynthReport(source="x", best_latency_ns=3.5e6, average_latency_ns=250.0, worst_latency_ns=0.5)
-    assert "| Latency best / avg / worst (time) | 3.5 ms / 250 ns / 0.5 ns |" in render_function_markdown(
-        "h", times
-    ).splitlines()
+    assert (
+        "| Latency best / avg / worst (time) | 3.5 ms / 250 ns / 0.5 ns |"
+        in render_function_markdown("h", times).splitlines()
+    )
 
 
 def test_summary_markdown_rows_for_hand_written_reports():
@@ -453,8 +454,10 @@ def test_rtl_ports_of_hand_written_reports(tmp_path):
     ("content", "reason"),
     [
         ("<project/>", "root element <project>, expected <profile>"),
-        ("<profile><Something/></profile>",
-         "<profile> has none of ReportVersion, UserAssignments, PerformanceEstimates, AreaEstimates"),
+        (
+            "<profile><Something/></profile>",
+            "<profile> has none of ReportVersion, UserAssignments, PerformanceEstimates, AreaEstimates",
+        ),
     ],
     ids=["other-root", "profile-without-sections"],
 )

@@ -5,11 +5,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from shared_fixtures import real_report
+
 from hclbuild.cli import run_doit, summary_rows
 from hclbuild.project.config import load_project
 from hclbuild.project.flow import read_ir_manifest, write_report
 from hclbuild.project.layout import BuildLayout
-from shared_fixtures import real_report
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -26,7 +27,11 @@ def test_report_has_csim_and_csynth_columns(tmp_path: Path) -> None:
     xml.parent.mkdir(parents=True)
     shutil.copyfile(fixture, xml)
     write_report(project, layout, manifest["functions"])
-    rows = [line for line in layout.report_markdown.read_text().splitlines() if line.startswith("| Stage_out_AB |")]
+    rows = [
+        line
+        for line in layout.report_markdown.read_text().splitlines()
+        if line.startswith("| Stage_out_AB |")
+    ]
     assert len(rows) == 1
     cells = [c.strip() for c in rows[0].strip("|").split("|")]
     assert cells[1] == "pass"

@@ -8,17 +8,18 @@ import shutil
 from pathlib import Path
 
 import pytest
+from shared_fixtures import real_report
 
 from hclbuild.project.config import load_project
 from hclbuild.project.flow import compile_project, write_report
 from hclbuild.project.layout import BuildLayout
 from hclbuild.runtime.report import FunctionReport, parse_csynth_xml
 from hclbuild.runtime.report.graph import graph_dot, graph_size, png_size
-from shared_fixtures import real_report
 
 REPO = Path(__file__).resolve().parents[1]
-needs_matplotlib = pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None,
-                                      reason="matplotlib (the [plot] extra) is not installed")
+needs_matplotlib = pytest.mark.skipif(
+    importlib.util.find_spec("matplotlib") is None, reason="matplotlib (the [plot] extra) is not installed"
+)
 WHICH = shutil.which
 
 
@@ -45,10 +46,19 @@ def test_graph_of_two_mm(two_mm) -> None:
     assert graph["functions"] == manifest["functions"] == ["top", "Stage_out_AB", "Stage_out_ABC"]
     assert graph["parents"] == {"Stage_out_AB": "top", "Stage_out_ABC": "top"}
     assert [(s["name"], s["function"]) for s in graph["stages"]] == [
-        ("out_AB", "Stage_out_AB"), ("out_ABC", "Stage_out_ABC"), ("E", "top")]
+        ("out_AB", "Stage_out_AB"),
+        ("out_ABC", "Stage_out_ABC"),
+        ("E", "top"),
+    ]
     assert [(e["source"], e["target"], e["tensor"]) for e in graph["edges"]] == [
-        ("inputs", "out_AB", "A"), ("inputs", "out_AB", "B"), ("out_AB", "out_ABC", "out_AB"),
-        ("inputs", "out_ABC", "C"), ("out_ABC", "E", "out_ABC"), ("inputs", "E", "D"), ("E", "outputs", "E")]
+        ("inputs", "out_AB", "A"),
+        ("inputs", "out_AB", "B"),
+        ("out_AB", "out_ABC", "out_AB"),
+        ("inputs", "out_ABC", "C"),
+        ("out_ABC", "E", "out_ABC"),
+        ("inputs", "E", "D"),
+        ("E", "outputs", "E"),
+    ]
     assert not any(e["stream"] for e in graph["edges"])
 
 
@@ -60,15 +70,21 @@ def test_dot_source_has_every_function_as_a_box_around_its_stages(two_mm) -> Non
         assert f'label="{func}";' in dot
     # the outlined boxes sit inside the top's box, each around its own stage
     top_box = dot.index('subgraph "cluster_top"')
-    assert top_box < dot.index('subgraph "cluster_Stage_out_AB"') < dot.index('"stage:out_AB" [label="out_AB"]')
+    assert (
+        top_box < dot.index('subgraph "cluster_Stage_out_AB"') < dot.index('"stage:out_AB" [label="out_AB"]')
+    )
     assert '"stage:out_AB" -> "stage:out_ABC" [label="out_AB"];' in dot
     assert '"stage:E" -> "outputs" [label="E"];' in dot
 
 
 def test_stream_edges_are_dashed() -> None:
-    graph = {"top": "top", "functions": ["top"], "parents": {},
-             "stages": [{"name": "a", "function": "top"}, {"name": "b", "function": "top"}],
-             "edges": [{"source": "a", "target": "b", "tensor": "t", "stream": True}]}
+    graph = {
+        "top": "top",
+        "functions": ["top"],
+        "parents": {},
+        "stages": [{"name": "a", "function": "top"}, {"name": "b", "function": "top"}],
+        "edges": [{"source": "a", "target": "b", "tensor": "t", "stream": True}],
+    }
     assert '"stage:a" -> "stage:b" [style=dashed, label="t (stream)"];' in graph_dot(graph, "s")
 
 
@@ -90,9 +106,15 @@ def test_graph_png_has_the_size_of_its_layout(two_mm) -> None:
 def test_csynth_chart_of_real_reports() -> None:
     from hclbuild.runtime.report.charts import chart_size, csynth_chart_png
 
-    paths = [real_report("vitis2022.1_division_hls/csynth.xml"), real_report("vitis2020.2_gaussian/csynth.xml")]
-    rows = [FunctionReport("division_hls", parse_csynth_xml(paths[0])),
-            FunctionReport("gaussian", parse_csynth_xml(paths[1])), FunctionReport("not_synthesized")]
+    paths = [
+        real_report("vitis2022.1_division_hls/csynth.xml"),
+        real_report("vitis2020.2_gaussian/csynth.xml"),
+    ]
+    rows = [
+        FunctionReport("division_hls", parse_csynth_xml(paths[0])),
+        FunctionReport("gaussian", parse_csynth_xml(paths[1])),
+        FunctionReport("not_synthesized"),
+    ]
     data = csynth_chart_png(rows, "chart")
     assert png_size(data) == chart_size(2) == (1100, 270)
     assert csynth_chart_png([FunctionReport("x")], "none") is None
@@ -106,7 +128,9 @@ def test_report_md_links_the_pictures(two_mm, tmp_path: Path, monkeypatch: pytes
     fixture = real_report("vitis2022.1_division_hls/csynth.xml")
     layout.csynth_result("Stage_out_AB").parent.mkdir(parents=True)
     shutil.copyfile(fixture, layout.csynth_result("Stage_out_AB"))
-    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None if name == "dot" else WHICH(name, *a, **k))
+    monkeypatch.setattr(
+        shutil, "which", lambda name, *a, **k: None if name == "dot" else WHICH(name, *a, **k)
+    )
     write_report(project, layout, manifest["functions"])
     text = layout.report_markdown.read_text()
     assert "![design graph: stages, tensors, one box per function](design.png)" in text
@@ -116,7 +140,9 @@ def test_report_md_links_the_pictures(two_mm, tmp_path: Path, monkeypatch: pytes
     assert (layout.reports_dir / "design.dot").read_text().startswith('digraph "two_mm" {')
 
 
-@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed (the PNG path is tested)")
+@pytest.mark.skipif(
+    shutil.which("dot") is None, reason="Graphviz dot is not installed (the PNG path is tested)"
+)
 def test_svg_through_graphviz(two_mm) -> None:
     from hclbuild.runtime.report.graph import graph_files
 
@@ -127,7 +153,9 @@ def test_svg_through_graphviz(two_mm) -> None:
     assert all(f">{func}<" in svg for func in manifest["functions"])
 
 
-def test_without_matplotlib_or_dot_the_report_says_how(two_mm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_matplotlib_or_dot_the_report_says_how(
+    two_mm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import hclbuild.runtime.report.graph as graph_module
     from hclbuild.errors import HCLNotImplementedError
 

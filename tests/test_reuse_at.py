@@ -38,12 +38,15 @@ def _conv(A: Any) -> Any:
 
 
 def _conv_np(a: np.ndarray) -> np.ndarray:
-    return sum(a[r:r + 8, c:c + 8] for r in range(3) for c in range(3))
+    return sum(a[r : r + 8, c : c + 8] for r in range(3) for c in range(3))
 
 
 def _stencil(A: Any) -> Any:
-    return hcl.compute((8, 8), lambda y, x: A[y, x + 1] + A[y + 1, x] + A[y + 1, x + 1] * 4 + A[y + 1, x + 2]
-                       + A[y + 2, x + 1], name="B")
+    return hcl.compute(
+        (8, 8),
+        lambda y, x: A[y, x + 1] + A[y + 1, x] + A[y + 1, x + 1] * 4 + A[y + 1, x + 2] + A[y + 2, x + 1],
+        name="B",
+    )
 
 
 def _stencil_np(a: np.ndarray) -> np.ndarray:
@@ -51,29 +54,66 @@ def _stencil_np(a: np.ndarray) -> np.ndarray:
 
 
 CASES: dict[str, tuple[tuple[int, ...], Callable, Reuse, Callable, list[tuple[int, ...]]]] = {
-    "shift_register_1d": ((10,), lambda A: hcl.compute((8,), lambda x: A[x] + A[x + 1] + A[x + 2], name="B"),
-                          _at(0), lambda a: a[:8] + a[1:9] + a[2:], [(3,)]),
-    "blur_x": ((10, 10), lambda A: hcl.compute((10, 8), lambda y, x: A[y, x] + A[y, x + 1] + A[y, x + 2], name="B"),
-               _at(1), lambda a: a[:, :8] + a[:, 1:9] + a[:, 2:], [(3,)]),
-    "blur_y": ((10, 10), lambda A: hcl.compute((8, 10), lambda y, x: A[y, x] + A[y + 1, x] + A[y + 2, x], name="B"),
-               _at(0), lambda a: a[:8] + a[1:9] + a[2:], [(3, 10)]),
-    "blur_diagonal": ((10, 10), lambda A: hcl.compute(
-        (8, 8), lambda y, x: A[y, x] + A[y + 1, x + 1] + A[y + 2, x + 2], name="B"),
-        _line_then_window, lambda a: a[:8, :8] + a[1:9, 1:9] + a[2:, 2:], [(3, 10), (3, 3)]),
+    "shift_register_1d": (
+        (10,),
+        lambda A: hcl.compute((8,), lambda x: A[x] + A[x + 1] + A[x + 2], name="B"),
+        _at(0),
+        lambda a: a[:8] + a[1:9] + a[2:],
+        [(3,)],
+    ),
+    "blur_x": (
+        (10, 10),
+        lambda A: hcl.compute((10, 8), lambda y, x: A[y, x] + A[y, x + 1] + A[y, x + 2], name="B"),
+        _at(1),
+        lambda a: a[:, :8] + a[:, 1:9] + a[:, 2:],
+        [(3,)],
+    ),
+    "blur_y": (
+        (10, 10),
+        lambda A: hcl.compute((8, 10), lambda y, x: A[y, x] + A[y + 1, x] + A[y + 2, x], name="B"),
+        _at(0),
+        lambda a: a[:8] + a[1:9] + a[2:],
+        [(3, 10)],
+    ),
+    "blur_diagonal": (
+        (10, 10),
+        lambda A: hcl.compute((8, 8), lambda y, x: A[y, x] + A[y + 1, x + 1] + A[y + 2, x + 2], name="B"),
+        _line_then_window,
+        lambda a: a[:8, :8] + a[1:9, 1:9] + a[2:, 2:],
+        [(3, 10), (3, 3)],
+    ),
     "conv_line_buffer": ((10, 10), _conv, _at(0), _conv_np, [(3, 10)]),
     "conv_window_buffer": ((10, 10), _conv, _at(1), _conv_np, [(3, 3)]),
     "conv_line_and_window": ((10, 10), _conv, _line_then_window, _conv_np, [(3, 10), (3, 3)]),
     "neighbours_line_and_window": ((10, 10), _stencil, _line_then_window, _stencil_np, [(3, 10), (3, 3)]),
     "neighbours_line_buffer": ((10, 10), _stencil, _at(0), _stencil_np, [(3, 10)]),
-    "blur_x_3d": ((10, 10, 2), lambda A: hcl.compute(
-        (10, 8, 2), lambda y, x, c: A[y, x, c] + A[y, x + 1, c] + A[y, x + 2, c], name="B"),
-        _at(1), lambda a: a[:, :8] + a[:, 1:9] + a[:, 2:], [(3, 2)]),
-    "blur_y_3d": ((10, 10, 2), lambda A: hcl.compute(
-        (8, 10, 2), lambda y, x, c: A[y, x, c] + A[y + 1, x, c] + A[y + 2, x, c], name="B"),
-        _at(0), lambda a: a[:8] + a[1:9] + a[2:], [(3, 10, 2)]),
-    "blur_xyz_3d": ((10, 8, 6), lambda A: hcl.compute(
-        (8, 6, 4), lambda y, x, z: A[y, x, z] + A[y + 1, x + 1, z + 1] + A[y + 2, x + 2, z + 2], name="B"),
-        _all_three, lambda a: a[:8, :6, :4] + a[1:9, 1:7, 1:5] + a[2:, 2:, 2:], [(3, 8, 6), (3, 3, 6), (3, 3, 3)]),
+    "blur_x_3d": (
+        (10, 10, 2),
+        lambda A: hcl.compute(
+            (10, 8, 2), lambda y, x, c: A[y, x, c] + A[y, x + 1, c] + A[y, x + 2, c], name="B"
+        ),
+        _at(1),
+        lambda a: a[:, :8] + a[:, 1:9] + a[:, 2:],
+        [(3, 2)],
+    ),
+    "blur_y_3d": (
+        (10, 10, 2),
+        lambda A: hcl.compute(
+            (8, 10, 2), lambda y, x, c: A[y, x, c] + A[y + 1, x, c] + A[y + 2, x, c], name="B"
+        ),
+        _at(0),
+        lambda a: a[:8] + a[1:9] + a[2:],
+        [(3, 10, 2)],
+    ),
+    "blur_xyz_3d": (
+        (10, 8, 6),
+        lambda A: hcl.compute(
+            (8, 6, 4), lambda y, x, z: A[y, x, z] + A[y + 1, x + 1, z + 1] + A[y + 2, x + 2, z + 2], name="B"
+        ),
+        _all_three,
+        lambda a: a[:8, :6, :4] + a[1:9, 1:7, 1:5] + a[2:, 2:, 2:],
+        [(3, 8, 6), (3, 3, 6), (3, 3, 3)],
+    ),
 }
 
 
@@ -124,7 +164,7 @@ def test_fir_taps_are_a_shift_register(run: Any, rng: np.random.Generator) -> No
     s = hcl.create_schedule([X, H], fir)
     taps = s.reuse_at(X, s[fir.Y], fir.Y.axis[0], "taps")
     x, h = rng.uniform(-1, 1, 20).astype(np.float32), rng.uniform(-1, 1, 5).astype(np.float32)
-    expected = np.array([np.dot(x[n:n + 5], h) for n in range(16)], np.float32)
+    expected = np.array([np.dot(x[n : n + 5], h) for n in range(16)], np.float32)
     np.testing.assert_allclose(run(s, x, h), expected, rtol=1e-5, atol=1e-6)
     assert taps.shape == (5,)
 
@@ -151,9 +191,13 @@ def test_line_and_window_buffers_in_the_ir() -> None:
     assert lb.shape is None  # known once lowered
     text = str(hcl.lower(s))
     assert re.search(r'hcl.partition = \["complete:1:0"\], name = "LB"\} : memref<3x10xi32>', text)
-    assert re.search(r'hcl.partition = \["complete:0:0"\], hcl.zero_init, name = "WB"\} : memref<3x3xi32>', text)
+    assert re.search(
+        r'hcl.partition = \["complete:0:0"\], hcl.zero_init, name = "WB"\} : memref<3x3xi32>', text
+    )
     # both loops run two iterations more than the 8 outputs, to fill the buffers
-    assert re.search(r"affine.for %\w+ = 0 to 10 \{.*\n(.*\n)*.*\} \{loop_name = \"x\", pipeline_ii = 1", text)
+    assert re.search(
+        r"affine.for %\w+ = 0 to 10 \{.*\n(.*\n)*.*\} \{loop_name = \"x\", pipeline_ii = 1", text
+    )
     assert re.search(r'\} \{loop_name = "y", op_name = "B"\}', text)
     assert (lb.shape, wb.shape) == ((3, 10), (3, 3))
 
@@ -166,7 +210,7 @@ def test_line_buffer_shift_joins_the_window_loop_in_cpp() -> None:
     assert "#pragma HLS array_partition variable=WB complete dim=0" in code
     # one x loop does it all: shift the line buffer, shift the window, compute when both are full
     assert len(re.findall(r"for \(int x = 0; x < 10; x\+\+\)", code)) == 1
-    body = code[code.index("l_B_x:"):]
+    body = code[code.index("l_B_x:") :]
     assert body.index("LB[2][x] = ") < body.index("if (") < body.index("WB[WB_d0][2] = ")
     assert "#pragma HLS pipeline II=1" in body.splitlines()[1]
     assert "A[" not in code.split("LB[2][x] = ")[1]  # A is read once, into the line buffer
@@ -284,7 +328,9 @@ def test_reuse_at_a_loop_the_reads_do_not_slide_along() -> None:
     A = hcl.placeholder((10, 10), "A")
     s = hcl.create_schedule([A], lambda A: hcl.compute((4, 8), lambda y, x: A[0, x] + A[1, x], name="B"))
     s.reuse_at(A, s["B"], 0)
-    with pytest.raises(APIError, match=r"stage 'B' reads 'A' inside loop 'y', but no subscript depends on 'y'"):
+    with pytest.raises(
+        APIError, match=r"stage 'B' reads 'A' inside loop 'y', but no subscript depends on 'y'"
+    ):
         hcl.lower(s)
 
 

@@ -5,23 +5,22 @@ Checked in hcl.build (bounds-checked: a read of A[-1] would raise), and numpy ==
 from __future__ import annotations
 
 import numpy as np
+from flow_helpers import check_numpy_llvm_cpp
 
 import hclbuild as hcl
-from flow_helpers import check_numpy_llvm_cpp
 
 
 def insertion_sort(n: int = 10):
     A = hcl.placeholder((n,), "A")
 
     def kernel(A):
-        with hcl.Stage("S"):
-            with hcl.for_(1, n, name="i") as i:
-                key = hcl.scalar(A[i], "key")
-                j = hcl.scalar(i - 1, "j")
-                with hcl.while_(hcl.and_(j.v >= 0, A[j.v] > key.v)):
-                    A[j.v + 1] = A[j.v]
-                    j.v -= 1
-                A[j.v + 1] = key.v
+        with hcl.Stage("S"), hcl.for_(1, n, name="i") as i:
+            key = hcl.scalar(A[i], "key")
+            j = hcl.scalar(i - 1, "j")
+            with hcl.while_(hcl.and_(j.v >= 0, A[j.v] > key.v)):
+                A[j.v + 1] = A[j.v]
+                j.v -= 1
+            A[j.v + 1] = key.v
 
     return hcl.create_schedule([A], kernel, name="top")
 
@@ -52,8 +51,11 @@ def test_or_skips_its_second_operand_once_the_first_holds():
 
 def test_pure_operands_stay_one_bitwise_op():
     A = hcl.placeholder((8,), "A")
-    s = hcl.create_schedule([A], lambda A: hcl.compute((8,), lambda i: hcl.select(
-        hcl.and_(i > 1, i < 6), A[i], 0), name="F"), name="top")
+    s = hcl.create_schedule(
+        [A],
+        lambda A: hcl.compute((8,), lambda i: hcl.select(hcl.and_(i > 1, i < 6), A[i], 0), name="F"),
+        name="top",
+    )
     text = str(hcl.lower(s))
     assert "arith.andi" in text and "scf.if" not in text
 

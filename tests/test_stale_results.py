@@ -24,7 +24,7 @@ from hclbuild.cli import run_doit, summary_rows
 
 REPO = Path(__file__).resolve().parents[1]
 
-KERNEL = '''
+KERNEL = """
 import numpy as np
 import hclbuild as hcl
 
@@ -44,7 +44,7 @@ def schedule():
 
 def model(A):
     return (A * 3 + 1).astype(np.int32)
-'''
+"""
 
 
 def make_project(root: Path, kernel: str = KERNEL, name: str = "p") -> Path:
@@ -111,8 +111,9 @@ def test_missing_gxx_writes_a_failed_result(passed: Path, monkeypatch: pytest.Mo
     assert (rows["Stage_X"]["max_abs_err"], rows["top"]["max_abs_err"]) == ("-", "0")  # nothing was compared
 
 
-def test_missing_ap_types_headers_write_a_failed_result(passed: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_ap_types_headers_write_a_failed_result(
+    passed: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cpp = passed.parent / "build" / "p" / "hls" / "top" / "top.cpp"
     cpp.write_text('#include "ap_int.h"\n' + cpp.read_text())  # as an emitted ap_int<12> design has
     monkeypatch.setattr("hclbuild.runtime.csim.ap_types_include_dir", lambda: None)
@@ -163,8 +164,14 @@ def test_killed_csim_is_not_run_not_pass(passed: Path) -> None:
     status = passed.parent / "build" / "p" / "status" / "csim" / "Stage_X.json"
     env = dict(os.environ, PYTHONPATH=str(REPO))
     command = [sys.executable, "-m", "hclbuild.cli", "csim", str(passed)]
-    proc = subprocess.Popen(command, cwd=passed.parent, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        command,
+        cwd=passed.parent,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 60
     while '"running"' not in (status.read_text() if status.exists() else ""):
         assert proc.poll() is None and time.monotonic() < deadline, "csim of Stage_X never started"

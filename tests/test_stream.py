@@ -56,13 +56,19 @@ def test_streams_in_the_cpp() -> None:
     code = hcl.build(s, target="vhls")
     assert '#include "hls_stream.h"' in code
     assert "void Stage_C(hls::stream<int32_t> &B, hls::stream<int32_t> &C);" in code
-    top = code[code.index("void top(int32_t A[4][8], int32_t D[4][8]) {"):]
-    assert top.splitlines()[1:4] == ["  #pragma HLS interface mode=ap_memory port=A",
-                                     "  #pragma HLS interface mode=ap_memory port=D",
-                                     "  #pragma HLS interface mode=ap_ctrl_hs port=return"]
-    assert top.splitlines()[4:9] == ["  #pragma HLS dataflow", "  hls::stream<int32_t> B;",
-                                     "  #pragma HLS stream variable=B depth=4", "  hls::stream<int32_t> C;",
-                                     "  #pragma HLS stream variable=C depth=8"]
+    top = code[code.index("void top(int32_t A[4][8], int32_t D[4][8]) {") :]
+    assert top.splitlines()[1:4] == [
+        "  #pragma HLS interface mode=ap_memory port=A",
+        "  #pragma HLS interface mode=ap_memory port=D",
+        "  #pragma HLS interface mode=ap_ctrl_hs port=return",
+    ]
+    assert top.splitlines()[4:9] == [
+        "  #pragma HLS dataflow",
+        "  hls::stream<int32_t> B;",
+        "  #pragma HLS stream variable=B depth=4",
+        "  hls::stream<int32_t> C;",
+        "  #pragma HLS stream variable=C depth=8",
+    ]
     assert "B.write(v1);" in code and "int32_t v0 = B.read();" in code and "C.read()" in code
 
 
@@ -70,9 +76,12 @@ def test_a_stream_inside_one_outlined_function_makes_it_a_dataflow_region() -> N
     s, kernel = _chain(outline=False)
     s.outline([kernel.B, kernel.C])
     code = hcl.build(s, target="vhls")
-    body = code[code.index("void Stage_B_C(int32_t A[4][8], hls::stream<int32_t> &C) {"):]
-    assert body.splitlines()[2:5] == ["  #pragma HLS dataflow", "  hls::stream<int32_t> B;",
-                                      "  #pragma HLS stream variable=B depth=4"]
+    body = code[code.index("void Stage_B_C(int32_t A[4][8], hls::stream<int32_t> &C) {") :]
+    assert body.splitlines()[2:5] == [
+        "  #pragma HLS dataflow",
+        "  hls::stream<int32_t> B;",
+        "  #pragma HLS stream variable=B depth=4",
+    ]
 
 
 def test_streams_give_numpy_numbers_in_llvm(run: Any, rng: np.random.Generator) -> None:
@@ -110,7 +119,7 @@ def test_two_outlined_functions_and_a_window_on_a_stream_csim(tmp_path: Path) ->
 
     def model(a: np.ndarray) -> np.ndarray:
         b = a.astype(np.int64) * 2
-        return sum(b[r:r + 4, c:c + 8] for r in range(3) for c in range(3)).astype(np.int32)
+        return sum(b[r : r + 4, c : c + 8] for r in range(3) for c in range(3)).astype(np.int32)
 
     results = csim_flow(s, tmp_path, "window_stream", model=model)
     assert set(results) == {"top", "Stage_B", "Stage_C"}
@@ -157,8 +166,11 @@ def test_a_stream_read_out_of_order(tmp_path: Path) -> None:
 
     s = hcl.create_schedule([A], kernel)
     s.to(kernel.B, s[kernel.C])
-    with pytest.raises(CsimError, match=r"stage C reads stream B\[1, 0\] out of order: the next value in the "
-                                        r"FIFO is B\[0, 1\], as stage B wrote them"):
+    with pytest.raises(
+        CsimError,
+        match=r"stage C reads stream B\[1, 0\] out of order: the next value in the "
+        r"FIFO is B\[0, 1\], as stage B wrote them",
+    ):
         _reference(s, tmp_path, "transposed")
 
 
@@ -172,8 +184,11 @@ def test_a_stream_read_more_often_than_written(tmp_path: Path) -> None:
 
     s = hcl.create_schedule([A], kernel)
     s.to(kernel.B, s[kernel.C])
-    with pytest.raises(CsimError, match=r"stage C reads stream B\[0\] but the FIFO is empty: its producer "
-                                        r"wrote 8 values"):
+    with pytest.raises(
+        CsimError,
+        match=r"stage C reads stream B\[0\] but the FIFO is empty: its producer "
+        r"wrote 8 values",
+    ):
         _reference(s, tmp_path, "twice")
 
 
@@ -191,7 +206,6 @@ def test_values_written_into_a_stream_and_never_read(tmp_path: Path) -> None:
         _reference(s, tmp_path, "half")
 
 
-
 def test_an_element_read_twice_is_popped_once(tmp_path: Path) -> None:
     """relu's select(B[i, j] > 0, B[i, j], 0) read the stream twice per element (and an if_ body
     reading B[i] once more): the reference failed ('reads stream B[0, 0] out of order: the next
@@ -203,11 +217,13 @@ def test_an_element_read_twice_is_popped_once(tmp_path: Path) -> None:
         B = hcl.compute((4, 6), lambda i, j: A[i, j] - 2, "B")
         C = hcl.compute((4, 6), lambda i, j: hcl.select(B[i, j] > 0, B[i, j], 0) + B[i, j] * 3, "C")
         D = hcl.compute((4, 6), lambda i, j: 0, "D")
-        with hcl.Stage("S"):
-            with hcl.for_(0, 4, name="i") as i:
-                with hcl.for_(0, 6, name="j") as j:
-                    with hcl.if_(C[i, j] > 1):
-                        D[i, j] = C[i, j]
+        with (
+            hcl.Stage("S"),
+            hcl.for_(0, 4, name="i") as i,
+            hcl.for_(0, 6, name="j") as j,
+            hcl.if_(C[i, j] > 1),
+        ):
+            D[i, j] = C[i, j]
         return D
 
     s = hcl.create_schedule([A], kernel)
@@ -232,18 +248,20 @@ def test_a_stream_element_read_again_in_another_branch(tmp_path: Path) -> None:
     def kernel(A: Any) -> Any:
         B = hcl.compute((4,), lambda i: A[i] + 1, "B")
         C = hcl.compute((4,), lambda i: 0, "C")
-        with hcl.Stage("S"):
-            with hcl.for_(0, 4, name="i") as i:
-                with hcl.if_(A[i] > 0):
-                    C[i] = B[i]
-                with hcl.else_():
-                    C[i] = B[i] + B[i * 1]
+        with hcl.Stage("S"), hcl.for_(0, 4, name="i") as i:
+            with hcl.if_(A[i] > 0):
+                C[i] = B[i]
+            with hcl.else_():
+                C[i] = B[i] + B[i * 1]
         return C
 
     s = hcl.create_schedule([A], kernel)
     s.to(kernel.B, s[kernel.S])
-    with pytest.raises(CsimError, match=r"stage S reads stream B\[\d\] (a second time|but the FIFO is empty)"):
+    with pytest.raises(
+        CsimError, match=r"stage S reads stream B\[\d\] (a second time|but the FIFO is empty)"
+    ):
         _reference(s, tmp_path, "branches")
+
 
 # ---- schedule errors ----------------------------------------------------------------------------
 
@@ -284,8 +302,11 @@ def test_s_to_of_a_tensor_two_stages_read() -> None:
         return hcl.compute((4,), lambda i: B[i] + C[i], "D")
 
     s = hcl.create_schedule([A], kernel)
-    with pytest.raises(APIError, match=r"s.to: stage 'D' also uses 'B'; a stream has one producer \('B'\) "
-                                       r"and one consumer \('C'\)"):
+    with pytest.raises(
+        APIError,
+        match=r"s.to: stage 'D' also uses 'B'; a stream has one producer \('B'\) "
+        r"and one consumer \('C'\)",
+    ):
         s.to(kernel.B, s[kernel.C])
 
 
@@ -299,9 +320,11 @@ def test_s_to_several_stages_says_a_stream_has_one_consumer() -> None:
         return hcl.compute((4,), lambda i: C[i] * 2, "D"), hcl.compute((4,), lambda i: C[i] + 3, "E")
 
     s = hcl.create_schedule([A], kernel)
-    with pytest.raises(hcl.HCLNotImplementedError,
-                       match=r"s.to\(tensor, \[Stage\('D'\), Stage\('E'\)\]\): a stream to several stages is "
-                             r"not implemented; a stream has one consumer"):
+    with pytest.raises(
+        hcl.HCLNotImplementedError,
+        match=r"s.to\(tensor, \[Stage\('D'\), Stage\('E'\)\]\): a stream to several stages is "
+        r"not implemented; a stream has one consumer",
+    ):
         s.to(kernel.C, [kernel.D, kernel.E])
 
 

@@ -16,7 +16,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
-KERNEL = '''
+KERNEL = """
 import numpy as np
 import hclbuild as hcl
 
@@ -41,16 +41,16 @@ def schedule():
 
 def model(A, B):
     return (A * 3 + B - 1).astype(np.int32)
-'''
+"""
 
-DODO = '''
+DODO = """
 from pathlib import Path
 from hclbuild.tasks import all_tasks, doit_config
 ROOT = Path(__file__).resolve().parent
 DOIT_CONFIG = doit_config(ROOT / "build")
 def task_hclbuild():
     yield from all_tasks(ROOT / "projects", ROOT / "build")
-'''
+"""
 
 
 def make_tree(root: Path, kernels: dict[str, str]) -> Path:
@@ -64,10 +64,19 @@ def make_tree(root: Path, kernels: dict[str, str]) -> Path:
 
 def doit(root: Path, *args: str, check: bool = True, timeout: float = 600) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    proc = subprocess.run([sys.executable, "-m", "doit", *args], cwd=root, capture_output=True, text=True,
-                          env=env, timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, "-m", "doit", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        check=False,
+    )
     if check and proc.returncode != 0:
-        raise AssertionError(f"doit {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+        raise AssertionError(
+            f"doit {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
+        )
     return proc
 
 
@@ -129,8 +138,15 @@ NOOP_LOAD = (
 def python_in(root: Path, code: str) -> str:
     """What `python -c code` prints (stdout and stderr) run in the tree, with this hclbuild."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, env=env,
-                          timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
     return proc.stdout + proc.stderr
 
 
@@ -166,15 +182,21 @@ def test_a_changed_kernel_is_traced_again_and_its_new_function_planned(tmp_path:
     (plan,) = (root / "build" / ".plans").glob("tri-*.json")
     assert json.loads(plan.read_text())["functions"] == ["top", "Stage_X", "Stage_Y"]
     kernel = root / "projects" / "tri" / "kernel.py"
-    kernel.write_text(KERNEL.replace("    s.outline(kernel.Y)\n", "    s.outline(kernel.Y)\n    s.outline(kernel.Z)\n"))
+    kernel.write_text(
+        KERNEL.replace("    s.outline(kernel.Y)\n", "    s.outline(kernel.Y)\n    s.outline(kernel.Z)\n")
+    )
     assert "emit:tri/Stage_Z" in doit(root, "list", "--all").stdout
     assert json.loads(plan.read_text())["functions"] == ["top", "Stage_X", "Stage_Y", "Stage_Z"]
 
 
 def test_a_changed_sibling_module_is_traced_again(tmp_path: Path) -> None:
-    kernel = KERNEL.replace("import hclbuild as hcl\n", "import hclbuild as hcl\nfrom helper import OUTLINE_Z\n")
-    kernel = kernel.replace("    s.outline(kernel.Y)\n", "    s.outline(kernel.Y)\n    if OUTLINE_Z:\n"
-                            "        s.outline(kernel.Z)\n")
+    kernel = KERNEL.replace(
+        "import hclbuild as hcl\n", "import hclbuild as hcl\nfrom helper import OUTLINE_Z\n"
+    )
+    kernel = kernel.replace(
+        "    s.outline(kernel.Y)\n",
+        "    s.outline(kernel.Y)\n    if OUTLINE_Z:\n        s.outline(kernel.Z)\n",
+    )
     root = make_tree(tmp_path, {"tri": kernel})
     helper = root / "projects" / "tri" / "helper.py"
     helper.write_text("OUTLINE_Z = False\n")
@@ -187,12 +209,22 @@ def test_changing_one_pipeline_ii_reruns_only_that_function(tmp_path: Path) -> N
     root = make_tree(tmp_path, {"tri": KERNEL})
     doit(root, "csim")
     kernel = root / "projects" / "tri" / "kernel.py"
-    kernel.write_text(kernel.read_text().replace(
-        "pipeline(kernel.Y.axis[0], initiation_interval=1)", "pipeline(kernel.Y.axis[0], initiation_interval=2)"))
+    kernel.write_text(
+        kernel.read_text().replace(
+            "pipeline(kernel.Y.axis[0], initiation_interval=1)",
+            "pipeline(kernel.Y.axis[0], initiation_interval=2)",
+        )
+    )
     proc = doit(root, "csim")
     # top.mlir holds the whole design, so the top's project follows any change; Stage_X stays
-    assert ran(proc) == {"compile:tri", "reference:tri", "emit:tri/Stage_Y", "csim:tri/Stage_Y",
-                         "emit:tri/top", "csim:tri/top"}
+    assert ran(proc) == {
+        "compile:tri",
+        "reference:tri",
+        "emit:tri/Stage_Y",
+        "csim:tri/Stage_Y",
+        "emit:tri/top",
+        "csim:tri/top",
+    }
     cpp = (root / "build" / "tri" / "hls" / "Stage_Y" / "Stage_Y.cpp").read_text()
     assert "#pragma HLS pipeline II=2" in cpp
     # the pragma is all that changed, which g++ ignores: both csims reuse their passing runs
@@ -219,8 +251,14 @@ def test_interrupted_build_then_rebuild_equals_clean_build(tmp_path: Path) -> No
     for delay in (0.6, 1.2, 2.0):
         root = make_tree(tmp_path / f"killed{delay}", {"tri": KERNEL})
         env = dict(os.environ, PYTHONPATH=str(REPO))
-        proc = subprocess.Popen([sys.executable, "-m", "doit", "build"], cwd=root, env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "doit", "build"],
+            cwd=root,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         time.sleep(delay)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
@@ -229,10 +267,13 @@ def test_interrupted_build_then_rebuild_equals_clean_build(tmp_path: Path) -> No
 
 
 def test_errors_fail_their_own_task_and_others_continue(tmp_path: Path) -> None:
-    root = make_tree(tmp_path, {
-        "good": KERNEL,
-        "raises": "def schedule():\n    raise ValueError('boom in the kernel')\n",
-    })
+    root = make_tree(
+        tmp_path,
+        {
+            "good": KERNEL,
+            "raises": "def schedule():\n    raise ValueError('boom in the kernel')\n",
+        },
+    )
     bad_toml = root / "projects" / "badtoml"
     bad_toml.mkdir()
     (bad_toml / "kernel.py").write_text(KERNEL)
@@ -261,7 +302,7 @@ def test_failing_csim_names_project_and_function(tmp_path: Path) -> None:
 def test_doit_list_shows_docs_and_no_vitis_tasks(built: Path) -> None:
     proc = doit(built, "list", "--all")
     assert "emit:tri/Stage_X" in proc.stdout and "Vitis HLS project of Stage_X" in proc.stdout
-    if subprocess.run(["which", "vitis_hls"], capture_output=True).returncode != 0:
+    if subprocess.run(["which", "vitis_hls"], capture_output=True, check=False).returncode != 0:
         assert not any(line.startswith(("csynth", "cosim")) for line in proc.stdout.splitlines())
 
 
@@ -320,7 +361,8 @@ def test_an_index_outside_a_tensor_is_reported_not_executed(tmp_path: Path) -> N
 
 
 def test_compile_takes_the_schedule_planning_traced_unless_the_kernel_changed(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import hclbuild.project.kernel as kernel_module
     from hclbuild.project.flow import compile_project
     from hclbuild.project.layout import BuildLayout
@@ -342,7 +384,9 @@ def test_compile_takes_the_schedule_planning_traced_unless_the_kernel_changed(
     assert traces == ["schedule"]  # compile took the planned trace
     # planned, then edited before compile: compile traces the kernel on disk
     shutil.rmtree(root / "build" / ".plans")
-    kernel.write_text(KERNEL.replace("    s.outline(kernel.Y)\n", "    s.outline(kernel.Y)\n    s.outline(kernel.Z)\n"))
+    kernel.write_text(
+        KERNEL.replace("    s.outline(kernel.Y)\n", "    s.outline(kernel.Y)\n    s.outline(kernel.Z)\n")
+    )
     (entry,) = plan([kernel.parent], root / "build")
     assert entry.functions == ["top", "Stage_X", "Stage_Y", "Stage_Z"]
     kernel.write_text(KERNEL)

@@ -61,7 +61,7 @@ def test_in_place_lowering_gives_the_same_llvm_ir_and_consumes_the_module() -> N
     module = parse(SCALE)
     assert lower_to_llvm_ir(module, run_once=True, in_place=True) == copied
     assert "llvm.func @top" in str(module) and "affine.for" not in str(module)
-    with pytest.raises(CompileError, match="in_place lowering needs an ir.Module"):
+    with pytest.raises(CompileError, match=r"in_place lowering needs an ir.Module"):
         lower_to_llvm_ir(parse(SCALE).operation, in_place=True)
 
 
@@ -73,7 +73,7 @@ def test_opt_levels_agree(opt_level: int) -> None:
 
 
 def test_bad_opt_level() -> None:
-    with pytest.raises(CompileError, match="opt_level must be 0..3"):
+    with pytest.raises(CompileError, match=r"opt_level must be 0..3"):
         lower_to_llvm_ir(parse(SCALE), opt_level=5)
 
 
@@ -97,7 +97,7 @@ func.func @top(%A: memref<4xf32>) attributes {hcl.top, hcl.arg_names = ["A"], hc
   return
 }"""
     )
-    with pytest.raises(CompileError, match="linalg.fill at .* has no LLVM lowering"):
+    with pytest.raises(CompileError, match=r"linalg.fill at .* has no LLVM lowering"):
         lower_to_llvm_ir(module)
 
 
@@ -364,5 +364,5 @@ def test_signature_of_needs_ret_type() -> None:
         'func.func @f(%x: i12) -> i12 attributes {hcl.arg_names = ["x"], hcl.arg_types = ["int12"]} {\n'
         "  return %x : i12\n}"
     )
-    with pytest.raises(CompileError, match="no hcl.ret_type"):
+    with pytest.raises(CompileError, match=r"no hcl.ret_type"):
         signature_of(module.body.operations[0])

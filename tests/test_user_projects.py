@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from test_tasks import doit, make_tree
 
-AXIS_OUTLINE = '''
+AXIS_OUTLINE = """
 import numpy as np
 import hclbuild as hcl
 
@@ -25,9 +25,9 @@ def schedule():
 
 def model(A):
     return (A * 3 + np.arange(4)[:, None]).astype(np.int32)
-'''
+"""
 
-UNIFY_SET = '''
+UNIFY_SET = """
 import numpy as np
 import hclbuild as hcl
 
@@ -43,9 +43,9 @@ def schedule():
 
 def model(A):
     return (A + 2).astype(np.int32)
-'''
+"""
 
-UNIFY_AXIS = '''
+UNIFY_AXIS = """
 import numpy as np
 import hclbuild as hcl
 
@@ -62,7 +62,7 @@ def schedule():
 
 def model(A):
     return (A + 2).astype(np.int32)
-'''
+"""
 
 
 def _tasks(root: Path) -> set[str]:
@@ -95,7 +95,7 @@ def test_unified_outlines_plan_the_one_function_they_share(tmp_path: Path, kerne
     assert (root / "build" / "uni" / "hls" / "Stage_B" / "data").is_dir()
 
 
-UNIFY_REFUSED = '''
+UNIFY_REFUSED = """
 import hclbuild as hcl
 
 def schedule():
@@ -108,7 +108,7 @@ def schedule():
     s.to(kernel.B, s[kernel.C])
     s[kernel.C].outline(axis=kernel.C.axis[0], unify=True)
     return s
-'''
+"""
 
 
 def test_a_unified_schedule_that_does_not_compile_fails_naming_its_project(tmp_path: Path) -> None:
@@ -116,11 +116,13 @@ def test_a_unified_schedule_that_does_not_compile_fails_naming_its_project(tmp_p
     root = make_tree(tmp_path, {"unibad": UNIFY_REFUSED})
     proc = doit(root, "build", check=False)
     assert proc.returncode != 0
-    assert "unibad: s.to: a stream reaches @Stage_C, a loop body outlined with axis=; outline the whole " \
-           "stage instead" in proc.stdout + proc.stderr
+    assert (
+        "unibad: s.to: a stream reaches @Stage_C, a loop body outlined with axis=; outline the whole "
+        "stage instead" in proc.stdout + proc.stderr
+    )
 
 
-NAN_MODEL = '''
+NAN_MODEL = """
 import numpy as np
 import hclbuild as hcl
 
@@ -136,9 +138,9 @@ def inputs(rng):
 def model(A):
     with np.errstate(invalid="ignore"):
         return np.sqrt(A)
-'''
+"""
 
-ZERO_DIM_INPUT = '''
+ZERO_DIM_INPUT = """
 import numpy as np
 import hclbuild as hcl
 
@@ -157,7 +159,7 @@ def inputs(rng):
 
 def model(A, N):
     return np.array([int((A * N).sum())])
-'''
+"""
 
 
 def test_nan_where_the_model_has_nan_agrees(tmp_path: Path) -> None:
@@ -177,7 +179,8 @@ def test_a_zero_dim_placeholder_takes_a_number_from_inputs(tmp_path: Path) -> No
     assert np.fromfile(golden / "in_N.bin", np.int32).tolist() == [3]
     assert np.fromfile(golden / "out_total.bin", np.int32).tolist() == [3 * sum(range(-3, 5))]
 
-SIBLING_FACTOR = '''
+
+SIBLING_FACTOR = """
 import numpy as np
 import hclbuild as hcl
 from helpers import FACTOR
@@ -189,21 +192,29 @@ def schedule():
 
 def model(A):
     return A * {factor}
-'''
+"""
 
 
 def test_projects_with_a_sibling_module_of_the_same_name_each_import_their_own(tmp_path: Path) -> None:
     """Two projects, each with its own helpers.py: the second had run with the first one's module."""
-    root = make_tree(tmp_path, {name: SIBLING_FACTOR.replace("{factor}", str(factor))
-                                for name, factor in (("alpha", 2), ("beta", 5))})
+    root = make_tree(
+        tmp_path,
+        {
+            name: SIBLING_FACTOR.replace("{factor}", str(factor))
+            for name, factor in (("alpha", 2), ("beta", 5))
+        },
+    )
     for name, factor in (("alpha", 2), ("beta", 5)):
         (root / "projects" / name / "helpers.py").write_text(f"FACTOR = {factor}\n")
     doit(root, "build")
     for name, factor in (("alpha", 2), ("beta", 5)):
         golden = root / "build" / name / "golden" / "top"
-        assert (np.fromfile(golden / "out_B.bin", np.int32) == np.fromfile(golden / "in_A.bin", np.int32) * factor).all()
+        assert (
+            np.fromfile(golden / "out_B.bin", np.int32) == np.fromfile(golden / "in_A.bin", np.int32) * factor
+        ).all()
 
-STRUCT_IO = '''
+
+STRUCT_IO = """
 import numpy as np
 import hclbuild as hcl
 
@@ -228,7 +239,7 @@ def model(A):
     B["fa"] = (A["fa"] + 1 + 128) % 256 - 128
     B["fc"] = A["fc"] * 2
     return {"B": B, "C": (B["fc"] + B["fa"]).astype(np.float32)}
-'''
+"""
 
 
 def test_struct_arguments_are_structured_arrays_in_inputs_and_model(tmp_path: Path) -> None:
@@ -246,12 +257,21 @@ def test_csim_that_leaves_a_function_without_a_result_exits_1(tmp_path: Path, mo
     from hclbuild import cli
 
     make_tree(tmp_path, {"rows": AXIS_OUTLINE})
-    row = {"project": "rows", "function": "Stage_B", "csim": "not run", "max_abs_err": "-", "latency": "-",
-           "resources": "-", "reason": "emit:rows/Stage_B has not run"}
+    row = {
+        "project": "rows",
+        "function": "Stage_B",
+        "csim": "not run",
+        "max_abs_err": "-",
+        "latency": "-",
+        "resources": "-",
+        "reason": "emit:rows/Stage_B has not run",
+    }
     monkeypatch.setattr(cli, "run_doit", lambda *args: 0)
     monkeypatch.setattr(cli, "summary_rows", lambda projects, build_root: [row])
     assert cli.main(["csim", str(tmp_path / "projects" / "rows"), "-n", "1"]) == 1
-    assert capsys.readouterr().err == ("hclbuild: error: rows/Stage_B has no passing csim although every task "
-                                       "succeeded: emit:rows/Stage_B has not run\n")
+    assert capsys.readouterr().err == (
+        "hclbuild: error: rows/Stage_B has no passing csim although every task "
+        "succeeded: emit:rows/Stage_B has not run\n"
+    )
     monkeypatch.setattr(cli, "summary_rows", lambda projects, build_root: [dict(row, csim="pass", reason="")])
     assert cli.main(["csim", str(tmp_path / "projects" / "rows"), "-n", "1"]) == 0

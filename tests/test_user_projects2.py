@@ -18,9 +18,10 @@ def csim_passes(tmp_path: Path, name: str, kernel: str, functions: tuple[str, ..
         result = json.loads((root / "build" / name / "csim" / f"{func}.json").read_text())
         assert result["pass"] is True and result["outputs_compared"] > 0, (func, result)
 
+
 # HeteroCL's tests/mlir/polybench/floyd_warshall.py: the for_ loops of a mutate((1,)) body are
 # the stage's axes after its own (L1.axis[1] is k), as HeteroCL's axis_list has them
-FLOYD_WARSHALL = '''
+FLOYD_WARSHALL = """
 import numpy as np
 import hclbuild as hcl
 
@@ -55,12 +56,12 @@ def model(path):
             for j in range(N):
                 path[i][j] = min(path[i][j], path[i][k] + path[k][j])
     return {"path": path}
-'''
+"""
 
 # HeteroCL's tests/mlir/polybench/correlation.py: hcl.update(mean, ..., name="mean") is
 # kernel.mean (its stage is mean_0, the placeholder holds the name), and cov is computed at
 # loop q of the imperative stage corrf, given as the handle corrf.axis[0]
-CORRELATION = '''
+CORRELATION = """
 import numpy as np
 import hclbuild as hcl
 
@@ -104,7 +105,7 @@ def model(data, mean, stddev, corr):
     sd[sd <= EPSILON] = 1.0
     cov = ((d - mean).T @ (d - mean)) / N
     return {"mean": mean, "stddev": sd, "corr": cov / np.outer(sd, sd)}
-'''
+"""
 
 
 @pytest.mark.parametrize("kernel", [FLOYD_WARSHALL, CORRELATION], ids=["floyd-warshall", "correlation"])
@@ -114,7 +115,7 @@ def test_heterocl_polybench_kernels_build_and_csim(tmp_path: Path, kernel: str) 
 
 # a literal beside a fixed-point struct field: fb * 2 had negated fb (2 taken as a Fixed(13, 11)
 # wraps to -2) in the LLVM reference and in the C++ alike, so only the numpy model saw it
-STRUCT_FIXED = '''
+STRUCT_FIXED = """
 import numpy as np
 import hclbuild as hcl
 
@@ -135,7 +136,7 @@ def inputs(rng):
 
 def model(A, B):
     return np.floor(B * 2048) / 2048 * 2 + A
-'''
+"""
 
 
 def test_a_literal_beside_a_fixed_point_struct_field_keeps_its_value(tmp_path: Path) -> None:
@@ -144,7 +145,7 @@ def test_a_literal_beside_a_fixed_point_struct_field_keeps_its_value(tmp_path: P
 
 # HeteroCL's tutorial 2 as written: hcl.local is its older name of hcl.scalar (it had been
 # "module 'hclbuild' has no attribute 'local'")
-INSERTION_SORT = '''
+INSERTION_SORT = """
 import numpy as np
 import hclbuild as hcl
 
@@ -167,7 +168,7 @@ def inputs(rng):
 
 def model(A):
     return {"A": np.sort(A)}
-'''
+"""
 
 
 def test_the_insertion_sort_tutorial_with_hcl_local(tmp_path: Path) -> None:
@@ -176,7 +177,7 @@ def test_the_insertion_sort_tutorial_with_hcl_local(tmp_path: Path) -> None:
 
 # shifts by the width or more: an Int(48) << 64 had been x in the reference (LLVM's poison shift,
 # done modulo 64) and 0 in the C++ (ap_int), so csim failed on a correct design
-SHIFTS = '''
+SHIFTS = """
 import numpy as np
 import hclbuild as hcl
 
@@ -202,7 +203,7 @@ def model(A, S):
         e.append(x >> n if 0 <= n < 32 else (-1 if x < 0 else 0))
         w.append(((x << n) + (1 << 47)) % (1 << 48) - (1 << 47) if 0 <= n < 48 else 0)
     return [np.array(d, np.int32), np.array(e, np.int32), np.array(w, np.int64)]
-'''
+"""
 
 
 def test_shifts_by_the_width_or_more_agree_in_the_reference_and_the_cpp(tmp_path: Path) -> None:
@@ -211,7 +212,7 @@ def test_shifts_by_the_width_or_more_agree_in_the_reference_and_the_cpp(tmp_path
 
 # a float NaN converted to UInt(64) or a wider integer: LLVM's i128 fptosi is poison there (the
 # reference had 2**63), the C++'s ap_int conversion gives 0, and csim failed
-FLOAT_TO_WIDE = '''
+FLOAT_TO_WIDE = """
 import numpy as np
 import hclbuild as hcl
 
@@ -229,7 +230,7 @@ def inputs(rng):
 def model(A):
     return [np.array([2**64 - 1, 300, 3000000000, 100000002004087734272 % 2**64, 0, 2], np.uint64),
             np.array([-1, 300, 3000000000, 100000002004087734272, 0, 2], dtype=object)]
-'''
+"""
 
 
 def test_a_nan_converted_to_a_wide_integer_is_0_in_the_reference_and_the_cpp(tmp_path: Path) -> None:
@@ -238,7 +239,7 @@ def test_a_nan_converted_to_a_wide_integer_is_0_in_the_reference_and_the_cpp(tmp
 
 # inputs() and model() giving hcl.asarray Arrays, as a HeteroCL user holds data: np.asarray had
 # made each a 0-d object array ("inputs() gave A shape (), expected (4,)")
-ARRAYS_IO = '''
+ARRAYS_IO = """
 import numpy as np
 import hclbuild as hcl
 
@@ -254,14 +255,14 @@ def inputs(rng):
 
 def model(A, B):
     return hcl.asarray(A * B, hcl.Fixed(12, 4))
-'''
+"""
 
 
 def test_inputs_and_model_may_give_hcl_arrays(tmp_path: Path) -> None:
     csim_passes(tmp_path, "arrays", ARRAYS_IO)
 
 
-NEVER_ENDS = '''
+NEVER_ENDS = """
 import hclbuild as hcl
 
 def schedule():
@@ -273,7 +274,7 @@ def schedule():
             A[0] = A[0] + 1
         return hcl.compute((4,), lambda j: A[j] + 1, name="B")
     return hcl.create_schedule([A], kernel, name="top")
-'''
+"""
 
 
 def test_a_reference_run_that_never_ends_is_stopped_at_its_timeout(tmp_path: Path) -> None:
@@ -281,6 +282,8 @@ def test_a_reference_run_that_never_ends_is_stopped_at_its_timeout(tmp_path: Pat
     (root / "projects" / "spin" / "project.toml").write_text("[reference]\ntimeout = 2\n")
     proc = doit(root, "build", check=False, timeout=120)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "spin: the LLVM reference run did not finish within 2 s and was stopped" in proc.stdout + proc.stderr
+    assert (
+        "spin: the LLVM reference run did not finish within 2 s and was stopped" in proc.stdout + proc.stderr
+    )
     status = json.loads((root / "build" / "spin" / "status" / "reference.json").read_text())
     assert status["state"] == "failed" and "within 2 s" in status["error"]

@@ -21,7 +21,7 @@ def synthesized(calls: list[dict]) -> list[str]:
     the order of the calls."""
     names = []
     for call in calls:
-        steps = call["argv"][call["argv"].index("-tclargs") + 1:] if "-tclargs" in call["argv"] else []
+        steps = call["argv"][call["argv"].index("-tclargs") + 1 :] if "-tclargs" in call["argv"] else []
         if call["tool"] == "v++" or (call["tool"] == "vitis_hls" and "csynth" in steps):
             names.append(Path(call["cwd"]).name)
     return names
@@ -29,9 +29,15 @@ def synthesized(calls: list[dict]) -> list[str]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("tool", ["vitis_hls", "v++"])
-def test_cosim_of_a_blackbox_top_synthesizes_each_function_once(fake_vitis, tmp_path: Path, tool: str) -> None:
-    folder = stand_in_project(fake_vitis, tmp_path / "projects" / "asm", TWO_STAGES,
-                              f'[hls]\ntool = "{tool}"\ntop_assembly = "blackbox"\n')
+def test_cosim_of_a_blackbox_top_synthesizes_each_function_once(
+    fake_vitis, tmp_path: Path, tool: str
+) -> None:
+    folder = stand_in_project(
+        fake_vitis,
+        tmp_path / "projects" / "asm",
+        TWO_STAGES,
+        f'[hls]\ntool = "{tool}"\ntop_assembly = "blackbox"\n',
+    )
     build = tmp_path / "build"
     functions = ["top", "Stage_doubled", "Stage_shifted"]
     assert run_doit([f"cosim:asm/{func}" for func in functions], [folder], build) == 0
@@ -65,8 +71,11 @@ def test_a_cosim_without_a_current_synthesis_says_which_task_to_run(fake_vitis, 
     fake_vitis.install("vitis_hls")
     project, layout = vadd_project(tmp_path)
     inputs = [layout.hls_cpp("vadd"), layout.hls_tcl("vadd")]
-    with pytest.raises(ToolError, match=r"^demo/vadd: cosim needs the synthesis of the files now in .*/hls/vadd, "
-                                        r"and there is none: run csynth:demo/vadd first$"):
+    with pytest.raises(
+        ToolError,
+        match=r"^demo/vadd: cosim needs the synthesis of the files now in .*/hls/vadd, "
+        r"and there is none: run csynth:demo/vadd first$",
+    ):
         synthesize_function(project, layout, "vadd", ["cosim"], inputs=inputs, reuse_synthesis=True)
     assert fake_vitis.calls() == []
     synthesize_function(project, layout, "vadd", ["csynth"], inputs=inputs)
@@ -80,7 +89,9 @@ def test_a_cosim_without_a_current_synthesis_says_which_task_to_run(fake_vitis, 
 
 
 @pytest.mark.parametrize("tool", ["vitis_hls", "v++"])
-def test_before_the_reference_run_csynth_runs_and_cosim_is_refused(fake_vitis, tmp_path: Path, tool: str) -> None:
+def test_before_the_reference_run_csynth_runs_and_cosim_is_refused(
+    fake_vitis, tmp_path: Path, tool: str
+) -> None:
     import shutil
 
     from test_vitis_flow import vadd_folder
@@ -93,11 +104,18 @@ def test_before_the_reference_run_csynth_runs_and_cosim_is_refused(fake_vitis, t
     shutil.rmtree(folder / "data")
     # hls_config.cfg's tb.file=data names a folder: the unified flow gets an empty one
     run_hls_steps(folder, "vadd", ["csynth"], flow=tool, timeout=60)
-    assert [path.name for path in (folder / "data").iterdir()] == [] if tool == "v++" else not (folder / "data").exists()
+    assert (
+        [path.name for path in (folder / "data").iterdir()] == []
+        if tool == "v++"
+        else not (folder / "data").exists()
+    )
     shutil.rmtree(folder / "data", ignore_errors=True)
     count = len(fake_vitis.calls())
     for steps in (["cosim"], ["csim", "csynth"]):
-        with pytest.raises(ToolError, match=rf"^{folder / 'data'}: missing, and {steps[0]} runs the testbench on the "
-                                            r"golden vectors the reference run writes there \(doit reference:<project>\)$"):
+        with pytest.raises(
+            ToolError,
+            match=rf"^{folder / 'data'}: missing, and {steps[0]} runs the testbench on the "
+            r"golden vectors the reference run writes there \(doit reference:<project>\)$",
+        ):
             run_hls_steps(folder, "vadd", steps, flow=tool, timeout=60)
     assert len(fake_vitis.calls()) == count

@@ -48,12 +48,15 @@ def vadd_folder(tmp_path: Path, **config) -> Path:
 # ---- choosing a flow ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("installed", "chosen"), [
-    (("vitis_hls", "vitis-run", "v++"), "vitis_hls"),
-    (("vitis-run", "v++"), "vitis-run"),
-    (("v++",), "v++"),
-    (("v++", "vitis-run"), "vitis-run"),
-])
+@pytest.mark.parametrize(
+    ("installed", "chosen"),
+    [
+        (("vitis_hls", "vitis-run", "v++"), "vitis_hls"),
+        (("vitis-run", "v++"), "vitis-run"),
+        (("v++",), "v++"),
+        (("v++", "vitis-run"), "vitis-run"),
+    ],
+)
 def test_auto_prefers_vitis_hls_then_vitis_run_then_vpp(installed: tuple[str, ...], chosen: str) -> None:
     assert choose_flow(tools(*installed)) == chosen
 
@@ -92,9 +95,15 @@ def test_version_from_the_tool_output(fake_vitis) -> None:
     assert fake_vitis.calls() == []  # --version is not a recorded run
 
 
-@pytest.mark.parametrize(("version", "key"), [(None, "package.output.format"), ("2023.2", "syn.output.format"),
-                                              ("2024.2", "syn.output.format"),
-                                              ("2025.1", "package.output.format")])
+@pytest.mark.parametrize(
+    ("version", "key"),
+    [
+        (None, "package.output.format"),
+        ("2023.2", "syn.output.format"),
+        ("2024.2", "syn.output.format"),
+        ("2025.1", "package.output.format"),
+    ],
+)
 def test_output_format_key(version: str | None, key: str) -> None:
     assert output_format_key(version) == key
 
@@ -119,8 +128,11 @@ def test_vitis_run_tcl_gets_the_steps_in_the_environment(fake_vitis, tmp_path: P
     folder = vadd_folder(tmp_path)
     run_hls_steps(folder, "vadd", ["cosim"], timeout=60)
     (call,) = fake_vitis.calls()
-    assert (call["tool"], call["argv"], call["steps"]) == ("vitis-run", ["--mode", "hls", "--tcl", "run_hls.tcl"],
-                                                           "csynth cosim")
+    assert (call["tool"], call["argv"], call["steps"]) == (
+        "vitis-run",
+        ["--mode", "hls", "--tcl", "run_hls.tcl"],
+        "csynth cosim",
+    )
     cosim = folder / "vadd_prj" / "solution1" / "sim" / "report" / "vadd_cosim.rpt"
     assert parse_cosim_rpt(cosim).passed
 
@@ -135,7 +147,10 @@ def test_unified_flow_synthesizes_with_vpp_then_cosims_with_vitis_run(fake_vitis
         ("vitis-run", ["--mode", "hls", "--cosim", "--config", "hls_config.cfg", "--work_dir", "vadd_comp"]),
     ]
     assert [run.log_path.name for run in runs] == ["v++_csynth.log", "vitis-run_cosim.log"]
-    assert find_csynth_report(folder, "vadd") == folder / "vadd_comp" / "hls" / "syn" / "report" / "vadd_csynth.xml"
+    assert (
+        find_csynth_report(folder, "vadd")
+        == folder / "vadd_comp" / "hls" / "syn" / "report" / "vadd_csynth.xml"
+    )
 
 
 def test_unified_csim_package_and_impl_options(fake_vitis, tmp_path: Path) -> None:
@@ -148,15 +163,18 @@ def test_unified_csim_package_and_impl_options(fake_vitis, tmp_path: Path) -> No
 def test_unified_steps_after_synthesis_need_vitis_run(fake_vitis, tmp_path: Path) -> None:
     fake_vitis.install("v++")
     folder = vadd_folder(tmp_path)
-    with pytest.raises(ToolError, match="cannot run cosim .* vitis-run is not on PATH"):
+    with pytest.raises(ToolError, match=r"cannot run cosim .* vitis-run is not on PATH"):
         run_hls_steps(folder, "vadd", ["cosim"], timeout=60)
 
 
 def test_cfg_spelled_for_another_release_is_refused_before_running(fake_vitis, tmp_path: Path) -> None:
     fake_vitis.install("v++", version="2024.2")
     folder = vadd_folder(tmp_path)  # default spelling: package.output.format (2025.1+)
-    with pytest.raises(ToolError, match=r'v\+\+ is Vitis 2024.2, which reads syn.output.format: '
-                                        r'set \[hls\] vitis_version = "2024.2"'):
+    with pytest.raises(
+        ToolError,
+        match=r"v\+\+ is Vitis 2024.2, which reads syn.output.format: "
+        r'set \[hls\] vitis_version = "2024.2"',
+    ):
         run_hls_steps(folder, "vadd", ["csynth"], timeout=60)
     assert fake_vitis.calls() == []
     matching = vadd_folder(tmp_path / "matching", vitis_version="2024.2")
@@ -212,7 +230,9 @@ def test_a_failed_cosim_fails_the_task_and_is_published_as_failed(fake_vitis, tm
         rpt.write_text(rpt.read_text().replace("|   Verilog|      Pass|", "|   Verilog|      Fail|"))
         return runs
 
-    with pytest.raises(ToolError, match=r"^demo/vadd: C/RTL co-simulation did not pass \(VHDL NA, Verilog Fail; "):
+    with pytest.raises(
+        ToolError, match=r"^demo/vadd: C/RTL co-simulation did not pass \(VHDL NA, Verilog Fail; "
+    ):
         synthesize_function(project, layout, "vadd", ["cosim"], timeout=60, runner=failing_cosim)
     assert parse_cosim_rpt(layout.cosim_result("vadd")).status == "Fail"
 
@@ -259,7 +279,7 @@ def test_reports_are_found_in_both_layouts(tmp_path: Path) -> None:
 
 # ---- the whole path: doit csynth -> report --------------------------------------------------------
 
-KERNEL = '''
+KERNEL = """
 import hclbuild as hcl
 
 def schedule():
@@ -273,7 +293,7 @@ def schedule():
     s = hcl.create_schedule([A], kernel, name="top")
     s.outline(kernel.doubled)
     return s
-'''
+"""
 
 
 def stand_in_project(fake_vitis, folder: Path, kernel: str, toml: str) -> Path:
@@ -290,7 +310,9 @@ def stand_in_project(fake_vitis, folder: Path, kernel: str, toml: str) -> Path:
 def test_doit_csynth_then_report_with_stand_in_tools(fake_vitis, tmp_path: Path, tool: str) -> None:
     from hclbuild.cli import run_doit
 
-    folder = stand_in_project(fake_vitis, tmp_path / "projects" / "twice", KERNEL, f'[hls]\ntool = "{tool}"\n')
+    folder = stand_in_project(
+        fake_vitis, tmp_path / "projects" / "twice", KERNEL, f'[hls]\ntool = "{tool}"\n'
+    )
     assert find_vitis() is not None
     build = tmp_path / "build"
     assert run_doit(["csynth", "report"], [folder], build) == 0
@@ -299,7 +321,11 @@ def test_doit_csynth_then_report_with_stand_in_tools(fake_vitis, tmp_path: Path,
     assert synthesized == [tool, tool]  # one synthesis per function, with the chosen front end
     for func in ("top", "Stage_doubled"):
         assert parse_csynth_xml(layout.csynth_result(func)).top == func
-    rows = [line for line in layout.report_markdown.read_text().splitlines() if line.startswith("| Stage_doubled |")]
+    rows = [
+        line
+        for line in layout.report_markdown.read_text().splitlines()
+        if line.startswith("| Stage_doubled |")
+    ]
     assert [cell.strip() for cell in rows[0].strip("|").split("|")][3] == "1234"
     # a no-op rerun synthesizes nothing
     assert run_doit(["csynth"], [folder], build) == 0
@@ -319,7 +345,7 @@ def test_doit_csynth_then_report_with_stand_in_tools(fake_vitis, tmp_path: Path,
 
 # ---- top_assembly = "blackbox": csynth of each function -> its blackbox JSON -> csynth of the top ----
 
-TWO_STAGES = '''
+TWO_STAGES = """
 import hclbuild as hcl
 
 def schedule():
@@ -335,7 +361,7 @@ def schedule():
     s.outline(kernel.doubled)
     s.outline(kernel.shifted)
     return s
-'''
+"""
 
 
 NOOP_CSYNTH = (
@@ -356,8 +382,12 @@ def test_top_assembled_from_the_functions_rtl(fake_vitis, tmp_path: Path, tool: 
 
     from hclbuild.cli import run_doit
 
-    folder = stand_in_project(fake_vitis, tmp_path / "projects" / "asm", TWO_STAGES,
-                              f'[hls]\ntool = "{tool}"\ntop_assembly = "blackbox"\n')
+    folder = stand_in_project(
+        fake_vitis,
+        tmp_path / "projects" / "asm",
+        TWO_STAGES,
+        f'[hls]\ntool = "{tool}"\ntop_assembly = "blackbox"\n',
+    )
     build = tmp_path / "build"
     assert run_doit(["csim", "csynth", "report"], [folder], build) == 0
     layout = BuildLayout(build, "asm")
@@ -370,8 +400,9 @@ def test_top_assembled_from_the_functions_rtl(fake_vitis, tmp_path: Path, tool: 
     where = "Stage_shifted_prj/solution1" if tool == "vitis_hls" else "Stage_shifted_comp/hls"
     assert description["c_files"] == [{"c_file": "../Stage_shifted/Stage_shifted.cpp", "cflag": ""}]
     assert description["rtl_files"] == [f"../Stage_shifted/{where}/syn/verilog/Stage_shifted.v"]
-    assert [(p["c_name"], p["RAM_type"], p["rtl_ports"]["RAM_address"]) for p in description["c_parameters"]] == [
-        ("doubled", "RAM_1P", "doubled_address0"), ("shifted", "RAM_1P", "shifted_address0")]
+    assert [
+        (p["c_name"], p["RAM_type"], p["rtl_ports"]["RAM_address"]) for p in description["c_parameters"]
+    ] == [("doubled", "RAM_1P", "doubled_address0"), ("shifted", "RAM_1P", "shifted_address0")]
     assert description["rtl_common_signal"]["module_clock_enable"] == "ap_ce"
     assert description["rtl_common_signal"]["ap_ctrl_chain_protocol_continue"] == "ap_continue"
     assert description["rtl_performance"] == {"latency": "1234", "II": "1235"}
@@ -380,8 +411,14 @@ def test_top_assembled_from_the_functions_rtl(fake_vitis, tmp_path: Path, tool: 
     assert json.loads(layout.csim_json("top").read_text())["pass"] is True  # g++ csim still has the bodies
     # the csynth and blackbox tasks load from build/.plans like the others: a no-op run in a fresh
     # process imports no MLIR, numpy or DSL and runs no tool
-    out = subprocess.run([sys.executable, "-c", NOOP_CSYNTH, str(folder), str(build)], capture_output=True,
-                         text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    out = subprocess.run(
+        [sys.executable, "-c", NOOP_CSYNTH, str(folder), str(build)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        check=False,
+    )
     assert "HEAVY [] CODE 0" in out.stdout, out.stdout + out.stderr
     assert "-- blackbox:asm/Stage_doubled" in out.stdout and "-- csynth:asm/top" in out.stdout
     assert len(fake_vitis.calls()) == len(calls)
@@ -390,13 +427,13 @@ def test_top_assembled_from_the_functions_rtl(fake_vitis, tmp_path: Path, tool: 
     (build / ".doit.db").unlink()
     layout.csynth_result("top").unlink()
     assert run_doit(["csynth:asm/top"], [folder], build) == 0
-    assert [Path(call["cwd"]).name for call in fake_vitis.calls()[len(calls):]] == ["top"]
+    assert [Path(call["cwd"]).name for call in fake_vitis.calls()[len(calls) :]] == ["top"]
     # a changed function input is synthesized again; the top only when that changed the RTL it takes
     tcl = layout.hls_tcl("Stage_doubled")
     tcl.write_text(tcl.read_text() + "# edited\n")
     assert run_doit(["csynth:asm/top"], [folder], build) == 0
-    assert [Path(call["cwd"]).name for call in fake_vitis.calls()[len(calls) + 1:]] == ["Stage_doubled"]
+    assert [Path(call["cwd"]).name for call in fake_vitis.calls()[len(calls) + 1 :]] == ["Stage_doubled"]
     verilog = layout.hls_dir("Stage_shifted") / description["rtl_files"][0].removeprefix("../Stage_shifted/")
     verilog.write_text(verilog.read_text() + "// new RTL\n")
     assert run_doit(["csynth:asm/top"], [folder], build) == 0
-    assert [Path(call["cwd"]).name for call in fake_vitis.calls()[len(calls) + 2:]] == ["top"]
+    assert [Path(call["cwd"]).name for call in fake_vitis.calls()[len(calls) + 2 :]] == ["top"]

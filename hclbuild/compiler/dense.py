@@ -18,7 +18,9 @@ def dense_array(attr: ir.Attribute) -> np.ndarray:
     # the bindings read only i8..i64 elements; the printed form is exact for any width
     body = str(attr).split(":", 1)[0].strip().removeprefix("dense<").removesuffix(">")
     if body.startswith('"0x'):
-        values = _from_hex(bytes.fromhex(body[3:-1]), ir.IntegerType(shaped.element_type).width, int(np.prod(shape)))
+        values = _from_hex(
+            bytes.fromhex(body[3:-1]), ir.IntegerType(shaped.element_type).width, int(np.prod(shape))
+        )
         return np.array(values, dtype=object).reshape(shape)
     values = ast.literal_eval(body.replace("true", "1").replace("false", "0"))
     return np.broadcast_to(np.array(values, dtype=object), shape).copy()
@@ -36,6 +38,6 @@ def _from_hex(data: bytes, width: int, count: int) -> list[int]:
     top = 1 << (width - 1) if width > 1 else 2  # no sign bit in an i1
     values = []
     for k in range(count):
-        raw = int.from_bytes(data[k * size:(k + 1) * size], "little") & ((1 << width) - 1)
+        raw = int.from_bytes(data[k * size : (k + 1) * size], "little") & ((1 << width) - 1)
         values.append(raw - 2 * top if raw & top else raw)
     return values

@@ -56,8 +56,13 @@ class DesignGraph:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DesignGraph:
         """The graph back from to_json."""
-        return cls(top=data["top"], functions=list(data["functions"]), parents=dict(data["parents"]),
-                   stages=[GraphStage(**s) for s in data["stages"]], edges=[GraphEdge(**e) for e in data["edges"]])
+        return cls(
+            top=data["top"],
+            functions=list(data["functions"]),
+            parents=dict(data["parents"]),
+            stages=[GraphStage(**s) for s in data["stages"]],
+            edges=[GraphEdge(**e) for e in data["edges"]],
+        )
 
 
 def design_graph(module: ir.Module) -> DesignGraph:
@@ -131,8 +136,9 @@ class _GraphBuilder:
                 if tensor is not None:
                     self.writer[tensor.name] = stage
 
-    def _call(self, call: ir.Operation, callee: str, target: ir.Operation, caller: str,
-              tensors: dict[Any, _Tensor]) -> None:
+    def _call(
+        self, call: ir.Operation, callee: str, target: ir.Operation, caller: str, tensors: dict[Any, _Tensor]
+    ) -> None:
         if callee not in self.graph.functions:
             self.graph.functions.append(callee)
             self.graph.parents[callee] = caller

@@ -30,7 +30,12 @@ def _band(loop: Any) -> list[dict[str, Any]]:
     while loop is not None:
         name = loop.attributes["loop_name"].value if "loop_name" in loop.attributes else ""
         band.append({"name": name, "body": loop})
-        inner = [op.operation for region in loop.regions for block in region.blocks for op in block.operations
-                 if op.operation.name in LOOP_OPS]
+        inner = [
+            op.operation
+            for region in loop.regions
+            for block in region.blocks
+            for op in block.operations
+            if op.operation.name in LOOP_OPS
+        ]
         loop = inner[0] if len(inner) == 1 else None
     return band

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from hclbuild.errors import CompileError, HCLNotImplementedError
+from hclbuild.errors import CompileError
 from hclbuild.schedule import memory as M
 from hclbuild.schedule.schedule import Schedule
 
@@ -24,9 +24,9 @@ def compile_schedule(schedule: Schedule) -> CompiledDesign:
     from hclbuild.compiler.builder import build_module
     from hclbuild.compiler.passes.constant_divisor import check_constant_divisors
     from hclbuild.compiler.passes.constant_subscript import check_constant_subscripts
-    from hclbuild.compiler.passes.stream import annotate_stream_arguments
     from hclbuild.compiler.passes.outline import outline_stages
     from hclbuild.compiler.passes.outline_axis import OutlineAxisPass
+    from hclbuild.compiler.passes.stream import annotate_stream_arguments
     from hclbuild.compiler.passes.verify import verify_module
 
     module = build_module(schedule)
@@ -39,7 +39,9 @@ def compile_schedule(schedule: Schedule) -> CompiledDesign:
         apply_memory_records(module, schedule)
         outlined: list[str] = []
         for axis_request in schedule.axis_outlines:
-            outlined.append(OutlineAxisPass(axis_request.stage, axis_request.axis, axis_request.unify).run(module))
+            outlined.append(
+                OutlineAxisPass(axis_request.stage, axis_request.axis, axis_request.unify).run(module)
+            )
         # every s.outline() request in one pass: the program is analysed once, not once per request;
         # the pass takes a list of stage names for a set and ("range", start, end) for a range
         groups = [list(g[1]) if g[0] == "set" else g for r in schedule.outlines for g in r.groups]
@@ -66,12 +68,23 @@ def apply_memory_records(module: Any, schedule: Schedule) -> None:
     for record in schedule.memory:
         if isinstance(record, M.ReuseAt):
             stage = schedule.stages[record.stage]
-            shape = ReuseAtPass(record.target.name, record.stage, record.axis, record.buffer.name,
-                                stage.reduction_loop_names(), _partition_strings(schedule, record.buffer)).run(module)
+            shape = ReuseAtPass(
+                record.target.name,
+                record.stage,
+                record.axis,
+                record.buffer.name,
+                stage.reduction_loop_names(),
+                _partition_strings(schedule, record.buffer),
+            ).run(module)
             record.buffer.shape = shape
         elif isinstance(record, M.BufferAt):
-            record.buffer.shape = BufferAtPass(record.target.name, record.stage, record.axis, record.buffer.name,
-                                               _partition_strings(schedule, record.buffer)).run(module)
+            record.buffer.shape = BufferAtPass(
+                record.target.name,
+                record.stage,
+                record.axis,
+                record.buffer.name,
+                _partition_strings(schedule, record.buffer),
+            ).run(module)
         elif isinstance(record, M.ComputeAt):
             axis = schedule.stages[record.consumer].current_loop(record.axis)
             ComputeAtPass(record.producer, record.consumer, axis, record.tensor.name).run(module)

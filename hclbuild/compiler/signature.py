@@ -73,12 +73,14 @@ def _string_list(attributes: ir.OpAttributeMap, key: str, func_name: str) -> lis
 
 
 def _stream_directions(attributes: ir.OpAttributeMap, count: int, func_name: str) -> list[str]:
-    """"read"/"write"/"" per argument, from the optional hcl.arg_streams ("<direction>:<depth>")."""
+    """ "read"/"write"/"" per argument, from the optional hcl.arg_streams ("<direction>:<depth>")."""
     if "hcl.arg_streams" not in attributes:
         return [""] * count
     entries = _string_list(attributes, "hcl.arg_streams", func_name)
     if len(entries) != count or any(e and e.split(":")[0] not in ("read", "write") for e in entries):
-        raise CompileError(f"@{func_name}: hcl.arg_streams must hold one '' or '<read|write>:<depth>' per argument")
+        raise CompileError(
+            f"@{func_name}: hcl.arg_streams must hold one '' or '<read|write>:<depth>' per argument"
+        )
     return [e.split(":")[0] if e else "" for e in entries]
 
 

@@ -40,19 +40,21 @@ LOWERING_PASSES: tuple[str, ...] = (
 # counts are not multiples of the vector (masked transfers).
 # They run on functions that are optimised at all (not the optnone ones of a reference build).
 CLEANUP_PASSES: tuple[str, ...] = ("canonicalize", "cse")
-VECTORISE_PASSES: tuple[str, ...] = ("affine-raise-from-memref", "affine-loop-invariant-code-motion", "canonicalize")
+VECTORISE_PASSES: tuple[str, ...] = (
+    "affine-raise-from-memref",
+    "affine-loop-invariant-code-motion",
+    "canonicalize",
+)
 
 # With run_once, memref.alloc goes through MLIR's generic allocation functions, defined here to
 # calloc/free: every buffer of the reference starts zeroed, so golden vectors of buffers a
 # function only writes depend on the design and the seed alone, not on what malloc returned.
 _GENERIC_ALLOC = "finalize-memref-to-llvm{use-generic-functions=1}"
 _ZEROED_ALLOC = {
-    "declare ptr @_mlir_memref_to_llvm_alloc(i64)":
-        "define internal ptr @_mlir_memref_to_llvm_alloc(i64 %0) {\n"
-        "  %2 = call ptr @calloc(i64 1, i64 %0)\n  ret ptr %2\n}",
-    "declare void @_mlir_memref_to_llvm_free(ptr)":
-        "define internal void @_mlir_memref_to_llvm_free(ptr %0) {\n"
-        "  call void @free(ptr %0)\n  ret void\n}",
+    "declare ptr @_mlir_memref_to_llvm_alloc(i64)": "define internal ptr @_mlir_memref_to_llvm_alloc(i64 %0) {\n"
+    "  %2 = call ptr @calloc(i64 1, i64 %0)\n  ret ptr %2\n}",
+    "declare void @_mlir_memref_to_llvm_free(ptr)": "define internal void @_mlir_memref_to_llvm_free(ptr %0) {\n"
+    "  call void @free(ptr %0)\n  ret void\n}",
 }
 _LIBC_ALLOC = {"calloc": "declare ptr @calloc(i64, i64)", "free": "declare void @free(ptr)"}
 
@@ -66,8 +68,9 @@ _OPTNONE = "llvm.passthrough"
 _FUNC_ATTRS_KEPT = frozenset({"sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs"})
 
 
-def lower_to_llvm_ir(module: ir.Module | ir.Operation, opt_level: int = 2, run_once: bool = False,
-                     in_place: bool = False) -> str:
+def lower_to_llvm_ir(
+    module: ir.Module | ir.Operation, opt_level: int = 2, run_once: bool = False, in_place: bool = False
+) -> str:
     """LLVM IR text of an IR-contract module; public functions get `_mlir_ciface_<name>` entry points.
 
     The module is verified, then copied into a fresh Context, so the caller's module is unchanged;
@@ -167,8 +170,11 @@ def _mark_light_functions(module: ir.Module) -> None:
     attribute = ir.ArrayAttr.get([ir.StringAttr.get("optnone"), ir.StringAttr.get("noinline")])
     for op in module.body.operations:
         op = op.operation
-        if op.name == "func.func" and work.get(ir.StringAttr(op.attributes["sym_name"]).value, 0) \
-                <= RUN_ONCE_OPTNONE_WORK and op.regions[0].blocks:
+        if (
+            op.name == "func.func"
+            and work.get(ir.StringAttr(op.attributes["sym_name"]).value, 0) <= RUN_ONCE_OPTNONE_WORK
+            and op.regions[0].blocks
+        ):
             op.attributes[_OPTNONE] = attribute
 
 
@@ -181,7 +187,9 @@ def _prepare_for_vectorising(module: ir.Module) -> None:
             try:
                 pipeline.run(op)
             except ir.MLIRError as err:
-                raise CompileError(_format("to_llvm: preparing a function for vectorisation failed", err)) from None
+                raise CompileError(
+                    _format("to_llvm: preparing a function for vectorisation failed", err)
+                ) from None
 
 
 def _passthrough_attributes(module: ir.Module) -> None:
@@ -260,8 +268,13 @@ def _widen_to_containers(module: ir.Module) -> None:
         width = ir.IntegerType(narrow.element_type).width
         wide = _container(narrow)
         raw = dense_array(op.attributes["initial_value"]) & ((1 << width) - 1)
-        text = np.array2string(np.asarray(raw, dtype=object), separator=", ", threshold=raw.size + 1,
-                               max_line_width=2**31, formatter={"all": str})
+        text = np.array2string(
+            np.asarray(raw, dtype=object),
+            separator=", ",
+            threshold=raw.size + 1,
+            max_line_width=2**31,
+            formatter={"all": str},
+        )
         shaped = ir.RankedTensorType.get(narrow.shape, wide)
         op.attributes["type"] = ir.TypeAttr.get(_widened(narrow))
         op.attributes["initial_value"] = ir.Attribute.parse(f"dense<{text}> : {shaped}")

@@ -19,8 +19,18 @@ import math
 from mlir import ir
 
 UNKNOWN = math.inf
-_ACCESS_OPS = frozenset({"affine.load", "affine.store", "memref.load", "memref.store",
-                         "affine.vector_load", "affine.vector_store", "vector.load", "vector.store"})
+_ACCESS_OPS = frozenset(
+    {
+        "affine.load",
+        "affine.store",
+        "memref.load",
+        "memref.store",
+        "affine.vector_load",
+        "affine.vector_store",
+        "vector.load",
+        "vector.store",
+    }
+)
 
 
 def _constant_index(value: ir.Value) -> int | None:
@@ -102,7 +112,10 @@ def function_work(module: ir.Module) -> dict[str, float]:
             continue
         name = ir.StringAttr(op.attributes["sym_name"]).value
         bodies[name] = op
-        private = "sym_visibility" in op.attributes and ir.StringAttr(op.attributes["sym_visibility"]).value != "public"
+        private = (
+            "sym_visibility" in op.attributes
+            and ir.StringAttr(op.attributes["sym_visibility"]).value != "public"
+        )
         if not private:
             public.append(name)
     own = {name: _own_work(op) for name, op in bodies.items()}

@@ -42,8 +42,10 @@ _OPAQUE = frozenset({"Call", "Reduce", "AccRef"})
 def _integer(value: Expr, what: str) -> DType:
     dtype = value.dtype
     if not dtype.is_integral_bits:  # fixed point too: its raw bits
-        raise APIError(f"{what} needs an integer {'tensor' if isinstance(value, Load) else 'expression'}, "
-                       f"got {dtype!r} (hcl.bitcast it to an integer first)")
+        raise APIError(
+            f"{what} needs an integer {'tensor' if isinstance(value, Load) else 'expression'}, "
+            f"got {dtype!r} (hcl.bitcast it to an integer first)"
+        )
     return dtype
 
 
@@ -51,8 +53,10 @@ def _bound(bound: object, what: str) -> Expr:
     """A slice bound or bit index as an index-typed expression (ints and index values only)."""
     expr = as_expr(bound, Index())
     if expr.dtype.kind not in _INDEX_KINDS:
-        raise DTypeError(f"{what} must be an integer or index expression, got {expr.dtype!r} "
-                         "(convert it with hcl.cast(hcl.Index(), expr))")
+        raise DTypeError(
+            f"{what} must be an integer or index expression, got {expr.dtype!r} "
+            "(convert it with hcl.cast(hcl.Index(), expr))"
+        )
     return expr
 
 
@@ -112,8 +116,10 @@ def _slice_bounds(key: slice, dtype: DType) -> tuple[Expr, int | None, Expr | No
     lo, hi = _bound(key.start, "a bit slice's lower bound"), _bound(key.stop, "a bit slice's upper bound")
     clo, chi = _const_int(lo), _const_int(hi)
     if clo is not None and chi is not None and clo > chi:
-        raise APIError(f"bit slice [{clo}:{chi}]: the lower bound is above the upper one "
-                       "(use .reverse() to reverse bits)")
+        raise APIError(
+            f"bit slice [{clo}:{chi}]: the lower bound is above the upper one "
+            "(use .reverse() to reverse bits)"
+        )
     width = constant_distance(lo, hi)
     if width is None:
         return lo, None, hi
@@ -154,8 +160,9 @@ def bitcast(value: object, dtype: DType) -> Expr:
     if expr.dtype.is_index or dtype.is_index:
         raise DTypeError("hcl.bitcast: index values have no fixed width; hcl.cast them to an integer first")
     if expr.dtype.bits != dtype.bits:
-        raise DTypeError(f"hcl.bitcast: {expr.dtype!r} has {expr.dtype.bits} bits, "
-                         f"{dtype!r} has {dtype.bits}")
+        raise DTypeError(
+            f"hcl.bitcast: {expr.dtype!r} has {expr.dtype.bits} bits, {dtype!r} has {dtype.bits}"
+        )
     return BitCast(dtype, expr)
 
 

@@ -33,7 +33,9 @@ def _tensor_of(tensor: object, what: str) -> Tensor:
 
 def _axis_of(tensor: Tensor, axis: object, what: str) -> int:
     if isinstance(axis, bool) or not isinstance(axis, numbers.Integral) or not 0 <= int(axis) < tensor.ndim:
-        raise APIError(f"hcl.{what}: axis {axis!r} is not a dimension of {tensor.name!r} (shape {tensor.shape})")
+        raise APIError(
+            f"hcl.{what}: axis {axis!r} is not a dimension of {tensor.name!r} (shape {tensor.shape})"
+        )
     return int(axis)
 
 
@@ -48,8 +50,9 @@ def _integer_like(bits: int, like: DType) -> DType:
     return Int(bits) if like.is_signed and not like.is_float else UInt(bits)
 
 
-def pack(tensor: Tensor, axis: int = 0, factor: int | None = None, name: str | None = None,
-         dtype: object = None) -> Tensor:
+def pack(
+    tensor: Tensor, axis: int = 0, factor: int | None = None, name: str | None = None, dtype: object = None
+) -> Tensor:
     """hcl.pack(tensor, axis=0, factor=None, name=None, dtype=None): `factor` consecutive elements
     along `axis` in one element of `factor` times the width (dtype gives the factor when omitted)."""
     tensor = _tensor_of(tensor, "pack")
@@ -62,18 +65,24 @@ def pack(tensor: Tensor, axis: int = 0, factor: int | None = None, name: str | N
     if out_dtype is None:
         out_dtype = _integer_like(width * factor, tensor.dtype)
     if out_dtype.bits != width * factor or out_dtype.is_index:
-        raise DTypeError(f"hcl.pack: {factor} elements of {tensor.dtype!r} take {width * factor} bits, "
-                         f"{out_dtype!r} has {out_dtype.bits}")
+        raise DTypeError(
+            f"hcl.pack: {factor} elements of {tensor.dtype!r} take {width * factor} bits, "
+            f"{out_dtype!r} has {out_dtype.bits}"
+        )
     if tensor.shape[axis] % factor:
-        raise APIError(f"hcl.pack: dimension {axis} of {tensor.name!r} ({tensor.shape[axis]}) is not a "
-                       f"multiple of the factor {factor}")
+        raise APIError(
+            f"hcl.pack: dimension {axis} of {tensor.name!r} ({tensor.shape[axis]}) is not a "
+            f"multiple of the factor {factor}"
+        )
     shape = tuple(n // factor if k == axis else n for k, n in enumerate(tensor.shape))
     wide = UInt(out_dtype.bits)
 
     def element(*index: Expr) -> Expr:
         packed: Expr | None = None
         for k in range(factor):
-            at = tuple(binary("add", binary("mul", i, factor), k) if d == axis else i for d, i in enumerate(index))
+            at = tuple(
+                binary("add", binary("mul", i, factor), k) if d == axis else i for d, i in enumerate(index)
+            )
             raw = Cast(wide, BitCast(UInt(width), tensor[at]))
             part = binary("shl", raw, Const(width * k, Index())) if k else raw
             packed = part if packed is None else binary("or", packed, part)
@@ -82,8 +91,9 @@ def pack(tensor: Tensor, axis: int = 0, factor: int | None = None, name: str | N
     return compute(shape, element, name=name, dtype=out_dtype)
 
 
-def unpack(tensor: Tensor, axis: int = 0, factor: int | None = None, name: str | None = None,
-           dtype: object = None) -> Tensor:
+def unpack(
+    tensor: Tensor, axis: int = 0, factor: int | None = None, name: str | None = None, dtype: object = None
+) -> Tensor:
     """hcl.unpack(tensor, axis=0, factor=None, name=None, dtype=None): each element along `axis` as
     `factor` elements of 1/factor its width, its low bits first (dtype gives the factor when omitted)."""
     tensor = _tensor_of(tensor, "unpack")
@@ -99,8 +109,10 @@ def unpack(tensor: Tensor, axis: int = 0, factor: int | None = None, name: str |
     if out_dtype is None:
         out_dtype = _integer_like(width, tensor.dtype)
     if out_dtype.bits != width or out_dtype.is_index:
-        raise DTypeError(f"hcl.unpack: a {factor}th of {tensor.dtype!r} is {width} bits, {out_dtype!r} has "
-                         f"{out_dtype.bits}")
+        raise DTypeError(
+            f"hcl.unpack: a {factor}th of {tensor.dtype!r} is {width} bits, {out_dtype!r} has "
+            f"{out_dtype.bits}"
+        )
     shape = tuple(n * factor if k == axis else n for k, n in enumerate(tensor.shape))
 
     def element(*index: Expr) -> Expr:
@@ -118,8 +130,9 @@ def bitcast(tensor: Any, dst_dtype: object, name: str | None = None) -> Any:
     dtype = parse_dtype(dst_dtype)
     if isinstance(tensor, Tensor) and not tensor.is_scalar:
         if tensor.dtype.bits != dtype.bits or tensor.dtype.is_index or dtype.is_index:
-            raise DTypeError(f"hcl.bitcast: {tensor.dtype!r} has {tensor.dtype.bits} bits, "
-                             f"{dtype!r} has {dtype.bits}")
+            raise DTypeError(
+                f"hcl.bitcast: {tensor.dtype!r} has {tensor.dtype.bits} bits, {dtype!r} has {dtype.bits}"
+            )
         label = name if name is not None else f"{tensor.name}_{dtype.name}"
         return compute(tensor.shape, lambda *i: BitCast(dtype, tensor[i]), name=label, dtype=dtype)
     if not isinstance(tensor, (Expr, Tensor)):

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import math
 import numbers
-from fractions import Fraction
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 from hclbuild.dsl.types import MAX_INT_BITS, DType, Fixed, Float, Index, Int, UFixed, UInt
 from hclbuild.errors import APIError, DTypeError, HCLNotImplementedError
@@ -122,16 +123,22 @@ class Expr:
 
     # -- Python conversions: an expression has no value while the kernel is traced -------------
     def __int__(self) -> int:
-        raise APIError("int() of a DSL expression: it has no value while the kernel is traced; "
-                       "hcl.cast(hcl.Int(32), x) converts it in the kernel")
+        raise APIError(
+            "int() of a DSL expression: it has no value while the kernel is traced; "
+            "hcl.cast(hcl.Int(32), x) converts it in the kernel"
+        )
 
     def __float__(self) -> float:
-        raise APIError("float() of a DSL expression: it has no value while the kernel is traced; "
-                       "hcl.cast(hcl.Float(), x) converts it in the kernel")
+        raise APIError(
+            "float() of a DSL expression: it has no value while the kernel is traced; "
+            "hcl.cast(hcl.Float(), x) converts it in the kernel"
+        )
 
     def __index__(self) -> int:
-        raise APIError("a DSL expression used as a Python index or range() bound: it has no value while the "
-                       "kernel is traced (index a tensor with it, or loop with hcl.for_)")
+        raise APIError(
+            "a DSL expression used as a Python index or range() bound: it has no value while the "
+            "kernel is traced (index a tensor with it, or loop with hcl.for_)"
+        )
 
     def __round__(self, ndigits: object = None) -> Expr:
         raise APIError("round() of a DSL expression is not supported: hcl.cast to an integer type truncates")

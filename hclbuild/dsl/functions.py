@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import functools
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from hclbuild.dsl.context import current_default_dtype
 from hclbuild.dsl.expr import Call, Expr, as_expr
@@ -113,7 +114,9 @@ class DefFunction:
 
     def _signature(self, args: tuple[Any, ...]) -> tuple[tuple, list[Any]]:
         if len(args) != len(self.param_names):
-            raise APIError(f"def_ function {self.name!r} takes {len(self.param_names)} arguments, got {len(args)}")
+            raise APIError(
+                f"def_ function {self.name!r} takes {len(self.param_names)} arguments, got {len(args)}"
+            )
         key: list[tuple] = []
         converted: list[Any] = []
         for k, (pname, arg) in enumerate(zip(self.param_names, args)):
@@ -145,7 +148,9 @@ class DefFunction:
         key, converted = self._signature(args)
         full_key = (id(self.fn), key)
         if full_key in program.in_progress:
-            raise APIError(f"def_ function {self.name!r} calls itself: recursion is not supported in hardware")
+            raise APIError(
+                f"def_ function {self.name!r} calls itself: recursion is not supported in hardware"
+            )
         traced = program.function_keys.get(full_key)
         if traced is None:
             traced = self._trace(program, full_key, key)
@@ -182,7 +187,9 @@ class DefFunction:
         if contains_return(scope.body):
             ret = program.dtype_overrides.get(override_key(self.name))  # a scheme's, else the declared
             if ret is None:
-                ret = parse_dtype(self.ret_dtype) if self.ret_dtype is not None else _returned_dtype(scope.body)
+                ret = (
+                    parse_dtype(self.ret_dtype) if self.ret_dtype is not None else _returned_dtype(scope.body)
+                )
         program.def_handles.setdefault(self.name, FunctionHandle(self.name, tuple(self.param_names)))
         traced = TracedFunction(name, scope, ret, key)
         program.function_keys[full_key] = traced
@@ -215,8 +222,13 @@ def _returned_dtype(stmts: list[Any]) -> DType:
     return common
 
 
-def def_(shapes: Any = None, dtypes: Any = None, ret_dtype: Any = None, name: str | None = None,
-         arg_names: Any = None) -> Callable[[Callable[..., Any]], DefFunction]:
+def def_(
+    shapes: Any = None,
+    dtypes: Any = None,
+    ret_dtype: Any = None,
+    name: str | None = None,
+    arg_names: Any = None,
+) -> Callable[[Callable[..., Any]], DefFunction]:
     """@hcl.def_(shapes=None, dtypes=None, ret_dtype=None, name=None): make fn its own function."""
     if callable(shapes) and dtypes is None and ret_dtype is None:
         return DefFunction(shapes, None, None, None, None)  # type: ignore[return-value]

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from hclbuild.dsl.expr import Const, Expr, Var, as_expr, to_bool
-from hclbuild.dsl.tensor import Tensor
 from hclbuild.dsl.stmt import For, If, Return, StageStmt, While, inferred_max_trip
+from hclbuild.dsl.tensor import Tensor
 from hclbuild.dsl.trace import active_program, active_scope, at_scope_top, record, recording_into
 from hclbuild.dsl.types import Index
 from hclbuild.errors import APIError
@@ -59,7 +59,9 @@ def else_() -> Iterator[None]:
 
 
 @contextmanager
-def for_(begin: object, end: object, step: int = 1, tag: str | None = None, name: str | None = None) -> Iterator[Var]:
+def for_(
+    begin: object, end: object, step: int = 1, tag: str | None = None, name: str | None = None
+) -> Iterator[Var]:
     """with hcl.for_(lo, hi, step=1) as i: ... a loop (negative steps count down, hi exclusive)."""
     if isinstance(step, (Expr, Tensor)):
         step = as_expr(step, Index())  # a runtime step (HeteroCL: scf.for), taken as positive
@@ -68,8 +70,13 @@ def for_(begin: object, end: object, step: int = 1, tag: str | None = None, name
     program = active_program()
     loop_name = program.unique_name(name or tag) if (name or tag) else program.auto_name("i")
     var = Var(loop_name, begin, end)
-    stmt = For(var, as_expr(begin, Index()), as_expr(end, Index()), step if isinstance(step, Expr) else int(step),
-               name=loop_name)
+    stmt = For(
+        var,
+        as_expr(begin, Index()),
+        as_expr(end, Index()),
+        step if isinstance(step, Expr) else int(step),
+        name=loop_name,
+    )
     if tag is not None or (active_scope() is program.top and at_scope_top()):
         # a tagged loop (HeteroCL), or a loop straight in the algorithm, is a stage of its own,
         # named by the tag (else after the loop), so it can be scheduled and outlined by name
@@ -82,8 +89,12 @@ def for_(begin: object, end: object, step: int = 1, tag: str | None = None, name
         record(stmt)
     with recording_into(stmt.body):
         yield var
-    if isinstance(stmt.lo, Const) and int(stmt.lo.value) == 0 and not isinstance(stmt.hi, Const) \
-            and stmt.step == 1:
+    if (
+        isinstance(stmt.lo, Const)
+        and int(stmt.lo.value) == 0
+        and not isinstance(stmt.hi, Const)
+        and stmt.step == 1
+    ):
         stmt.max_trip = inferred_max_trip(stmt)
 
 

@@ -7,8 +7,9 @@ import itertools
 import keyword
 import math
 import re
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 from hclbuild.dsl.context import current_default_dtype
 from hclbuild.dsl.expr import (
@@ -26,7 +27,16 @@ from hclbuild.dsl.expr import (
     promote,
     to_bool,
 )
-from hclbuild.dsl.stmt import Alloc, ComputeLoops, For, Return, StageStmt, Store, contains_return, inferred_max_trip
+from hclbuild.dsl.stmt import (
+    Alloc,
+    ComputeLoops,
+    For,
+    Return,
+    StageStmt,
+    Store,
+    contains_return,
+    inferred_max_trip,
+)
 from hclbuild.dsl.tensor import Tensor, normalize_shape
 from hclbuild.dsl.trace import active_program, active_scope, at_scope_top, record, recording_into, tracing
 from hclbuild.dsl.types import DType, Float, Index, UInt, parse_dtype
@@ -94,7 +104,9 @@ def _new_tensor(name: str, shape: tuple[int, ...], dtype: DType, kind: str) -> T
     return tensor
 
 
-def _trace_body(axes: list[Var], fcompute: Callable[..., Any], out: Tensor | None, what: str) -> tuple[list, bool]:
+def _trace_body(
+    axes: list[Var], fcompute: Callable[..., Any], out: Tensor | None, what: str
+) -> tuple[list, bool]:
     """Run fcompute on the axes, recording its statements; a returned value is stored into out."""
     scope = active_scope()
     body: list = []
@@ -106,7 +118,9 @@ def _trace_body(axes: list[Var], fcompute: Callable[..., Any], out: Tensor | Non
                 if out is None:
                     raise APIError(f"{what}: mutate's fcompute must not return a value")
                 if isinstance(value, Tensor) and not value.is_scalar:
-                    raise APIError(f"{what}: fcompute returned tensor {value.name!r}, expected an element value")
+                    raise APIError(
+                        f"{what}: fcompute returned tensor {value.name!r}, expected an element value"
+                    )
                 record(Store(out, tuple(axes), as_expr(value, out.dtype)))
     finally:
         scope.return_depth -= 1
@@ -116,7 +130,9 @@ def _trace_body(axes: list[Var], fcompute: Callable[..., Any], out: Tensor | Non
     return body, has_return
 
 
-def compute(shape: object, fcompute: Callable[..., Any], name: str | None = None, dtype: object = None) -> Tensor:
+def compute(
+    shape: object, fcompute: Callable[..., Any], name: str | None = None, dtype: object = None
+) -> Tensor:
     """hcl.compute(shape, fcompute, name=None, dtype=None): a new tensor, element by element."""
     program = active_program()
     requested = name
@@ -130,8 +146,14 @@ def compute(shape: object, fcompute: Callable[..., Any], name: str | None = None
     axes = [Var(n, 0, extent) for n, extent in zip(names, shape_t)]
     out.axis = axes
     body, has_return = _trace_body(axes, fcompute, out, f"compute {name!r}")
-    stage = StageStmt(name, "compute", [ComputeLoops(axes, body)], output=out, has_return=has_return,
-                      alias=_alias(requested, name))
+    stage = StageStmt(
+        name,
+        "compute",
+        [ComputeLoops(axes, body)],
+        output=out,
+        has_return=has_return,
+        alias=_alias(requested, name),
+    )
     out.stage = stage
     _register_stage(stage)
     return out
@@ -148,8 +170,14 @@ def update(tensor: Tensor, fcompute: Callable[..., Any], name: str | None = None
     names = _axis_names(fcompute, tensor.ndim, f"update {name!r}")
     axes = [Var(n, 0, extent) for n, extent in zip(names, tensor.shape)]
     body, has_return = _trace_body(axes, fcompute, tensor, f"update {name!r}")
-    stage = StageStmt(name, "update", [ComputeLoops(axes, body)], output=tensor, has_return=has_return,
-                      alias=_alias(requested, name))
+    stage = StageStmt(
+        name,
+        "update",
+        [ComputeLoops(axes, body)],
+        output=tensor,
+        has_return=has_return,
+        alias=_alias(requested, name),
+    )
     _register_stage(stage)
     return None
 
@@ -181,14 +209,16 @@ def _runtime_mutate(program: Any, name: str, domain: tuple, fcompute: Callable[.
     names = _axis_names(fcompute, len(domain), f"mutate {name!r}")
     loops: list[For] = []
     for axis_name, extent in zip(names, domain):
-        if not isinstance(extent, (Tensor, Expr)) and (isinstance(extent, bool) or not isinstance(extent, int)
-                                                         or extent <= 0):
-            raise APIError(f"mutate {name!r}: domain extents must be positive ints or runtime values, "
-                           f"got {extent!r}")
+        if not isinstance(extent, (Tensor, Expr)) and (
+            isinstance(extent, bool) or not isinstance(extent, int) or extent <= 0
+        ):
+            raise APIError(
+                f"mutate {name!r}: domain extents must be positive ints or runtime values, got {extent!r}"
+            )
         loop_name = program.unique_name(axis_name)
         hi = as_expr(extent, Index())
         loops.append(For(Var(loop_name, 0, hi), Const(0, Index()), hi, 1, name=loop_name))
-    for outer, inner in zip(loops, loops[1:]):
+    for outer, inner in itertools.pairwise(loops):
         outer.body.append(inner)
     body, _ = _trace_body([loop.var for loop in loops], fcompute, None, f"mutate {name!r}")
     loops[-1].body.extend(body)
@@ -206,7 +236,9 @@ def scalar(value: object, name: str | None = None, dtype: object = None) -> Tens
     out = _new_tensor(name, (1,), dt, "scalar")
     axis = Var("x", 0, 1)
     init = value if isinstance(value, Expr) else as_expr(value, dt)
-    stage = StageStmt(name, "scalar", [ComputeLoops([axis], [Store(out, (axis,), as_expr(init, dt))])], output=out)
+    stage = StageStmt(
+        name, "scalar", [ComputeLoops([axis], [Store(out, (axis,), as_expr(init, dt))])], output=out
+    )
     out.stage = stage
     _register_stage(stage)
     return out
@@ -263,34 +295,45 @@ def _reduction(kind: str, expr: object, axis: object, where: object, dtype: obje
     value = as_expr(expr)
     dt = _acc_dtype(value, dtype)
     cond = None if where is True else to_bool(where)
-    init = {"sum": lambda: Const(0.0 if dt.is_float or dt.is_fixed else 0, dt),
-            "max": lambda: _extreme(dt, lowest=True),
-            "min": lambda: _extreme(dt, lowest=False)}[kind]()
+    init = {
+        "sum": lambda: Const(0.0 if dt.is_float or dt.is_fixed else 0, dt),
+        "max": lambda: _extreme(dt, lowest=True),
+        "min": lambda: _extreme(dt, lowest=False),
+    }[kind]()
     acc_name = active_program().unique_name(name or f"{kind}_acc")
     return Reduce(kind, init, value, _axes(axis), cond, dt, acc_name)
 
 
-def sum(expr: object, axis: object = None, where: object = True, dtype: object = None, name: str | None = None) -> Expr:  # noqa: A001
+def sum(
+    expr: object, axis: object = None, where: object = True, dtype: object = None, name: str | None = None
+) -> Expr:
     """hcl.sum(expr, axis, where=True, dtype=None): sum over reduce axes."""
     return _reduction("sum", expr, axis, where, dtype, name)
 
 
-def max(expr: object, axis: object = None, where: object = True, dtype: object = None, name: str | None = None) -> Expr:  # noqa: A001
+def max(
+    expr: object, axis: object = None, where: object = True, dtype: object = None, name: str | None = None
+) -> Expr:
     """hcl.max(expr, axis, where=True, dtype=None): maximum over reduce axes."""
     return _reduction("max", expr, axis, where, dtype, name)
 
 
-def min(expr: object, axis: object = None, where: object = True, dtype: object = None, name: str | None = None) -> Expr:  # noqa: A001
+def min(
+    expr: object, axis: object = None, where: object = True, dtype: object = None, name: str | None = None
+) -> Expr:
     """hcl.min(expr, axis, where=True, dtype=None): minimum over reduce axes."""
     return _reduction("min", expr, axis, where, dtype, name)
 
 
-def reducer(init: object, freduce: Callable[[Expr, Expr], Any], dtype: object = "int32", name: str | None = None):
+def reducer(
+    init: object, freduce: Callable[[Expr, Expr], Any], dtype: object = "int32", name: str | None = None
+):
     """hcl.reducer(init, freduce, dtype="int32"): a custom reduction; freduce(value, acc) -> new acc."""
     base_dtype = parse_dtype(dtype)
 
-    def reduce_with(expr: object, axis: object = None, where: object = True, name: str | None = name,
-                    dtype: object = None) -> Expr:
+    def reduce_with(
+        expr: object, axis: object = None, where: object = True, name: str | None = name, dtype: object = None
+    ) -> Expr:
         dt = parse_dtype(dtype) if dtype is not None else base_dtype
         value = as_expr(expr)
         acc = AccRef(dt)
@@ -318,7 +361,9 @@ def _reducer_body(freduce: Callable[..., Any], value: Expr, acc: AccRef, dtype: 
     if result is not None:
         stmts.append(Return(as_expr(result, dtype)))
     elif not contains_return(stmts):
-        raise APIError("hcl.reducer: the reduction function returned nothing (return a value or use hcl.return_)")
+        raise APIError(
+            "hcl.reducer: the reduction function returned nothing (return a value or use hcl.return_)"
+        )
     return ImperativeValue(stmts, acc, dtype)
 
 
@@ -397,7 +442,7 @@ def power(x: object, y: object) -> Expr:
     return Intrinsic("power", (a, b), dt)
 
 
-def abs(x: object) -> Expr:  # noqa: A001
+def abs(x: object) -> Expr:
     """hcl.abs(x): absolute value, in x's own type."""
     value = as_expr(x)
     if value.dtype.is_index:
@@ -410,4 +455,3 @@ def abs(x: object) -> Expr:  # noqa: A001
 def tan(x: object) -> Expr:
     """hcl.tan is not available (as in HeteroCL's MLIR flow)."""
     raise MLIRLimitationError("hcl.tan is not supported (as in HeteroCL); use hcl.sin(x) / hcl.cos(x)")
-

@@ -10,6 +10,7 @@ A tensor prints all its elements, one row of the last dimension a line.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -20,8 +21,10 @@ from hclbuild.dsl.trace import active_program, record
 from hclbuild.dsl.types import DType, Float, Index, Int, UInt
 from hclbuild.errors import APIError
 
-_CONVERSION = re.compile(r"%(?P<flags>[-+ #0]*)(?P<width>\*|\d+)?(?:\.(?P<precision>\*|\d+))?"
-                         r"(?P<length>hh|h|ll|l|j|z|t|L)?(?P<kind>[diouxXeEfFgGaAcspn%])")
+_CONVERSION = re.compile(
+    r"%(?P<flags>[-+ #0]*)(?P<width>\*|\d+)?(?:\.(?P<precision>\*|\d+))?"
+    r"(?P<length>hh|h|ll|l|j|z|t|L)?(?P<kind>[diouxXeEfFgGaAcspn%])"
+)
 
 
 @dataclass(frozen=True)
@@ -46,16 +49,22 @@ def conversions(fmt: str) -> list[Conversion]:
         kind, length = match.group("kind"), match.group("length") or ""
         if kind == "%":
             continue
-        if kind in "spn" or "*" in (match.group("width") or "") + (match.group("precision") or "") or \
-                length in ("j", "z", "t", "L"):
+        if (
+            kind in "spn"
+            or "*" in (match.group("width") or "") + (match.group("precision") or "")
+            or length in ("j", "z", "t", "L")
+        ):
             raise APIError(f"hcl.print: the conversion {match.group(0)!r} cannot print a DSL value")
         if kind in "eEfFgGaA":
             found.append(Conversion("double"))
             continue
         unsigned = kind in "ouxX"
         base = {"": "int", "hh": "int", "h": "int", "l": "long", "ll": "long long"}[length]
-        found.append(Conversion(f"unsigned {base}" if unsigned and base != "int" else
-                                ("unsigned" if unsigned else base)))
+        found.append(
+            Conversion(
+                f"unsigned {base}" if unsigned and base != "int" else ("unsigned" if unsigned else base)
+            )
+        )
     return found
 
 
@@ -82,13 +91,18 @@ def _print_values(values: list[Expr], fmt: str) -> None:
 def _print_tensor(tensor: Tensor) -> None:
     """Nested loops printing every element, one row of the last dimension a line."""
     program = active_program()
-    element = "%.3f " if tensor.dtype.is_float or tensor.dtype.is_fixed else \
-        ("%lld " if tensor.dtype.bits > 32 else "%d ")
-    loops = [For(Var(n, 0, extent), as_expr(0, Index()), as_expr(extent, Index()), 1, name=n)
-             for n, extent in ((program.auto_name("print_i"), extent) for extent in tensor.shape)]
+    element = (
+        "%.3f "
+        if tensor.dtype.is_float or tensor.dtype.is_fixed
+        else ("%lld " if tensor.dtype.bits > 32 else "%d ")
+    )
+    loops = [
+        For(Var(n, 0, extent), as_expr(0, Index()), as_expr(extent, Index()), 1, name=n)
+        for n, extent in ((program.auto_name("print_i"), extent) for extent in tensor.shape)
+    ]
     value = as_expr(tensor[tuple(loop.var for loop in loops)])
     loops[-1].body.append(Print(element, (Cast(conversions(element)[0].dtype, value),)))
-    for outer, inner in zip(loops[:-1], loops[1:]):
+    for outer, inner in itertools.pairwise(loops):
         outer.body.append(inner)
     if len(loops) > 1:
         loops[-2].body.append(Print("\n", ()))

@@ -65,7 +65,9 @@ def inferred_max_trip(loop: For) -> int | None:
         if hasattr(node, "__dataclass_fields__") and not isinstance(node, StageStmt):
             for name in node.__dataclass_fields__:
                 value = getattr(node, name)
-                if name != "tensor" and (isinstance(value, (list, tuple)) or hasattr(value, "__dataclass_fields__")):
+                if name != "tensor" and (
+                    isinstance(value, (list, tuple)) or hasattr(value, "__dataclass_fields__")
+                ):
                     visit(value)
 
     visit(loop.body)

@@ -24,8 +24,10 @@ def packed_struct_ints(values: np.ndarray, dtype: DType) -> np.ndarray:
     if names is None:
         # whole numbers are packed bits (np.zeros for an output included); fractions are a mistake
         if values.dtype.kind == "f" and not np.all(np.isfinite(values) & (values == np.trunc(values))):
-            raise DTypeError(f"{dtype!r}: give a numpy structured array with fields "
-                             f"{[n for n, _ in dtype.fields]}, or the packed integers")
+            raise DTypeError(
+                f"{dtype!r}: give a numpy structured array with fields "
+                f"{[n for n, _ in dtype.fields]}, or the packed integers"
+            )
         if values.dtype.kind == "f":
             return np.vectorize(int, otypes=[object])(values) if values.size else values.astype(object)
         return np.asarray(values, dtype=object)

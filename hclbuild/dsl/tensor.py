@@ -42,8 +42,10 @@ class Tensor:
     def check_writable(self, what: str) -> None:
         """A const_tensor is read-only (a constant global in LLVM, a const array in C++)."""
         if self.kind == "const":
-            raise APIError(f"{what}: tensor {self.name!r} is an hcl.const_tensor and cannot be written "
-                           "(hcl.copy makes a writable tensor)")
+            raise APIError(
+                f"{what}: tensor {self.name!r} is an hcl.const_tensor and cannot be written "
+                "(hcl.copy makes a writable tensor)"
+            )
 
     @property
     def is_scalar(self) -> bool:
@@ -93,7 +95,9 @@ class Tensor:
     def v(self) -> Expr:
         """The value of a one-element tensor (hcl.scalar)."""
         if self.shape != (1,):
-            raise APIError(f".v is only defined for one-element tensors; {self.name!r} has shape {self.shape}")
+            raise APIError(
+                f".v is only defined for one-element tensors; {self.name!r} has shape {self.shape}"
+            )
         return Load(self, (as_expr(0, Index()),))
 
     @v.setter
@@ -136,7 +140,7 @@ class TensorSlice:
     @property
     def shape(self) -> tuple[int, ...]:
         """The dimensions left to index (HeteroCL's TensorSlice.shape)."""
-        return self.tensor.shape[len(self.prefix):]
+        return self.tensor.shape[len(self.prefix) :]
 
     def __repr__(self) -> str:
         return f"TensorSlice({self.tensor.name!r}, {len(self.prefix)} of {len(self.tensor.shape)} indices)"
@@ -145,8 +149,10 @@ class TensorSlice:
         """Refused: a slice has no value (as an operand of `op`, or anywhere an expression is needed)."""
         tensor = self.tensor
         where = f" in '{op}'" if op is not None else ""
-        raise APIError(f"tensor {tensor.name!r} has {len(tensor.shape)} dimensions, indexed with "
-                       f"{len(self.prefix)}{where}: index every dimension to reach an element")
+        raise APIError(
+            f"tensor {tensor.name!r} has {len(tensor.shape)} dimensions, indexed with "
+            f"{len(self.prefix)}{where}: index every dimension to reach an element"
+        )
 
     def __bool__(self) -> bool:
         return True
@@ -169,8 +175,14 @@ def _value_comparison(name: str) -> Any:
         # if_ silently never ran; against anything else identity, so tensors stay usable in lists
         if isinstance(other, Expr) or (isinstance(other, numbers.Number) and not isinstance(other, bool)):
             return getattr(self._value(name.strip("_")), name)(other)
-        if self is not other and isinstance(self, Tensor) and isinstance(other, Tensor) and self.is_scalar \
-                and other.is_scalar and tracing():
+        if (
+            self is not other
+            and isinstance(self, Tensor)
+            and isinstance(other, Tensor)
+            and self.is_scalar
+            and other.is_scalar
+            and tracing()
+        ):
             # two hcl.scalar values compared while an algorithm is traced: their values'
             # comparison, not an identity test that made hcl.if_(a == b) hcl.if_(False)
             return getattr(self.v, name)(other.v)
@@ -188,10 +200,35 @@ for _name in ("__eq__", "__ne__"):
     setattr(TensorSlice, _name, _value_comparison(_name))
 Tensor.__hash__ = object.__hash__  # type: ignore[method-assign]
 TensorSlice.__hash__ = object.__hash__  # type: ignore[method-assign]
-for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
-              "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__neg__",
-              "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__lshift__",
-              "__rlshift__", "__rshift__", "__rrshift__", "__invert__", "__lt__", "__le__", "__gt__",
-              "__ge__"):
+for _name in (
+    "__add__",
+    "__radd__",
+    "__sub__",
+    "__rsub__",
+    "__mul__",
+    "__rmul__",
+    "__truediv__",
+    "__rtruediv__",
+    "__floordiv__",
+    "__rfloordiv__",
+    "__mod__",
+    "__rmod__",
+    "__neg__",
+    "__and__",
+    "__rand__",
+    "__or__",
+    "__ror__",
+    "__xor__",
+    "__rxor__",
+    "__lshift__",
+    "__rlshift__",
+    "__rshift__",
+    "__rrshift__",
+    "__invert__",
+    "__lt__",
+    "__le__",
+    "__gt__",
+    "__ge__",
+):
     setattr(Tensor, _name, _scalar_operator(_name))
     setattr(TensorSlice, _name, _scalar_operator(_name))  # refused with the missing indices named

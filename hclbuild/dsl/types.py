@@ -165,38 +165,38 @@ def _check_bits(bits: object, lo: int, hi: int, what: str) -> int:
     return bits
 
 
-def Int(bits: int = 32) -> DType:  # noqa: N802 - HeteroCL's spelling
+def Int(bits: int = 32) -> DType:
     """Signed integer of `bits` bits (1..2047), wrapping like ap_int."""
     return DType("int", _check_bits(bits, 1, MAX_INT_BITS, "Int"))
 
 
-def UInt(bits: int = 32) -> DType:  # noqa: N802
+def UInt(bits: int = 32) -> DType:
     """Unsigned integer of `bits` bits (1..2047), wrapping like ap_uint."""
     return DType("uint", _check_bits(bits, 1, MAX_INT_BITS, "UInt"))
 
 
-def Fixed(bits: int = 32, fracs: int = 0) -> DType:  # noqa: N802
+def Fixed(bits: int = 32, fracs: int = 0) -> DType:
     """Signed fixed point ap_fixed<bits, bits-fracs> (truncation, wrap-around)."""
     bits = _check_bits(bits, 2, MAX_INT_BITS, "Fixed")
     fracs = _check_bits(fracs, 0, min(bits, MAX_FRAC_BITS), "Fixed fraction")
     return DType("fixed", bits, fracs)
 
 
-def UFixed(bits: int = 32, fracs: int = 0) -> DType:  # noqa: N802
+def UFixed(bits: int = 32, fracs: int = 0) -> DType:
     """Unsigned fixed point ap_ufixed<bits, bits-fracs> (truncation, wrap-around)."""
     bits = _check_bits(bits, 1, MAX_INT_BITS, "UFixed")
     fracs = _check_bits(fracs, 0, min(bits, MAX_FRAC_BITS), "UFixed fraction")
     return DType("ufixed", bits, fracs)
 
 
-def Float(bits: int = 32) -> DType:  # noqa: N802
+def Float(bits: int = 32) -> DType:
     """IEEE float of 32 or 64 bits."""
     if bits not in (32, 64):
         raise DTypeError(f"Float({bits}): only Float(32) and Float(64) are supported")
     return DType("float", bits)
 
 
-def Index() -> DType:  # noqa: N802
+def Index() -> DType:
     """Loop-variable type (MLIR index)."""
     return DType("index", 64)
 
@@ -204,10 +204,25 @@ def Index() -> DType:  # noqa: N802
 # names a struct field cannot take: attributes of the expressions that carry struct values
 # (D[x].value would read the expression, not the field); `stype["bits"]` reads a field that shares
 # its name with a DType attribute
-_RESERVED_FIELDS = frozenset({
-    "dtype", "tensor", "indices", "value", "cond", "true_value", "false_value", "function", "args",
-    "param", "op", "lhs", "rhs", "astype", "reverse",
-})
+_RESERVED_FIELDS = frozenset(
+    {
+        "dtype",
+        "tensor",
+        "indices",
+        "value",
+        "cond",
+        "true_value",
+        "false_value",
+        "function",
+        "args",
+        "param",
+        "op",
+        "lhs",
+        "rhs",
+        "astype",
+        "reverse",
+    }
+)
 
 
 @dataclass(frozen=True, init=False, repr=False)
@@ -223,16 +238,19 @@ class Struct(DType):
         elif isinstance(dtype_dict, dict):
             items = list(dtype_dict.items())
         else:
-            raise DTypeError("Struct: expected a dict of field names to dtypes, "
-                             f"got {type(dtype_dict).__name__}")
+            raise DTypeError(
+                f"Struct: expected a dict of field names to dtypes, got {type(dtype_dict).__name__}"
+            )
         if not items:
             raise DTypeError("Struct: a struct needs at least one field")
         fields = []
         for key, spec in items:
             usable = isinstance(key, str) and key.isidentifier() and not key.startswith("_")
             if not usable or key in _RESERVED_FIELDS:
-                raise DTypeError(f"Struct: field name {key!r} must be an identifier that is not one of "
-                                 f"{', '.join(sorted(_RESERVED_FIELDS))} and does not start with '_'")
+                raise DTypeError(
+                    f"Struct: field name {key!r} must be an identifier that is not one of "
+                    f"{', '.join(sorted(_RESERVED_FIELDS))} and does not start with '_'"
+                )
             dtype = parse_dtype(spec)
             if dtype.is_index:
                 raise DTypeError(f"Struct: field {key!r} cannot be an index")
@@ -261,7 +279,9 @@ class Struct(DType):
             if name == key:
                 return offset, dtype
             offset += dtype.bits
-        raise DTypeError(f"{key!r} is not a field of {self!r} (fields: {', '.join(n for n, _ in self.fields)})")
+        raise DTypeError(
+            f"{key!r} is not a field of {self!r} (fields: {', '.join(n for n, _ in self.fields)})"
+        )
 
     def __getattr__(self, key: str) -> DType:
         if key.startswith("_") or key == "fields":
@@ -305,7 +325,9 @@ def parse_dtype(spec: object) -> DType:
             return Index()
         match = _DTYPE_RE.match(text)
         if not match:
-            raise DTypeError(f"unknown data type {spec!r} (expected e.g. 'int8', 'uint4', 'float32', 'fixed16_8')")
+            raise DTypeError(
+                f"unknown data type {spec!r} (expected e.g. 'int8', 'uint4', 'float32', 'fixed16_8')"
+            )
         kind, bits, frac = match.group(1), match.group(2), match.group(3)
         nbits = int(bits) if bits else 32
         if kind in ("int", "uint", "float") and frac is not None:
@@ -365,14 +387,18 @@ def to_storage(values: np.ndarray | object, dtype: DType) -> np.ndarray:
     if dtype.is_fixed:
         if arr.dtype.kind == "f":
             raw = np.floor(arr.astype(np.float64) * float(2**dtype.frac))
-            as_int = np.vectorize(lambda v: int(v), otypes=[object])(raw) if raw.size else raw.astype(object)
+            as_int = np.vectorize(int, otypes=[object])(raw) if raw.size else raw.astype(object)
         else:
-            as_int = np.vectorize(lambda v: int(v) << dtype.frac, otypes=[object])(arr) if arr.size else arr.astype(object)
+            as_int = (
+                np.vectorize(lambda v: int(v) << dtype.frac, otypes=[object])(arr)
+                if arr.size
+                else arr.astype(object)
+            )
         return _pack_ints(np.asarray(as_int, dtype=object), dtype)
     if arr.dtype.kind == "f":
         # float -> int casts truncate toward zero, like C
         arr = np.trunc(arr)
-        as_int = np.vectorize(lambda v: int(v), otypes=[object])(arr) if arr.size else arr.astype(object)
+        as_int = np.vectorize(int, otypes=[object])(arr) if arr.size else arr.astype(object)
         return _pack_ints(np.asarray(as_int, dtype=object), dtype)
     if arr.dtype == object or dtype.bits > 64 or arr.dtype.kind in "iub":
         return _pack_ints(arr, dtype)
@@ -385,7 +411,11 @@ def _pack_ints(arr: np.ndarray, dtype: DType) -> np.ndarray:
     if dtype.words:
         return _pack_words([int(v) & mask for v in arr.reshape(-1)], dtype).reshape(arr.shape)
     if arr.dtype != object and dtype.bits <= 64:
-        raw = arr.astype(np.int64, copy=False).view(np.uint64) if arr.dtype.kind != "u" else arr.astype(np.uint64)
+        raw = (
+            arr.astype(np.int64, copy=False).view(np.uint64)
+            if arr.dtype.kind != "u"
+            else arr.astype(np.uint64)
+        )
         if arr.dtype.kind == "b":
             raw = arr.astype(np.uint64)
         raw = raw & np.uint64(mask)
@@ -455,7 +485,11 @@ def from_storage(storage: np.ndarray, dtype: DType) -> np.ndarray:
     ints = raw_ints(storage, dtype)
     if dtype.is_fixed:
         scale = float(2**dtype.frac)
-        return np.asarray(ints, dtype=object).astype(np.float64) / scale if ints.dtype == object else ints.astype(np.float64) / scale
+        return (
+            np.asarray(ints, dtype=object).astype(np.float64) / scale
+            if ints.dtype == object
+            else ints.astype(np.float64) / scale
+        )
     if ints.dtype == object:
         return ints
     if dtype.bits <= 64 and dtype.is_signed:

@@ -29,7 +29,10 @@ RUNNING, OK, FAILED = "running", "ok", "failed"
 PASS, FAIL, NOT_RUN = "pass", "FAIL", "not run"
 # the tasks a function's csim verdict comes from, upstream first, and whether each is per function
 CHAIN: tuple[tuple[str, bool], ...] = (
-    ("compile", False), ("reference", False), ("emit", True), ("csim", True),
+    ("compile", False),
+    ("reference", False),
+    ("emit", True),
+    ("csim", True),
 )
 
 
@@ -83,8 +86,9 @@ def begin_attempt(layout: BuildLayout, step: str, func: str | None, inputs: list
     return attempt
 
 
-def finish_attempt(layout: BuildLayout, step: str, func: str | None, attempt: Attempt,
-                   error: str | None) -> None:
+def finish_attempt(
+    layout: BuildLayout, step: str, func: str | None, attempt: Attempt, error: str | None
+) -> None:
     """Record how the attempt ended: ok, or failed with its one-line error."""
     attempt.state, attempt.error = (OK, None) if error is None else (FAILED, error)
     write_text_atomic(layout.task_status(step, func), attempt.to_json())
@@ -94,8 +98,12 @@ def read_attempt(layout: BuildLayout, step: str, func: str | None = None) -> Att
     """The recorded latest attempt of a task, or None when it never ran (or the record is unreadable)."""
     try:
         data = json.loads(layout.task_status(step, func).read_text(encoding="utf-8"))
-        return Attempt(task=str(data["task"]), state=str(data["state"]), error=data.get("error"),
-                       inputs=dict(data.get("inputs") or {}))
+        return Attempt(
+            task=str(data["task"]),
+            state=str(data["state"]),
+            error=data.get("error"),
+            inputs=dict(data.get("inputs") or {}),
+        )
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

@@ -39,14 +39,31 @@ from hclbuild.errors import HCLNotImplementedError, ToolError
 from hclbuild.runtime.report import RtlPort
 
 # rtl_ports keys of UG1399's RTL port protocol table, by the Vitis port-name suffix they take
-_RAM_KEYS = {"address": "RAM_address", "ce": "RAM_clock_enable", "we": "RAM_write_enable",
-             "d": "RAM_data_write_out", "q": "RAM_data_read_in"}
-_FIFO_KEYS = {"dout": "FIFO_data_read_in", "empty_n": "FIFO_empty_flag", "read": "FIFO_read_enable",
-              "din": "FIFO_data_write_out", "full_n": "FIFO_full_flag", "write": "FIFO_write_enable"}
-_CONTROL_KEYS = {"ap_clk": "module_clock", "ap_rst": "module_reset", "ap_ce": "module_clock_enable",
-                 "ap_idle": "ap_ctrl_chain_protocol_idle", "ap_start": "ap_ctrl_chain_protocol_start",
-                 "ap_ready": "ap_ctrl_chain_protocol_ready", "ap_done": "ap_ctrl_chain_protocol_done",
-                 "ap_continue": "ap_ctrl_chain_protocol_continue"}
+_RAM_KEYS = {
+    "address": "RAM_address",
+    "ce": "RAM_clock_enable",
+    "we": "RAM_write_enable",
+    "d": "RAM_data_write_out",
+    "q": "RAM_data_read_in",
+}
+_FIFO_KEYS = {
+    "dout": "FIFO_data_read_in",
+    "empty_n": "FIFO_empty_flag",
+    "read": "FIFO_read_enable",
+    "din": "FIFO_data_write_out",
+    "full_n": "FIFO_full_flag",
+    "write": "FIFO_write_enable",
+}
+_CONTROL_KEYS = {
+    "ap_clk": "module_clock",
+    "ap_rst": "module_reset",
+    "ap_ce": "module_clock_enable",
+    "ap_idle": "ap_ctrl_chain_protocol_idle",
+    "ap_start": "ap_ctrl_chain_protocol_start",
+    "ap_ready": "ap_ctrl_chain_protocol_ready",
+    "ap_done": "ap_ctrl_chain_protocol_done",
+    "ap_continue": "ap_ctrl_chain_protocol_continue",
+}
 _HANDSHAKE = ("ap_start", "ap_done", "ap_idle", "ap_ready")
 _RAM_PORT = re.compile(r"^(?P<object>.+)_(?P<role>address|ce|we|d|q)(?P<port>[01])$")
 _BLOCK_PROTOCOLS = ("ap_ctrl_chain", "ap_ctrl_hs", "ap_ctrl_none")
@@ -62,9 +79,11 @@ def c_parameters(func: str, ports: Sequence[RtlPort], arg_names: Sequence[str]) 
     unknown = [name for name in by_object if name not in arg_names]
     if unknown:
         # partitioned or renamed arguments split into several RTL objects: one C argument, one port map
-        raise ToolError(f"{func}: the RTL has ports of {', '.join(sorted(unknown))}, which is no C argument "
-                        f"(arguments: {', '.join(arg_names)}); a blackbox maps each C argument to one "
-                        "RTL interface, so outlined functions' arguments must not be partitioned")
+        raise ToolError(
+            f"{func}: the RTL has ports of {', '.join(sorted(unknown))}, which is no C argument "
+            f"(arguments: {', '.join(arg_names)}); a blackbox maps each C argument to one "
+            "RTL interface, so outlined functions' arguments must not be partitioned"
+        )
     params = []
     for name in arg_names:
         if name not in by_object:
@@ -78,17 +97,23 @@ def common_signals(func: str, ports: Sequence[RtlPort]) -> dict[str, str]:
     names = {port.name for port in ports}
     control = {port.protocol for port in ports if port.object == func and port.protocol in _BLOCK_PROTOCOLS}
     if "ap_rst_n" in names:
-        raise ToolError(f"{func}: the RTL reset is active-Low (ap_rst_n); a blackbox needs an active-High "
-                        "reset (synthesize with flow_target vivado or config_rtl -reset_level high)")
+        raise ToolError(
+            f"{func}: the RTL reset is active-Low (ap_rst_n); a blackbox needs an active-High "
+            "reset (synthesize with flow_target vivado or config_rtl -reset_level high)"
+        )
     missing = [name for name in ("ap_clk", "ap_rst") if name not in names]
     if missing:
         raise ToolError(f"{func}: the RTL has no {' or '.join(missing)} port")
     if "ap_ce" not in names:
-        raise ToolError(f"{func}: the RTL has no clock enable (ap_ce), which a blackbox needs; synthesize "
-                        "it with config_interface -clock_enable (hclbuild does with top_assembly = \"blackbox\")")
+        raise ToolError(
+            f"{func}: the RTL has no clock enable (ap_ce), which a blackbox needs; synthesize "
+            'it with config_interface -clock_enable (hclbuild does with top_assembly = "blackbox")'
+        )
     if "ap_ctrl_hs" in control or ("ap_start" in names and "ap_continue" not in names):
-        raise ToolError(f"{func}: the RTL's block protocol is ap_ctrl_hs; a blackbox needs ap_ctrl_chain or "
-                        "ap_ctrl_none (#pragma HLS interface mode=ap_ctrl_chain port=return)")
+        raise ToolError(
+            f"{func}: the RTL's block protocol is ap_ctrl_hs; a blackbox needs ap_ctrl_chain or "
+            "ap_ctrl_none (#pragma HLS interface mode=ap_ctrl_chain port=return)"
+        )
     signals = {_CONTROL_KEYS[name]: name for name in ("ap_clk", "ap_rst", "ap_ce")}
     for name in (*_HANDSHAKE, "ap_continue"):
         # ap_ctrl_none has no handshake: the keys stay, empty, as in UG1399's template
@@ -101,8 +126,10 @@ def performance(func: str, report: Any) -> dict[str, str]:
     latency = report.worst_latency if report.worst_latency is not None else report.best_latency
     interval = report.interval_max if report.interval_max is not None else report.interval_min
     if latency is None or interval is None:
-        raise ToolError(f"{func}: the csynth report gives no latency or interval (data-dependent: undef); "
-                        "a blackbox needs numbers for rtl_performance")
+        raise ToolError(
+            f"{func}: the csynth report gives no latency or interval (data-dependent: undef); "
+            "a blackbox needs numbers for rtl_performance"
+        )
     return {"latency": str(latency), "II": str(interval)}
 
 
@@ -120,17 +147,27 @@ def verilog_files(verilog_dir: Path) -> list[Path]:
         # syn/verilog holds only the Tcl that has Vivado generate these cores (Vitis' floating-point
         # operators are Vivado floating_point IP) at export time: there is no complete Verilog to hand
         # over, and a blackbox is Verilog files only (UG1399)
-        raise HCLNotImplementedError(f"{verilog_dir}: the RTL instantiates Vivado IP cores made by "
-                                     f"{', '.join(cores)}; blackbox assembly of such RTL is not implemented "
-                                     "(a blackbox takes Verilog files only): use top_assembly = \"monolithic\"")
+        raise HCLNotImplementedError(
+            f"{verilog_dir}: the RTL instantiates Vivado IP cores made by "
+            f"{', '.join(cores)}; blackbox assembly of such RTL is not implemented "
+            '(a blackbox takes Verilog files only): use top_assembly = "monolithic"'
+        )
     files = sorted(verilog_dir.glob("*.v"))
     if not files:
         raise ToolError(f"{verilog_dir}: csynth wrote no .v files")
     return files
 
 
-def blackbox_json(func: str, arg_names: Sequence[str], returns_value: bool, ports: Sequence[RtlPort],
-                  report: Any, c_file: str, rtl_files: Iterable[str], cflag: str = "") -> str:
+def blackbox_json(
+    func: str,
+    arg_names: Sequence[str],
+    returns_value: bool,
+    ports: Sequence[RtlPort],
+    report: Any,
+    c_file: str,
+    rtl_files: Iterable[str],
+    cflag: str = "",
+) -> str:
     """The whole blackbox JSON text of one function (keys in UG1399's order)."""
     description: dict[str, Any] = {
         "c_function_name": func,
@@ -152,7 +189,9 @@ def blackbox_json(func: str, arg_names: Sequence[str], returns_value: bool, port
 def _parameter(func: str, name: str, ports: list[RtlPort]) -> dict[str, Any]:
     protocols = {port.protocol for port in ports}
     if len(protocols) != 1:
-        raise ToolError(f"{func}: argument {name} has ports of several protocols ({', '.join(sorted(map(str, protocols)))})")
+        raise ToolError(
+            f"{func}: argument {name} has ports of several protocols ({', '.join(sorted(map(str, protocols)))})"
+        )
     protocol = protocols.pop()
     if protocol in ("ap_memory", "bram"):
         return _ram(func, name, ports)
@@ -160,9 +199,11 @@ def _parameter(func: str, name: str, ports: list[RtlPort]) -> dict[str, Any]:
         return _fifo(func, name, ports)
     if protocol in ("ap_none", "ap_vld", "ap_ovld"):
         return _wire(func, name, protocol, ports)
-    raise ToolError(f"{func}: argument {name} is a {protocol} interface; a blackbox takes wire, ap_vld, "
-                    "ap_ovld, FIFO and RAM ports only (UG1399), so synthesize outlined functions with "
-                    "block-level interfaces (top_assembly = \"blackbox\" does)")
+    raise ToolError(
+        f"{func}: argument {name} is a {protocol} interface; a blackbox takes wire, ap_vld, "
+        "ap_ovld, FIFO and RAM ports only (UG1399), so synthesize outlined functions with "
+        'block-level interfaces (top_assembly = "blackbox" does)'
+    )
 
 
 def _ram(func: str, name: str, ports: list[RtlPort]) -> dict[str, Any]:
@@ -191,13 +232,17 @@ def _fifo(func: str, name: str, ports: list[RtlPort]) -> dict[str, Any]:
     for port in ports:
         suffix = next((s for s in _FIFO_KEYS if port.name == f"{name}_{s}"), None)
         if suffix is None:
-            raise ToolError(f"{func}: FIFO port {port.name} of argument {name} is not <arg>_<dout|empty_n|read|"
-                            "din|full_n|write>")
+            raise ToolError(
+                f"{func}: FIFO port {port.name} of argument {name} is not <arg>_<dout|empty_n|read|"
+                "din|full_n|write>"
+            )
         rtl_ports[_FIFO_KEYS[suffix]] = port.name
     reads = "FIFO_data_read_in" in rtl_ports
     writes = "FIFO_data_write_out" in rtl_ports
     if reads == writes:
-        raise ToolError(f"{func}: FIFO argument {name} must be read or written, not {'both' if reads else 'neither'}")
+        raise ToolError(
+            f"{func}: FIFO argument {name} must be read or written, not {'both' if reads else 'neither'}"
+        )
     return {"c_name": name, "c_port_direction": "in" if reads else "out", "rtl_ports": rtl_ports}
 
 
@@ -210,10 +255,18 @@ def _wire(func: str, name: str, protocol: str, ports: list[RtlPort]) -> dict[str
             return {"c_name": name, "c_port_direction": "in", "rtl_ports": {"data_read_in": ins[0]}}
         return {"c_name": name, "c_port_direction": "out", "rtl_ports": {"data_write_out": outs[0]}}
     if protocol == "ap_vld" and len(outs) == 1 and len(valid) == 1 and not ins:
-        return {"c_name": name, "c_port_direction": "out",
-                "rtl_ports": {"data_write_out": outs[0], "data_write_valid": valid[0]}}
+        return {
+            "c_name": name,
+            "c_port_direction": "out",
+            "rtl_ports": {"data_write_out": outs[0], "data_write_valid": valid[0]},
+        }
     if protocol == "ap_ovld" and len(ins) == 1 and len(outs) == 1 and len(valid) == 1:
-        return {"c_name": name, "c_port_direction": "inout",
-                "rtl_ports": {"data_read_in": ins[0], "data_write_out": outs[0], "data_write_valid": valid[0]}}
-    raise ToolError(f"{func}: the {protocol} ports of argument {name} ({', '.join(p.name for p in ports)}) "
-                    "do not form one wire interface")
+        return {
+            "c_name": name,
+            "c_port_direction": "inout",
+            "rtl_ports": {"data_read_in": ins[0], "data_write_out": outs[0], "data_write_valid": valid[0]},
+        }
+    raise ToolError(
+        f"{func}: the {protocol} ports of argument {name} ({', '.join(p.name for p in ports)}) "
+        "do not form one wire interface"
+    )

@@ -50,6 +50,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from hclbuild.errors import ConfigError
 from hclbuild.hls_interface import (
     ARRAY_MODES,
     M_AXI_OFFSETS,
@@ -58,7 +59,6 @@ from hclbuild.hls_interface import (
     SCALAR_MODES,
     STREAM_MODES,
 )
-from hclbuild.errors import ConfigError
 
 PROJECT_FILE = "project.toml"
 KERNEL_FILE = "kernel.py"
@@ -164,7 +164,11 @@ class ProjectConfig(_Frozen):
         set_field = object.__setattr__
         set_field(self, "name", name)
         for key, default in _SETTINGS.items():
-            set_field(self, key, settings[key] if key in settings else ({} if isinstance(default, dict) else default))
+            set_field(
+                self,
+                key,
+                settings[key] if key in settings else ({} if isinstance(default, dict) else default),
+            )
 
     def as_dict(self) -> dict[str, Any]:
         """Plain, JSON-able dict of every setting (the stored plan's "config"), nested dicts copied."""
@@ -218,13 +222,13 @@ class Sizes(Mapping[str, int]):
 class Project(_Frozen):
     """A project folder: its name, folder, kernel.py and validated configuration."""
 
-    __slots__ = ("name", "dir", "kernel_path", "config")
+    __slots__ = ("config", "dir", "kernel_path", "name")
     name: str
     dir: Path
     kernel_path: Path
     config: ProjectConfig
 
-    def __init__(self, name: str, dir: Path, kernel_path: Path, config: ProjectConfig) -> None:  # noqa: A002
+    def __init__(self, name: str, dir: Path, kernel_path: Path, config: ProjectConfig) -> None:
         set_field = object.__setattr__
         set_field(self, "name", name)
         set_field(self, "dir", dir)
@@ -261,8 +265,9 @@ def _toml_text(value: object) -> str:
 
 
 def _type_name(value: object) -> str:
-    return {bool: "boolean", int: "integer", float: "float", str: "string", list: "array",
-            dict: "table"}.get(type(value), type(value).__name__)
+    return {bool: "boolean", int: "integer", float: "float", str: "string", list: "array", dict: "table"}.get(
+        type(value), type(value).__name__
+    )
 
 
 def _string(pattern: re.Pattern[str], what: str):
@@ -315,7 +320,9 @@ def _choice(*allowed: str):
         if not isinstance(value, str):
             raise _Invalid(f"must be a string, got {_type_name(value)} {_toml_text(value)}")
         if value not in allowed:
-            raise _Invalid(f"must be one of {', '.join(json.dumps(a) for a in allowed)}, got {_toml_text(value)}")
+            raise _Invalid(
+                f"must be one of {', '.join(json.dumps(a) for a in allowed)}, got {_toml_text(value)}"
+            )
         return value
 
     return check
@@ -340,7 +347,7 @@ _SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
         "clock_period_ns": ("clock_period_ns", _number(positive=True)),
         "flow_target": ("flow_target", _flow_target),
         "tool": ("hls_tool", _choice(*HLS_TOOLS)),
-        "vitis_version": ("vitis_version", _string(_VITIS_VERSION, "a Vitis release like \"2024.2\"")),
+        "vitis_version": ("vitis_version", _string(_VITIS_VERSION, 'a Vitis release like "2024.2"')),
         "top_assembly": ("top_assembly", _choice(*TOP_ASSEMBLIES)),
     },
     "csim": {
@@ -377,7 +384,9 @@ def _where(path: Path, text: str, section: str, key: str | None) -> str:
     return f"{path}:{line}" if line is not None else str(path)
 
 
-def load_config(toml_path: str | Path, default_name: str | None = None, dataset: str | None = None) -> ProjectConfig:
+def load_config(
+    toml_path: str | Path, default_name: str | None = None, dataset: str | None = None
+) -> ProjectConfig:
     """Read and validate one project.toml; a missing file gives all defaults.
 
     dataset picks a [sizes.<dataset>] table instead of the file's own choice (benchmarks use it).
@@ -386,7 +395,9 @@ def load_config(toml_path: str | Path, default_name: str | None = None, dataset:
     name = default_name if default_name is not None else path.parent.name
     if not path.exists():
         if dataset is not None:
-            raise ConfigError(f"{path}: dataset {dataset!r} was asked for, but the project has no project.toml")
+            raise ConfigError(
+                f"{path}: dataset {dataset!r} was asked for, but the project has no project.toml"
+            )
         return ProjectConfig(name=_default_name(path, name))
     try:
         text = path.read_text(encoding="utf-8")
@@ -401,7 +412,9 @@ def load_config(toml_path: str | Path, default_name: str | None = None, dataset:
         position = re.search(r"\s*\(at line (\d+), column (\d+)\)$", reason)
         if position:
             reason = reason[: position.start()]
-            raise ConfigError(f"{path}:{position.group(1)}:{position.group(2)}: invalid TOML: {reason}") from None
+            raise ConfigError(
+                f"{path}:{position.group(1)}:{position.group(2)}: invalid TOML: {reason}"
+            ) from None
         raise ConfigError(f"{path}: invalid TOML: {reason}") from None
 
     values: dict[str, Any] = {}
@@ -418,24 +431,30 @@ def load_config(toml_path: str | Path, default_name: str | None = None, dataset:
             continue
         known = ", ".join(f"[{s}]" for s in (*_SCHEMA, *_FREE_SECTIONS))
         if not isinstance(table, dict):
-            raise ConfigError(f"{_where(path, text, '', section)}: unknown top-level key {section} "
-                              f"(settings belong in the sections {known})")
+            raise ConfigError(
+                f"{_where(path, text, '', section)}: unknown top-level key {section} "
+                f"(settings belong in the sections {known})"
+            )
         if section not in _SCHEMA:
-            raise ConfigError(f"{_where(path, text, section, None)}: unknown section [{section}] "
-                              f"(expected {known})")
+            raise ConfigError(
+                f"{_where(path, text, section, None)}: unknown section [{section}] (expected {known})"
+            )
         schema = _SCHEMA[section]
         for key, value in table.items():
             if key not in schema:
                 known = ", ".join(schema)
-                raise ConfigError(f"{_where(path, text, section, key)}: unknown key {section}.{key} "
-                                  f"(expected {known})")
+                raise ConfigError(
+                    f"{_where(path, text, section, key)}: unknown key {section}.{key} (expected {known})"
+                )
             field_name, check = schema[key]
             try:
                 values[field_name] = check(value)
             except _Invalid as exc:
                 raise ConfigError(f"{_where(path, text, section, key)}: {section}.{key} {exc}") from None
     if dataset is not None and "sizes" not in data:
-        raise ConfigError(f"{path}: dataset {dataset!r} was asked for, but the project has no [sizes.{dataset}]")
+        raise ConfigError(
+            f"{path}: dataset {dataset!r} was asked for, but the project has no [sizes.{dataset}]"
+        )
     if "name" not in values:
         values["name"] = _default_name(path, name)
     return ProjectConfig(**values, sizes=sizes, dataset=chosen)
@@ -445,7 +464,9 @@ def _size_values(path: Path, text: str, section: str, table: dict[str, Any]) -> 
     sizes = {}
     for key, value in table.items():
         if not _C_IDENTIFIER.match(key):
-            raise ConfigError(f"{_where(path, text, section, key)}: {section}.{key}: size names must be C identifiers")
+            raise ConfigError(
+                f"{_where(path, text, section, key)}: {section}.{key}: size names must be C identifiers"
+            )
         try:
             sizes[key] = _size(value)
         except _Invalid as exc:
@@ -462,22 +483,30 @@ def _sizes(path: Path, text: str, table: dict[str, Any], dataset: str | None) ->
     for name, values in tables.items():
         section = f"sizes.{name}"
         if not _C_IDENTIFIER.match(name):
-            raise ConfigError(f"{_where(path, text, section, None)}: [{section}]: dataset names must be C identifiers")
+            raise ConfigError(
+                f"{_where(path, text, section, None)}: [{section}]: dataset names must be C identifiers"
+            )
         named[name] = _size_values(path, text, section, values)
         for key in named[name]:
             if key in sizes:
-                raise ConfigError(f"{_where(path, text, section, key)}: {section}.{key} is also set in [sizes]; "
-                                  "set it in one place")
+                raise ConfigError(
+                    f"{_where(path, text, section, key)}: {section}.{key} is also set in [sizes]; "
+                    "set it in one place"
+                )
     first = next(iter(named), None)
     for name, values in named.items():
         if set(values) != set(named[first]):
             differ = sorted(set(values) ^ set(named[first]))[0]
-            raise ConfigError(f"{_where(path, text, f'sizes.{name}', None)}: [sizes.{name}] and [sizes.{first}] "
-                              f"must set the same sizes (only one of them sets {differ})")
+            raise ConfigError(
+                f"{_where(path, text, f'sizes.{name}', None)}: [sizes.{name}] and [sizes.{first}] "
+                f"must set the same sizes (only one of them sets {differ})"
+            )
     chosen = table.get("dataset", first)
     if "dataset" in table and not isinstance(chosen, str):
-        raise ConfigError(f"{_where(path, text, 'sizes', 'dataset')}: sizes.dataset must be a string, got "
-                          f"{_type_name(chosen)} {_toml_text(chosen)}")
+        raise ConfigError(
+            f"{_where(path, text, 'sizes', 'dataset')}: sizes.dataset must be a string, got "
+            f"{_type_name(chosen)} {_toml_text(chosen)}"
+        )
     if dataset is not None:
         chosen = dataset
     if chosen is None:
@@ -501,17 +530,25 @@ def _interfaces(path: Path, text: str, table: dict[str, Any]) -> dict[str, dict[
     for name, value in table.items():
         section = f"interface.{name}"
         if not isinstance(value, dict) or not value:
-            raise ConfigError(f"{_where(path, text, 'interface', name)}: [{section}] must be a table of settings "
-                              f"({', '.join(OVERRIDE_KEYS)}) or of argument tables")
+            raise ConfigError(
+                f"{_where(path, text, 'interface', name)}: [{section}] must be a table of settings "
+                f"({', '.join(OVERRIDE_KEYS)}) or of argument tables"
+            )
         if not _C_IDENTIFIER.match(name):
-            raise ConfigError(f"{_where(path, text, section, None)}: [{section}]: {name!r} is not a C identifier")
+            raise ConfigError(
+                f"{_where(path, text, section, None)}: [{section}]: {name!r} is not a C identifier"
+            )
         if all(isinstance(v, dict) for v in value.values()):
             # [interface.<function>.<arg>]
             for arg, settings in value.items():
                 if not _C_IDENTIFIER.match(arg):
-                    raise ConfigError(f"{_where(path, text, f'{section}.{arg}', None)}: [{section}.{arg}]: "
-                                      f"{arg!r} is not a C identifier")
-                result.setdefault(name, {})[arg] = _interface_settings(path, text, f"{section}.{arg}", settings)
+                    raise ConfigError(
+                        f"{_where(path, text, f'{section}.{arg}', None)}: [{section}.{arg}]: "
+                        f"{arg!r} is not a C identifier"
+                    )
+                result.setdefault(name, {})[arg] = _interface_settings(
+                    path, text, f"{section}.{arg}", settings
+                )
         else:
             result.setdefault(TOP_INTERFACE, {})[name] = _interface_settings(path, text, section, value)
     return result
@@ -521,8 +558,10 @@ def _interface_settings(path: Path, text: str, section: str, settings: dict[str,
     checked = {}
     for key, value in settings.items():
         if key not in _INTERFACE_CHECKS:
-            raise ConfigError(f"{_where(path, text, section, key)}: unknown key {section}.{key} "
-                              f"(expected {', '.join(OVERRIDE_KEYS)})")
+            raise ConfigError(
+                f"{_where(path, text, section, key)}: unknown key {section}.{key} "
+                f"(expected {', '.join(OVERRIDE_KEYS)})"
+            )
         try:
             checked[key] = _INTERFACE_CHECKS[key](value)
         except _Invalid as exc:
@@ -572,8 +611,10 @@ _INTERFACE_CHECKS = {
 
 def _default_name(path: Path, name: str) -> str:
     if not _PROJECT_NAME.match(name):
-        raise ConfigError(f"{path}: project.name is not set and the folder name {name!r} is not a valid "
-                          "project name (letters, digits, '_', '-', '.')")
+        raise ConfigError(
+            f"{path}: project.name is not set and the folder name {name!r} is not a valid "
+            "project name (letters, digits, '_', '-', '.')"
+        )
     return name
 
 

@@ -116,8 +116,15 @@ def planned_project(folder: Path, build_root: Path, fingerprint: str) -> tuple[P
         schedule = kernel_schedule(project)
         functions = design_functions(schedule, project.name)
         _PLANNED[folder.resolve()] = (_trace_key(project, files), schedule)
-    record = {"format": PLAN_FORMAT, "folder": str(folder.resolve()), "fingerprint": fingerprint,
-              "stats": _stats(files), "key": key, "config": project.config.as_dict(), "functions": functions}
+    record = {
+        "format": PLAN_FORMAT,
+        "folder": str(folder.resolve()),
+        "fingerprint": fingerprint,
+        "stats": _stats(files),
+        "key": key,
+        "config": project.config.as_dict(),
+        "functions": functions,
+    }
     write_if_changed(path, json.dumps(record, indent=1) + "\n")
     return project, functions, inputs
 
@@ -145,5 +152,12 @@ def take_planned_schedule(project: Project) -> Any | None:
     return schedule if current == key else None
 
 
-__all__ = ["PLAN_FORMAT", "input_files", "input_paths", "plan_path", "planned_project", "take_planned_schedule",
-           "traced_here"]
+__all__ = [
+    "PLAN_FORMAT",
+    "input_files",
+    "input_paths",
+    "plan_path",
+    "planned_project",
+    "take_planned_schedule",
+    "traced_here",
+]

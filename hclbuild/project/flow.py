@@ -52,11 +52,12 @@ def _lowered_too(ir_manifest: dict[str, Any], layout: BuildLayout) -> dict[str, 
 def write_project_ir(project: Project, layout: BuildLayout) -> dict[str, Any]:
     """The compile task: trace (or take the schedule planning traced), build, outline, verify."""
     from hclbuild.project.discovery import take_planned_schedule
-
     from hclbuild.project.interfaces import check_interface_functions
 
     schedule = take_planned_schedule(project)
-    manifest = write_design_ir(schedule if schedule is not None else kernel_schedule(project), layout, project.name)
+    manifest = write_design_ir(
+        schedule if schedule is not None else kernel_schedule(project), layout, project.name
+    )
     check_interface_functions(project.config, manifest["functions"])
     return manifest
 
@@ -85,14 +86,19 @@ def write_design_ir(schedule: Any, layout: BuildLayout, name: str) -> dict[str, 
     functions = [design.top] + list(dict.fromkeys(design.outlined))
     signatures, c_args = {}, {}
     with module.context:
-        by_name = {op.attributes["sym_name"].value: op for op in module.body.operations
-                   if "sym_name" in op.attributes}
+        by_name = {
+            op.attributes["sym_name"].value: op
+            for op in module.body.operations
+            if "sym_name" in op.attributes
+        }
         graph = call_graph(module)
         for func in functions:
             signatures[func] = signature_of(by_name[func]).to_json()
             # the C names emit gives the arguments in ir/<func>.mlir (func and its callees): the
             # reference names the files of hls/<func>/data/ after them, without MLIR
-            c_args[func] = [arg.name for arg in c_signature(by_name[func], set(callees_first(graph, func))).args]
+            c_args[func] = [
+                arg.name for arg in c_signature(by_name[func], set(callees_first(graph, func))).args
+            ]
         for func in functions[1:]:
             write_if_changed(layout.func_mlir(func), texts[func])
         writes = written_arguments(module)
@@ -109,8 +115,11 @@ def write_design_ir(schedule: Any, layout: BuildLayout, name: str) -> dict[str, 
         "inputs": [t.name for t in schedule.inputs],
         "outputs": [t.name for t in schedule.outputs],
         # the IR keeps a Struct as its packed integer; inputs() and model() take structured arrays
-        "structs": {t.name: [[field, dtype.name] for field, dtype in t.dtype.fields]
-                    for t in [*schedule.inputs, *schedule.outputs] if t.dtype.is_struct},
+        "structs": {
+            t.name: [[field, dtype.name] for field, dtype in t.dtype.fields]
+            for t in [*schedule.inputs, *schedule.outputs]
+            if t.dtype.is_struct
+        },
         # what the reference run allocates besides the arguments (project.memory checks it fits)
         "buffers": buffers,
     }
@@ -124,8 +133,11 @@ def _rename_reserved_top(design: Any) -> None:
 
     with design.module.context:
         rename(design)
-        design.top = next(op.attributes["sym_name"].value for op in design.module.body.operations
-                          if "hcl.top" in op.attributes)
+        design.top = next(
+            op.attributes["sym_name"].value
+            for op in design.module.body.operations
+            if "hcl.top" in op.attributes
+        )
 
 
 # one parsed manifest per file version: a doit process emits every function of a design, and
@@ -191,7 +203,9 @@ def random_inputs(signature: Any, seed: int) -> list[np.ndarray]:
     return values
 
 
-def _user_inputs(name: str, config: Any, inputs_fn: Any, signature: Any, n_inputs: int) -> list[np.ndarray] | None:
+def _user_inputs(
+    name: str, config: Any, inputs_fn: Any, signature: Any, n_inputs: int
+) -> list[np.ndarray] | None:
     rng = np.random.default_rng(config.seed)
     given = inputs_fn(rng) if inputs_fn is not None else None
     if given is None:
@@ -205,7 +219,9 @@ def _user_inputs(name: str, config: Any, inputs_fn: Any, signature: Any, n_input
     for spec, value in zip(signature.args, given):
         arr = _values(value)
         if arr.shape == () and spec.shape == (1,):
-            arr = arr.reshape(1)  # a number for a placeholder of shape (), which is one element (as hcl.build takes)
+            arr = arr.reshape(
+                1
+            )  # a number for a placeholder of shape (), which is one element (as hcl.build takes)
         if arr.shape != tuple(spec.shape):
             raise ConfigError(f"{name}: inputs() gave {spec.name} shape {arr.shape}, expected {spec.shape}")
         storages.append(to_storage(arr, spec.dtype))
@@ -226,13 +242,24 @@ def _with_structs(signature: Any, structs: dict[str, list[list[str]]]) -> Any:
 
     from hclbuild.dsl.types import Struct
 
-    args = [dataclasses.replace(spec, dtype=Struct({field: parse_dtype(dt) for field, dt in structs[spec.name]}))
-            if spec.name in structs else spec for spec in signature.args]
+    args = [
+        dataclasses.replace(spec, dtype=Struct({field: parse_dtype(dt) for field, dt in structs[spec.name]}))
+        if spec.name in structs
+        else spec
+        for spec in signature.args
+    ]
     return dataclasses.replace(signature, args=args)
 
 
-def _check_model(name: str, config: Any, model_fn: Any, signature: Any, n_inputs: int, before: list[np.ndarray],
-                 after: list[np.ndarray]) -> bool:
+def _check_model(
+    name: str,
+    config: Any,
+    model_fn: Any,
+    signature: Any,
+    n_inputs: int,
+    before: list[np.ndarray],
+    after: list[np.ndarray],
+) -> bool:
     """Compare the LLVM outputs with the kernel's numpy model, if it has one."""
     user_inputs = [from_storage(b, spec.dtype) for spec, b in zip(signature.args[:n_inputs], before)]
     expected = model_fn(*user_inputs) if model_fn is not None else None
@@ -245,8 +272,10 @@ def _check_model(name: str, config: Any, model_fn: Any, signature: Any, n_inputs
         names = [spec.name for spec in signature.args]
         unknown = [key for key in expected if key not in names] or ([] if expected else ["(none)"])
         if unknown:
-            raise ConfigError(f"{name}: model() returned {', '.join(map(str, unknown))}, not an argument of the "
-                              f"design (its arguments: {', '.join(names)})")
+            raise ConfigError(
+                f"{name}: model() returned {', '.join(map(str, unknown))}, not an argument of the "
+                f"design (its arguments: {', '.join(names)})"
+            )
         pairs = [(spec, k) for k, spec in enumerate(signature.args) if spec.name in expected]
         values = [expected[spec.name] for spec, _ in pairs]
     else:
@@ -259,7 +288,9 @@ def _check_model(name: str, config: Any, model_fn: Any, signature: Any, n_inputs
         got = from_storage(after[index], spec.dtype)
         want = _values(want)
         if want.shape != got.shape:
-            raise CsimError(f"{name}: model() output {spec.name} has shape {want.shape}, expected {got.shape}")
+            raise CsimError(
+                f"{name}: model() output {spec.name} has shape {want.shape}, expected {got.shape}"
+            )
         if spec.dtype.is_struct:  # field by field through the packed bits: every field bit-exact
             bad = to_storage(got, spec.dtype) != to_storage(want, spec.dtype)
         elif spec.dtype.is_float or spec.dtype.is_fixed:
@@ -280,7 +311,9 @@ def run_reference(project: Project, layout: BuildLayout) -> dict[str, Any]:
     """Run llvm/top.ll on seeded (or kernel-supplied) inputs; record every outlined call's vectors."""
     module = load_kernel(project)
     return reference_design(
-        layout, project.name, project.config,
+        layout,
+        project.name,
+        project.config,
         lambda rng: call_optional(project, module, "inputs", rng),
         lambda *inputs: call_optional(project, module, "model", *inputs),
     )
@@ -295,17 +328,17 @@ def _scalar_storage(bits: int, dtype: Any) -> np.ndarray:
     return to_storage(np.array(value), dtype)
 
 
-def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any = None,
-                     model_fn: Any = None) -> dict[str, Any]:
+def reference_design(
+    layout: BuildLayout, name: str, config: Any, inputs_fn: Any = None, model_fn: Any = None
+) -> dict[str, Any]:
     """run_reference with the kernel's inputs(rng) and model(*inputs) given as callables (or None)."""
-    from hclbuild.project.golden import write_golden
     from hclbuild.probes import PHASE_DIVISION, PHASE_OUT_OF_BOUNDS, PHASE_STREAM_READ, PHASE_STREAM_WRITE
+    from hclbuild.project.golden import write_golden
+    from hclbuild.project.lowering import read_llvm_manifest
+    from hclbuild.project.memory import check_reference_memory
     from hclbuild.runtime.fifo import FifoReplay
     from hclbuild.runtime.llvm import JITModule, read_buffer
     from hclbuild.runtime.signature import FunctionSignature
-
-    from hclbuild.project.lowering import read_llvm_manifest
-    from hclbuild.project.memory import check_reference_memory
 
     manifest = {**read_llvm_manifest(layout), **read_ir_manifest(layout)}
     signature = FunctionSignature.from_json(manifest["signatures"][manifest["top"]])
@@ -326,7 +359,9 @@ def reference_design(layout: BuildLayout, name: str, config: Any, inputs_fn: Any
     addresses: dict[tuple[int, int], int] = {}  # (site, argument) -> buffer address
 
     def probe(site: int, phase: int, argidx: int, ptr: int) -> None:
-        if phase == PHASE_OUT_OF_BOUNDS:  # a bounds check fired: (check, dimension, index); the access was skipped
+        if (
+            phase == PHASE_OUT_OF_BOUNDS
+        ):  # a bounds check fired: (check, dimension, index); the access was skipped
             if not out_of_bounds:
                 out_of_bounds.append((site, argidx, ptr))
             return
@@ -417,8 +452,11 @@ def link_testbench_data(layout: BuildLayout, manifest: dict[str, Any], func: str
         raise ConfigError(f"{layout.ir_manifest}: no C argument names of {func}; run compile again")
     c_names = dict(zip(ir_args, c_args))
     inputs, outputs = stored_vectors(layout.golden_dir(func))
-    return link_golden(layout.hls_data_dir(func), {c_names[key]: vector for key, vector in inputs.items()},
-                       {c_names[key]: vector for key, vector in outputs.items()})
+    return link_golden(
+        layout.hls_data_dir(func),
+        {c_names[key]: vector for key, vector in inputs.items()},
+        {c_names[key]: vector for key, vector in outputs.items()},
+    )
 
 
 # ---- emit -----------------------------------------------------------------------------------
@@ -440,22 +478,39 @@ def emit_design_function(layout: BuildLayout, config: Any, func: str) -> list[Pa
     keep_compiled_templates(layout.template_cache)
     manifest = read_ir_manifest(layout)
     if func not in manifest["functions"]:
-        raise ConfigError(f"{config.name}: no function {func!r} (functions: {', '.join(manifest['functions'])})")
+        raise ConfigError(
+            f"{config.name}: no function {func!r} (functions: {', '.join(manifest['functions'])})"
+        )
     top = manifest["top"]
     blackboxes = blackboxes_of(config, func, manifest["functions"], top)
     with _mlir_context(), ir.Location.unknown():
         module = ir.Module.parse(func_ir_path(layout, manifest, func).read_text(encoding="utf-8"))
-        fn_op = next(op for op in module.body.operations
-                     if "sym_name" in op.attributes and op.attributes["sym_name"].value == func)
+        fn_op = next(
+            op
+            for op in module.body.operations
+            if "sym_name" in op.attributes and op.attributes["sym_name"].value == func
+        )
         signature = c_signature(fn_op)
         interfaces = function_interfaces(config, func, top, signature)
         cpp, header = emit_function_files(module, func, interfaces, blackboxes)
     if manifest.get("c_args", {}).get(func) != [arg.name for arg in signature.args]:
-        raise CompileError(f"{config.name}/{func}: the emitted C arguments {[arg.name for arg in signature.args]} "
-                           f"are not the ones compile named its data files after; run compile again")
+        raise CompileError(
+            f"{config.name}/{func}: the emitted C arguments {[arg.name for arg in signature.args]} "
+            f"are not the ones compile named its data files after; run compile again"
+        )
     # data/ is the reference run's (link_testbench_data)
-    return write_function_project(layout.hls_dir(func), func, cpp, header, signature, None, None, config,
-                                  blackboxes=blackboxes, as_blackbox=is_blackboxed(config, func, top))
+    return write_function_project(
+        layout.hls_dir(func),
+        func,
+        cpp,
+        header,
+        signature,
+        None,
+        None,
+        config,
+        blackboxes=blackboxes,
+        as_blackbox=is_blackboxed(config, func, top),
+    )
 
 
 # ---- csim and report -------------------------------------------------------------------------
@@ -469,8 +524,13 @@ def csim_function(project: Project, layout: BuildLayout, func: str, runner: Any 
 
     # precompiled headers are a cache of this machine's compiler: not for a Dask worker's
     local = {} if runner is not None else {"pch_root": layout.pch_root}
-    result = (runner or run_csim)(layout.hls_dir(func), layout.csim_json(func), project=project.name,
-                                  outputs=_output_names(layout, func), **local)
+    result = (runner or run_csim)(
+        layout.hls_dir(func),
+        layout.csim_json(func),
+        project=project.name,
+        outputs=_output_names(layout, func),
+        **local,
+    )
     return result.check()
 
 
@@ -489,7 +549,9 @@ def _output_names(layout: BuildLayout, func: str) -> list[str] | None:
     return [c_name for ir_name, c_name in zip(ir_names, c_names) if ir_name in writes]
 
 
-def write_report(project: Project, layout: BuildLayout, functions: list[str], pictures: bool = True) -> list[Path]:
+def write_report(
+    project: Project, layout: BuildLayout, functions: list[str], pictures: bool = True
+) -> list[Path]:
     """reports/summary.json and report.md: csim per function, plus csynth/cosim when Vitis made them,
     and (pictures) the design graph and csynth chart linked from report.md."""
     from hclbuild.project.report import write_project_report

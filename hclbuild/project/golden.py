@@ -15,6 +15,7 @@ only on the values, so unchanged data rewrites nothing.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -81,18 +82,22 @@ def encode_vector(array: np.ndarray, dtype: DType, name: str = "vector") -> byte
     width = container_bytes(dt)
     if width >= 16:
         if arr.dtype.kind != "V" or arr.dtype.itemsize != width:
-            raise DTypeError(f"{name}: expected a {width}-byte void container array for {dt.name} "
-                             f"(see hclbuild.dsl.types.to_storage), got {arr.dtype}")
+            raise DTypeError(
+                f"{name}: expected a {width}-byte void container array for {dt.name} "
+                f"(see hclbuild.dsl.types.to_storage), got {arr.dtype}"
+            )
         words = np.ascontiguousarray(arr).view(np.uint64).reshape(-1, dt.words).copy()
         full, rest = divmod(dt.bits, 64)
         if rest:
             words[:, full] &= np.uint64((1 << rest) - 1)
-        words[:, full + (1 if rest else 0):] = 0
+        words[:, full + (1 if rest else 0) :] = 0
         return words.astype("<u8").tobytes()
     # the raw bits do not depend on the container's signedness, so accept either
     if arr.dtype.kind not in "iu" or arr.dtype.itemsize != width:
-        raise DTypeError(f"{name}: expected a {store} container array for {dt.name} "
-                         f"(see hclbuild.dsl.types.to_storage), got {arr.dtype}")
+        raise DTypeError(
+            f"{name}: expected a {store} container array for {dt.name} "
+            f"(see hclbuild.dsl.types.to_storage), got {arr.dtype}"
+        )
     raw = np.ascontiguousarray(arr).view(np.dtype(f"u{width}"))
     if dt.bits < width * 8:
         # a sign-extended container would write bits the convention says are zero
@@ -156,8 +161,9 @@ def read_manifest(directory: str | Path) -> dict:
     return manifest
 
 
-def _encode_all(folder: Path, kind: str, arrays: Mapping[str, tuple[np.ndarray, DType | str]]
-                ) -> list[tuple[Path, bytes, dict]]:
+def _encode_all(
+    folder: Path, kind: str, arrays: Mapping[str, tuple[np.ndarray, DType | str]]
+) -> list[tuple[Path, bytes, dict]]:
     encoded = []
     for name, (array, dtype_spec) in arrays.items():
         if not _NAME.match(name):
@@ -169,7 +175,9 @@ def _encode_all(folder: Path, kind: str, arrays: Mapping[str, tuple[np.ndarray, 
     return encoded
 
 
-def _renamed_all(folder: Path, kind: str, stored: Mapping[str, StoredVector]) -> list[tuple[Path, Path, dict]]:
+def _renamed_all(
+    folder: Path, kind: str, stored: Mapping[str, StoredVector]
+) -> list[tuple[Path, Path, dict]]:
     placed = []
     for name, vector in stored.items():
         if not _NAME.match(name):
@@ -179,8 +187,12 @@ def _renamed_all(folder: Path, kind: str, stored: Mapping[str, StoredVector]) ->
     return placed
 
 
-def _write(folder: Path, placed: dict[str, list[tuple[Path, bytes | Path, dict]]],
-           same_bytes: dict[str, Path] | None = None, manifest_like: Path | None = None) -> list[Path]:
+def _write(
+    folder: Path,
+    placed: dict[str, list[tuple[Path, bytes | Path, dict]]],
+    same_bytes: dict[str, Path] | None = None,
+    manifest_like: Path | None = None,
+) -> list[Path]:
     """Put each kind's vector files in place (bytes written, or a Path linked), drop stale ones,
     then write the manifest once. Everything is prepared first, so a bad vector changes nothing.
 
@@ -189,10 +201,8 @@ def _write(folder: Path, placed: dict[str, list[tuple[Path, bytes | Path, dict]]
     with manifest_like's bytes is linked to it. A new file costs an inode, a link does not."""
     previous: dict = {}
     if any(kind not in placed for kind in KINDS):  # a kind not given keeps its entries
-        try:
+        with contextlib.suppress(CsimError):
             previous = read_manifest(folder)
-        except CsimError:
-            pass
     folder.mkdir(parents=True, exist_ok=True)
     paths: list[Path] = []
     document: dict = {"format": FORMAT, "version": VERSION, "byte_order": "little"}
@@ -224,8 +234,9 @@ def _write(folder: Path, placed: dict[str, list[tuple[Path, bytes | Path, dict]]
     return [*paths, manifest_path]
 
 
-def write_vectors(directory: str | Path, arrays: Mapping[str, tuple[np.ndarray, DType | str]],
-                  kind: str = "in") -> list[Path]:
+def write_vectors(
+    directory: str | Path, arrays: Mapping[str, tuple[np.ndarray, DType | str]], kind: str = "in"
+) -> list[Path]:
     """Write `<kind>_<name>.bin` for each array (mapping order = argument order) and update manifest.json.
 
     Arrays are raw-bit storage arrays (`hclbuild.dsl.types.to_storage`). Files of the same kind
@@ -237,21 +248,28 @@ def write_vectors(directory: str | Path, arrays: Mapping[str, tuple[np.ndarray, 
     return _write(folder, {kind: _encode_all(folder, kind, arrays)})
 
 
-def write_golden(directory: str | Path, inputs: Mapping[str, tuple[np.ndarray, DType | str]],
-                 outputs: Mapping[str, tuple[np.ndarray, DType | str]],
-                 same_bytes: dict[str, Path] | None = None) -> list[Path]:
+def write_golden(
+    directory: str | Path,
+    inputs: Mapping[str, tuple[np.ndarray, DType | str]],
+    outputs: Mapping[str, tuple[np.ndarray, DType | str]],
+    same_bytes: dict[str, Path] | None = None,
+) -> list[Path]:
     """Write both kinds with a single manifest update; returns the vector files, then the manifest.
 
     Give one `same_bytes` dict to every write_golden of a run (the reference's, one folder per
     function): a vector with the bytes of one written before becomes a hard link to that file.
     In a chain of stages, one stage's output is the next one's input, so most vectors are."""
     folder = Path(directory)
-    return _write(folder, {"in": _encode_all(folder, "in", inputs), "out": _encode_all(folder, "out", outputs)},
-                  same_bytes=same_bytes)
+    return _write(
+        folder,
+        {"in": _encode_all(folder, "in", inputs), "out": _encode_all(folder, "out", outputs)},
+        same_bytes=same_bytes,
+    )
 
 
-def link_golden(directory: str | Path, inputs: Mapping[str, StoredVector],
-                outputs: Mapping[str, StoredVector]) -> list[Path]:
+def link_golden(
+    directory: str | Path, inputs: Mapping[str, StoredVector], outputs: Mapping[str, StoredVector]
+) -> list[Path]:
     """write_golden of vectors another folder holds, under the names given (argument order): each
     file becomes a hard link to the stored one (a copy where links fail), the manifest is rewritten
     with the new names. The bytes are those write_golden would write from the decoded arrays."""
@@ -259,14 +277,19 @@ def link_golden(directory: str | Path, inputs: Mapping[str, StoredVector],
     sources = {vector.path.parent for vector in (*inputs.values(), *outputs.values())}
     # without renames the manifest is the stored folder's, byte for byte: link it too
     manifest_like = sources.pop() / MANIFEST if len(sources) == 1 else None
-    return _write(folder, {"in": _renamed_all(folder, "in", inputs), "out": _renamed_all(folder, "out", outputs)},
-                  manifest_like=manifest_like)
+    return _write(
+        folder,
+        {"in": _renamed_all(folder, "in", inputs), "out": _renamed_all(folder, "out", outputs)},
+        manifest_like=manifest_like,
+    )
 
 
 def _check_size(path: Path, size: int, entry: dict, dtype: DType) -> None:
     expected = int(entry["count"]) * container_bytes(dtype)
     if size != expected:
-        raise CsimError(f"{path}: {size} bytes, manifest says {entry['count']} x {container_bytes(dtype)} = {expected}")
+        raise CsimError(
+            f"{path}: {size} bytes, manifest says {entry['count']} x {container_bytes(dtype)} = {expected}"
+        )
 
 
 def _read_kind(folder: Path, entries: list) -> dict[str, tuple[np.ndarray, DType]]:
@@ -309,5 +332,6 @@ def read_vectors(directory: str | Path) -> GoldenVectors:
     """Read every vector listed in a folder's manifest.json back as raw-bit storage arrays."""
     folder = Path(directory)
     manifest = read_manifest(folder)
-    return GoldenVectors(inputs=_read_kind(folder, manifest.get("in", [])),
-                         outputs=_read_kind(folder, manifest.get("out", [])))
+    return GoldenVectors(
+        inputs=_read_kind(folder, manifest.get("in", [])), outputs=_read_kind(folder, manifest.get("out", []))
+    )

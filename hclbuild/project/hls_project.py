@@ -14,6 +14,7 @@ Every file goes through write_if_changed: an unchanged function keeps its timest
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -25,9 +26,9 @@ import jinja2
 import numpy as np
 
 from hclbuild.atomic import write_if_changed
-from hclbuild.hls_interface import RTL_BLACKBOX_MACRO
 from hclbuild.dsl.types import DType, parse_dtype
 from hclbuild.errors import CompileError, DTypeError
+from hclbuild.hls_interface import RTL_BLACKBOX_MACRO
 from hclbuild.project.config import ProjectConfig
 from hclbuild.project.golden import RETURN_NAME, container_bytes, vector_file, write_golden
 from hclbuild.project.layout import blackbox_file_name, hls_project_files
@@ -110,14 +111,12 @@ class _TemplateCache(jinja2.FileSystemBytecodeCache):
     def load_bytecode(self, bucket: Any) -> None:
         try:
             super().load_bytecode(bucket)
-        except Exception:  # noqa: BLE001 - pickle and marshal raise many kinds on damaged bytes
+        except Exception:
             bucket.reset()
 
     def dump_bytecode(self, bucket: Any) -> None:
-        try:
+        with contextlib.suppress(OSError):
             super().dump_bytecode(bucket)
-        except OSError:
-            pass
 
 
 def keep_compiled_templates(folder: Path) -> None:
@@ -176,45 +175,77 @@ def _shape_of(arg: ArgLike) -> tuple[int, ...]:
     return tuple(int(n) for n in arg.shape)
 
 
-def _tb_arg(name: str, var: str, c_type: str, dtype: DType, shape: tuple[int, ...], is_array: bool,
-            where: str, stream: str = "") -> _TbArg:
+def _tb_arg(
+    name: str,
+    var: str,
+    c_type: str,
+    dtype: DType,
+    shape: tuple[int, ...],
+    is_array: bool,
+    where: str,
+    stream: str = "",
+) -> _TbArg:
     kind = _tb_kind(c_type, dtype, where)
     count = int(np.prod(shape)) if shape else 1
     dims_shape = shape if shape else (1,)
     return _TbArg(
-        name=name, var=var, c_type=c_type, dtype=dtype.name,
+        name=name,
+        var=var,
+        c_type=c_type,
+        dtype=dtype.name,
         shape_text="x".join(str(n) for n in shape) if shape else "scalar",
         dims="".join(f"[{n}]" for n in dims_shape) if is_array else "",
-        count=count, kind=kind, bits=dtype.bits,
+        count=count,
+        kind=kind,
+        bits=dtype.bits,
         signed="true" if dtype.is_signed else "false",
-        frac=dtype.frac, wide=dtype.bits > 64, words=-(-dtype.bits // 64),
-        container=container_bytes(dtype), nbytes=count * container_bytes(dtype),
-        in_file=vector_file("in", name), out_file=vector_file("out", name),
+        frac=dtype.frac,
+        wide=dtype.bits > 64,
+        words=-(-dtype.bits // 64),
+        container=container_bytes(dtype),
+        nbytes=count * container_bytes(dtype),
+        in_file=vector_file("in", name),
+        out_file=vector_file("out", name),
         real_format="%.9g" if dtype.bits == 32 else "%.17g",
         stream=stream,
         flat=f"{var}_values" if stream else f"reinterpret_cast<{c_type}*>(&{var})",
     )
 
 
-def _check_vector(where: str, vectors: Mapping[str, tuple[np.ndarray, Any]], name: str, dtype: DType,
-                  shape: tuple[int, ...], is_array: bool, what: str) -> None:
+def _check_vector(
+    where: str,
+    vectors: Mapping[str, tuple[np.ndarray, Any]],
+    name: str,
+    dtype: DType,
+    shape: tuple[int, ...],
+    is_array: bool,
+    what: str,
+) -> None:
     if name not in vectors:
         raise CompileError(f"{where}: no golden {what} vector for argument {name}")
     array, vector_dtype = vectors[name]
     got = parse_dtype(vector_dtype)
     if got != dtype:
-        raise CompileError(f"{where}: golden {what} vector {name} is {got.name}, the C signature says {dtype.name}")
+        raise CompileError(
+            f"{where}: golden {what} vector {name} is {got.name}, the C signature says {dtype.name}"
+        )
     got_shape = tuple(np.shape(array))
     fits = got_shape == shape if is_array else int(np.prod(got_shape)) == 1
     if not fits:
-        raise CompileError(f"{where}: golden {what} vector {name} has shape {got_shape}, "
-                           f"the C signature says {shape if is_array else 'a scalar'}")
+        raise CompileError(
+            f"{where}: golden {what} vector {name} has shape {got_shape}, "
+            f"the C signature says {shape if is_array else 'a scalar'}"
+        )
 
 
 def _signature_parts(signature: Any) -> tuple[list[ArgLike], str, str | None]:
     """(args, return C type, function name or None) of a CSignature-like object or an arg list."""
     if hasattr(signature, "args"):
-        return list(signature.args), getattr(signature, "ret_c_type", None) or "void", getattr(signature, "name", None)
+        return (
+            list(signature.args),
+            getattr(signature, "ret_c_type", None) or "void",
+            getattr(signature, "name", None),
+        )
     return list(signature), "void", None
 
 
@@ -223,13 +254,20 @@ def function_project_files(out_dir: str | Path, func_name: str) -> list[Path]:
     return hls_project_files(Path(out_dir), func_name)
 
 
-def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, header_text: str,
-                           signature: Sequence[ArgLike] | Any,
-                           golden_in: Mapping[str, tuple[np.ndarray, DType | str]] | None,
-                           golden_out: Mapping[str, tuple[np.ndarray, DType | str]] | None,
-                           config: ProjectConfig, *,
-                           ap_include_dir: str | Path | None = None, blackboxes: Sequence[str] = (),
-                           as_blackbox: bool = False) -> list[Path]:
+def write_function_project(
+    out_dir: str | Path,
+    func_name: str,
+    cpp_text: str,
+    header_text: str,
+    signature: Sequence[ArgLike] | Any,
+    golden_in: Mapping[str, tuple[np.ndarray, DType | str]] | None,
+    golden_out: Mapping[str, tuple[np.ndarray, DType | str]] | None,
+    config: ProjectConfig,
+    *,
+    ap_include_dir: str | Path | None = None,
+    blackboxes: Sequence[str] = (),
+    as_blackbox: bool = False,
+) -> list[Path]:
     """Write the whole HLS folder of one function; returns every file in it (written or kept).
 
     `signature` is the emitter's CSignature (or a list of its args: name, c_type, dtype, shape,
@@ -268,38 +306,60 @@ def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, h
             _check_vector(where, golden_in, arg.name, dtype, shape, is_array, "input")
         if with_data and is_array and stream != "read":
             _check_vector(where, golden_out, arg.name, dtype, shape, is_array, "output")
-        tb_args.append(_tb_arg(arg.name, f"arg_{arg.name}", arg.c_type.strip(), dtype, shape, is_array,
-                               f"{where}: argument {arg.name}", stream))
+        tb_args.append(
+            _tb_arg(
+                arg.name,
+                f"arg_{arg.name}",
+                arg.c_type.strip(),
+                dtype,
+                shape,
+                is_array,
+                f"{where}: argument {arg.name}",
+                stream,
+            )
+        )
 
     ret: _TbArg | None = None
     if ret_c_type.strip() != "void":
         # the emitter's CSignature names the result's dtype; a plain arg list leaves it to the vector
         declared = getattr(signature, "ret_dtype", None)
         if with_data and RETURN_NAME not in golden_out:
-            raise CompileError(f"{where}: the function returns {ret_c_type} but there is no golden "
-                               f"'{RETURN_NAME}' output vector")
+            raise CompileError(
+                f"{where}: the function returns {ret_c_type} but there is no golden "
+                f"'{RETURN_NAME}' output vector"
+            )
         if declared is None and not with_data:
-            raise CompileError(f"{where}: the function returns {ret_c_type}, of a dtype neither its signature "
-                               "nor a golden vector gives")
+            raise CompileError(
+                f"{where}: the function returns {ret_c_type}, of a dtype neither its signature "
+                "nor a golden vector gives"
+            )
         ret_dtype = parse_dtype(declared if declared is not None else golden_out[RETURN_NAME][1])
         if with_data:
             _check_vector(where, golden_out, RETURN_NAME, ret_dtype, (), False, "output")
-        ret = _tb_arg(RETURN_NAME, "ret_value", ret_c_type.strip(), ret_dtype, (), False, f"{where}: return value")
+        ret = _tb_arg(
+            RETURN_NAME, "ret_value", ret_c_type.strip(), ret_dtype, (), False, f"{where}: return value"
+        )
 
     expected_in = [a.name for a in tb_args]
     # a stream the function reads is consumed by the call: only what it writes is compared
     expected_out = [a.name for a in tb_args if a.dims and a.stream != "read"] + ([RETURN_NAME] if ret else [])
-    for given, expected, what in ((golden_in or {}, expected_in, "input"), (golden_out or {}, expected_out, "output")):
+    for given, expected, what in (
+        (golden_in or {}, expected_in, "input"),
+        (golden_out or {}, expected_out, "output"),
+    ):
         extra = [name for name in given if name not in expected]
         if extra:
-            raise CompileError(f"{where}: golden {what} vectors {', '.join(extra)} match no argument "
-                               f"(arguments: {', '.join(expected_in) or 'none'})")
+            raise CompileError(
+                f"{where}: golden {what} vectors {', '.join(extra)} match no argument "
+                f"(arguments: {', '.join(expected_in) or 'none'})"
+            )
 
     outputs = [a for a in tb_args if a.dims and a.stream != "read"] + ([ret] if ret else [])
     ap_header = None
     if any(a.kind in ("ap", "words") for a in (*tb_args, *([ret] if ret else []))):
-        uses_fixed = any(a.kind in ("ap", "words") and "fixed" in a.c_type
-                         for a in (*tb_args, *([ret] if ret else [])))
+        uses_fixed = any(
+            a.kind in ("ap", "words") and "fixed" in a.c_type for a in (*tb_args, *([ret] if ret else []))
+        )
         ap_header = "ap_fixed.h" if uses_fixed else "ap_int.h"
 
     values = {
@@ -312,8 +372,12 @@ def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, h
         "export_format": export_format("vivado" if as_blackbox else config.flow_target),
         "blackbox_files": [blackbox_file_name(f) for f in blackboxes],
         # what a synthesis reads: run_hls.tcl reuses one only when it is newer than all of these
-        "synthesis_sources": [f"{func_name}.cpp", f"{func_name}.h", "run_hls.tcl",
-                              *(blackbox_file_name(f) for f in blackboxes)],
+        "synthesis_sources": [
+            f"{func_name}.cpp",
+            f"{func_name}.h",
+            "run_hls.tcl",
+            *(blackbox_file_name(f) for f in blackboxes),
+        ],
         "blackbox_macro": RTL_BLACKBOX_MACRO,
         "clock_enable": as_blackbox,
         "output_format_key": output_format_key(config.vitis_version),
@@ -323,9 +387,16 @@ def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, h
         "max_printed": MAX_PRINTED_MISMATCHES,
     }
     testbench = render_template(
-        "tb.cpp.j2", **values, args=tb_args, ret=ret, outputs=outputs, ap_header=ap_header,
-        call_args=", ".join(a.var for a in tb_args), call_result=f"{ret.var} = " if ret else "",
-        read_streams=[a for a in tb_args if a.stream == "read"])
+        "tb.cpp.j2",
+        **values,
+        args=tb_args,
+        ret=ret,
+        outputs=outputs,
+        ap_header=ap_header,
+        call_args=", ".join(a.var for a in tb_args),
+        call_result=f"{ret.var} = " if ret else "",
+        read_streams=[a for a in tb_args if a.stream == "read"],
+    )
 
     ap_dir: str | None = None
     if needs_ap_include(cpp_text, header_text, testbench):
@@ -339,8 +410,12 @@ def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, h
         testbench_name(func_name): testbench,
         "run_hls.tcl": render_template("run_hls.tcl.j2", **values),
         "hls_config.cfg": render_template("hls_config.cfg.j2", **values),
-        "Makefile": render_template("Makefile.j2", **values, ap_dir=ap_dir,
-                                    cxxflags=" ".join((*GXX_FLAGS, *(AP_GXX_FLAGS if ap_dir else ())))),
+        "Makefile": render_template(
+            "Makefile.j2",
+            **values,
+            ap_dir=ap_dir,
+            cxxflags=" ".join((*GXX_FLAGS, *(AP_GXX_FLAGS if ap_dir else ()))),
+        ),
         "README.md": render_template("README.md.j2", **values),
     }
     folder.mkdir(parents=True, exist_ok=True)
@@ -351,10 +426,21 @@ def write_function_project(out_dir: str | Path, func_name: str, cpp_text: str, h
         written.append(path)
     if not with_data:
         return written
-    written += write_golden(folder / DATA_DIR, {a.name: golden_in[a.name] for a in tb_args},
-                            {a.name: golden_out[a.name] for a in outputs})
+    written += write_golden(
+        folder / DATA_DIR,
+        {a.name: golden_in[a.name] for a in tb_args},
+        {a.name: golden_out[a.name] for a in outputs},
+    )
     return written
 
 
-__all__ = ["OUT_DIR", "FunctionArg", "export_format", "format_clock", "function_project_files",
-           "keep_compiled_templates", "render_template", "write_function_project"]
+__all__ = [
+    "OUT_DIR",
+    "FunctionArg",
+    "export_format",
+    "format_clock",
+    "function_project_files",
+    "keep_compiled_templates",
+    "render_template",
+    "write_function_project",
+]

@@ -39,9 +39,11 @@ def check_interface_functions(config: ProjectConfig, functions: list[str]) -> No
     unknown = [func for func in config.interfaces if func != TOP_INTERFACE and func not in functions]
     if unknown:
         args = ", ".join(config.interfaces[unknown[0]]) or "?"
-        raise ConfigError(f"{config.name}: project.toml [interface.{unknown[0]}.{args.split(', ')[0]}]: the design "
-                          f"has no function {unknown[0]!r} (functions: {', '.join(functions)}; an argument of the "
-                          f"top is [interface.<arg>])")
+        raise ConfigError(
+            f"{config.name}: project.toml [interface.{unknown[0]}.{args.split(', ')[0]}]: the design "
+            f"has no function {unknown[0]!r} (functions: {', '.join(functions)}; an argument of the "
+            f"top is [interface.<arg>])"
+        )
 
 
 def function_interfaces(config: ProjectConfig, func: str, top: str, signature: Any) -> Any:
@@ -49,21 +51,27 @@ def function_interfaces(config: ProjectConfig, func: str, top: str, signature: A
     from hclbuild.compiler.emit_hls import blackbox_interfaces, default_interfaces, override_interfaces
 
     blackboxed = is_blackboxed(config, func, top)
-    interfaces = blackbox_interfaces(signature) if blackboxed else default_interfaces(signature, config.flow_target)
+    interfaces = (
+        blackbox_interfaces(signature) if blackboxed else default_interfaces(signature, config.flow_target)
+    )
     own = config.interfaces.get(func, {})
     overrides = dict(config.interfaces.get(TOP_INTERFACE, {})) if func == top else {}
     for arg, settings in own.items():
         if arg in overrides:
-            raise ConfigError(f"{config.name}: project.toml sets argument {arg} of {func} in both [interface.{arg}] "
-                              f"and [interface.{func}.{arg}]; set it in one place")
+            raise ConfigError(
+                f"{config.name}: project.toml sets argument {arg} of {func} in both [interface.{arg}] "
+                f"and [interface.{func}.{arg}]; set it in one place"
+            )
         overrides[arg] = settings
     if blackboxed:
         for arg, settings in overrides.items():
             protocol = settings.get("protocol")
             if protocol is not None and protocol not in BLACKBOX_PROTOCOLS:
-                raise ConfigError(f"{config.name}: project.toml [interface.{func}.{arg}] protocol {protocol!r}: with "
-                                  f"top_assembly = \"blackbox\", {func} is an RTL blackbox of the top, whose ports can "
-                                  f"only be {', '.join(BLACKBOX_PROTOCOLS)} (UG1399)")
+                raise ConfigError(
+                    f"{config.name}: project.toml [interface.{func}.{arg}] protocol {protocol!r}: with "
+                    f'top_assembly = "blackbox", {func} is an RTL blackbox of the top, whose ports can '
+                    f"only be {', '.join(BLACKBOX_PROTOCOLS)} (UG1399)"
+                )
     # a blackbox's streams are FIFO ports whatever the flow
     stream_modes = ("ap_fifo",) if blackboxed else STREAM_MODES_BY_FLOW[config.flow_target]
     where = f"{config.name}: project.toml [interface]"
@@ -77,15 +85,21 @@ def _check_vitis_kernel(interfaces: Any, where: str) -> None:
     """A Vitis kernel's ports are AXI only: m_axi and axis for data, one s_axilite interface
     (`control`) for registers, through which the host (XRT) also gives each m_axi buffer's address
     (UG1702 "HLS Kernel Interface Requirements", UG1399 "Offset and Modes of Operation")."""
-    use_vivado = "; flow_target = \"vivado\" (a Vivado IP) takes it"
+    use_vivado = '; flow_target = "vivado" (a Vivado IP) takes it'
     for arg in interfaces.args:
         at = where.format(arg.port)
         if arg.mode not in VITIS_KERNEL_MODES:
-            raise ConfigError(f"{at}: protocol {arg.mode!r}: a Vitis kernel (flow_target = \"vitis\") has only "
-                              f"{', '.join(VITIS_KERNEL_MODES)} ports{use_vivado}")
+            raise ConfigError(
+                f'{at}: protocol {arg.mode!r}: a Vitis kernel (flow_target = "vitis") has only '
+                f"{', '.join(VITIS_KERNEL_MODES)} ports{use_vivado}"
+            )
         if arg.mode == "m_axi" and arg.offset not in (None, "slave"):
-            raise ConfigError(f"{at}: offset {arg.offset!r}: a Vitis kernel (flow_target = \"vitis\") takes m_axi "
-                              f"offset=slave only{use_vivado}")
+            raise ConfigError(
+                f'{at}: offset {arg.offset!r}: a Vitis kernel (flow_target = "vitis") takes m_axi '
+                f"offset=slave only{use_vivado}"
+            )
         if arg.mode == "s_axilite" and arg.bundle not in (None, "control"):
-            raise ConfigError(f"{at}: s_axilite bundle {arg.bundle!r}: a Vitis kernel (flow_target = \"vitis\") has "
-                              f"one AXI4-Lite interface, control{use_vivado}")
+            raise ConfigError(
+                f'{at}: s_axilite bundle {arg.bundle!r}: a Vitis kernel (flow_target = "vitis") has '
+                f"one AXI4-Lite interface, control{use_vivado}"
+            )

@@ -53,7 +53,9 @@ def _where(exc: BaseException, kernel_path: Path) -> str:
 def _one_line(project: Project, exc: BaseException, doing: str) -> ConfigError:
     message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     kind = type(exc).__name__
-    return ConfigError(f"{project.name}: {doing} failed at {_where(exc, project.kernel_path)}: {kind}: {message}")
+    return ConfigError(
+        f"{project.name}: {doing} failed at {_where(exc, project.kernel_path)}: {kind}: {message}"
+    )
 
 
 # modules imported from a project's folder (its kernel's siblings) by load_kernel
@@ -90,13 +92,16 @@ def load_kernel(project: Project) -> ModuleType:
     try:
         spec.loader.exec_module(module)
     # SystemExit too: a kernel.py that calls sys.exit() (a script's habit) ended hclbuild silently
-    except (Exception, SystemExit) as exc:  # noqa: BLE001 - any user error must become one line, not a traceback
+    except (Exception, SystemExit) as exc:
         raise _one_line(project, exc, "importing kernel.py") from None
     finally:
         if sys.path and sys.path[0] == folder:
             sys.path.pop(0)
-        _PROJECT_MODULES.update(name for name in set(sys.modules) - before - {module_name}
-                                if _is_below(getattr(sys.modules[name], "__file__", None), folder))
+        _PROJECT_MODULES.update(
+            name
+            for name in set(sys.modules) - before - {module_name}
+            if _is_below(getattr(sys.modules[name], "__file__", None), folder)
+        )
     if not callable(getattr(module, ENTRY_POINT, None)):
         raise ConfigError(f"{project.name}: kernel.py defines no {ENTRY_POINT}() returning the schedule")
     return module
@@ -112,7 +117,7 @@ def kernel_schedule(project: Project, module: ModuleType | None = None) -> Any:
     reset_default_dtype()
     try:
         schedule = _call_entry(project, getattr(module, ENTRY_POINT))
-    except (Exception, SystemExit) as exc:  # noqa: BLE001 - sys.exit() in kernel code too
+    except (Exception, SystemExit) as exc:
         raise _one_line(project, exc, f"{ENTRY_POINT}()") from None
     if not isinstance(schedule, Schedule):
         raise ConfigError(
@@ -175,5 +180,5 @@ def call_optional(project: Project, module: ModuleType, name: str, *args: Any) -
         return None
     try:
         return _call_entry(project, fn, *args)
-    except (Exception, SystemExit) as exc:  # noqa: BLE001 - sys.exit() in kernel code too
+    except (Exception, SystemExit) as exc:
         raise _one_line(project, exc, f"{name}()") from None

@@ -50,8 +50,16 @@ DATA_DIR = "data"  # hls/<func>/data/: the golden vectors the testbench reads
 def hls_project_file_names(func: str) -> list[str]:
     """The fixed files of one function's HLS folder, relative to it: top file, header, testbench, tcl,
     cfg, Makefile, README and the data manifest (first three in that order, the manifest last)."""
-    return [f"{func}.cpp", f"{func}.h", f"tb_{func}.cpp", "run_hls.tcl", "hls_config.cfg", "Makefile", "README.md",
-            f"{DATA_DIR}/{VECTORS_MANIFEST}"]
+    return [
+        f"{func}.cpp",
+        f"{func}.h",
+        f"tb_{func}.cpp",
+        "run_hls.tcl",
+        "hls_config.cfg",
+        "Makefile",
+        "README.md",
+        f"{DATA_DIR}/{VECTORS_MANIFEST}",
+    ]
 
 
 def hls_project_files(folder: Path, func: str) -> list[Path]:
@@ -107,7 +115,7 @@ def blackbox_file_name(func: str) -> str:
 class BuildLayout:
     """Paths of one project's build folder, `<build_root>/<project_name>/` (immutable)."""
 
-    __slots__ = ("build_root", "project_name", "_root", "_root_text")
+    __slots__ = ("_root", "_root_text", "build_root", "project_name")
     build_root: Path
     project_name: str
 
@@ -240,20 +248,33 @@ class BuildLayout:
         every doit run, and parsing these thousands of paths was a tenth of a no-op `doit`."""
         root, func, sep = self._root_text, _checked(func), os.sep
         golden, hls = f"{root}{sep}{GOLDEN_DIR}{sep}{func}", f"{root}{sep}{HLS_DIR}{sep}{func}"
-        return TaskFiles(mlir=f"{root}{sep}{IR_DIR}{sep}{TOP_MLIR if is_top else func + '.mlir'}",
-                         golden_dir=golden, golden_manifest=f"{golden}{sep}{VECTORS_MANIFEST}",
-                         hls_dir=hls, hls=[f"{hls}{sep}{name}" for name in hls_project_file_names(func)],
-                         data_dir=f"{hls}{sep}{DATA_DIR}", csim_json=f"{root}{sep}{CSIM_DIR}{sep}{func}.json")
+        return TaskFiles(
+            mlir=f"{root}{sep}{IR_DIR}{sep}{TOP_MLIR if is_top else func + '.mlir'}",
+            golden_dir=golden,
+            golden_manifest=f"{golden}{sep}{VECTORS_MANIFEST}",
+            hls_dir=hls,
+            hls=[f"{hls}{sep}{name}" for name in hls_project_file_names(func)],
+            data_dir=f"{hls}{sep}{DATA_DIR}",
+            csim_json=f"{root}{sep}{CSIM_DIR}{sep}{func}.json",
+        )
 
     def project_task_files(self) -> ProjectTaskFiles:
         """ir_dir, top_mlir, ir_manifest, llvm_dir, top_ll, llvm_manifest, reports_dir, report_summary,
         report_markdown and status_dir as strings, joined without pathlib like task_files."""
         root, sep = self._root_text, os.sep
         ir, llvm, reports = f"{root}{sep}{IR_DIR}", f"{root}{sep}{LLVM_DIR}", f"{root}{sep}{REPORTS_DIR}"
-        return ProjectTaskFiles(ir_dir=ir, top_mlir=f"{ir}{sep}{TOP_MLIR}", ir_manifest=f"{ir}{sep}{IR_MANIFEST}",
-                                llvm_dir=llvm, top_ll=f"{llvm}{sep}{TOP_LL}", llvm_manifest=f"{llvm}{sep}{LLVM_MANIFEST}",
-                                reports_dir=reports, report_summary=f"{reports}{sep}{REPORT_SUMMARY}",
-                                report_markdown=f"{reports}{sep}{REPORT_MARKDOWN}", status_dir=f"{root}{sep}{STATUS_DIR}")
+        return ProjectTaskFiles(
+            ir_dir=ir,
+            top_mlir=f"{ir}{sep}{TOP_MLIR}",
+            ir_manifest=f"{ir}{sep}{IR_MANIFEST}",
+            llvm_dir=llvm,
+            top_ll=f"{llvm}{sep}{TOP_LL}",
+            llvm_manifest=f"{llvm}{sep}{LLVM_MANIFEST}",
+            reports_dir=reports,
+            report_summary=f"{reports}{sep}{REPORT_SUMMARY}",
+            report_markdown=f"{reports}{sep}{REPORT_MARKDOWN}",
+            status_dir=f"{root}{sep}{STATUS_DIR}",
+        )
 
     def vitis_project_dir(self, func: str) -> Path:
         """`hls/<func>/<func>_prj/`: what `open_project` in run_hls.tcl creates."""

@@ -16,6 +16,7 @@ The limit is `[reference] memory_gb` when project.toml sets it, else the memory 
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 from pathlib import Path
@@ -51,8 +52,9 @@ def allocated_buffers(module: Any) -> list[dict[str, Any]]:
                         element = parse_dtype(attrs["hcl.dtype"].value).storage_bits // 8
                     else:
                         element = _element_bytes(kind.element_type)
-                    found.append({"function": owner, "name": name, "shape": list(kind.shape),
-                                  "element_bytes": element})
+                    found.append(
+                        {"function": owner, "name": name, "shape": list(kind.shape), "element_bytes": element}
+                    )
             return ir.WalkResult.ADVANCE
 
         func.operation.walk(visit)
@@ -91,16 +93,24 @@ def check_reference_memory(name: str, manifest: dict[str, Any], memory_gb: float
     for buffer in manifest.get("buffers", []):
         size = math.prod(buffer["shape"]) * buffer["element_bytes"]
         total += size
-        tensors.append((size, f"{buffer['name']} {_shape(buffer['shape'])} {_amount(size)} (in {buffer['function']})"))
+        tensors.append(
+            (size, f"{buffer['name']} {_shape(buffer['shape'])} {_amount(size)} (in {buffer['function']})")
+        )
     total += largest_input
     limit, source = _limit(memory_gb)
     if limit is None or total <= limit:
         return
     shown = [text for _, text in sorted(tensors, key=lambda item: -item[0])[:_SHOWN]]
     more = f", and {len(tensors) - _SHOWN} more" if len(tensors) > _SHOWN else ""
-    hint = "raise [reference] memory_gb or" if memory_gb is not None else "set [reference] memory_gb to allow more, or"
-    raise ConfigError(f"{name}: the reference run needs about {_amount(total)} for its tensors, more than the "
-                      f"{_amount(limit)} {source} ({', '.join(shown)}{more}); {hint} make the sizes smaller")
+    hint = (
+        "raise [reference] memory_gb or"
+        if memory_gb is not None
+        else "set [reference] memory_gb to allow more, or"
+    )
+    raise ConfigError(
+        f"{name}: the reference run needs about {_amount(total)} for its tensors, more than the "
+        f"{_amount(limit)} {source} ({', '.join(shown)}{more}); {hint} make the sizes smaller"
+    )
 
 
 def _limit(memory_gb: float | None) -> tuple[float | None, str]:
@@ -118,12 +128,13 @@ def available_memory() -> int | None:
             if line.startswith("MemAvailable:"):
                 found.append(int(line.split()[1]) * 1024)
     except (OSError, ValueError, IndexError):
-        try:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
             found.append(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-        except (OSError, ValueError, AttributeError):
-            pass
     try:
-        limit, used = (_CGROUP / "memory.max").read_text().strip(), (_CGROUP / "memory.current").read_text().strip()
+        limit, used = (
+            (_CGROUP / "memory.max").read_text().strip(),
+            (_CGROUP / "memory.current").read_text().strip(),
+        )
         if limit != "max":
             found.append(max(0, int(limit) - int(used)))
     except (OSError, ValueError):

@@ -34,8 +34,9 @@ from hclbuild.project.attempts import (
 from hclbuild.project.layout import BuildLayout
 
 
-def write_project_report(name: str, layout: BuildLayout, functions: list[str] | None = None,
-                         pictures: bool = False) -> list[Path]:
+def write_project_report(
+    name: str, layout: BuildLayout, functions: list[str] | None = None, pictures: bool = False
+) -> list[Path]:
     """Rewrite the report; `functions` defaults to those of the latest compiled design.
 
     With `pictures` the design graph and csynth chart are drawn too (project.report_pictures, which
@@ -65,8 +66,9 @@ def hardware_digest(layout: BuildLayout, functions: list[str]) -> str:
     return digest.hexdigest()
 
 
-def start_attempt(layout: BuildLayout, step: str, func: str | None, inputs: list[str],
-                  verdicts: Iterable[str | Path] = ()) -> Attempt:
+def start_attempt(
+    layout: BuildLayout, step: str, func: str | None, inputs: list[str], verdicts: Iterable[str | Path] = ()
+) -> Attempt:
     """Record that a task starts, first removing `verdicts` (csim's result) and the report.
 
     The removals come first and each is one unlink, so a process killed at any point of this
@@ -81,8 +83,9 @@ def start_attempt(layout: BuildLayout, step: str, func: str | None, inputs: list
         return begin_attempt(layout, step, func, inputs)
 
 
-def end_attempt(layout: BuildLayout, step: str, func: str | None, attempt: Attempt,
-                error: str | None) -> None:
+def end_attempt(
+    layout: BuildLayout, step: str, func: str | None, attempt: Attempt, error: str | None
+) -> None:
     """Record how a task ended (error None: it succeeded); a csim or a failure rewrites the report.
 
     Those (and csynth, cosim) are the attempts that change what the report shows; after any other success the
@@ -98,8 +101,10 @@ def end_attempt(layout: BuildLayout, step: str, func: str | None, attempt: Attem
 
 def _design_failed(layout: BuildLayout) -> bool:
     """The project's latest compile or reference attempt failed (two small reads)."""
-    return any((record := read_attempt(layout, step)) is not None and record.state == FAILED
-               for step in ("compile", "reference"))
+    return any(
+        (record := read_attempt(layout, step)) is not None and record.state == FAILED
+        for step in ("compile", "reference")
+    )
 
 
 def _write(name: str, layout: BuildLayout, functions: list[str] | None, pictures: bool) -> list[Path]:

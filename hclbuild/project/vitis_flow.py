@@ -34,10 +34,17 @@ from hclbuild.runtime.vitis import ToolRun, find_csynth_report, ordered_steps, r
 CSYNTH_TIMEOUT = 6 * 3600.0
 
 
-def synthesize_function(project: Project, layout: BuildLayout, func: str, steps: Sequence[str] = ("csynth",),
-                        *, timeout: float | None = CSYNTH_TIMEOUT, inputs: Sequence[Path] = (),
-                        runner: Callable[..., list[ToolRun]] = run_hls_steps,
-                        reuse_synthesis: bool = False) -> list[ToolRun]:
+def synthesize_function(
+    project: Project,
+    layout: BuildLayout,
+    func: str,
+    steps: Sequence[str] = ("csynth",),
+    *,
+    timeout: float | None = CSYNTH_TIMEOUT,
+    inputs: Sequence[Path] = (),
+    runner: Callable[..., list[ToolRun]] = run_hls_steps,
+    reuse_synthesis: bool = False,
+) -> list[ToolRun]:
     """Run `steps` of hls/<func>/ and publish its csynth (and cosim) report; ToolError on failure.
 
     `inputs` are the files csynth reads; their digest is published with the report. `runner` has
@@ -53,23 +60,28 @@ def synthesize_function(project: Project, layout: BuildLayout, func: str, steps:
     # one (or fails) would otherwise have the old report published under the new inputs' digest.
     _remove_reports(layout, func, order)
     if "csynth" not in order and not csynth_is_current(project, layout, func, inputs):
-        raise ToolError(f"{where}: {' and '.join(order)} needs the synthesis of the files now in {folder}, "
-                        f"and there is none: run csynth:{where} first")
-    runs = runner(folder, func, steps, flow=project.config.hls_tool, timeout=timeout,
-                  reuse_synthesis=reuse_synthesis)
+        raise ToolError(
+            f"{where}: {' and '.join(order)} needs the synthesis of the files now in {folder}, "
+            f"and there is none: run csynth:{where} first"
+        )
+    runs = runner(
+        folder, func, steps, flow=project.config.hls_tool, timeout=timeout, reuse_synthesis=reuse_synthesis
+    )
     if "csynth" in order:
         report = find_csynth_report(folder, func)
         if report is None:
-            raise ToolError(f"{where}: {_tools(runs)} exited 0 but left no csynth report in "
-                            f"{_layouts(folder, func)}")
+            raise ToolError(
+                f"{where}: {_tools(runs)} exited 0 but left no csynth report in {_layouts(folder, func)}"
+            )
         parse_csynth_xml(report)  # a truncated or foreign file fails here, not in every later report
         write_if_changed(layout.csynth_result(func), report.read_bytes())
         write_if_changed(layout.csynth_inputs(func), digest + "\n")
     if "cosim" in order:
         report = _find_cosim_report(folder, func)
         if report is None:
-            raise ToolError(f"{where}: {_tools(runs)} exited 0 but left no cosim report in "
-                            f"{_layouts(folder, func)}")
+            raise ToolError(
+                f"{where}: {_tools(runs)} exited 0 but left no cosim report in {_layouts(folder, func)}"
+            )
         write_if_changed(layout.cosim_result(func), report.read_bytes())
         # published either way, so the report shows the failing run; but the task fails
         cosim = parse_cosim_rpt(layout.cosim_result(func))
@@ -150,18 +162,28 @@ def publish_blackbox(project: Project, layout: BuildLayout, func: str, top: str)
 
     report_path = layout.csynth_result(func)
     if not report_path.is_file():
-        raise ToolError(f"{project.name}/{func}: no csynth report at {report_path} (run csynth:{project.name}/{func})")
+        raise ToolError(
+            f"{project.name}/{func}: no csynth report at {report_path} (run csynth:{project.name}/{func})"
+        )
     with new_context(), ir.Location.unknown():
         module = ir.Module.parse(layout.func_mlir(func).read_text(encoding="utf-8"))
-        func_op = next(op for op in module.body.operations
-                       if "sym_name" in op.attributes and op.attributes["sym_name"].value == func)
+        func_op = next(
+            op
+            for op in module.body.operations
+            if "sym_name" in op.attributes and op.attributes["sym_name"].value == func
+        )
         signature = c_signature(func_op)
     top_dir = layout.hls_dir(top)
     verilog = verilog_files(_verilog_dir(layout.hls_dir(func), func))
     text = blackbox_json(
-        func, [arg.name for arg in signature.args], signature.ret_c_type is not None,
-        parse_rtl_ports(report_path), parse_csynth_xml(report_path),
-        os.path.relpath(layout.hls_cpp(func), top_dir), [os.path.relpath(path, top_dir) for path in verilog])
+        func,
+        [arg.name for arg in signature.args],
+        signature.ret_c_type is not None,
+        parse_rtl_ports(report_path),
+        parse_csynth_xml(report_path),
+        os.path.relpath(layout.hls_cpp(func), top_dir),
+        [os.path.relpath(path, top_dir) for path in verilog],
+    )
     target = layout.blackbox_json(top, func)
     write_if_changed(target, text)
     return target
@@ -180,8 +202,10 @@ def function_reports(layout: BuildLayout, func: str) -> tuple[Path | None, Path 
     folder = layout.hls_dir(func)
     csynth = layout.csynth_result(func)
     cosim = layout.cosim_result(func)
-    return (csynth if csynth.is_file() else find_csynth_report(folder, func),
-            cosim if cosim.is_file() else _find_cosim_report(folder, func))
+    return (
+        csynth if csynth.is_file() else find_csynth_report(folder, func),
+        cosim if cosim.is_file() else _find_cosim_report(folder, func),
+    )
 
 
 @dataclass
@@ -205,8 +229,10 @@ def current_reports(layout: BuildLayout, func: str) -> CurrentReports:
     found = CurrentReports()
     csynth_path, cosim_path = function_reports(layout, func)
     # csynth/<f>.xml is written by csynth:<p>/<f> alone (cosim:<p>/<f> runs on its synthesis)
-    for kind, path, steps, parse in (("csynth", csynth_path, ("csynth",), parse_csynth_xml),
-                                     ("cosim", cosim_path, ("cosim",), parse_cosim_rpt)):
+    for kind, path, steps, parse in (
+        ("csynth", csynth_path, ("csynth",), parse_csynth_xml),
+        ("cosim", cosim_path, ("cosim",), parse_cosim_rpt),
+    ):
         if path is None:
             continue
         records = [(layout.task_status(step, func), step) for step in steps]

@@ -46,17 +46,23 @@ class FifoReplay:
         where = f"stage {info['stage']} reads stream {info['tensor']}[{_element(element, shape)}]"
         if self.last_read.get(address) == element:
             # the compiler merges the reads of one element in one block; this one is elsewhere (in an if)
-            self.first_error = (f"{where} a second time: a stream gives each value once (read it into an "
-                                "hcl.scalar and use that)")
+            self.first_error = (
+                f"{where} a second time: a stream gives each value once (read it into an "
+                "hcl.scalar and use that)"
+            )
         elif not fifo:
             written = len(self.orders.get(address, []))
-            self.first_error = (f"{where} but the FIFO is empty: its producer wrote {written} values and all "
-                                "were read (a stream is read once per value written)")
+            self.first_error = (
+                f"{where} but the FIFO is empty: its producer wrote {written} values and all "
+                "were read (a stream is read once per value written)"
+            )
         elif fifo[0][0] != element:
             expected, writer = fifo[0]
-            self.first_error = (f"{where} out of order: the next value in the FIFO is "
-                                f"{info['tensor']}[{_element(expected, shape)}], as stage "
-                                f"{self.checks[writer]['stage']} wrote them (read in the order written)")
+            self.first_error = (
+                f"{where} out of order: the next value in the FIFO is "
+                f"{info['tensor']}[{_element(expected, shape)}], as stage "
+                f"{self.checks[writer]['stage']} wrote them (read in the order written)"
+            )
         else:
             fifo.popleft()
             self.last_read[address] = element
@@ -84,20 +90,26 @@ class FifoReplay:
             rows = by_buffer[begin:end]
             writing = phases[rows] == PHASE_STREAM_WRITE
             written, read = elements[rows][writing], elements[rows][~writing]
-            if len(read) > len(written) or not np.array_equal(read, written[:len(read)]):
+            if len(read) > len(written) or not np.array_equal(read, written[: len(read)]):
                 return False
-            if np.any(np.flatnonzero(writing)[:len(read)] > np.flatnonzero(~writing)):
+            if np.any(np.flatnonzero(writing)[: len(read)] > np.flatnonzero(~writing)):
                 return False  # a read before the write it takes: the FIFO was empty then
             if len(read) > 1 and np.any(read[1:] == read[:-1]):
                 return False  # an element read twice in a row
             write_checks = checks[rows][writing]
-            found.append((int(addresses[rows[0]]), written, int(write_checks[0]) if len(written) else -1,
-                          write_checks[len(read):]))
+            found.append(
+                (
+                    int(addresses[rows[0]]),
+                    written,
+                    int(write_checks[0]) if len(written) else -1,
+                    write_checks[len(read) :],
+                )
+            )
         for address, written, first_check, unread_checks in found:
             if len(written):
                 self.orders[address] = written.tolist()
                 self.writers[address] = first_check
-            unread = written[len(written) - len(unread_checks):]
+            unread = written[len(written) - len(unread_checks) :]
             self.pending[address] = deque(zip(unread.tolist(), unread_checks.tolist()))
         return True
 
@@ -109,12 +121,16 @@ class FifoReplay:
             fifo = self.pending[address]
             info = self.checks[self.writers[address]]
             if fifo:
-                return (f"stage {info['stage']} writes {len(order)} values into stream {info['tensor']} but "
-                        f"only {len(order) - len(fifo)} are read; every value written into a stream must be read")
+                return (
+                    f"stage {info['stage']} writes {len(order)} values into stream {info['tensor']} but "
+                    f"only {len(order) - len(fifo)} are read; every value written into a stream must be read"
+                )
             count = int(np.prod(info["shape"]))
             if len(order) != count or len(set(order)) != count:
-                return (f"stage {info['stage']} writes {len(order)} values into stream {info['tensor']} of "
-                        f"{count} elements; a stream carries each element once")
+                return (
+                    f"stage {info['stage']} writes {len(order)} values into stream {info['tensor']} of "
+                    f"{count} elements; a stream carries each element once"
+                )
         return None
 
     def sequence(self, address: int, values: np.ndarray) -> np.ndarray:

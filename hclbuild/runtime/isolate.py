@@ -28,7 +28,8 @@ import sys
 import tempfile
 import time
 import warnings
-from typing import Any, Callable, NoReturn
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 from hclbuild.errors import CsimError, HCLError
 
@@ -107,14 +108,16 @@ def _child(reader: int, writer: int, printed: int, fn: Callable[..., Any], args:
             payload: tuple = ("ok", fn(*args))
         except HCLError as exc:
             payload = ("hcl", type(exc), str(exc))
-        except Exception as exc:  # noqa: BLE001 - anything must reach the parent as data
+        except Exception as exc:
             payload = ("error", f"{type(exc).__name__}: {exc}")
         try:
             data = memoryview(pickle.dumps(payload))
-        except Exception as exc:  # noqa: BLE001 - e.g. a result holding a ctypes pointer
-            data = memoryview(pickle.dumps(("error", f"its result does not pickle: {type(exc).__name__}: {exc}")))
+        except Exception as exc:
+            data = memoryview(
+                pickle.dumps(("error", f"its result does not pickle: {type(exc).__name__}: {exc}"))
+            )
         while data:
-            data = data[os.write(writer, data):]
+            data = data[os.write(writer, data) :]
         status = 0
     finally:
         os._exit(status)
@@ -126,7 +129,7 @@ def _outcome(what: str, returncode: int, payload: bytes, output: str) -> Any:
         raise CsimError(f"{what} died with {sig.name} ({_HINTS.get(sig, 'a crash in native code')})")
     try:
         kind, *rest = pickle.loads(payload)
-    except Exception:  # noqa: BLE001 - a child that wrote no result
+    except Exception:
         tail = output.strip().splitlines()[-1:] or ["no output"]
         raise CsimError(f"{what} exited with status {returncode}: {tail[0]}") from None
     if kind == "ok":

@@ -38,7 +38,7 @@ def _probe_trampoline(site: int, phase: int, argidx: int, ptr: int) -> None:
         return
     try:
         state.handler(site, phase, argidx, ptr)
-    except BaseException as err:  # noqa: BLE001 - re-raised once native code returns
+    except BaseException as err:
         # an exception must not unwind through JIT frames; keep it for the caller
         state.error = err
 
@@ -67,8 +67,9 @@ def _deliver_stream_events(handler: ProbeHandler, events: np.ndarray) -> None:
         handler(check, phase, element, address)
 
 
-def call_with_probes(native: Callable[[], None], handler: ProbeHandler | None,
-                     record: EventRecord | None) -> BaseException | None:
+def call_with_probes(
+    native: Callable[[], None], handler: ProbeHandler | None, record: EventRecord | None
+) -> BaseException | None:
     """Run native() with its probes going to `handler` (None: dropped); `record` is the engine's
     stream record, None when its IR has no probe. Returns the first error a probe raised, for the
     caller to raise once the call's buffers are written back, or None."""
@@ -87,7 +88,7 @@ def call_with_probes(native: Callable[[], None], handler: ProbeHandler | None,
         if probe_error is None and events is not None and len(events) and handler is not None:
             try:
                 _deliver_stream_events(handler, events)
-            except BaseException as err:  # noqa: BLE001 - returned, as a probe's own error is
+            except BaseException as err:
                 probe_error = err
     finally:
         state.handler, state.error = saved

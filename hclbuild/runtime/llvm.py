@@ -28,7 +28,7 @@ import hashlib
 import math
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,9 +40,9 @@ from hclbuild.dsl.array import Array
 from hclbuild.dsl.types import DType, from_storage, to_storage
 from hclbuild.errors import APIError, CompileError
 from hclbuild.probes import PROBE_FUNCTION
+from hclbuild.runtime.jit_probes import ProbeHandler, bind_forward_symbol, call_with_probes
 from hclbuild.runtime.llvm_objects import CodeUnit, _one_line, compile_objects, declared_symbols, split_units
 from hclbuild.runtime.signature import ArgSpec, FunctionSignature
-from hclbuild.runtime.jit_probes import ProbeHandler, bind_forward_symbol, call_with_probes
 from hclbuild.runtime.stream_events import RECORDER_IR, EventRecord
 
 CIFACE_PREFIX = "_mlir_ciface_"
@@ -68,10 +68,8 @@ def _ensure_llvm() -> None:
     # which live in libgcc_s; the Python binary does not necessarily export them
     libgcc = ctypes.util.find_library("gcc_s")
     if libgcc:
-        try:
+        with suppress(RuntimeError):
             llvm.load_library_permanently(libgcc)
-        except RuntimeError:
-            pass
     _LLVM_READY = True
 
 
@@ -243,8 +241,13 @@ class JITModule:
     `cache_dir` when one is given (hclbuild.runtime.llvm_objects).
     """
 
-    def __init__(self, ir_text: str, probe: ProbeHandler | None = None, opt_level: int = 3,
-                 cache_dir: str | Path | None = None):
+    def __init__(
+        self,
+        ir_text: str,
+        probe: ProbeHandler | None = None,
+        opt_level: int = 3,
+        cache_dir: str | Path | None = None,
+    ):
         if not isinstance(ir_text, str):
             raise APIError(f"JITModule: expected LLVM IR text, got {type(ir_text).__name__}")
         if opt_level not in (0, 1, 2, 3):
@@ -370,7 +373,7 @@ def _mask_in_place(storage: np.ndarray, dtype: DType) -> None:
         full, rest = divmod(dtype.bits, 64)
         if rest:
             words[:, full] &= np.uint64((1 << rest) - 1)
-        words[:, full + (1 if rest else 0):] = 0
+        words[:, full + (1 if rest else 0) :] = 0
         return
     unsigned = storage.view(np.dtype(f"u{storage.dtype.itemsize}"))
     unsigned &= unsigned.dtype.type((1 << dtype.bits) - 1)
@@ -392,7 +395,7 @@ def _to_numbers_in_place(storage: np.ndarray, dtype: DType) -> None:
         full, rest = divmod(dtype.bits - 1, 64)
         shift = np.int64(63 - rest)
         words[:, full] = (words[:, full] << shift) >> shift
-        words[:, full + 1:] = (words[:, full] >> np.int64(63))[:, None]
+        words[:, full + 1 :] = (words[:, full] >> np.int64(63))[:, None]
         return
     shift = 64 - dtype.bits
     signed = (storage.astype(np.int64) << np.int64(shift)) >> np.int64(shift)
@@ -452,8 +455,9 @@ class JITFunction:
             result = np.zeros((), dtype=signature.ret.np_storage)
             slots.append(result.ctypes.data)
         argv = (ctypes.c_void_p * max(len(slots), 1))(*slots)
-        probe_error = call_with_probes(lambda: self._native(ctypes.addressof(argv)), self.jit.probe,
-                                       self.jit._compiled.events)
+        probe_error = call_with_probes(
+            lambda: self._native(ctypes.addressof(argv)), self.jit.probe, self.jit._compiled.events
+        )
         for b in bound:
             if b.after is not None:
                 b.after()

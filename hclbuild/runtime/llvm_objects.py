@@ -41,8 +41,9 @@ _ATTRIBUTE_GROUP = re.compile(r"^attributes (#\d+) = \{(.*)\}$", re.MULTILINE)
 _GROUP_REFERENCE = re.compile(r"#\d+")
 _GLOBAL = re.compile(r"^@[^=]+=", re.MULTILINE)
 # linkages whose symbol another object cannot call (or that each object may define)
-_LOCAL_LINKAGES = frozenset({"private", "internal", "linkonce", "linkonce_odr", "weak", "weak_odr",
-                             "available_externally"})
+_LOCAL_LINKAGES = frozenset(
+    {"private", "internal", "linkonce", "linkonce_odr", "weak", "weak_odr", "available_externally"}
+)
 
 _LOCK = threading.RLock()
 _OBJECTS: dict[str, bytes] = {}  # cache key -> object file bytes, for the process
@@ -81,7 +82,9 @@ def split_units(ir_text: str) -> list[CodeUnit]:
         bodies[match.group(1)] = (line, lines[k : end + 1])
         k = end + 1
     shared = "\n".join(header) + "\n"
-    optnone_groups = {m.group(1) for m in _ATTRIBUTE_GROUP.finditer(shared) if "optnone" in m.group(2).split()}
+    optnone_groups = {
+        m.group(1) for m in _ATTRIBUTE_GROUP.finditer(shared) if "optnone" in m.group(2).split()
+    }
 
     def is_light(define: str) -> bool:
         tail = define[define.rfind(")") :]
@@ -105,14 +108,22 @@ def split_units(ir_text: str) -> list[CodeUnit]:
                 helpers.append(helper)
                 todo.extend(s for s in references[helper] if s in local)
         calls = set(references[name]).union(*(references[h] for h in helpers))
-        extra = ["declare" + bodies[c][0][len("define") : bodies[c][0].rfind(")") + 1]
-                 for c in sorted(calls) if c in bodies and c not in local and c != name and c not in declared]
+        extra = [
+            "declare" + bodies[c][0][len("define") : bodies[c][0].rfind(")") + 1]
+            for c in sorted(calls)
+            if c in bodies and c not in local and c != name and c not in declared
+        ]
         for helper in sorted(helpers):
             helper_define, helper_body = bodies[helper]
             linkage = helper_define.split()[1]
-            extra.append("\n".join([helper_define.replace(f"define {linkage} ", "define internal ", 1),
-                                    *helper_body[1:]]))
-        units.append(CodeUnit(name, shared + "\n".join(extra) + "\n" + "\n".join(body) + "\n", is_light(define)))
+            extra.append(
+                "\n".join(
+                    [helper_define.replace(f"define {linkage} ", "define internal ", 1), *helper_body[1:]]
+                )
+            )
+        units.append(
+            CodeUnit(name, shared + "\n".join(extra) + "\n" + "\n".join(body) + "\n", is_light(define))
+        )
     return units
 
 
@@ -129,7 +140,9 @@ def _compile_unit(unit: CodeUnit, opt_level: int, machines: dict[int, llvm.Targe
         module = llvm.parse_assembly(unit.text)
         module.verify()
     except RuntimeError as err:
-        raise CompileError(_one_line(f"LLVM IR does not parse or verify (@{unit.name})", err) + f"\n{err}") from None
+        raise CompileError(
+            _one_line(f"LLVM IR does not parse or verify (@{unit.name})", err) + f"\n{err}"
+        ) from None
     module.triple = machine.triple
     module.data_layout = str(machine.target_data)
     if level > 0:
@@ -142,8 +155,14 @@ def _compile_unit(unit: CodeUnit, opt_level: int, machines: dict[int, llvm.Targe
         raise CompileError(_one_line(f"LLVM code generation of {unit.name} failed", err)) from None
 
 
-def compile_objects(units: Iterable[CodeUnit], opt_level: int, machines: dict[int, llvm.TargetMachine],
-                    cpu: str, features: str, cache_dir: Path | None = None) -> tuple[list[bytes], int]:
+def compile_objects(
+    units: Iterable[CodeUnit],
+    opt_level: int,
+    machines: dict[int, llvm.TargetMachine],
+    cpu: str,
+    features: str,
+    cache_dir: Path | None = None,
+) -> tuple[list[bytes], int]:
     """Object file bytes of every unit, from the caches where possible; also how many were compiled.
 
     With cache_dir, objects are read from and written to `<cache_dir>/<key>.o`, and objects there
@@ -184,7 +203,7 @@ def declared_symbols(units: Iterable[CodeUnit]) -> set[str]:
                 match = _DEFINE.match(line)
                 if match:
                     defined.add(match.group(1))
-                elif (match := _DECLARE_LINE.match(line)):
+                elif match := _DECLARE_LINE.match(line):
                     declared.add(match.group(1))
     return {name for name in declared - defined if not name.startswith("llvm.")}
 

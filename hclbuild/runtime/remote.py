@@ -42,6 +42,7 @@ from typing import Any
 from hclbuild.atomic import write_bytes_atomic, write_text_atomic
 from hclbuild.errors import ConfigError, HCLError, ToolError
 from hclbuild.runtime import CLUSTER_ENV, SCHEDULER_ENV
+
 WORKERS_ENV = "HCLBUILD_WORKERS"  # how many workers HCLBUILD_CLUSTER starts
 VITIS_RESOURCE = "vitis_hls"  # the Dask worker resource a Vitis job needs one unit of
 CLUSTERS = ("slurm", "pbs", "lsf", "sge", "local")
@@ -109,7 +110,9 @@ def pack_folder(folder: str | Path, extra: Sequence[str | Path] = ()) -> dict[st
                 continue
             path = here / name
             if path.is_file():
-                files[(PurePosixPath(func) / path.relative_to(folder).as_posix()).as_posix()] = path.read_bytes()
+                files[(PurePosixPath(func) / path.relative_to(folder).as_posix()).as_posix()] = (
+                    path.read_bytes()
+                )
     for raw in extra:
         path = Path(os.path.normpath(folder / raw)).resolve()
         if root not in path.parents:
@@ -207,13 +210,22 @@ def _vitis_on_worker(job: Job, folder: Path, result: JobResult) -> None:
     from hclbuild.runtime.vitis import choose_flow, find_vitis, run_hls_steps
 
     tools = find_vitis()
-    found = {name: path for name, path in (("vitis_hls", tools and tools.vitis_hls), ("v++", tools and tools.vpp),
-                                           ("vitis-run", tools and tools.vitis_run)) if path}
+    found = {
+        name: path
+        for name, path in (
+            ("vitis_hls", tools and tools.vitis_hls),
+            ("v++", tools and tools.vpp),
+            ("vitis-run", tools and tools.vitis_run),
+        )
+        if path
+    }
     result.tools = {name: _version(path) for name, path in found.items()}
     result.tools.update(_hclbuild_version())
     if not found:
-        raise ToolError(f"{job.where}: worker {result.worker} advertises {VITIS_RESOURCE} but has no Vitis HLS "
-                        "tool (vitis_hls, vitis-run or v++) on PATH or under $XILINX_HLS/$XILINX_VITIS")
+        raise ToolError(
+            f"{job.where}: worker {result.worker} advertises {VITIS_RESOURCE} but has no Vitis HLS "
+            "tool (vitis_hls, vitis-run or v++) on PATH or under $XILINX_HLS/$XILINX_VITIS"
+        )
     choose_flow(tools, job.flow)  # a missing [hls] tool is this worker's refusal, before anything runs
     runs = run_hls_steps(folder, job.func, job.steps, flow=job.flow, tools=tools, timeout=job.timeout)
     result.argv = [run.argv for run in runs]
@@ -223,24 +235,30 @@ def _result_files(job: Job, folder: Path) -> dict[str, bytes]:
     """What the tool wrote that the submitting side needs, relative to the function folder."""
     if job.kind == "csim":
         # not the executable nor the objects it was linked from: the submitting side reruns nothing
-        wanted = [path for path in (folder / "out").glob("*")
-                  if path.name != f"tb_{job.func}" and path.suffix != ".o"]
+        wanted = [
+            path
+            for path in (folder / "out").glob("*")
+            if path.name != f"tb_{job.func}" and path.suffix != ".o"
+        ]
     else:
         from hclbuild.runtime.vitis import report_dirs
 
-        wanted = [path for path in folder.glob("*.log")]
+        wanted = list(folder.glob("*.log"))
         for layout_root in report_dirs(folder, job.func).values():
             for sub in _VITIS_RESULT_DIRS:
                 wanted += (layout_root / sub).rglob("*")
-    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in sorted(wanted) if path.is_file()}
+    return {
+        path.relative_to(folder).as_posix(): path.read_bytes() for path in sorted(wanted) if path.is_file()
+    }
 
 
 @functools.cache
 def _first_line(*argv: str) -> str:
     """The first line a tool prints (its version), once per worker process."""
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
-                              check=False)
+        done = subprocess.run(
+            argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, check=False
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"not runnable ({exc})"
     return (done.stdout.strip().splitlines() or ["(no output)"])[0]
@@ -299,18 +317,27 @@ class RemoteSession:
         if job.kind == "vitis":
             resources = {VITIS_RESOURCE: 1}
             self._require_resource(job)
-        future = self.client.submit(run_job, job, key=f"hclbuild-{job.kind}-{job.where}-{uuid.uuid4().hex[:12]}",
-                                    pure=False, resources=resources, retries=0)
+        future = self.client.submit(
+            run_job,
+            job,
+            key=f"hclbuild-{job.kind}-{job.where}-{uuid.uuid4().hex[:12]}",
+            pure=False,
+            resources=resources,
+            retries=0,
+        )
         try:
             return future.result()
         except KilledWorker as exc:
-            raise ToolError(f"{job.where}: the {job.kind} job was given up after its workers died: "
-                            f"{_one_line(exc)}") from None
+            raise ToolError(
+                f"{job.where}: the {job.kind} job was given up after its workers died: {_one_line(exc)}"
+            ) from None
         except HCLError:
             raise
-        except Exception as exc:  # noqa: BLE001 - whatever Dask or the worker raised, as one line
-            raise ToolError(f"{job.where}: the {job.kind} job failed on the Dask cluster at {self.address}: "
-                            f"{type(exc).__name__}: {_one_line(exc)}") from None
+        except Exception as exc:
+            raise ToolError(
+                f"{job.where}: the {job.kind} job failed on the Dask cluster at {self.address}: "
+                f"{type(exc).__name__}: {_one_line(exc)}"
+            ) from None
         finally:
             if not future.done():
                 future.cancel()
@@ -320,9 +347,11 @@ class RemoteSession:
         if self.cluster is not None and not self.workers():
             return  # a batch cluster's workers may still be queued; the job waits for them
         if not any(info.get("resources", {}).get(VITIS_RESOURCE, 0) >= 1 for info in self.workers().values()):
-            raise ToolError(f"{job.where}: no worker of the Dask scheduler at {self.address} advertises the "
-                            f"{VITIS_RESOURCE} resource, so nothing can run Vitis (start Vitis workers with "
-                            f"`dask worker {self.address} --resources {VITIS_RESOURCE}=1`)")
+            raise ToolError(
+                f"{job.where}: no worker of the Dask scheduler at {self.address} advertises the "
+                f"{VITIS_RESOURCE} resource, so nothing can run Vitis (start Vitis workers with "
+                f"`dask worker {self.address} --resources {VITIS_RESOURCE}=1`)"
+            )
 
     def close(self) -> None:
         """Disconnect, and stop the cluster this session started."""
@@ -363,7 +392,9 @@ def current() -> RemoteSession | None:
         return _SESSION
 
 
-def start(scheduler: str | None = None, cluster: str | None = None, workers: int | None = None) -> RemoteSession:
+def start(
+    scheduler: str | None = None, cluster: str | None = None, workers: int | None = None
+) -> RemoteSession:
     """Connect to `scheduler` or start `cluster` (see CLUSTERS) for this process; one-line errors."""
     global _SESSION
     with _SESSION_LOCK:
@@ -425,8 +456,10 @@ def _connect(address: str, cluster: Any, expected_workers: int) -> RemoteSession
             client.wait_for_workers(1, timeout=dask.utils.parse_timedelta(timeout))
         except (TimeoutError, OSError):
             client.close()
-            raise ToolError(f"the Dask scheduler at {address} has no workers (waited {timeout}; "
-                            f"start some with `dask worker {address}`)") from None
+            raise ToolError(
+                f"the Dask scheduler at {address} has no workers (waited {timeout}; "
+                f"start some with `dask worker {address}`)"
+            ) from None
     return session
 
 
@@ -462,8 +495,9 @@ def make_cluster(kind: str, workers: int | None = None, *, scale: bool = True) -
 
         # the cores this process may use, like `hclbuild build -n`: an affinity-restricted job
         # (taskset, a batch slot) must not start a worker per core of the whole machine
-        return LocalCluster(n_workers=workers or local_cores(), threads_per_worker=1, processes=True,
-                            dashboard_address=None)
+        return LocalCluster(
+            n_workers=workers or local_cores(), threads_per_worker=1, processes=True, dashboard_address=None
+        )
     try:
         import dask_jobqueue
     except ImportError:
@@ -471,13 +505,16 @@ def make_cluster(kind: str, workers: int | None = None, *, scale: bool = True) -
     cluster_class = getattr(dask_jobqueue, _JOBQUEUE_CLASSES[kind])
     submit = cluster_class.job_cls.submit_command
     if scale and shutil.which(submit.split()[0]) is None:
-        raise ToolError(f"--cluster {kind}: {submit.split()[0]} is not on PATH (this machine cannot submit "
-                        f"{kind} jobs)")
+        raise ToolError(
+            f"--cluster {kind}: {submit.split()[0]} is not on PATH (this machine cannot submit {kind} jobs)"
+        )
     try:
         cluster = cluster_class()
     except ValueError as exc:
-        raise ConfigError(f"--cluster {kind}: {_one_line(exc)} (set jobqueue.{kind}.* in "
-                          f"~/.config/dask/jobqueue.yaml or DASK_JOBQUEUE__{kind.upper()}__* variables)") from None
+        raise ConfigError(
+            f"--cluster {kind}: {_one_line(exc)} (set jobqueue.{kind}.* in "
+            f"~/.config/dask/jobqueue.yaml or DASK_JOBQUEUE__{kind.upper()}__* variables)"
+        ) from None
     if scale:
         cluster.scale(n=workers or 1)
     return cluster
@@ -486,14 +523,27 @@ def make_cluster(kind: str, workers: int | None = None, *, scale: bool = True) -
 # ---- the jobs the tasks run --------------------------------------------------------------------
 
 
-def run_csim_remote(func_dir: str | Path, out_json: str | Path, timeout: float | None = None, *, project: str,
-                    outputs: Sequence[str] | None = None, session: RemoteSession | None = None) -> Any:
+def run_csim_remote(
+    func_dir: str | Path,
+    out_json: str | Path,
+    timeout: float | None = None,
+    *,
+    project: str,
+    outputs: Sequence[str] | None = None,
+    session: RemoteSession | None = None,
+) -> Any:
     """runtime.csim.run_csim on a Dask worker: the same CsimResult, out/ files and csim JSON, plus
     the worker's address and tool versions in the JSON; ToolError (the worker's reason) on a tool error."""
     folder = Path(func_dir)
     session = session or _required_session()
-    job = Job("csim", project, folder.name, pack_folder(folder), timeout=timeout,
-              outputs=None if outputs is None else tuple(outputs))
+    job = Job(
+        "csim",
+        project,
+        folder.name,
+        pack_folder(folder),
+        timeout=timeout,
+        outputs=None if outputs is None else tuple(outputs),
+    )
     result = session.run(job)
     write_files(folder, result.files)
     if result.document is not None:
@@ -504,9 +554,18 @@ def run_csim_remote(func_dir: str | Path, out_json: str | Path, timeout: float |
     return result.csim
 
 
-def run_hls_steps_remote(folder: str | Path, func: str, steps: Sequence[str], *, project: str, flow: str = "auto",
-                         timeout: float | None = None, extra_files: Sequence[str | Path] = (),
-                         session: RemoteSession | None = None, reuse_synthesis: bool = False) -> list[Any]:
+def run_hls_steps_remote(
+    folder: str | Path,
+    func: str,
+    steps: Sequence[str],
+    *,
+    project: str,
+    flow: str = "auto",
+    timeout: float | None = None,
+    extra_files: Sequence[str | Path] = (),
+    session: RemoteSession | None = None,
+    reuse_synthesis: bool = False,
+) -> list[Any]:
     """runtime.vitis.run_hls_steps on a Dask worker with the `vitis_hls` resource: the reports, logs
     and RTL come back into `folder`, with remote_<steps>.json saying where and with which tools.
 
@@ -524,13 +583,21 @@ def run_hls_steps_remote(folder: str | Path, func: str, steps: Sequence[str], *,
     if reuse_synthesis:
         result.files = {name: data for name, data in result.files.items() if "/syn/" not in f"/{name}"}
     write_files(folder, result.files)
-    record = {"worker": result.worker, "tools": result.tools, "steps": list(order), "argv": result.argv,
-              "seconds": result.seconds, "error": result.error and _local_reason(result, folder, job)}
+    record = {
+        "worker": result.worker,
+        "tools": result.tools,
+        "steps": list(order),
+        "argv": result.argv,
+        "seconds": result.seconds,
+        "error": result.error and _local_reason(result, folder, job),
+    }
     write_text_atomic(folder / f"{_RECORD_PREFIX}{'_'.join(order)}.json", json.dumps(record, indent=2) + "\n")
     if result.error is not None:
         raise ToolError(_local_reason(result, folder, job))
     logs = sorted(folder.glob("*.log"))
-    return [ToolRun(tuple(argv), folder, 0, logs[0] if logs else folder, result.seconds) for argv in result.argv]
+    return [
+        ToolRun(tuple(argv), folder, 0, logs[0] if logs else folder, result.seconds) for argv in result.argv
+    ]
 
 
 def _required_session() -> RemoteSession:
@@ -542,5 +609,7 @@ def _required_session() -> RemoteSession:
 
 def _local_reason(result: JobResult, folder: Path, job: Job) -> str:
     """The worker's one-line reason, naming the local copies of its files and the worker."""
-    reason = (result.error or f"{job.where}: the worker sent no result").replace(result.worker_folder, str(folder))
+    reason = (result.error or f"{job.where}: the worker sent no result").replace(
+        result.worker_folder, str(folder)
+    )
     return f"{reason} (on worker {result.worker})"

@@ -44,8 +44,12 @@ class ArgSpec:
         if isinstance(data, str):
             data = json.loads(data)
         try:
-            return cls(str(data["name"]), parse_dtype(data["dtype"]), tuple(data["shape"]),
-                       str(data.get("stream", "")))
+            return cls(
+                str(data["name"]),
+                parse_dtype(data["dtype"]),
+                tuple(data["shape"]),
+                str(data.get("stream", "")),
+            )
         except (KeyError, TypeError) as err:
             raise APIError(f"ArgSpec.from_json: malformed argument spec {data!r} ({err})") from None
 

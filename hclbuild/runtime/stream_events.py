@@ -113,12 +113,16 @@ class EventRecord:
         order they happened; the record is emptied (its memory kept for the next call)."""
         if self._overflow.value:
             self._used.value, self._overflow.value = 0, 0
-            raise CsimError(f"the reference run made more than {self._limit} stream reads and writes (or memory "
-                            "ran out recording them): a stream is read once per value written")
+            raise CsimError(
+                f"the reference run made more than {self._limit} stream reads and writes (or memory "
+                "ran out recording them): a stream is read once per value written"
+            )
         count = self._used.value
         if count == 0:
             return np.zeros((0, _FIELDS), np.int64)
-        events = np.ctypeslib.as_array((ctypes.c_int64 * count).from_address(self._buffer())).reshape(-1, _FIELDS)
+        events = np.ctypeslib.as_array((ctypes.c_int64 * count).from_address(self._buffer())).reshape(
+            -1, _FIELDS
+        )
         events = events.copy()
         self._used.value = 0
         return events

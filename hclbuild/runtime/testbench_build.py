@@ -38,9 +38,17 @@ _AP_HEADER = ('#include "ap_', '#include "hls_', "#include <ap_", "#include <hls
 _HLS_PRAGMA = re.compile(rb"[ \t]*#[ \t]*pragma[ \t]+HLS\b", re.IGNORECASE)
 
 
-def build_testbench(folder: Path, command: list[str], sources: list[Path], header: Path, include: Path | None,
-                    executable: str, log: Path, timeout: float,
-                    pch_root: str | Path | None = None) -> subprocess.CompletedProcess | None:
+def build_testbench(
+    folder: Path,
+    command: list[str],
+    sources: list[Path],
+    header: Path,
+    include: Path | None,
+    executable: str,
+    log: Path,
+    timeout: float,
+    pch_root: str | Path | None = None,
+) -> subprocess.CompletedProcess | None:
     """Compile each source to its own object in the executable's folder, then link; the failed g++
     run, or None. `command` is the compiler and its flags; everything runs in `folder`.
 
@@ -74,7 +82,13 @@ def build_testbench(folder: Path, command: list[str], sources: list[Path], heade
         for stale in (folder / out_dir).glob(f"{source.stem}-*.o"):
             stale.unlink(missing_ok=True)
         temp = temporary_beside(target)
-        argv = [*compile_command, "-c", source.name, "-o", str(temp.relative_to(folder))]  # g++ runs in folder
+        argv = [
+            *compile_command,
+            "-c",
+            source.name,
+            "-o",
+            str(temp.relative_to(folder)),
+        ]  # g++ runs in folder
         # the log names the object, not its temporary: the same build logs the same text
         logged = " ".join(argv[:-1]) + f" {out_dir}/{name}\n"
         try:
@@ -138,8 +152,9 @@ def _prelude(header: str) -> str | None:
     return "\n".join(prelude).strip() + "\n"
 
 
-def _precompiled(pch_root: Path, command: list[str], toolchain: list[Any], prelude: str, timeout: float,
-                 lines: list[str]) -> str | None:
+def _precompiled(
+    pch_root: Path, command: list[str], toolchain: list[Any], prelude: str, timeout: float, lines: list[str]
+) -> str | None:
     """The path of `prelude` as a header beside its precompiled form under pch_root (made once per
     prelude, compiler and flags), for `-include`; None when g++ cannot precompile it."""
     key = hashlib.sha256(json.dumps([toolchain, command[1:], prelude]).encode()).hexdigest()[:20]
@@ -198,8 +213,16 @@ def _headers_identity(include: Path | None) -> list[Any]:
 
 def _gxx(argv: list[str], folder: Path, timeout: float) -> subprocess.CompletedProcess:
     # C locale: ASCII quotes and English messages, the same on every machine
-    return subprocess.run(argv, cwd=folder, capture_output=True, text=True, errors="replace",
-                          timeout=timeout, env={**os.environ, "LC_ALL": "C"}, check=False)
+    return subprocess.run(
+        argv,
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=timeout,
+        env={**os.environ, "LC_ALL": "C"},
+        check=False,
+    )
 
 
 __all__ = ["PRELUDE", "build_testbench", "digest_parts", "gxx_view"]

@@ -21,6 +21,7 @@ the log's last lines, so the real error is never hidden behind "synthesis failed
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -176,25 +177,35 @@ def choose_flow(tools: VitisTools | None, preferred: str = "auto") -> str:
     }
     if preferred != "auto":
         if not found[preferred]:
-            raise ToolError(f"project.toml asks for [hls] tool = {preferred!r}, which is not on PATH "
-                            "or under $XILINX_HLS/$XILINX_VITIS")
+            raise ToolError(
+                f"project.toml asks for [hls] tool = {preferred!r}, which is not on PATH "
+                "or under $XILINX_HLS/$XILINX_VITIS"
+            )
         return preferred
     for flow in FLOWS:
         if found[flow]:
             return flow
-    raise ToolError("no Vitis HLS tool (vitis_hls, vitis-run or v++) on PATH or under $XILINX_HLS/$XILINX_VITIS")
+    raise ToolError(
+        "no Vitis HLS tool (vitis_hls, vitis-run or v++) on PATH or under $XILINX_HLS/$XILINX_VITIS"
+    )
 
 
 def version_of(executable: Path, *, timeout: float = _VERSION_TIMEOUT) -> str | None:
-    """"2024.2" for a Vitis executable: from its install path, else from its `--version` output."""
+    """ "2024.2" for a Vitis executable: from its install path, else from its `--version` output."""
     for text in (str(executable.resolve()), str(executable)):
         match = _VERSION.search(text)
         if match:
             return f"{match.group(1)}.{match.group(2)}"
     flag = "-version" if executable.name == "vitis_hls" else "--version"
     try:
-        done = subprocess.run([str(executable), flag], capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL, check=False)
+        done = subprocess.run(
+            [str(executable), flag],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     match = _VERSION.search(done.stdout + done.stderr)
@@ -283,13 +294,30 @@ def run_hls_steps(
     runs = []
     for step in order:
         if step == "csynth":
-            runs.append(run_cfg("hls_config.cfg", folder, timeout, tools=tools, work_dir=work_dir,
-                                log_path=folder / "v++_csynth.log", env=run_env))
+            runs.append(
+                run_cfg(
+                    "hls_config.cfg",
+                    folder,
+                    timeout,
+                    tools=tools,
+                    work_dir=work_dir,
+                    log_path=folder / "v++_csynth.log",
+                    env=run_env,
+                )
+            )
             continue
         if tools.vitis_run is None:
             raise ToolError(f"cannot run {step} of {folder} in the unified flow: vitis-run is not on PATH")
-        argv = [str(tools.vitis_run), "--mode", "hls", _UNIFIED_STEP_OPTIONS[step], "--config",
-                "hls_config.cfg", "--work_dir", work_dir]
+        argv = [
+            str(tools.vitis_run),
+            "--mode",
+            "hls",
+            _UNIFIED_STEP_OPTIONS[step],
+            "--config",
+            "hls_config.cfg",
+            "--work_dir",
+            work_dir,
+        ]
         runs.append(_run(argv, folder, timeout, folder / f"vitis-run_{step}.log", run_env))
     return runs
 
@@ -302,8 +330,10 @@ def _check_golden_data(folder: Path, order: Sequence[str], flow: str) -> None:
         return
     needing = [step for step in order if step in ("csim", "cosim")]
     if needing:
-        raise ToolError(f"{data}: missing, and {needing[0]} runs the testbench on the golden vectors the "
-                        "reference run writes there (doit reference:<project>)")
+        raise ToolError(
+            f"{data}: missing, and {needing[0]} runs the testbench on the golden vectors the "
+            "reference run writes there (doit reference:<project>)"
+        )
     if flow == "v++":
         # hls_config.cfg cannot say "if it exists" as run_hls.tcl does: its tb.file=data names an
         # empty folder until the reference fills it (whether v++ -c refuses a missing one is unverified)
@@ -322,8 +352,10 @@ def _check_cfg_version(cfg_path: Path, vpp: Path | None) -> None:
     keys = {line.split("=", 1)[0].strip() for line in text.splitlines() if "=" in line}
     other = ({"syn.output.format", "package.output.format"} - {wanted}) & keys
     if other:
-        raise ToolError(f"{cfg_path} spells the export format as {other.pop()}, but v++ is Vitis {version}, "
-                        f"which reads {wanted}: set [hls] vitis_version = \"{version}\" in project.toml")
+        raise ToolError(
+            f"{cfg_path} spells the export format as {other.pop()}, but v++ is Vitis {version}, "
+            f'which reads {wanted}: set [hls] vitis_version = "{version}" in project.toml'
+        )
 
 
 def log_tail(log_path: str | Path, lines: int = TAIL_LINES) -> str:
@@ -428,7 +460,5 @@ def _kill(proc: subprocess.Popen[bytes], posix: bool) -> int:
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass

@@ -81,7 +81,7 @@ class LoopNest:
         outer_extent = nparts if nparts is not None else -(-leaf.extent // factor)
         outer = Leaf(f"{name}.outer", outer_extent)
         inner = Leaf(f"{name}.inner", factor)
-        self.leaves[pos:pos + 1] = [outer, inner]
+        self.leaves[pos : pos + 1] = [outer, inner]
         recombined = ("split", ("leaf", outer.name), ("leaf", inner.name), factor)
         self._substitute(name, recombined)
         if outer_extent * factor != leaf.extent:
@@ -113,11 +113,10 @@ class LoopNest:
         for part in parts:
             total *= part.extent
         fused = Leaf(fused_name, total)
-        self.leaves[positions[0]:positions[-1] + 1] = [fused]
+        self.leaves[positions[0] : positions[-1] + 1] = [fused]
         stride = total
         for part in parts:
             stride //= part.extent
             # part = (fused / stride) % extent
             self._substitute(part.name, ("fused", ("leaf", fused_name), stride, part.extent))
         return fused_name
-

@@ -34,14 +34,20 @@ class BufferTensor(Tensor):
     @property
     def ndim(self) -> int:
         if self.shape is None:
-            raise APIError(f"buffer {self.name!r}: its shape is known only after hcl.lower(s) or hcl.build(s)")
+            raise APIError(
+                f"buffer {self.name!r}: its shape is known only after hcl.lower(s) or hcl.build(s)"
+            )
         return len(self.shape)
 
     def __getitem__(self, key: object) -> Any:
-        raise APIError(f"{self.name!r} is a {self.kind} buffer made by the schedule; the algorithm cannot index it")
+        raise APIError(
+            f"{self.name!r} is a {self.kind} buffer made by the schedule; the algorithm cannot index it"
+        )
 
     def __setitem__(self, key: object, value: object) -> None:
-        raise APIError(f"{self.name!r} is a {self.kind} buffer made by the schedule; the algorithm cannot index it")
+        raise APIError(
+            f"{self.name!r} is a {self.kind} buffer made by the schedule; the algorithm cannot index it"
+        )
 
     def __repr__(self) -> str:
         return f"BufferTensor({self.name!r}, {self.kind}, shape={self.shape})"
@@ -114,7 +120,9 @@ def _visit(node: Any, found: dict[str, set[int]]) -> None:
         return
     for f in fields(node):
         value = getattr(node, f.name)
-        if isinstance(value, (list, tuple)) or (is_dataclass(value) and not isinstance(value, (Tensor, type))):
+        if isinstance(value, (list, tuple)) or (
+            is_dataclass(value) and not isinstance(value, (Tensor, type))
+        ):
             _visit(value, found)
 
 

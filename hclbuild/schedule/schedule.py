@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from hclbuild.dsl.stmt import StageStmt, Store, StoreBits
 from hclbuild.dsl.tensor import Tensor, normalize_shape
@@ -121,9 +123,11 @@ class Schedule:
     device_top = top_func
 
     @property
-    def DataflowGraph(self) -> Any:  # noqa: N802 (HeteroCL's name)
-        raise _MissingAttribute("s.DataflowGraph (HeteroCL's graph of stages and tensors) is not implemented; "
-                                     "report:<project> draws the design graph (design.dot)")
+    def DataflowGraph(self) -> Any:
+        raise _MissingAttribute(
+            "s.DataflowGraph (HeteroCL's graph of stages and tensors) is not implemented; "
+            "report:<project> draws the design graph (design.dot)"
+        )
 
     # ---- lookup --------------------------------------------------------------
     def stage_of(self, target: object) -> Stage:
@@ -139,7 +143,9 @@ class Schedule:
             target = target.stage.name
         if isinstance(target, str):
             if target not in self.stages:
-                raise APIError(f"schedule {self.name!r} has no stage {target!r} (stages: {', '.join(self.stages)})")
+                raise APIError(
+                    f"schedule {self.name!r} has no stage {target!r} (stages: {', '.join(self.stages)})"
+                )
             return self.stages[target]
         raise APIError(f"{target!r} is not a stage (give kernel.B, s[kernel.B], the tensor, or a name)")
 
@@ -156,8 +162,9 @@ class Schedule:
         return target
 
     # ---- memory primitives ------------------------------------------------------
-    def partition(self, target: object, partition_type: int = Partition.Complete, dim: int = 0,
-                  factor: int = 0) -> None:
+    def partition(
+        self, target: object, partition_type: int = Partition.Complete, dim: int = 0, factor: int = 0
+    ) -> None:
         """partition(tensor, partition_type=Partition.Complete, dim=0, factor=0): dim is 1-based, 0 = all."""
         tensor = self._tensor(target, "partition")
         kind = {0: "complete", 1: "block", 2: "cyclic"}.get(int(partition_type))
@@ -191,9 +198,18 @@ class Schedule:
         """dataflow(): #pragma HLS dataflow in the top function."""
         self.top_dataflow = True
 
-    def to(self, tensor: object, dst: object = None, src: object = None, axis: int = 0, mode: object = None,
-           depth: int | None = None, fifo_depth: int | None = None, burst_len: int | None = None,
-           name: str | None = None) -> Tensor:
+    def to(
+        self,
+        tensor: object,
+        dst: object = None,
+        src: object = None,
+        axis: int = 0,
+        mode: object = None,
+        depth: int | None = None,
+        fifo_depth: int | None = None,
+        burst_len: int | None = None,
+        name: str | None = None,
+    ) -> Tensor:
         """to(tensor, dst, src=None, depth=N): between stages a FIFO; towards a device, data movement.
 
         `s.to(kernel.B, s[kernel.C], depth=4)` makes B an hls::stream from the stage that writes it
@@ -207,25 +223,32 @@ class Schedule:
             # HeteroCL's fork (test_fork_join): one FIFO per consumer
             raise HCLNotImplementedError(
                 f"s.to(tensor, {list(dst)!r}): a stream to several stages is not implemented; a stream has one "
-                "consumer (stream to one stage, or copy the tensor once per consumer)")
+                "consumer (stream to one stage, or copy the tensor once per consumer)"
+            )
         raise HCLNotImplementedError(
-            f"s.to(tensor, {dst!r}): moving data to a device or the host is not implemented")
+            f"s.to(tensor, {dst!r}): moving data to a device or the host is not implemented"
+        )
 
     def _move(self, targets: object, device: str, burst_len: int | None) -> Any:
         """s.to(tensors, platform.xcel|host, burst_len=n): where arguments' data moves (recorded in
         data_movement: tensor id -> (device, burst length)); returns the tensor(s)."""
-        if burst_len is not None and (isinstance(burst_len, bool) or not isinstance(burst_len, int) or burst_len < 1):
+        if burst_len is not None and (
+            isinstance(burst_len, bool) or not isinstance(burst_len, int) or burst_len < 1
+        ):
             raise APIError(f"s.to: burst_len must be a positive int, got {burst_len!r}")
         if burst_len is not None and burst_len > MAX_AXI_BURST:
-            raise APIError(f"s.to: burst_len {burst_len} is longer than one AXI4 burst ({MAX_AXI_BURST} beats)")
+            raise APIError(
+                f"s.to: burst_len {burst_len} is longer than one AXI4 burst ({MAX_AXI_BURST} beats)"
+            )
         items = targets if isinstance(targets, (list, tuple)) else [targets]
         tensors = [self._tensor(item, "s.to") for item in items]
         for tensor in tensors:
             self.data_movement[id(tensor)] = (device, burst_len)
         return tensors if isinstance(targets, (list, tuple)) else tensors[0]
 
-    def _stream(self, target: object, dst: object, src: object, depth: int | None,
-                fifo_depth: int | None) -> Tensor:
+    def _stream(
+        self, target: object, dst: object, src: object, depth: int | None, fifo_depth: int | None
+    ) -> Tensor:
         tensor = self._tensor(target, "s.to")
         consumer = self.stage_of(dst)
         if depth is not None and fifo_depth is not None and depth != fifo_depth:
@@ -238,37 +261,50 @@ class Schedule:
         elif tensor.stage is not None and tensor.stage.name in self.stages:
             producer = self.stages[tensor.stage.name]
         else:
-            raise APIError(f"s.to: no stage produces {tensor.name!r} (an input of the design); a stream "
-                           "connects the stage that writes a tensor to the stage that reads it")
+            raise APIError(
+                f"s.to: no stage produces {tensor.name!r} (an input of the design); a stream "
+                "connects the stage that writes a tensor to the stage that reads it"
+            )
         if not M.writes(producer.stmt, tensor):
-            raise APIError(f"s.to: stage {producer.name!r} does not write {tensor.name!r}; it cannot feed a stream")
+            raise APIError(
+                f"s.to: stage {producer.name!r} does not write {tensor.name!r}; it cannot feed a stream"
+            )
         if consumer is producer or not M.reads(consumer.stmt, tensor):
-            raise APIError(f"s.to: stage {consumer.name!r} does not read {tensor.name!r} written by stage "
-                           f"{producer.name!r}; a stream connects a producer to a consumer")
+            raise APIError(
+                f"s.to: stage {consumer.name!r} does not read {tensor.name!r} written by stage "
+                f"{producer.name!r}; a stream connects a producer to a consumer"
+            )
         if any(t is tensor for t in self.outputs) or any(t is tensor for t in self.inputs):
-            raise APIError(f"s.to: {tensor.name!r} is an argument of the design; only a tensor between two "
-                           "stages can become a stream")
+            raise APIError(
+                f"s.to: {tensor.name!r} is an argument of the design; only a tensor between two "
+                "stages can become a stream"
+            )
         for other in self.stages.values():
             if other is producer or other is consumer:
                 continue
             uses = M.tensor_uses(other.stmt)
             if id(tensor) in uses["read"] or id(tensor) in uses["write"]:
-                raise APIError(f"s.to: stage {other.name!r} also uses {tensor.name!r}; a stream has one "
-                               f"producer ({producer.name!r}) and one consumer ({consumer.name!r})")
+                raise APIError(
+                    f"s.to: stage {other.name!r} also uses {tensor.name!r}; a stream has one "
+                    f"producer ({producer.name!r}) and one consumer ({consumer.name!r})"
+                )
         if any(isinstance(r, M.StreamTo) and r.tensor is tensor for r in self.memory):
             raise APIError(f"s.to: {tensor.name!r} is already a stream")
         self.memory.append(M.StreamTo(tensor, producer.name, consumer.name, fifo))
         return tensor
 
-    def _buffer_record(self, primitive: str, target: object, parent: object, axis: object,
-                       name: str | None) -> tuple[Tensor, Stage, str, M.BufferTensor]:
+    def _buffer_record(
+        self, primitive: str, target: object, parent: object, axis: object, name: str | None
+    ) -> tuple[Tensor, Stage, str, M.BufferTensor]:
         tensor = self._tensor(target, primitive)
         stage = self.stage_of(parent)
         loop = stage.spatial_loop(axis, primitive)
         if isinstance(tensor, M.BufferTensor):
             if tensor.owner_stage != stage.name:
-                raise APIError(f"{primitive}: {tensor.name!r} is a buffer of stage {tensor.owner_stage!r}, "
-                               f"not of stage {stage.name!r}")
+                raise APIError(
+                    f"{primitive}: {tensor.name!r} is a buffer of stage {tensor.owner_stage!r}, "
+                    f"not of stage {stage.name!r}"
+                )
         else:
             uses = M.tensor_uses(stage.stmt)
             wanted = uses["read"] if primitive == "reuse_at" else uses["read"] | uses["write"]
@@ -308,8 +344,10 @@ class Schedule:
 
     def record_compute_at(self, record: M.ComputeAt) -> None:
         if record.producer in self.outlined:
-            raise APIError(f"compute_at: stage {record.producer!r} is outlined; it cannot also move into "
-                           f"stage {record.consumer!r}")
+            raise APIError(
+                f"compute_at: stage {record.producer!r} is outlined; it cannot also move into "
+                f"stage {record.consumer!r}"
+            )
         if any(isinstance(r, M.ComputeAt) and r.producer == record.producer for r in self.memory):
             raise APIError(f"compute_at: stage {record.producer!r} is already computed at another stage")
         self.memory.append(record)
@@ -323,8 +361,9 @@ class Schedule:
         self.outlined.add(request.stage)
         self.axis_outlines.append(request)
 
-    def outline(self, *stage_list: object, unify: bool = False,
-                axis: object = None) -> StageFunction | list[StageFunction]:
+    def outline(
+        self, *stage_list: object, unify: bool = False, axis: object = None
+    ) -> StageFunction | list[StageFunction]:
         """outline(stage), outline(start, end), outline([stages], [stages], ...) -> the function
         handle, or a list of them for several groups (HeteroCL's return).
         outline(stage, axis=loop) outlines only the body below that loop (see Stage.outline).
@@ -364,8 +403,10 @@ class Schedule:
             moved = {r.producer: r.consumer for r in self.memory if isinstance(r, M.ComputeAt)}
             for name in names:
                 if name in moved:
-                    raise APIError(f"stage {name!r} was moved into stage {moved[name]!r} by compute_at; "
-                                   f"outline {moved[name]!r} instead")
+                    raise APIError(
+                        f"stage {name!r} was moved into stage {moved[name]!r} by compute_at; "
+                        f"outline {moved[name]!r} instead"
+                    )
                 if name in self.outlined or name in seen:
                     raise APIError(f"stage {name!r} is outlined twice")
                 seen.add(name)
@@ -378,7 +419,9 @@ class _MissingAttribute(HCLNotImplementedError, AttributeError):
     """A HeteroCL attribute hclbuild does not implement (an AttributeError too: hasattr() is False)."""
 
 
-def create_schedule(inputs: object, func: Callable[..., Any] | None = None, name: str | None = None) -> Schedule:
+def create_schedule(
+    inputs: object, func: Callable[..., Any] | None = None, name: str | None = None
+) -> Schedule:
     """hcl.create_schedule(inputs, func=None, name=None): trace func(*inputs) into a schedule.
 
     Without func, the algorithm is what was written at module level since hcl.init() (or the last
@@ -399,8 +442,9 @@ def create_schedule(inputs: object, func: Callable[..., Any] | None = None, name
     return trace_schedule(list(inputs), func, top_name, {})
 
 
-def trace_schedule(inputs: list[Tensor], func: Callable[..., Any], name: str | None,
-                   dtypes: dict[str, Any]) -> Schedule:
+def trace_schedule(
+    inputs: list[Tensor], func: Callable[..., Any], name: str | None, dtypes: dict[str, Any]
+) -> Schedule:
     """Trace func(*inputs) into a schedule; tensors named in `dtypes` are made with those dtypes
     (a scheme's downsize/quantize)."""
     top_name = name or "top"
@@ -423,14 +467,16 @@ def trace_schedule(inputs: list[Tensor], func: Callable[..., Any], name: str | N
             continue
         outputs.append(item)
     schedule = Schedule(program, list(inputs), outputs, func)
-    aliases = [(stage.stmt.alias, stage) for stage in schedule.stages.values()
-               if stage.stmt.alias and stage.stmt.alias not in schedule.stages and stage.name not in schedule.parents]
+    aliases = [
+        (stage.stmt.alias, stage)
+        for stage in schedule.stages.values()
+        if stage.stmt.alias and stage.stmt.alias not in schedule.stages and stage.name not in schedule.parents
+    ]
     # def_ functions first: a stage of the same name keeps the attribute
     for stage_name, stage in [*program.def_handles.items(), *schedule.stages.items(), *aliases]:
-        try:
+        # builtins and bound methods take no attributes; s["name"] still works
+        with contextlib.suppress(AttributeError, TypeError):
             setattr(func, stage_name, stage)
-        except (AttributeError, TypeError):
-            pass  # builtins and bound methods take no attributes; s["name"] still works
     return schedule
 
 
@@ -447,8 +493,10 @@ def _module_level_schedule(program: Program | None, tensors: list[Tensor], top_n
     """create_schedule([A, B]) with no func: the listed tensors (placeholders and tensors the
     module-level algorithm computed) are the arguments, in order; the design returns nothing."""
     if program is None or not program.top.body:
-        raise APIError("create_schedule: received an empty algorithm (no function given and nothing "
-                       "written at module level since hcl.init())")
+        raise APIError(
+            "create_schedule: received an empty algorithm (no function given and nothing "
+            "written at module level since hcl.init())"
+        )
     if top_name in program.used_names:
         raise APIError(f"create_schedule: name {top_name!r} is already a stage or tensor of the algorithm")
     program.name = program.top.name = top_name
@@ -462,8 +510,10 @@ def _module_level_schedule(program: Program | None, tensors: list[Tensor], top_n
         if tensor.kind == "placeholder":
             _name_argument(program, tensor)
         elif id(tensor) not in local:
-            raise APIError(f"create_schedule: argument {k} ({tensor.name!r}) is neither a placeholder nor "
-                           "a tensor computed at module level since hcl.init()")
+            raise APIError(
+                f"create_schedule: argument {k} ({tensor.name!r}) is neither a placeholder nor "
+                "a tensor computed at module level since hcl.init()"
+            )
     program.top.params.extend(tensors)
     return Schedule(program, tensors, [], None)
 

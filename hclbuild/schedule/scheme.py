@@ -8,7 +8,8 @@ them (nothing is patched after the fact).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from hclbuild.dsl.functions import FunctionHandle
 from hclbuild.dsl.stmt import StageStmt
@@ -81,7 +82,9 @@ def create_scheme(inputs: object, func: Callable[..., Any] | None = None, name: 
 def create_schedule_from_scheme(scheme: Scheme, name: str | None = None) -> Schedule:
     """hcl.create_schedule_from_scheme(scheme): the algorithm traced again with the scheme's dtypes."""
     if not isinstance(scheme, Scheme):
-        raise APIError(f"create_schedule_from_scheme: expected a scheme from hcl.create_scheme, got {scheme!r}")
+        raise APIError(
+            f"create_schedule_from_scheme: expected a scheme from hcl.create_scheme, got {scheme!r}"
+        )
     for tensor in scheme.inputs:
         tensor.dtype = scheme.input_dtypes[id(tensor)]
     return trace_schedule(scheme.inputs, scheme.func, name or scheme.name, dict(scheme.dtypes))

@@ -80,15 +80,19 @@ class Stage:
         for ax in _reduce_axes(stmt.body):
             if ax.name in self.reductions:
                 # loops are found by name: two axes of one name would share one loop nest
-                raise APIError(f"stage {self.name!r}: two different reduction axes are named {ax.name!r}; "
-                               "give each hcl.reduce_axis its own name")
+                raise APIError(
+                    f"stage {self.name!r}: two different reduction axes are named {ax.name!r}; "
+                    "give each hcl.reduce_axis its own name"
+                )
             self.reductions[ax.name] = LoopNest.of_axes([(ax.name, ax.extent)])
         # hcl.for_ loops inside the stage's body (not in nested stages), outermost first: each with
         # constant bounds and a positive step gets a plan of its own (split, pipeline, unroll...)
         self.for_loops = _for_loops(stmt.body)
         self.loop_plans: dict[str, LoopNest] = {
             loop.name: LoopNest.of_axes([(loop.name, _trip_count(loop))])
-            for loop in self.for_loops if _trip_count(loop) is not None}
+            for loop in self.for_loops
+            if _trip_count(loop) is not None
+        }
         # HeteroCL fixes a stage's axes when it is created: axis[k] names the k-th original loop
         # whatever split/fuse did since (the standard tiling splits axis[0], then axis[1]). A
         # compute or update has its spatial and reduction axes; a mutate, like an imperative
@@ -108,7 +112,9 @@ class Stage:
         children = self.__dict__.get("children")
         if children is not None and name in children:
             return children[name]
-        raise AttributeError(f"stage {self.__dict__.get('name')!r} has no loop, nested stage or tensor {name!r}")
+        raise AttributeError(
+            f"stage {self.__dict__.get('name')!r} has no loop, nested stage or tensor {name!r}"
+        )
 
     # ---- loop lookup ---------------------------------------------------------
     @property
@@ -147,13 +153,17 @@ class Stage:
 
     def leaf_names(self) -> list[str]:
         """Every loop the stage has now (after split/fuse), spatial first."""
-        nests = ([self.spatial] if self.spatial else []) + list(self.reductions.values()) + \
-            list(self.loop_plans.values())
+        nests = (
+            ([self.spatial] if self.spatial else [])
+            + list(self.reductions.values())
+            + list(self.loop_plans.values())
+        )
         return [leaf.name for nest in nests for leaf in nest.leaves]
 
     # ---- loop transforms -----------------------------------------------------
-    def split(self, parent: object, factor: int | None = None, nparts: int | None = None,
-              mode: str = "transform") -> tuple[LoopHandle, LoopHandle]:
+    def split(
+        self, parent: object, factor: int | None = None, nparts: int | None = None, mode: str = "transform"
+    ) -> tuple[LoopHandle, LoopHandle]:
         """split(axis, factor=None, nparts=None) -> (outer, inner), named x.outer / x.inner."""
         name = self._loop_name(parent)
         outer, inner = self._nest_of(name).split(name, factor, nparts)
@@ -176,7 +186,8 @@ class Stage:
                 raise HCLNotImplementedError(
                     f"reorder of {', '.join(names)} in stage {self.name!r}: they come from hcl.for_ loops that are "
                     "not perfectly nested or from reductions, which do not interchange (reorder the loops a split "
-                    "made of one loop, or for_ loops each the only statement of the one above)")
+                    "made of one loop, or for_ loops each the only statement of the one above)"
+                )
             self._merge_reductions([n for n in names if not self.spatial.has_leaf(n)])
         self._nest_of(names[0]).reorder(names)
 
@@ -233,8 +244,10 @@ class Stage:
             nest = self.reductions[axis]
             names = set(nest.extents) | {leaf.name for leaf in nest.leaves}
             if taken & names:
-                raise APIError(f"stage {self.name!r}: reduction axis {axis!r} cannot join the spatial loops, "
-                               f"a loop named {sorted(taken & names)[0]!r} is already there; rename the axis")
+                raise APIError(
+                    f"stage {self.name!r}: reduction axis {axis!r} cannot join the spatial loops, "
+                    f"a loop named {sorted(taken & names)[0]!r} is already there; rename the axis"
+                )
             taken |= names
         for axis in order:
             self.spatial.merge(self.reductions[axis])
@@ -245,12 +258,17 @@ class Stage:
         """fuse(*axes) -> one loop named x_y_fused."""
         names = [self._loop_name(a) for a in axes]
         if len({id(self._nest_of(n)) for n in names}) != 1 and not self._merge_for_loops(names):
-            what = "hcl.for_ loops that are not perfectly nested" if self.spatial is None else \
-                "spatial and reduction loops"
+            what = (
+                "hcl.for_ loops that are not perfectly nested"
+                if self.spatial is None
+                else "spatial and reduction loops"
+            )
             raise HCLNotImplementedError(f"fuse of {', '.join(names)} in stage {self.name!r}: across {what}")
         return LoopHandle(self.name, self._nest_of(names[0]).fuse(names))
 
-    def tile(self, x_parent: object, y_parent: object, x_factor: int, y_factor: int) -> tuple[LoopHandle, ...]:
+    def tile(
+        self, x_parent: object, y_parent: object, x_factor: int, y_factor: int
+    ) -> tuple[LoopHandle, ...]:
         """tile(x, y, xf, yf) -> (x.outer, y.outer, x.inner, y.inner)."""
         xo, xi = self.split(x_parent, x_factor)
         yo, yi = self.split(y_parent, y_factor)
@@ -267,7 +285,11 @@ class Stage:
 
     def pipeline(self, var: object, initiation_interval: int = 1) -> None:
         """pipeline(axis, initiation_interval=1)."""
-        if not isinstance(initiation_interval, int) or isinstance(initiation_interval, bool) or initiation_interval < 1:
+        if (
+            not isinstance(initiation_interval, int)
+            or isinstance(initiation_interval, bool)
+            or initiation_interval < 1
+        ):
             raise APIError(f"pipeline: initiation_interval must be an int >= 1, got {initiation_interval!r}")
         name = self._loop_name(var)
         self._nest_of(name).leaf(name).attrs["pipeline_ii"] = initiation_interval
@@ -305,10 +327,14 @@ class Stage:
         if self.spatial is None:
             if isinstance(axis, str) or any(loop.name == name for loop in self.for_loops):
                 return name  # an hcl.for_ stage (s_S.i or "i"): its loops are known to the builder by name
-            raise APIError(f"{what}: stage {self.name!r} has no compute loops; name an hcl.for_ loop as a string")
+            raise APIError(
+                f"{what}: stage {self.name!r} has no compute loops; name an hcl.for_ loop as a string"
+            )
         if not self.spatial.has_leaf(name):
             self._nest_of(name)  # unknown loops get the list of loops
-            raise APIError(f"{what}: loop {name!r} of stage {self.name!r} is a reduction loop; give a spatial loop")
+            raise APIError(
+                f"{what}: loop {name!r} of stage {self.name!r} is a reduction loop; give a spatial loop"
+            )
         return name
 
     def compute_at(self, parent: object, axis: object) -> None:
@@ -320,8 +346,10 @@ class Stage:
             raise APIError(f"compute_at: stage {self.name!r} cannot be computed at itself")
         if tensor is None or not M.reads(consumer.stmt, tensor):
             what = f"its tensor {tensor.name!r}" if tensor is not None else "a tensor"
-            raise APIError(f"compute_at: stage {consumer.name!r} does not consume stage {self.name!r} "
-                           f"(it never reads {what})")
+            raise APIError(
+                f"compute_at: stage {consumer.name!r} does not consume stage {self.name!r} "
+                f"(it never reads {what})"
+            )
         self._schedule.record_compute_at(M.ComputeAt(self.name, consumer.name, loop, tensor))
 
     def systolic(self) -> None:
@@ -386,6 +414,10 @@ def _for_loops(stmts: list[Any]) -> list[For]:
 
 def _trip_count(loop: For) -> int | None:
     """Trips of a for_ with constant bounds and a positive step, else None (no plan)."""
-    if not (isinstance(loop.lo, Const) and isinstance(loop.hi, Const)) or not isinstance(loop.step, int) or loop.step <= 0:
+    if (
+        not (isinstance(loop.lo, Const) and isinstance(loop.hi, Const))
+        or not isinstance(loop.step, int)
+        or loop.step <= 0
+    ):
         return None
     return max(0, -(-(int(loop.hi.value) - int(loop.lo.value)) // loop.step))

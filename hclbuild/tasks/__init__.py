@@ -12,15 +12,22 @@ import hashlib
 import json
 import os
 import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from doit.exceptions import TaskFailed
 
 from hclbuild.errors import HCLError
 from hclbuild.project.config import KERNEL_FILE, PROJECT_FILE, Project, load_project
 from hclbuild.project.layout import BuildLayout
-from hclbuild.tasks.doit_process import _BUILD_ROOTS, _prune_empty_folders, after_interrupt, doit_config, doit_creator
+from hclbuild.tasks.doit_process import (
+    _BUILD_ROOTS,
+    _prune_empty_folders,
+    after_interrupt,
+    doit_config,
+    doit_creator,
+)
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 SOURCES_STAMP = ".hclbuild-sources.json"  # in the build root: source_fingerprint's cache
@@ -37,7 +44,7 @@ GROUP_DOCS = {
     "report": "csim (and csynth when present) summary per project",
     "csynth": "Vitis HLS C synthesis per function (only where vitis_hls, vitis-run or v++ is found)",
     "cosim": "Vitis HLS C/RTL co-simulation per function (only where vitis_hls, vitis-run or v++ is found)",
-    "blackbox": "outlined functions' RTL as blackboxes of the top (top_assembly = \"blackbox\", with Vitis)",
+    "blackbox": 'outlined functions\' RTL as blackboxes of the top (top_assembly = "blackbox", with Vitis)',
 }
 
 
@@ -61,13 +68,22 @@ class ProjectPlan:
     """A discovered project: its functions, or the one-line reason it cannot be planned. (A plain
     class: a dataclass would cost every doit run about 1 ms to define.)"""
 
-    __slots__ = ("folder", "name", "project", "functions", "inputs", "error")
+    __slots__ = ("error", "folder", "functions", "inputs", "name", "project")
 
-    def __init__(self, folder: Path, name: str, project: Project | None = None, functions: list[str] | None = None,
-                 inputs: list[str] | None = None, error: str | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        name: str,
+        project: Project | None = None,
+        functions: list[str] | None = None,
+        inputs: list[str] | None = None,
+        error: str | None = None,
+    ) -> None:
         self.folder, self.name, self.project, self.error = folder, name, project, error
         self.functions: list[str] = functions if functions is not None else []
-        self.inputs: list[str] = inputs if inputs is not None else []  # discovery.input_paths: compile's file_dep
+        self.inputs: list[str] = (
+            inputs if inputs is not None else []
+        )  # discovery.input_paths: compile's file_dep
 
     def __repr__(self) -> str:
         return f"ProjectPlan(name={self.name!r}, functions={self.functions!r}, error={self.error!r})"
@@ -83,7 +99,9 @@ def discover(projects_root: Path) -> list[Path]:
     return sorted(p for p in root.iterdir() if (p / KERNEL_FILE).is_file())
 
 
-def plan(folders: list[Path], build_root: Path | None = None, fingerprint: str | None = None) -> list[ProjectPlan]:
+def plan(
+    folders: list[Path], build_root: Path | None = None, fingerprint: str | None = None
+) -> list[ProjectPlan]:
     """Load every project and learn its functions; a broken one gets an error instead of functions.
 
     With build_root, projects and functions come from build/.plans/ while kernel.py, its sibling
@@ -104,7 +122,9 @@ def plan(folders: list[Path], build_root: Path | None = None, fingerprint: str |
                 entry.functions = design_functions(kernel_schedule(entry.project), entry.project.name)
                 entry.inputs = input_paths(folder)
             else:
-                entry.project, entry.functions, entry.inputs = planned_project(folder, Path(build_root), fingerprint)
+                entry.project, entry.functions, entry.inputs = planned_project(
+                    folder, Path(build_root), fingerprint
+                )
             entry.name = entry.project.name
         except HCLError as exc:
             entry.error = str(exc).splitlines()[0]
@@ -120,13 +140,18 @@ def _check_unique_names(plans: list[ProjectPlan], build_root: Path | None) -> No
 
     first: dict[tuple[Path, str], Path] = {}
     for entry in plans:
-        root = Path(build_root) if build_root is not None else default_build_root(Path(entry.folder).resolve())
+        root = (
+            Path(build_root) if build_root is not None else default_build_root(Path(entry.folder).resolve())
+        )
         other = first.setdefault((root, entry.name), entry.folder)
         if other != entry.folder:
             import sys
 
-            print(f"hclbuild: error: {other} and {entry.folder} are both project {entry.name!r} (they would share "
-                  f"build/{entry.name}/ and its tasks): give one another [project] name", file=sys.stderr)
+            print(
+                f"hclbuild: error: {other} and {entry.folder} are both project {entry.name!r} (they would share "
+                f"build/{entry.name}/ and its tasks): give one another [project] name",
+                file=sys.stderr,
+            )
             raise SystemExit(1)
 
 
@@ -189,9 +214,14 @@ def _call_step(step: Callable[..., Any], *args: Any) -> None:
         step(*args)
 
 
-def _run(step: Callable[..., Any], project: Project, layout: BuildLayout, *args: Any,
-         attempt: tuple[str, str | None, list[str]] | None = None,
-         verdicts: tuple[str, ...] | list[str] = ()) -> Callable[[], Any]:
+def _run(
+    step: Callable[..., Any],
+    project: Project,
+    layout: BuildLayout,
+    *args: Any,
+    attempt: tuple[str, str | None, list[str]] | None = None,
+    verdicts: tuple[str, ...] | list[str] = (),
+) -> Callable[[], Any]:
     """A doit python-action running step(project, layout, *args); an HCLError becomes a one-line
     task failure. Temporaries left by a killed earlier run are swept first.
 
@@ -251,8 +281,9 @@ def os_error_line(exc: OSError, folder: Path | None = None) -> str:
     return f"{exc.strerror or exc}" + (f" (writing below {folder})" if folder is not None else "")
 
 
-def _finish(layout: BuildLayout, attempt: tuple[str, str | None, list[str]] | None, record: Any,
-            error: str | None) -> None:
+def _finish(
+    layout: BuildLayout, attempt: tuple[str, str | None, list[str]] | None, record: Any, error: str | None
+) -> None:
     if attempt is not None:
         from hclbuild.project.report import end_attempt
 
@@ -301,8 +332,13 @@ def _reference(project: Project, layout: BuildLayout) -> None:
 
     # JIT code that divides by zero or indexes out of bounds must fail this task, not kill doit; one
     # that never ends (an hcl.while_ whose condition stays true) is stopped at [reference] timeout
-    run_isolated(run_reference, project, layout, what=f"{project.name}: the LLVM reference run",
-                 timeout=project.config.reference_timeout)
+    run_isolated(
+        run_reference,
+        project,
+        layout,
+        what=f"{project.name}: the LLVM reference run",
+        timeout=project.config.reference_timeout,
+    )
 
 
 def _emit(project: Project, layout: BuildLayout, func: str) -> None:
@@ -351,12 +387,22 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
     if entry.project is None or entry.error is not None:
         # a broken project fails its own task; others still run under `doit --continue`
         failing = _fail(BuildLayout(Path(build_root), name), entry.error or "unknown error")
-        yield {"basename": "compile", "name": name, "actions": [failing],
-               "doc": f"{name}: cannot be planned: {entry.error}", "uptodate": [False]}
+        yield {
+            "basename": "compile",
+            "name": name,
+            "actions": [failing],
+            "doc": f"{name}: cannot be planned: {entry.error}",
+            "uptodate": [False],
+        }
         for group in ("reference", "emit", "csim", "report") + (("csynth", "cosim") if vitis else ()):
             # so that `doit csim` (not only `doit compile`) reports the broken project
-            yield {"basename": group, "name": name, **NO_ACTION, "task_dep": [f"compile:{name}"],
-                   "doc": f"{name}: cannot be planned (see compile:{name})"}
+            yield {
+                "basename": group,
+                "name": name,
+                **NO_ACTION,
+                "task_dep": [f"compile:{name}"],
+                "doc": f"{name}: cannot be planned (see compile:{name})",
+            }
         return
     project = entry.project
     layout = BuildLayout(Path(build_root), name)
@@ -369,7 +415,8 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
     task_files = {f: layout.task_files(f, is_top=f == top) for f in functions}
     ir_files = [task_files[f].mlir for f in functions]
     yield {
-        "basename": "compile", "name": name,
+        "basename": "compile",
+        "name": name,
         "doc": f"{name}: kernel.py -> ir/*.mlir (one per function)",
         "actions": [_run(_compile, project, layout, attempt=("compile", None, inputs))],
         "file_dep": inputs + fingerprint_dep,
@@ -380,15 +427,21 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
     # the reference lowers ir/top.mlir to llvm/, writes golden/<func>/ and links hls/<func>/data/ to
     # it (the data manifest is the last of task_files' hls); emit needs neither, so it runs beside
     yield {
-        "basename": "reference", "name": name,
+        "basename": "reference",
+        "name": name,
         "doc": f"{name}: ir/top.mlir -> llvm/top.ll, run -> golden vectors per function, hls/<func>/data/",
         "actions": [_run(_reference, project, layout, attempt=("reference", None, reference_deps))],
         "file_dep": reference_deps + fingerprint_dep,
         "targets": [paths.top_ll, paths.llvm_manifest]
-                   + [task_files[f].golden_manifest for f in functions]
-                   + [task_files[f].hls[-1] for f in functions],
-        "clean": [_remove(paths.llvm_dir, *(task_files[f].golden_dir for f in functions),
-                          *(task_files[f].data_dir for f in functions))],
+        + [task_files[f].golden_manifest for f in functions]
+        + [task_files[f].hls[-1] for f in functions],
+        "clean": [
+            _remove(
+                paths.llvm_dir,
+                *(task_files[f].golden_dir for f in functions),
+                *(task_files[f].data_dir for f in functions),
+            )
+        ],
     }
     csim_results = []
     toml = [path for path in inputs if os.path.basename(path) == PROJECT_FILE]  # input_paths' last, if any
@@ -397,7 +450,8 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
         files = task_files[func].hls
         emit_deps = [task_files[func].mlir] + toml
         yield {
-            "basename": "emit", "name": f"{name}/{func}",
+            "basename": "emit",
+            "name": f"{name}/{func}",
             "doc": f"{name}: Vitis HLS project of {func} (C++, testbench, tcl, cfg, Makefile)",
             "actions": [_run(_emit, project, layout, func, attempt=("emit", func, emit_deps))],
             "file_dep": emit_deps + fingerprint_dep,
@@ -412,10 +466,12 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
         csim_deps = [*files[:3], files[-1]]
         csim_results.append(csim_json)
         yield {
-            "basename": "csim", "name": f"{name}/{func}",
+            "basename": "csim",
+            "name": f"{name}/{func}",
             "doc": f"{name}: g++ C simulation of {func} against the LLVM golden vectors",
-            "actions": [_run(_csim, project, layout, func, attempt=("csim", func, csim_deps),
-                             verdicts=[csim_json])],
+            "actions": [
+                _run(_csim, project, layout, func, attempt=("csim", func, csim_deps), verdicts=[csim_json])
+            ],
             "file_dep": csim_deps + fingerprint_dep,
             "targets": [csim_json],
             "clean": True,
@@ -425,7 +481,8 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
 
             yield from function_vitis_tasks(project, layout, func, files, fingerprint_dep, _run, functions)
     yield {
-        "basename": "report", "name": name,
+        "basename": "report",
+        "name": name,
         "doc": f"{name}: summary of csim (and csynth when present) across functions",
         "actions": [_run(_report, project, layout, functions)],
         # csynth/cosim reports are read when present, never made here: as file_deps (targets of the
@@ -442,8 +499,9 @@ def _vitis_found() -> bool:
     where no Vitis tool or install variable exists at all, the common case."""
     import shutil
 
-    if not any(os.environ.get(name) for name in ("XILINX_HLS", "XILINX_VITIS")) and \
-            not any(shutil.which(tool) for tool in ("vitis_hls", "v++", "vitis-run")):
+    if not any(os.environ.get(name) for name in ("XILINX_HLS", "XILINX_VITIS")) and not any(
+        shutil.which(tool) for tool in ("vitis_hls", "v++", "vitis-run")
+    ):
         return False
     from hclbuild.runtime.vitis import find_vitis
 
@@ -453,8 +511,8 @@ def _vitis_found() -> bool:
 def tasks_for(folders: list[Path], build_root: Path) -> Iterator[dict]:
     """Every task of the given project folders, plus the group descriptions (the Vitis ones where a
     tool is found, or where a Dask scheduler is configured: its workers may have one)."""
-    from hclbuild.runtime import dask_requested
     from hclbuild.doit_state import prefetch_task_states
+    from hclbuild.runtime import dask_requested
 
     prefetch_task_states()  # under doit: its saved states in one query, not one per task checked
     vitis = _vitis_found() or dask_requested()
@@ -495,5 +553,16 @@ def all_tasks(projects_root: Path, build_root: Path) -> Iterator[dict]:
     yield from tasks_for(discover(projects_root), build_root)
 
 
-__all__ = ["PROJECT_FILE", "after_interrupt", "all_tasks", "discover", "doit_config", "group_tasks", "may_run_remotely", "plan",
-           "project_tasks", "doit_creator", "tasks_for"]
+__all__ = [
+    "PROJECT_FILE",
+    "after_interrupt",
+    "all_tasks",
+    "discover",
+    "doit_config",
+    "doit_creator",
+    "group_tasks",
+    "may_run_remotely",
+    "plan",
+    "project_tasks",
+    "tasks_for",
+]

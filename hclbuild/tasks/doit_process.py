@@ -6,8 +6,10 @@ A dodo file imports these through hclbuild.tasks; they run once per doit process
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from hclbuild.errors import HCLError
 
@@ -27,7 +29,7 @@ def after_interrupt() -> None:
         for child in multiprocessing.active_children():
             child.join(timeout=10)
     for root in sorted(_BUILD_ROOTS):
-        for project in (root.iterdir() if root.is_dir() else ()):
+        for project in root.iterdir() if root.is_dir() else ():
             if project.is_dir():
                 _prune_empty_folders(project)
 
@@ -130,7 +132,5 @@ def _prune_empty_folders(root: Path) -> None:
     if not root.is_dir():
         return
     for folder, _, _ in sorted(os.walk(root), key=lambda entry: -len(entry[0])):
-        try:
+        with contextlib.suppress(OSError):
             os.rmdir(folder)  # only succeeds when empty
-        except OSError:
-            pass

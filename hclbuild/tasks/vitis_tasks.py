@@ -29,16 +29,23 @@ Wrap = Callable[..., Callable[[], Any]]
 
 
 @may_run_remotely
-def _synthesize(project: Project, layout: BuildLayout, func: str, steps: list[str], inputs: list[Path],
-                reuse_synthesis: bool = False) -> None:
+def _synthesize(
+    project: Project,
+    layout: BuildLayout,
+    func: str,
+    steps: list[str],
+    inputs: list[Path],
+    reuse_synthesis: bool = False,
+) -> None:
     from hclbuild.project.vitis_flow import synthesize_function
     from hclbuild.runtime import remote
 
     if remote.requested():
         # on a Dask worker with the vitis_hls resource; the reports come back, then publish as usual
         runner = functools.partial(remote.run_hls_steps_remote, project=project.name)
-        synthesize_function(project, layout, func, steps, inputs=inputs, runner=runner,
-                            reuse_synthesis=reuse_synthesis)
+        synthesize_function(
+            project, layout, func, steps, inputs=inputs, runner=runner, reuse_synthesis=reuse_synthesis
+        )
         return
     synthesize_function(project, layout, func, steps, inputs=inputs, reuse_synthesis=reuse_synthesis)
 
@@ -58,8 +65,15 @@ def _current(project: Project, layout: BuildLayout, func: str, inputs: list[Path
     return check
 
 
-def function_vitis_tasks(project: Project, layout: BuildLayout, func: str, hls_files: list[str],
-                         fingerprint_dep: list[str], wrap: Wrap, functions: Sequence[str] = ()) -> Iterator[dict]:
+def function_vitis_tasks(
+    project: Project,
+    layout: BuildLayout,
+    func: str,
+    hls_files: list[str],
+    fingerprint_dep: list[str],
+    wrap: Wrap,
+    functions: Sequence[str] = (),
+) -> Iterator[dict]:
     """csynth and cosim of one function (and its blackbox JSON); `wrap(step, project, layout, *args)`
     makes the doit action; `functions` are the design's functions, top first; `fingerprint_dep`
     holds the fingerprint file that blackbox and cosim depend on."""
@@ -77,20 +91,37 @@ def function_vitis_tasks(project: Project, layout: BuildLayout, func: str, hls_f
         task_dep += [f"blackbox:{name}/{f}" for f in functions[1:]]
     # attempts are recorded (project.attempts) so that the report shows no csynth/cosim result of
     # files that changed since, and lists a failed run; the published reports go when one starts
-    published = [str(layout.csynth_result(func)), str(layout.csynth_inputs(func)), str(layout.cosim_result(func))]
+    published = [
+        str(layout.csynth_result(func)),
+        str(layout.csynth_inputs(func)),
+        str(layout.cosim_result(func)),
+    ]
     yield {
-        "basename": "csynth", "name": f"{name}/{func}",
+        "basename": "csynth",
+        "name": f"{name}/{func}",
         "doc": f"{name}: Vitis HLS C synthesis of {func}"
-               + (" (outlined functions as RTL blackboxes)" if blackbox_mode and func == top else ""),
-        "actions": [wrap(_synthesize, project, layout, func, ["csynth"], inputs,
-                         attempt=("csynth", func, [str(path) for path in inputs]), verdicts=published)],
+        + (" (outlined functions as RTL blackboxes)" if blackbox_mode and func == top else ""),
+        "actions": [
+            wrap(
+                _synthesize,
+                project,
+                layout,
+                func,
+                ["csynth"],
+                inputs,
+                attempt=("csynth", func, [str(path) for path in inputs]),
+                verdicts=published,
+            )
+        ],
         "task_dep": task_dep,
         "targets": [str(layout.csynth_result(func)), str(layout.csynth_inputs(func))],
-        "uptodate": [_current(project, layout, func, inputs)], "clean": True,
+        "uptodate": [_current(project, layout, func, inputs)],
+        "clean": True,
     }
     if blackbox_mode and func != top:
         yield {
-            "basename": "blackbox", "name": f"{name}/{func}",
+            "basename": "blackbox",
+            "name": f"{name}/{func}",
             "doc": f"{name}: {func} as an RTL blackbox of {top} (its csynth report and Verilog -> JSON)",
             "actions": [wrap(_blackbox, project, layout, func, top)],
             "file_dep": [str(layout.csynth_result(func)), str(layout.func_mlir(func)), *fingerprint_dep],
@@ -100,10 +131,22 @@ def function_vitis_tasks(project: Project, layout: BuildLayout, func: str, hls_f
     # cosim runs on csynth:<p>/<func>'s synthesis: one of its own rewrote the RTL that the blackbox
     # JSON names after the top's synthesis had read it, and took a second synthesis of every function
     yield {
-        "basename": "cosim", "name": f"{name}/{func}",
+        "basename": "cosim",
+        "name": f"{name}/{func}",
         "doc": f"{name}: Vitis HLS C/RTL co-simulation of {func}",
-        "actions": [wrap(_synthesize, project, layout, func, ["cosim"], inputs, True,
-                         attempt=("cosim", func, [*map(str, inputs), hls_files[-1]]), verdicts=published[2:])],
+        "actions": [
+            wrap(
+                _synthesize,
+                project,
+                layout,
+                func,
+                ["cosim"],
+                inputs,
+                True,
+                attempt=("cosim", func, [*map(str, inputs), hls_files[-1]]),
+                verdicts=published[2:],
+            )
+        ],
         "file_dep": [*hls_files, *fingerprint_dep],
         "task_dep": [f"csynth:{name}/{func}"],
         "targets": [str(layout.cosim_result(func))],

@@ -97,7 +97,7 @@ def _option(args: list[str], name: str) -> str:
 
 
 def _tclargs(args: list[str]) -> list[str]:
-    return args[args.index("-tclargs") + 1:] if "-tclargs" in args else []
+    return args[args.index("-tclargs") + 1 :] if "-tclargs" in args else []
 
 
 def _tcl_flow(script: str, words: list[str], version: str) -> int:
@@ -114,13 +114,16 @@ def _tcl_flow(script: str, words: list[str], version: str) -> int:
         # as run_hls.tcl decides: the solution's synthesis is reused when newer than its sources
         report = folder / project / solution / "syn" / "report" / f"{top}_csynth.xml"
         sources = [folder / f"{top}.cpp", folder / f"{top}.h", tcl]
-        if not report.is_file() or any(not path.is_file() or path.stat().st_mtime > report.stat().st_mtime
-                                       for path in sources):
+        if not report.is_file() or any(
+            not path.is_file() or path.stat().st_mtime > report.stat().st_mtime for path in sources
+        ):
             steps.append("csynth")
     if {"csim", "cosim"} & set(steps) and not (folder / "data").is_dir():
         raise _Refused("the testbench's data/ folder does not exist")
     clock_enable = "config_interface -clock_enable" in text
-    blackboxes = re.findall(r"^[ \t]*(?:hclbuild_run[ \t]+)?add_files[ \t]+-blackbox[ \t]+(\S+)", text, re.MULTILINE)
+    blackboxes = re.findall(
+        r"^[ \t]*(?:hclbuild_run[ \t]+)?add_files[ \t]+-blackbox[ \t]+(\S+)", text, re.MULTILINE
+    )
     _check_blackboxes(folder, blackboxes)
     _write_results(folder / project / solution, top, folder, steps, version, clock_enable)
     return 0
@@ -134,8 +137,15 @@ def _check_blackboxes(folder: Path, files: list[str]) -> None:
             description = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise _Refused(f"cannot read blackbox description {name}: {exc}") from None
-        for key in ("c_function_name", "rtl_top_module_name", "c_files", "rtl_files", "c_parameters",
-                    "rtl_common_signal", "rtl_performance"):
+        for key in (
+            "c_function_name",
+            "rtl_top_module_name",
+            "c_files",
+            "rtl_files",
+            "c_parameters",
+            "rtl_common_signal",
+            "rtl_performance",
+        ):
             if key not in description:
                 raise _Refused(f"blackbox description {name} has no {key}")
         listed = [entry["c_file"] for entry in description["c_files"]] + list(description["rtl_files"])
@@ -170,8 +180,16 @@ def _unified_flow(tool: str, args: list[str], version: str) -> int:
         _check_blackboxes(cfg.parent, _cfg_all(cfg, "syn.blackbox.file"))
         _write_results(work / "hls", top, cfg.parent, ["csynth"], version, clock_enable)
         return 0
-    steps = [step for step, flag in (("csim", "--csim"), ("cosim", "--cosim"), ("export", "--package"),
-                                     ("impl", "--impl")) if flag in args]
+    steps = [
+        step
+        for step, flag in (
+            ("csim", "--csim"),
+            ("cosim", "--cosim"),
+            ("export", "--package"),
+            ("impl", "--impl"),
+        )
+        if flag in args
+    ]
     if not steps:
         raise _Refused("vitis-run needs one of --csim, --cosim, --package, --impl or --tcl")
     if set(steps) - {"csim"} and not (work / "hls" / "syn" / "report").is_dir():
@@ -201,19 +219,24 @@ def _cfg_all(path: Path, key: str) -> list[str]:
     return values
 
 
-def _write_results(root: Path, top: str, sources: Path, steps: list[str], version: str,
-                   clock_enable: bool) -> None:
+def _write_results(
+    root: Path, top: str, sources: Path, steps: list[str], version: str, clock_enable: bool
+) -> None:
     if "csim" in steps:
-        _write(root / "csim" / "report" / f"{top}_csim.log",
-               "INFO: [SIM 2] *************** CSIM start ***************\n"
-               "INFO: [FAKE 4] hclbuild stand-in: no simulation ran\n"
-               "INFO: [SIM 1] CSim done with 0 errors.\n")
+        _write(
+            root / "csim" / "report" / f"{top}_csim.log",
+            "INFO: [SIM 2] *************** CSIM start ***************\n"
+            "INFO: [FAKE 4] hclbuild stand-in: no simulation ran\n"
+            "INFO: [SIM 1] CSim done with 0 errors.\n",
+        )
     if "csynth" in steps:
         report = _csynth_xml(top, sources, version, clock_enable)
         _write(root / "syn" / "report" / f"{top}_csynth.xml", report)
         _write(root / "syn" / "report" / "csynth.xml", report)
-        _write(root / "syn" / "verilog" / f"{top}.v",
-               f"// hclbuild test stand-in: not RTL from Vitis\nmodule {top}();\nendmodule\n")
+        _write(
+            root / "syn" / "verilog" / f"{top}.v",
+            f"// hclbuild test stand-in: not RTL from Vitis\nmodule {top}();\nendmodule\n",
+        )
     if "cosim" in steps:
         _write(root / "sim" / "report" / f"{top}_cosim.rpt", _cosim_rpt())
     if "export" in steps or "impl" in steps:
@@ -231,7 +254,9 @@ def _csynth_xml(top: str, sources: Path, version: str, clock_enable: bool) -> st
     chain = cpp.is_file() and "ap_ctrl_chain" in cpp.read_text(encoding="utf-8")
     ports = _rtl_ports(top, sources / f"{top}.h", chain, clock_enable)
     text = template.read_text(encoding="utf-8")
-    return NOTICE + "\n" + text.replace("@TOP@", top).replace("@VERSION@", version).replace("@RTLPORTS@", ports)
+    return (
+        NOTICE + "\n" + text.replace("@TOP@", top).replace("@VERSION@", version).replace("@RTLPORTS@", ports)
+    )
 
 
 def _rtl_ports(top: str, header: Path, chain: bool, clock_enable: bool) -> str:
@@ -239,7 +264,10 @@ def _rtl_ports(top: str, header: Path, chain: bool, clock_enable: bool) -> str:
     of the header's prototype (every array as a read-write one-port RAM)."""
     control = "ap_ctrl_chain" if chain else "ap_ctrl_hs"
     # Vitis reports the clock and reset under the block protocol, as every other control port
-    ports = [("ap_clk", top, "return value", control, "in", 1), ("ap_rst", top, "return value", control, "in", 1)]
+    ports = [
+        ("ap_clk", top, "return value", control, "in", 1),
+        ("ap_rst", top, "return value", control, "in", 1),
+    ]
     if clock_enable:
         ports.append(("ap_ce", top, "return value", control, "in", 1))
     for name, direction in (("ap_start", "in"), ("ap_done", "out"), ("ap_idle", "out"), ("ap_ready", "out")):
@@ -247,7 +275,9 @@ def _rtl_ports(top: str, header: Path, chain: bool, clock_enable: bool) -> str:
     if chain:
         ports.append(("ap_continue", top, "return value", control, "in", 1))
     text = header.read_text(encoding="utf-8") if header.is_file() else ""
-    source = header.with_suffix(".cpp").read_text(encoding="utf-8") if header.with_suffix(".cpp").is_file() else ""
+    source = (
+        header.with_suffix(".cpp").read_text(encoding="utf-8") if header.with_suffix(".cpp").is_file() else ""
+    )
     match = next((m for m in _PROTOTYPE.finditer(text) if m.group(1) == top), None)
     params = [p for p in _split_params(match.group(2) if match else "") if p.strip() and p.strip() != "void"]
     for param in params:
@@ -257,13 +287,17 @@ def _rtl_ports(top: str, header: Path, chain: bool, clock_enable: bool) -> str:
             c_type, name = stream.groups()
             bits = _bits(c_type)
             if re.search(rf"\b{name}\.read\(", source):
-                ports += [(f"{name}_dout", name, "pointer", "ap_fifo", "in", bits),
-                          (f"{name}_empty_n", name, "pointer", "ap_fifo", "in", 1),
-                          (f"{name}_read", name, "pointer", "ap_fifo", "out", 1)]
+                ports += [
+                    (f"{name}_dout", name, "pointer", "ap_fifo", "in", bits),
+                    (f"{name}_empty_n", name, "pointer", "ap_fifo", "in", 1),
+                    (f"{name}_read", name, "pointer", "ap_fifo", "out", 1),
+                ]
             else:
-                ports += [(f"{name}_din", name, "pointer", "ap_fifo", "out", bits),
-                          (f"{name}_full_n", name, "pointer", "ap_fifo", "in", 1),
-                          (f"{name}_write", name, "pointer", "ap_fifo", "out", 1)]
+                ports += [
+                    (f"{name}_din", name, "pointer", "ap_fifo", "out", bits),
+                    (f"{name}_full_n", name, "pointer", "ap_fifo", "in", 1),
+                    (f"{name}_write", name, "pointer", "ap_fifo", "out", 1),
+                ]
             continue
         parsed = _PARAM.match(param)
         if parsed is None:
@@ -275,19 +309,23 @@ def _rtl_ports(top: str, header: Path, chain: bool, clock_enable: bool) -> str:
             ports.append((name, name, "scalar", "ap_none", "in", bits))
             continue
         address_bits = max(1, math.ceil(math.log2(math.prod(sizes)))) if math.prod(sizes) > 1 else 1
-        ports += [(f"{name}_address0", name, "array", "ap_memory", "out", address_bits),
-                  (f"{name}_ce0", name, "array", "ap_memory", "out", 1),
-                  (f"{name}_we0", name, "array", "ap_memory", "out", 1),
-                  (f"{name}_d0", name, "array", "ap_memory", "out", bits),
-                  (f"{name}_q0", name, "array", "ap_memory", "in", bits)]
+        ports += [
+            (f"{name}_address0", name, "array", "ap_memory", "out", address_bits),
+            (f"{name}_ce0", name, "array", "ap_memory", "out", 1),
+            (f"{name}_we0", name, "array", "ap_memory", "out", 1),
+            (f"{name}_d0", name, "array", "ap_memory", "out", bits),
+            (f"{name}_q0", name, "array", "ap_memory", "in", bits),
+        ]
     rows = []
     for name, obj, kind, protocol, direction, bits in ports:
-        rows.append(f"        <RtlPorts>\n            <name>{name}</name>\n            <Object>{obj}</Object>\n"
-                    f"            <Type>{kind}</Type>\n            <Scope/>\n"
-                    f"            <IOProtocol>{protocol}</IOProtocol>\n            <IOConfig/>\n"
-                    f"            <Dir>{direction}</Dir>\n            <Bits>{bits}</Bits>\n"
-                    f"            <Attribute>{'control' if obj == top else 'data'}</Attribute>\n"
-                    f"        </RtlPorts>")
+        rows.append(
+            f"        <RtlPorts>\n            <name>{name}</name>\n            <Object>{obj}</Object>\n"
+            f"            <Type>{kind}</Type>\n            <Scope/>\n"
+            f"            <IOProtocol>{protocol}</IOProtocol>\n            <IOConfig/>\n"
+            f"            <Dir>{direction}</Dir>\n            <Bits>{bits}</Bits>\n"
+            f"            <Attribute>{'control' if obj == top else 'data'}</Attribute>\n"
+            f"        </RtlPorts>"
+        )
     return "\n".join(rows)
 
 

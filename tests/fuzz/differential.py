@@ -75,7 +75,7 @@ def decode(storage: np.ndarray, ty: Ty) -> np.ndarray:
     raw = np.ascontiguousarray(storage).tobytes()
     mask = (1 << ty.bits) - 1
     for k in range(flat.size):
-        value = int.from_bytes(raw[k * size:(k + 1) * size], "little") & mask
+        value = int.from_bytes(raw[k * size : (k + 1) * size], "little") & mask
         flat[k] = value - (1 << ty.bits) if ty.signed and value >> (ty.bits - 1) else value
     return out
 
@@ -96,7 +96,9 @@ def make_inputs(program: P.Program) -> dict[str, np.ndarray]:
 
 def _one_value(rng: np.random.Generator, ty: Ty) -> Any:
     if ty.is_float:
-        return np.float32([0.0, 1.0, -1.0, 0.5][int(rng.integers(0, 4))] if rng.random() < 0.2 else rng.uniform(-4, 4))
+        return np.float32(
+            [0.0, 1.0, -1.0, 0.5][int(rng.integers(0, 4))] if rng.random() < 0.2 else rng.uniform(-4, 4)
+        )
     # fixed inputs reach the reference run as floats: keep their raw bits exact in a double
     lo, hi = ty.lowest(), ty.highest()
     if ty.is_fixed:
@@ -136,7 +138,9 @@ def first_difference(got: np.ndarray, want: np.ndarray, ty: Ty) -> str | None:
     for k, (g, w) in enumerate(zip(got.reshape(-1), want.reshape(-1))):
         if ty.is_float:
             g, w = float(g), float(w)
-            same = (math.isnan(g) and math.isnan(w)) or g == w or abs(g - w) <= FLOAT_ATOL + FLOAT_RTOL * abs(w)
+            same = (
+                (math.isnan(g) and math.isnan(w)) or g == w or abs(g - w) <= FLOAT_ATOL + FLOAT_RTOL * abs(w)
+            )
         else:
             same = int(g) == int(w)
         if not same:
@@ -144,8 +148,9 @@ def first_difference(got: np.ndarray, want: np.ndarray, ty: Ty) -> str | None:
     return None
 
 
-def _compare(what: str, results: dict[str, np.ndarray], expected: dict[str, np.ndarray],
-             types: dict[str, Ty]) -> str | None:
+def _compare(
+    what: str, results: dict[str, np.ndarray], expected: dict[str, np.ndarray], types: dict[str, Ty]
+) -> str | None:
     for name, want in expected.items():
         diff = first_difference(results[name], want, types[name])
         if diff is not None:
@@ -176,14 +181,19 @@ def run_program(program: P.Program, workdir: Path, csim: bool = True) -> Outcome
         return Outcome("model-type", str(exc))
     except HCLError as exc:
         return Outcome("rejected", f"{type(exc).__name__}: {_line(exc)}")
-    except Exception as exc:  # noqa: BLE001 - any other exception is a crash to report
+    except Exception as exc:
         return Outcome("crash", f"build: {type(exc).__name__}: {_line(exc)} at {_where(exc)}")
     from hclbuild.dsl.array import Array
 
     arrays = [Array(encode(inputs[t.name], t.ty), hcl_type(t.ty)) for t in program.inputs]
     outputs = [tensors[n] for n in program.outputs if n not in inputs]
-    arrays += [Array(encode(np.zeros(t.shape, dtype=object) if not t.ty.is_float else np.zeros(t.shape),
-                            t.ty), hcl_type(t.ty)) for t in outputs]
+    arrays += [
+        Array(
+            encode(np.zeros(t.shape, dtype=object) if not t.ty.is_float else np.zeros(t.shape), t.ty),
+            hcl_type(t.ty),
+        )
+        for t in outputs
+    ]
     try:
         function(*arrays)
     except HCLError as exc:
@@ -198,8 +208,13 @@ def run_program(program: P.Program, workdir: Path, csim: bool = True) -> Outcome
     return _csim(program, workdir, inputs, expected, types)
 
 
-def _csim(program: P.Program, workdir: Path, inputs: dict[str, np.ndarray], expected: dict[str, np.ndarray],
-          types: dict[str, Ty]) -> Outcome:
+def _csim(
+    program: P.Program,
+    workdir: Path,
+    inputs: dict[str, np.ndarray],
+    expected: dict[str, np.ndarray],
+    types: dict[str, Ty],
+) -> Outcome:
     from hclbuild.errors import CsimError, HCLError
     from hclbuild.project.config import ProjectConfig
     from hclbuild.project.flow import compile_design, csim_function, emit_design_function, reference_design
@@ -217,7 +232,7 @@ def _csim(program: P.Program, workdir: Path, inputs: dict[str, np.ndarray], expe
         reference_design(layout, PROJECT, config, given)
     except HCLError as exc:
         return Outcome("reference-error", f"{type(exc).__name__}: {_line(exc)}")
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         return Outcome("crash", f"flow: {type(exc).__name__}: {_line(exc)} at {_where(exc)}")
     golden = read_vectors(layout.golden_dir(manifest["top"])).outputs
     reference = {name: decode(golden[name][0], types[name]) for name in expected if name in golden}
@@ -241,7 +256,9 @@ def _reference_input(values: np.ndarray, ty: Ty) -> np.ndarray:
     if ty.is_float:
         return np.array(values, dtype=np.float32).reshape(values.shape)
     if ty.is_fixed:
-        return np.array([int(v) / 2**ty.frac for v in values.reshape(-1)], dtype=np.float64).reshape(values.shape)
+        return np.array([int(v) / 2**ty.frac for v in values.reshape(-1)], dtype=np.float64).reshape(
+            values.shape
+        )
     return values
 
 

@@ -8,11 +8,23 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
-from .semantics import BOOL, INDEX, Int, Ty, arith, compare, convert, literal_type, literal_value, promote, wrap
+from .semantics import (
+    BOOL,
+    INDEX,
+    Int,
+    Ty,
+    arith,
+    compare,
+    convert,
+    literal_type,
+    literal_value,
+    promote,
+    wrap,
+)
 
 # ---- expressions ------------------------------------------------------------------------------
 
@@ -39,7 +51,7 @@ class IScalar:
     offset: int = 0
 
 
-Subscript = Union[IVar, IConst, IScalar]
+Subscript = IVar | IConst | IScalar
 
 
 @dataclass(frozen=True)
@@ -344,7 +356,8 @@ class Evaluator:
             if isinstance(stmt, Store):
                 ty = self.types.tensors[stmt.tensor].ty
                 self.memory[stmt.tensor][self.subscripts(stmt.index)] = convert(
-                    self.value(stmt.value), self.types.of(stmt.value), ty)
+                    self.value(stmt.value), self.types.of(stmt.value), ty
+                )
             elif isinstance(stmt, SetScalar):
                 ty = self.types.tensors[stmt.name].ty
                 self.memory[stmt.name][0] = convert(self.value(stmt.value), self.types.of(stmt.value), ty)
@@ -404,7 +417,9 @@ class Evaluator:
         if isinstance(e, Cmp):
             ta, tb = self.types.operands(e.a, e.b)
             ty = promote(ta, tb, "cmp")
-            return compare(e.op, convert(self.operand(e.a, ta), ta, ty), convert(self.operand(e.b, tb), tb, ty))
+            return compare(
+                e.op, convert(self.operand(e.a, ta), ta, ty), convert(self.operand(e.b, tb), tb, ty)
+            )
         if isinstance(e, Select):
             ta, tb = self.types.select_operands(e)
             ty = ta if ta == tb else promote(ta, tb, "select")

@@ -57,8 +57,11 @@ class Ty:
         """The hcl constructor spelling: hcl.Int(8), hcl.Fixed(16, 4)."""
         if self.is_fixed:
             return f"hcl.{'Fixed' if self.kind == 'fixed' else 'UFixed'}({self.bits}, {self.frac})"
-        return {"int": f"hcl.Int({self.bits})", "uint": f"hcl.UInt({self.bits})",
-                "float": f"hcl.Float({self.bits})"}[self.kind]
+        return {
+            "int": f"hcl.Int({self.bits})",
+            "uint": f"hcl.UInt({self.bits})",
+            "float": f"hcl.Float({self.bits})",
+        }[self.kind]
 
     def lowest(self) -> int:
         return -(1 << (self.bits - 1)) if self.signed else 0
@@ -67,11 +70,11 @@ class Ty:
         return (1 << (self.bits - 1)) - 1 if self.signed else (1 << self.bits) - 1
 
 
-def Int(bits: int) -> Ty:  # noqa: N802
+def Int(bits: int) -> Ty:
     return Ty("int", bits)
 
 
-def UInt(bits: int) -> Ty:  # noqa: N802
+def UInt(bits: int) -> Ty:
     return Ty("uint", bits)
 
 
@@ -155,7 +158,7 @@ def literal_value(value: int | float, ty: Ty) -> int | np.float32:
     if ty.is_float:
         return np.float32(value)
     if ty.is_fixed:
-        return wrap(int(math.floor(value * 2**ty.frac)), ty)
+        return wrap(math.floor(value * 2**ty.frac), ty)
     return int(value)
 
 

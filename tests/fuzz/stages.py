@@ -41,8 +41,10 @@ class ProgramGenerator(Generator):
         if self.chance(0.15):  # if_/else_ with return_
             cond = self.condition(ctx, 1)
             then, other = self.stored_value(ctx, ty), self.stored_value(ctx, ty)
-            self.add_compute(P.Compute(name, shape, ty, axes, None, (cond.e, then.e, other.e)),
-                             max(_bound(then), _bound(other)))
+            self.add_compute(
+                P.Compute(name, shape, ty, axes, None, (cond.e, then.e, other.e)),
+                max(_bound(then), _bound(other)),
+            )
             return
         value = self.stored_value(ctx, ty)
         self.add_compute(P.Compute(name, shape, ty, axes, value.e), _bound(value))
@@ -70,10 +72,17 @@ class ProgramGenerator(Generator):
         except TypeTooWide:
             return
         bound = inner.bound * 25
-        ty = reduce_ty if self.chance(0.4) and not reduce_ty.is_index and not (reduce_ty.is_float and bound > 1e30) else self.value_type()
+        ty = (
+            reduce_ty
+            if self.chance(0.4) and not reduce_ty.is_index and not (reduce_ty.is_float and bound > 1e30)
+            else self.value_type()
+        )
         if reduce_ty.is_float and not ty.is_float and bound * 2.0**ty.frac >= 2.0**62:
             ty = reduce_ty
-        self.add_compute(P.Compute(self.fresh("s"), shape, ty, axes, reduce), bound if reduce_ty.is_float else 2.0 ** reduce_ty.int_bits)
+        self.add_compute(
+            P.Compute(self.fresh("s"), shape, ty, axes, reduce),
+            bound if reduce_ty.is_float else 2.0**reduce_ty.int_bits,
+        )
 
     def stencil(self) -> None:
         sources = [t for t in self.s.tensors if t.shape != (1,) and all(n >= 3 for n in t.shape)]
@@ -81,8 +90,10 @@ class ProgramGenerator(Generator):
             source = self.pick(sources)
         else:
             rank = self.pick([1, 2])
-            source = self.new_input(tuple(self.draw(st.integers(4, 9 if rank == 1 else 6)) for _ in range(rank)),
-                                    self.value_type())
+            source = self.new_input(
+                tuple(self.draw(st.integers(4, 9 if rank == 1 else 6)) for _ in range(rank)),
+                self.value_type(),
+            )
         window = tuple(self.draw(st.integers(1, 3)) for _ in source.shape)
         if all(w == 1 for w in window):
             window = window[:-1] + (2,)
@@ -115,8 +126,10 @@ class ProgramGenerator(Generator):
             self.types.of(value)
         except TypeTooWide:
             return
-        self.add_compute(P.Compute(name, shape, ty, axes, value),
-                         self.s.bounds.get(source.name, 0.0) * 18 if source.ty.is_float else 2.0**126)
+        self.add_compute(
+            P.Compute(name, shape, ty, axes, value),
+            self.s.bounds.get(source.name, 0.0) * 18 if source.ty.is_float else 2.0**126,
+        )
         self.s.stencils.append((name, source.name, sliding))
 
     def imperative(self) -> None:
@@ -129,7 +142,9 @@ class ProgramGenerator(Generator):
         if form == "mutate":
             axes = self.axes_for(target.shape)
             ctx = Ctx([(a, n, "var") for a, n in zip(axes, target.shape)], depth=2)
-            self.s.stages.append(P.Mutate(self.fresh("m"), target.shape, axes, (self.store_block(target, ctx),)))
+            self.s.stages.append(
+                P.Mutate(self.fresh("m"), target.shape, axes, (self.store_block(target, ctx),))
+            )
         elif form == "for":
             var = self.fresh("f")
             extent = target.shape[0]
@@ -141,7 +156,9 @@ class ProgramGenerator(Generator):
                 ctx = Ctx([(var, extent, "var"), (inner, target.shape[1], "var")], depth=2)
                 body = (P.For(inner, 0, target.shape[1], 1, (self.store_block(target, ctx),)),)
             else:
-                ctx = Ctx([(var, extent, "var")] + [(self.fresh("f"), n, "var") for n in target.shape[1:]], depth=2)
+                ctx = Ctx(
+                    [(var, extent, "var")] + [(self.fresh("f"), n, "var") for n in target.shape[1:]], depth=2
+                )
                 body = (self.store_block(target, Ctx(ctx.vars[:1], 2), fixed_rest=True),)
             self.s.stages.append(P.ForStage(var, lo, hi, step, body))
         else:
@@ -159,6 +176,7 @@ class ProgramGenerator(Generator):
 
     def store_block(self, target: P.Tensor, ctx: Ctx, fixed_rest: bool = False) -> Any:
         """if_(cond) target[...] = v [else_ target[...] = w], or a bare store."""
+
         def store() -> P.Store:
             index = self.access(target, ctx) if not fixed_rest else None
             if index is None:
@@ -178,7 +196,11 @@ class ProgramGenerator(Generator):
         records: list[tuple] = []
         stencil_stages = {name for name, _, _ in self.s.stencils}
         for stage in self.s.stages:
-            if isinstance(stage, (P.Compute, P.Mutate)) and stage.name not in stencil_stages and self.chance(0.5):
+            if (
+                isinstance(stage, (P.Compute, P.Mutate))
+                and stage.name not in stencil_stages
+                and self.chance(0.5)
+            ):
                 records += self.loop_records(stage)
         for name, source, sliding in self.s.stencils:
             stage = next(s for s in self.s.stages if s.name == name)
@@ -192,8 +214,15 @@ class ProgramGenerator(Generator):
         for tensor in self.s.tensors:
             if tensor.shape != (1,) and self.chance(0.15):
                 kind = self.pick([0, 1, 2])
-                records.append(("partition", tensor.name, kind, self.draw(st.integers(0, len(tensor.shape))),
-                                0 if kind == 0 else self.pick([2, 3])))
+                records.append(
+                    (
+                        "partition",
+                        tensor.name,
+                        kind,
+                        self.draw(st.integers(0, len(tensor.shape))),
+                        0 if kind == 0 else self.pick([2, 3]),
+                    )
+                )
         groups = self.outline_groups()
         if groups:
             records.append(("outline", groups))
@@ -213,12 +242,12 @@ class ProgramGenerator(Generator):
             if op == "split":
                 loop = self.pick(nest)
                 k = nest.index(loop)
-                nest[k:k + 1] = [f"{loop}.outer", f"{loop}.inner"]
+                nest[k : k + 1] = [f"{loop}.outer", f"{loop}.inner"]
                 records.append(("split", stage.name, loop, self.draw(st.integers(2, 4))))
             elif op == "fuse" and len(spatial) >= 2:
                 k = self.draw(st.integers(0, len(spatial) - 2))
-                pair = spatial[k:k + 2]
-                spatial[k:k + 2] = ["_".join(pair) + "_fused"]
+                pair = spatial[k : k + 2]
+                spatial[k : k + 2] = ["_".join(pair) + "_fused"]
                 records.append(("fuse", stage.name, tuple(pair)))
             elif op == "reorder" and reorderable and len(spatial) >= 2:
                 order = list(self.draw(st.permutations(spatial)))
@@ -239,7 +268,7 @@ class ProgramGenerator(Generator):
         while start < len(names):
             length = self.draw(st.integers(1, min(3, len(names) - start)))
             if self.chance(0.5):
-                groups.append(names[start:start + length])
+                groups.append(names[start : start + length])
             start += length
         return groups
 
@@ -254,14 +283,16 @@ class ProgramGenerator(Generator):
             self.elementwise()
             computes = [self.s.stages[-1].name]
         outputs = [computes[-1]] + [n for n in computes[:-1] if self.chance(0.3)]
-        return P.Program(self.s.inputs, self.s.stages, outputs, self.schedule(), self.draw(st.integers(0, 2**16)))
+        return P.Program(
+            self.s.inputs, self.s.stages, outputs, self.schedule(), self.draw(st.integers(0, 2**16))
+        )
 
 
 def _bound(value: Expr) -> float:
     """|value| at most this once stored as a float (an exact value: its type's range)."""
     if value.ty.is_float:
         return value.bound
-    return 2.0**31 if value.ty.is_index else 2.0 ** value.ty.int_bits
+    return 2.0**31 if value.ty.is_index else 2.0**value.ty.int_bits
 
 
 @st.composite

@@ -15,7 +15,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from . import program as P
-from .semantics import FLOAT32, INDEX, MAX_BITS, Int, Ty, TypeTooWide, UInt
+from .semantics import FLOAT32, INDEX, Int, Ty, TypeTooWide
 
 INT_WIDTHS = (1, 2, 5, 8, 8, 12, 16, 16, 31, 32, 32, 32, 33, 48, 63, 64, 64, 65, 100, 128)
 FLOAT_LIMIT = 1e30
@@ -99,7 +99,7 @@ class Generator:
         for dim in tensor.shape:
             options: list[P.Subscript] = []
             for name, extent, kind in ctx.vars:
-                for offset in range(0, dim - extent + 1):
+                for offset in range(dim - extent + 1):
                     options.append(P.IVar(name, offset) if kind == "var" else P.IScalar(name, offset))
             if not options:
                 if self.chance(0.5):
@@ -131,7 +131,10 @@ class Generator:
         if depth <= 0 or self.chance(0.25):
             if not want_float and ctx.vars and self.chance(0.12):
                 name, _, kind = self.pick(ctx.vars)
-                return Expr(P.VarRef(name) if kind == "var" else P.ScalarRef(name), INDEX if kind == "var" else Int(32))
+                return Expr(
+                    P.VarRef(name) if kind == "var" else P.ScalarRef(name),
+                    INDEX if kind == "var" else Int(32),
+                )
             return self.leaf(ctx, want_float)
         kinds = ["arith", "arith", "arith", "cmp_select", "cast", "abs"]
         if not want_float:
@@ -153,7 +156,9 @@ class Generator:
             return P.Lit(self.pick([0.5, 1.5, -2.0, 3.0, 0.25, -0.75]))
         if like.is_fixed:
             # out of the operand's range too: a literal keeps its value (x * 2 on a Fixed(4, 3))
-            values = [v for v in (0.5, 1, 2, -1, 0.25, 3, -0.5, 100, -7.5) if float(v * 2**like.frac).is_integer()]
+            values = [
+                v for v in (0.5, 1, 2, -1, 0.25, 3, -0.5, 100, -7.5) if float(v * 2**like.frac).is_integer()
+            ]
             return P.Lit(self.pick(values)) if values else None
         if like.is_index:
             return P.Lit(self.pick([1, 2, 3]))
@@ -190,7 +195,9 @@ class Generator:
     def _shift(self, ctx: Ctx, want_float: bool, depth: int) -> Expr | None:
         a = self.expr(ctx, False, depth)
         width = self._typed(P.Shift("shl", a.e, 0)).ty.bits
-        return self._typed(P.Shift(self.pick(["shl", "shr"]), a.e, self.draw(st.integers(0, min(width - 1, 40)))))
+        return self._typed(
+            P.Shift(self.pick(["shl", "shr"]), a.e, self.draw(st.integers(0, min(width - 1, 40))))
+        )
 
     def _divide(self, ctx: Ctx, want_float: bool, depth: int) -> Expr | None:
         a = self.expr(ctx, False, depth)

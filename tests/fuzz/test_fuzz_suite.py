@@ -16,8 +16,14 @@ from .stages import programs
 # derandomize: CI sees the same programs every run; no shrinking (each step is a csim run):
 # a failure prints its program, which bench/fuzz.py's saved files and tests/test_fuzz_regressions.py
 # take from there; the budget keeps the suite's share small
-SUITE = settings(max_examples=6, derandomize=True, database=None, deadline=None,
-                 phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+SUITE = settings(
+    max_examples=6,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=list(HealthCheck),
+)
 
 
 @pytest.mark.slow
@@ -29,8 +35,14 @@ def test_numpy_llvm_and_csim_agree_on_random_programs(program: Program) -> None:
     assert outcome.ok, f"{outcome}\n{program!r}"
 
 
-@settings(max_examples=40, derandomize=True, database=None, deadline=None,
-          phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=40,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=list(HealthCheck),
+)
 @given(programs(max_stages=4))
 def test_numpy_and_llvm_agree_on_random_programs(program: Program) -> None:
     outcome = run_program(program, Path("."), csim=False)

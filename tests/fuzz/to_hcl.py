@@ -71,8 +71,14 @@ class _Tracer:
         if isinstance(e, P.Bin):
             a, b = self._operand(e.a), self._operand(e.b)
             return {
-                "add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b, "div": lambda: a / b,
-                "floordiv": lambda: a // b, "mod": lambda: a % b, "and": lambda: a & b, "or": lambda: a | b,
+                "add": lambda: a + b,
+                "sub": lambda: a - b,
+                "mul": lambda: a * b,
+                "div": lambda: a / b,
+                "floordiv": lambda: a // b,
+                "mod": lambda: a % b,
+                "and": lambda: a & b,
+                "or": lambda: a | b,
                 "xor": lambda: a ^ b,
             }[e.op]()
         if isinstance(e, P.Shift):
@@ -80,8 +86,14 @@ class _Tracer:
             return a << e.amount if e.op == "shl" else a >> e.amount
         if isinstance(e, P.Cmp):
             a, b = self._operand(e.a), self._operand(e.b)
-            return {"lt": lambda: a < b, "le": lambda: a <= b, "gt": lambda: a > b, "ge": lambda: a >= b,
-                    "eq": lambda: a == b, "ne": lambda: a != b}[e.op]()
+            return {
+                "lt": lambda: a < b,
+                "le": lambda: a <= b,
+                "gt": lambda: a > b,
+                "ge": lambda: a >= b,
+                "eq": lambda: a == b,
+                "ne": lambda: a != b,
+            }[e.op]()
         if isinstance(e, P.Select):
             return hcl.select(self.expr(e.cond), self._operand(e.a), self._operand(e.b))
         if isinstance(e, P.Cast):
@@ -89,7 +101,7 @@ class _Tracer:
         if isinstance(e, P.Bit):
             return self.expr(e.a)[e.index]
         if isinstance(e, P.Slice):
-            return self.expr(e.a)[e.lo:e.hi]
+            return self.expr(e.a)[e.lo : e.hi]
         if isinstance(e, P.Logic):
             args = [self.expr(a) for a in e.args]
             return {"and": hcl.and_, "or": hcl.or_, "not": hcl.not_}[e.op](*args)
@@ -130,6 +142,7 @@ class _Tracer:
 
     def stage(self, stage: Any) -> None:
         if isinstance(stage, P.Compute):
+
             def body(*axes: Any) -> Any:
                 self.vars.update(zip(stage.axes, axes))
                 if stage.branch is None:
@@ -142,10 +155,13 @@ class _Tracer:
                 return None
 
             body.__signature__ = _signature(stage.axes)  # type: ignore[attr-defined]
-            self.tensors[stage.name] = hcl.compute(stage.shape, body, name=stage.name, dtype=hcl_type(stage.ty))
+            self.tensors[stage.name] = hcl.compute(
+                stage.shape, body, name=stage.name, dtype=hcl_type(stage.ty)
+            )
         elif isinstance(stage, P.Scalar):
             self.tensors[stage.name] = hcl.scalar(stage.init, stage.name, dtype=hcl_type(stage.ty))
         elif isinstance(stage, P.Mutate):
+
             def body(*axes: Any) -> None:
                 self.vars.update(zip(stage.axes, axes))
                 self.block(stage.body)

@@ -57,13 +57,17 @@ class ConstantLowering(FunctionState):
 
     def check_read_only_arguments(self, callee: str, args: list[Any], values: list[ir.Value]) -> None:
         """A const tensor must not reach an argument the called function (or its callees) writes."""
-        for k, (arg, value) in enumerate(zip(args, values)):
+        for k, (arg, _value) in enumerate(zip(args, values)):
             if isinstance(arg, Tensor) and arg.kind == "const" and self.mb.writes_argument(callee, k):
-                raise APIError(f"def_ function {callee!r} writes its argument {k}, which is passed the "
-                               f"hcl.const_tensor {arg.name!r} (pass an hcl.copy of it)")
+                raise APIError(
+                    f"def_ function {callee!r} writes its argument {k}, which is passed the "
+                    f"hcl.const_tensor {arg.name!r} (pass an hcl.copy of it)"
+                )
 
 
-def writes_argument(module_ops: dict[str, func.FuncOp], callee: str, index: int, seen: set | None = None) -> bool:
+def writes_argument(
+    module_ops: dict[str, func.FuncOp], callee: str, index: int, seen: set | None = None
+) -> bool:
     """Whether @callee stores into its memref argument `index`, itself or through the calls it makes."""
     seen = set() if seen is None else seen
     if (callee, index) in seen or callee not in module_ops:

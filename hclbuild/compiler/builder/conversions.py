@@ -83,7 +83,7 @@ class ConversionLowering(FunctionState):
         if src.is_fixed and dst.is_float:
             f64 = ir.F64Type.get()
             as_float = (arith.SIToFPOp if src.is_signed else arith.UIToFPOp)(f64, value).result
-            scale = arith.ConstantOp(f64, ir.FloatAttr.get(f64, 2.0 ** -src.frac)).result
+            scale = arith.ConstantOp(f64, ir.FloatAttr.get(f64, 2.0**-src.frac)).result
             scaled = arith.MulFOp(as_float, scale).result
             return self.convert(scaled, DType("float", 64), dst)
         if src.is_float and dst.is_fixed:

@@ -52,8 +52,11 @@ class ExpressionLowering(FunctionState):
         if dt.is_index:  # address arithmetic: kept one op (affine analyses read it)
             return op(lhs, self.convert(self.ev(expr.rhs), expr.rhs.dtype, dt)).result
         width = dt.bits
-        out_fill = (lambda: arith.ShRSIOp(lhs, self.int_const(width - 1, dt)).result) if signed_shr else \
-            (lambda: self.int_const(0, dt))
+        out_fill = (
+            (lambda: arith.ShRSIOp(lhs, self.int_const(width - 1, dt)).result)
+            if signed_shr
+            else (lambda: self.int_const(0, dt))
+        )
         if isinstance(expr.rhs, E.Const) and not expr.rhs.dtype.is_float:
             amount = int(expr.rhs.value)
             return op(lhs, self.int_const(amount, dt)).result if 0 <= amount < width else out_fill()
@@ -108,11 +111,15 @@ class ExpressionLowering(FunctionState):
             return {"add": arith.AddIOp, "sub": arith.SubIOp}[op](lhs, rhs).result
         signed = dt.is_signed
         ops: dict[str, Any] = {
-            "add": arith.AddIOp, "sub": arith.SubIOp, "mul": arith.MulIOp,
+            "add": arith.AddIOp,
+            "sub": arith.SubIOp,
+            "mul": arith.MulIOp,
             "div": arith.DivSIOp if signed else arith.DivUIOp,
             "floordiv": arith.FloorDivSIOp if signed else arith.DivUIOp,
             "mod": arith.RemSIOp if signed else arith.RemUIOp,
-            "and": arith.AndIOp, "or": arith.OrIOp, "xor": arith.XOrIOp,
+            "and": arith.AndIOp,
+            "or": arith.OrIOp,
+            "xor": arith.XOrIOp,
         }
         if op == "floordiv" and signed and dt.bits > 64:
             return self.wide_floordiv(lhs, rhs, dt)
@@ -139,16 +146,23 @@ class ExpressionLowering(FunctionState):
         remainder = arith.RemSIOp(lhs, rhs).result
         zero = self.int_const(0, dt)
         inexact = arith.CmpIOp(arith.CmpIPredicate.ne, remainder, zero).result
-        signs_differ = arith.XOrIOp(arith.CmpIOp(arith.CmpIPredicate.slt, remainder, zero).result,
-                                    arith.CmpIOp(arith.CmpIPredicate.slt, rhs, zero).result).result
+        signs_differ = arith.XOrIOp(
+            arith.CmpIOp(arith.CmpIPredicate.slt, remainder, zero).result,
+            arith.CmpIOp(arith.CmpIPredicate.slt, rhs, zero).result,
+        ).result
         step = arith.ExtUIOp(mlir_type(dt), arith.AndIOp(inexact, signs_differ).result).result
         return arith.SubIOp(quotient, step).result
 
     def float_binary(self, op: str, lhs: ir.Value, rhs: ir.Value) -> ir.Value:
         if op == "floordiv":
             return math.FloorOp(arith.DivFOp(lhs, rhs).result).result
-        table = {"add": arith.AddFOp, "sub": arith.SubFOp, "mul": arith.MulFOp, "div": arith.DivFOp,
-                 "mod": arith.RemFOp}
+        table = {
+            "add": arith.AddFOp,
+            "sub": arith.SubFOp,
+            "mul": arith.MulFOp,
+            "div": arith.DivFOp,
+            "mod": arith.RemFOp,
+        }
         if op not in table:
             raise CompileError(f"builder: '{op}' is not defined on floats")
         return table[op](lhs, rhs).result
@@ -162,28 +176,41 @@ class ExpressionLowering(FunctionState):
             # the bindings spell float predicates in upper case (OLT), integer ones in lower (slt)
             return arith.CmpFOp(getattr(arith.CmpFPredicate, pred.upper()), lhs, rhs).result
         sign = "s" if dt.is_signed else "u"
-        pred = {"lt": f"{sign}lt", "le": f"{sign}le", "gt": f"{sign}gt", "ge": f"{sign}ge", "eq": "eq",
-                "ne": "ne"}[expr.op]
+        pred = {
+            "lt": f"{sign}lt",
+            "le": f"{sign}le",
+            "gt": f"{sign}gt",
+            "ge": f"{sign}ge",
+            "eq": "eq",
+            "ne": "ne",
+        }[expr.op]
         return arith.CmpIOp(getattr(arith.CmpIPredicate, pred), lhs, rhs).result
 
     def expr_Logical(self, expr: E.Logical) -> ir.Value:
         # an operand after the first that reads memory, divides or calls is evaluated lazily
-        values = [self.ev(a) if k == 0 or expr.op == "not" or not _may_fault(a) else None
-                  for k, a in enumerate(expr.args)]
+        values = [
+            self.ev(a) if k == 0 or expr.op == "not" or not _may_fault(a) else None
+            for k, a in enumerate(expr.args)
+        ]
         if expr.op == "not":
             return arith.XOrIOp(values[0], self.int_const(1, UInt(1))).result
         combine = arith.AndIOp if expr.op == "and" else arith.OrIOp
         result = values[0]
         for arg, value in zip(expr.args[1:], values[1:]):
-            result = combine(result, value).result if value is not None else self._short_circuit(expr.op, result, arg)
+            result = (
+                combine(result, value).result
+                if value is not None
+                else self._short_circuit(expr.op, result, arg)
+            )
         return result
 
     def _short_circuit(self, op: str, decided: ir.Value, arg: E.Expr) -> ir.Value:
         """C's && / ||: `arg` is evaluated only when `decided` leaves the answer open, so
         `hcl.and_(j >= 0, A[j] > key)` never reads A[-1] (HeteroCL's insertion sort relies on it)."""
         if_op = scf.IfOp(decided, [ir.IntegerType.get_signless(1)], has_else=True)
-        evaluated, fixed = (if_op.then_block, if_op.else_block) if op == "and" else (if_op.else_block,
-                                                                                     if_op.then_block)
+        evaluated, fixed = (
+            (if_op.then_block, if_op.else_block) if op == "and" else (if_op.else_block, if_op.then_block)
+        )
         with ir.InsertionPoint(evaluated):
             scf.YieldOp([self.ev(arg)])
         with ir.InsertionPoint(fixed):
@@ -204,8 +231,16 @@ class ExpressionLowering(FunctionState):
             return math.AbsIOp(args[0]).result
         if expr.name == "power":
             return math.PowFOp(args[0], args[1]).result
-        table = {"exp": math.ExpOp, "log": math.LogOp, "log2": math.Log2Op, "log10": math.Log10Op,
-                 "sqrt": math.SqrtOp, "sin": math.SinOp, "cos": math.CosOp, "tanh": math.TanhOp}
+        table = {
+            "exp": math.ExpOp,
+            "log": math.LogOp,
+            "log2": math.Log2Op,
+            "log10": math.Log10Op,
+            "sqrt": math.SqrtOp,
+            "sin": math.SinOp,
+            "cos": math.CosOp,
+            "tanh": math.TanhOp,
+        }
         return table[expr.name](args[0]).result
 
     def expr_Call(self, expr: E.Call) -> ir.Value:
@@ -230,7 +265,8 @@ def _may_fault(expr: E.Expr) -> bool:
 
     def visit(node: Any) -> None:
         if isinstance(node, (E.Load, E.Call, E.Reduce, E.ImperativeValue)) or (
-                isinstance(node, E.Binary) and node.op in ("div", "floordiv", "mod")):
+            isinstance(node, E.Binary) and node.op in ("div", "floordiv", "mod")
+        ):
             faulting.append(node)
 
     walk_nodes(expr, visit)

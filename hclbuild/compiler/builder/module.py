@@ -28,7 +28,12 @@ from hclbuild.schedule.schedule import Schedule
 
 
 class FunctionBuilder(
-    StatementLowering, StageLowering, ReductionLowering, ExpressionLowering, BitLowering, ConstantLowering,
+    StatementLowering,
+    StageLowering,
+    ReductionLowering,
+    ExpressionLowering,
+    BitLowering,
+    ConstantLowering,
     ConversionLowering,
 ):
     """Emits one func.func body from a Scope's statements."""
@@ -64,9 +69,13 @@ class ModuleBuilder:
         if id(tensor) not in self.globals:
             symbol = f"hcl_const_{tensor.name}"
             with ir.InsertionPoint.at_block_begin(self.module.body):
-                memref.GlobalOp(symbol, ir.MemRefType.get(list(tensor.shape), mlir_type(tensor.dtype)),
-                                sym_visibility="private", initial_value=dense_values(tensor),
-                                constant=True)
+                memref.GlobalOp(
+                    symbol,
+                    ir.MemRefType.get(list(tensor.shape), mlir_type(tensor.dtype)),
+                    sym_visibility="private",
+                    initial_value=dense_values(tensor),
+                    constant=True,
+                )
             self.globals[id(tensor)] = symbol
         return self.globals[id(tensor)]
 
@@ -110,7 +119,7 @@ class ModuleBuilder:
         op = func.FuncOp(name, ftype)
         op.attributes["hcl.arg_names"] = str_array([p.name for p in params])
         op.attributes["hcl.arg_types"] = str_array([p.dtype.name for p in params])
-        parts = [[s for s in self.partitions_of(p)] if isinstance(p, Tensor) else [] for p in params]
+        parts = [list(self.partitions_of(p)) if isinstance(p, Tensor) else [] for p in params]
         if any(parts):
             op.attributes["hcl.arg_partitions"] = ir.ArrayAttr.get([str_array(p) for p in parts])
         return op
@@ -131,10 +140,15 @@ class ModuleBuilder:
                 slot = fb.alloc(f"{traced.name}_result", traced.ret_dtype, (1,))
                 flag = fb.alloc(f"{traced.name}_returned", UInt(1), (1,))
                 fb.store_const_bool(flag, False)
-                memref.StoreOp(fb.int_const(0, traced.ret_dtype) if not traced.ret_dtype.is_float else
-                               arith.ConstantOp(mlir_type(traced.ret_dtype),
-                                                ir.FloatAttr.get(mlir_type(traced.ret_dtype), 0.0)).result,
-                               slot, [fb.index_const(0)])
+                memref.StoreOp(
+                    fb.int_const(0, traced.ret_dtype)
+                    if not traced.ret_dtype.is_float
+                    else arith.ConstantOp(
+                        mlir_type(traced.ret_dtype), ir.FloatAttr.get(mlir_type(traced.ret_dtype), 0.0)
+                    ).result,
+                    slot,
+                    [fb.index_const(0)],
+                )
                 fb.returns.append(ReturnTarget(flag, slot, [fb.index_const(0)], traced.ret_dtype))
                 fb.emit_block(scope.body)
                 result = memref.LoadOp(slot, [fb.index_const(0)]).result
@@ -175,7 +189,11 @@ class ModuleBuilder:
             body = stmt.body
             if len(body) == 1 and isinstance(body[0], S.ComputeLoops):
                 stored = body[0].body
-                if len(stored) == 1 and isinstance(stored[0], S.Store) and isinstance(stored[0].value, E.Reduce):
+                if (
+                    len(stored) == 1
+                    and isinstance(stored[0], S.Store)
+                    and isinstance(stored[0].value, E.Reduce)
+                ):
                     fb.merged_reduces.add(id(stored[0].value))
         with ir.InsertionPoint(fb.entry):
             fb.prepare(scope.body, scope.allocs, {id(t) for t in params})
@@ -199,7 +217,6 @@ class ModuleBuilder:
 
 def _call_root_name(taken: set[str], stmt: S.CallStmt) -> str:
     return _fresh_name(taken, f"call_{stmt.function.name}")
-
 
 
 def _fresh_name(taken: set[str], base: str) -> str:

@@ -107,6 +107,7 @@ class ReductionLowering(FunctionState):
 
     def reduce_step(self, expr: E.Reduce, acc: ir.Value, subscripts: Callable[[], list[ir.Value]]) -> None:
         """acc[subscripts] = combine(acc[subscripts], value), under expr.where; acc holds expr.dtype."""
+
         def step() -> None:
             zero = subscripts()
             current = memref.LoadOp(acc, zero).result
@@ -155,10 +156,12 @@ def _merged_reduce_form(stage: S.StageStmt, loops: S.ComputeLoops, sched: Stage)
     """The Store and its Reduce of a stage whose reduction was reordered among its spatial loops,
     or HCLNotImplementedError when the stage is not of the one supported form."""
     merged = list(sched.merged_reductions)
-    supported = (f"reordering reduction loops {merged} among the spatial loops of stage {stage.name!r} "
-                 "is supported when the stage stores exactly one reduction (hcl.sum/max/min or an "
-                 "hcl.reducer, with or without where=) over the merged axes, e.g. "
-                 "hcl.compute(shape, lambda i, j: hcl.sum(A[i, k] * B[k, j], axis=k))")
+    supported = (
+        f"reordering reduction loops {merged} among the spatial loops of stage {stage.name!r} "
+        "is supported when the stage stores exactly one reduction (hcl.sum/max/min or an "
+        "hcl.reducer, with or without where=) over the merged axes, e.g. "
+        "hcl.compute(shape, lambda i, j: hcl.sum(A[i, k] * B[k, j], axis=k))"
+    )
     if stage.kind not in ("compute", "update") or stage.has_return or len(loops.body) != 1:
         raise HCLNotImplementedError(supported)
     store = loops.body[0]
@@ -167,13 +170,16 @@ def _merged_reduce_form(stage: S.StageStmt, loops: S.ComputeLoops, sched: Stage)
     reduce = store.value
     if {ax.name for ax in reduce.axes} != set(merged):
         raise HCLNotImplementedError(
-            supported + f"; here the reduction is over {[ax.name for ax in reduce.axes]} (merge all of its axes)")
+            supported
+            + f"; here the reduction is over {[ax.name for ax in reduce.axes]} (merge all of its axes)"
+        )
     if reduce.dtype != store.tensor.dtype:
         raise HCLNotImplementedError(
             f"stage {stage.name!r}: reordering a reduction needs the compute dtype equal to the accumulator "
             f"dtype (the output {store.tensor.name!r} is {store.tensor.dtype.name}, the reduction accumulates "
             f"in {reduce.dtype.name}); give hcl.compute dtype={reduce.dtype.name!r} or the reduction "
-            f"dtype={store.tensor.dtype.name!r}")
+            f"dtype={store.tensor.dtype.name!r}"
+        )
     reads_output: list[bool] = []
 
     def visit(node: Any) -> None:
@@ -185,5 +191,6 @@ def _merged_reduce_form(stage: S.StageStmt, loops: S.ComputeLoops, sched: Stage)
     walk_nodes([reduce.init, reduce.value, reduce.where, reduce.combine], visit)
     if reads_output:
         raise HCLNotImplementedError(
-            supported + f"; here the reduction reads {store.tensor.name!r}, which then holds partial results")
+            supported + f"; here the reduction reads {store.tensor.name!r}, which then holds partial results"
+        )
     return store, reduce

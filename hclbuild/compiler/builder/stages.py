@@ -22,7 +22,9 @@ class StageLowering(FunctionState):
 
     def stmt_StageStmt(self, stage: S.StageStmt, top_level: bool = False) -> ir.Operation:
         sched_stage = self.mb.schedule.stages.get(stage.name)
-        if sched_stage is not None and (sched_stage.stmt is not stage or self.scope is not self.mb.schedule.program.top):
+        if sched_stage is not None and (
+            sched_stage.stmt is not stage or self.scope is not self.mb.schedule.program.top
+        ):
             sched_stage = None  # a stage of a def_ body, or a wrapper made here: no schedule of its own
         block = self.entry if top_level else None
         # len() and indexing count in C++; list(block.operations) wrapped every op in Python, once
@@ -36,8 +38,12 @@ class StageLowering(FunctionState):
         saved_plans = self.loop_plans  # nested stages schedule their own hcl.for_ loops
         self.loop_plans = sched_stage.loop_plans if sched_stage is not None else {}
         try:
-            if (len(stage.body) == 1 and isinstance(stage.body[0], S.ComputeLoops) and sched_stage is not None
-                    and sched_stage.merged_reductions):
+            if (
+                len(stage.body) == 1
+                and isinstance(stage.body[0], S.ComputeLoops)
+                and sched_stage is not None
+                and sched_stage.merged_reductions
+            ):
                 self.emit_merged_reduction(stage, stage.body[0], sched_stage)
             elif len(stage.body) == 1 and isinstance(stage.body[0], S.ComputeLoops):
                 self.emit_compute_loops(stage, stage.body[0], sched_stage)
@@ -56,11 +62,15 @@ class StageLowering(FunctionState):
         if block is None:
             if nested is not None and len(nested.operations) == nested_before + 1:
                 # a stage nested in another's body (docs/IR.md): reuse_at finds it by this name
-                nested.operations[nested_before].attributes["hcl.nested_stage"] = ir.StringAttr.get(stage.name)
+                nested.operations[nested_before].attributes["hcl.nested_stage"] = ir.StringAttr.get(
+                    stage.name
+                )
             return None  # type: ignore[return-value]
         after = len(block.operations)
         if after - before != 1:
-            raise CompileError(f"builder: stage {stage.name!r} produced {after - before} top-level ops, expected 1")
+            raise CompileError(
+                f"builder: stage {stage.name!r} produced {after - before} top-level ops, expected 1"
+            )
         root = block.operations[before]
         root.attributes["op_name"] = ir.StringAttr.get(stage.name)
         if sched_stage is not None and sched_stage.is_dataflow and sched_stage.dataflow_loop is None:
@@ -70,9 +80,14 @@ class StageLowering(FunctionState):
     def stmt_ComputeLoops(self, loops: S.ComputeLoops) -> None:
         self.emit_compute_loops(None, loops, None)
 
-    def emit_compute_loops(self, stage: S.StageStmt | None, loops: S.ComputeLoops, sched: Stage | None) -> None:
-        nest = sched.spatial if sched is not None and sched.spatial is not None else \
-            LoopNest.of_axes([(ax.name, ax.extent) for ax in loops.axes])
+    def emit_compute_loops(
+        self, stage: S.StageStmt | None, loops: S.ComputeLoops, sched: Stage | None
+    ) -> None:
+        nest = (
+            sched.spatial
+            if sched is not None and sched.spatial is not None
+            else LoopNest.of_axes([(ax.name, ax.extent) for ax in loops.axes])
+        )
         self._reductions = sched.reductions if sched is not None else {}
         dataflow_loop = sched.dataflow_loop if sched is not None else None
 
@@ -83,14 +98,16 @@ class StageLowering(FunctionState):
                 flag = self.accumulators[id(stage)]
                 self.store_const_bool(flag, False)
                 out = stage.output
-                self.returns[-1] = ReturnTarget(flag, self.buffer(out), [values[ax.name] for ax in loops.axes],
-                                                out.dtype)
+                self.returns[-1] = ReturnTarget(
+                    flag, self.buffer(out), [values[ax.name] for ax in loops.axes], out.dtype
+                )
             self.emit_block(loops.body)
 
         self.emit_nest(nest, body, dataflow_loop)
 
-    def emit_nest(self, nest: LoopNest, body: Callable[[dict[str, ir.Value]], None],
-                  dataflow_loop: str | None = None) -> None:
+    def emit_nest(
+        self, nest: LoopNest, body: Callable[[dict[str, ir.Value]], None], dataflow_loop: str | None = None
+    ) -> None:
         leaf_values: dict[str, ir.Value] = {}
 
         def level(k: int) -> None:
@@ -99,8 +116,11 @@ class StageLowering(FunctionState):
                 if nest.guards:
                     cond = None
                     for expr, bound in nest.guards:
-                        check = arith.CmpIOp(arith.CmpIPredicate.ult, self.index_expr(expr, leaf_values),
-                                             self.index_const(bound)).result
+                        check = arith.CmpIOp(
+                            arith.CmpIPredicate.ult,
+                            self.index_expr(expr, leaf_values),
+                            self.index_const(bound),
+                        ).result
                         cond = check if cond is None else arith.AndIOp(cond, check).result
                     guard = scf.IfOp(cond)
                     with ir.InsertionPoint(guard.then_block):

@@ -91,7 +91,9 @@ class FunctionState:
                 self.scalars[id(param)] = arg
 
     # ---- buffers -------------------------------------------------------------
-    def alloc(self, name: str, dtype: DType, shape: tuple[int, ...], partitions: list[str] | None = None) -> ir.Value:
+    def alloc(
+        self, name: str, dtype: DType, shape: tuple[int, ...], partitions: list[str] | None = None
+    ) -> ir.Value:
         op = memref.AllocOp(ir.MemRefType.get(list(shape), mlir_type(dtype)), [], [])
         op.attributes["name"] = ir.StringAttr.get(name)
         op.attributes["hcl.dtype"] = ir.StringAttr.get(dtype.name)
@@ -109,19 +111,25 @@ class FunctionState:
                 self.buffers[id(tensor)] = self.constant_buffer(tensor)
                 self.shapes[id(tensor)] = tensor.shape
                 continue
-            self.buffers[id(tensor)] = self.alloc(tensor.name, tensor.dtype, self.mb.shape_of(tensor),
-                                                  self.mb.partitions_of(tensor))
+            self.buffers[id(tensor)] = self.alloc(
+                tensor.name, tensor.dtype, self.mb.shape_of(tensor), self.mb.partitions_of(tensor)
+            )
             self.shapes[id(tensor)] = self.mb.shape_of(tensor)
 
         def visit(node: Any) -> None:
-            if isinstance(node, E.Reduce) and id(node) not in self.accumulators and \
-                    id(node) not in self.merged_reduces:  # those accumulate in their output tensor
+            if (
+                isinstance(node, E.Reduce)
+                and id(node) not in self.accumulators
+                and id(node) not in self.merged_reduces
+            ):  # those accumulate in their output tensor
                 self.accumulators[id(node)] = self.alloc(node.name, node.dtype, (1,))
             if isinstance(node, S.StageStmt) and node.has_return and id(node) not in self.accumulators:
                 self.accumulators[id(node)] = self.alloc(f"{node.name}_returned", UInt(1), (1,))
             if isinstance(node, E.ImperativeValue) and id(node) not in self.accumulators:
-                self.accumulators[id(node)] = (self.alloc("reducer_value", node.dtype, (1,)),
-                                               self.alloc("reducer_returned", UInt(1), (1,)))
+                self.accumulators[id(node)] = (
+                    self.alloc("reducer_value", node.dtype, (1,)),
+                    self.alloc("reducer_returned", UInt(1), (1,)),
+                )
 
         walk_nodes(body, visit)
 
@@ -161,7 +169,9 @@ class FunctionState:
 
     def subscripts(self, tensor: Tensor, indices: tuple[E.Expr, ...]) -> list[ir.Value]:
         if len(indices) != len(tensor.shape):
-            raise APIError(f"tensor {tensor.name!r} has {len(tensor.shape)} dimensions, indexed with {len(indices)}")
+            raise APIError(
+                f"tensor {tensor.name!r} has {len(tensor.shape)} dimensions, indexed with {len(indices)}"
+            )
         values = [self.ev_index(i) for i in indices]
         shape = self.shapes.get(id(tensor), tensor.shape)
         if shape == tensor.shape:

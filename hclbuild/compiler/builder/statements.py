@@ -16,13 +16,21 @@ from hclbuild.dsl import stmt as S
 from hclbuild.errors import APIError, CompileError
 
 
+def _affine_yield() -> Any:
+    return affine.AffineYieldOp([])
+
+
+def _scf_yield() -> Any:
+    return scf.YieldOp([])
+
+
 class StatementLowering(FunctionState):
     """dsl.stmt nodes -> affine/scf/memref ops."""
 
     def emit_block(self, stmts: list[S.Stmt]) -> None:
         for k, stmt in enumerate(stmts):
             self.emit_stmt(stmt)
-            rest = stmts[k + 1:]
+            rest = stmts[k + 1 :]
             if rest and self.returns and S.contains_return([stmt]):
                 # statements after a possible hcl.return_ run only while nothing has returned
                 with self.unless_returned():
@@ -54,7 +62,7 @@ class StatementLowering(FunctionState):
             loop = affine.AffineForOp(int(lo.value), int(hi.value), step)
             iv = loop.induction_variable
             body_block = loop.body
-            terminator: Callable[[], Any] = lambda: affine.AffineYieldOp([])
+            terminator: Callable[[], Any] = _affine_yield
             lo_v = None
         else:
             lo_v = self.ev_index(lo)
@@ -70,11 +78,13 @@ class StatementLowering(FunctionState):
             loop = scf.ForOp(self.index_const(0), count, self.index_const(1))
             body_block = loop.body
             iv = None
-            terminator = lambda: scf.YieldOp([])
+            terminator = _scf_yield
         loop.attributes["loop_name"] = ir.StringAttr.get(stmt.name)
         set_pragmas(loop, pragmas)
         if iv is None and stmt.max_trip is not None:
-            loop.attributes["hcl.max_trip"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), stmt.max_trip)
+            loop.attributes["hcl.max_trip"] = ir.IntegerAttr.get(
+                ir.IntegerType.get_signless(32), stmt.max_trip
+            )
         with ir.InsertionPoint(body_block):
             if iv is None:
                 k = loop.induction_variable
@@ -180,8 +190,13 @@ class StatementLowering(FunctionState):
 
 def is_affine_for(stmt: S.Stmt) -> bool:
     """A for_ that becomes one affine.for (constant bounds, positive step) and nothing before it."""
-    return (isinstance(stmt, S.For) and isinstance(stmt.lo, E.Const) and isinstance(stmt.hi, E.Const)
-            and isinstance(stmt.step, int) and stmt.step > 0)
+    return (
+        isinstance(stmt, S.For)
+        and isinstance(stmt.lo, E.Const)
+        and isinstance(stmt.hi, E.Const)
+        and isinstance(stmt.step, int)
+        and stmt.step > 0
+    )
 
 
 def set_pragmas(loop: Any, attrs: dict[str, int | bool]) -> None:

@@ -31,5 +31,15 @@ from hclbuild.compiler.emit_hls.interfaces import (
     override_interfaces,
 )
 
-__all__ = ["ArgInterface", "CArg", "CSignature", "FunctionInterfaces", "blackbox_interfaces", "c_signature",
-           "default_interfaces", "emit_function_files", "emit_module", "override_interfaces"]
+__all__ = [
+    "ArgInterface",
+    "CArg",
+    "CSignature",
+    "FunctionInterfaces",
+    "blackbox_interfaces",
+    "c_signature",
+    "default_interfaces",
+    "emit_function_files",
+    "emit_module",
+    "override_interfaces",
+]

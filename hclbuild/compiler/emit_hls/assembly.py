@@ -27,10 +27,10 @@ from hclbuild.compiler.emit_hls.memory_loops import MEMORY_LOOP_HANDLERS, Memory
 from hclbuild.compiler.emit_hls.pragmas import arg_partitions, function_pragmas
 from hclbuild.compiler.emit_hls.prints import PrintOps, print_formats
 from hclbuild.compiler.emit_hls.scalar_ops import SCALAR_HANDLERS, ScalarOps
-from hclbuild.hls_interface import RTL_BLACKBOX_MACRO
 from hclbuild.compiler.hls_types import c_type
 from hclbuild.compiler.signature import signature_of
 from hclbuild.errors import CompileError, HCLNotImplementedError
+from hclbuild.hls_interface import RTL_BLACKBOX_MACRO
 
 _AP_WIDTH = re.compile(r"ap_u?(?:int|fixed)<(\d+)")
 _AP_DEFAULT_MAX_W = 1024
@@ -65,7 +65,9 @@ def c_signature(func_op: ir.Operation | ir.OpView, function_names: set[str] | No
         taken.add(c_name)
         if isinstance(mlir_type, ir.MemRefType):
             shape = memref_shape(mlir_type, f"@{name} argument '{spec.name}'")
-            args.append(CArg(c_name, c_type(spec.dtype), spec.dtype.name, shape, True, spec.stream, spec.name))
+            args.append(
+                CArg(c_name, c_type(spec.dtype), spec.dtype.name, shape, True, spec.stream, spec.name)
+            )
         else:
             args.append(CArg(c_name, c_type(spec.dtype), spec.dtype.name, (), False, source=spec.name))
     if signature.ret is None:
@@ -99,8 +101,12 @@ def emit_module(module: ir.Module, interfaces: FunctionInterfaces | None = None)
     return "\n".join(lines) + "\n" + "\n".join(bodies)
 
 
-def emit_function_files(module: ir.Module, func_name: str, interfaces: FunctionInterfaces | None = None,
-                        blackboxes: Collection[str] = ()) -> tuple[str, str]:
+def emit_function_files(
+    module: ir.Module,
+    func_name: str,
+    interfaces: FunctionInterfaces | None = None,
+    blackboxes: Collection[str] = (),
+) -> tuple[str, str]:
     """(cpp, header) making `func_name` a top file: the .cpp defines it and every callee it needs.
 
     `func_name` gets `interfaces` (default: the vivado flow's). Callees named in `blackboxes` (and
@@ -119,13 +125,21 @@ def emit_function_files(module: ir.Module, func_name: str, interfaces: FunctionI
     bodies = []
     for name in order:
         is_top = name == func_name
-        emitter = _function_emitter(name, functions, signatures, interfaces if is_top else None, is_top,
-                                    boxed if is_top else frozenset())
+        emitter = _function_emitter(
+            name,
+            functions,
+            signatures,
+            interfaces if is_top else None,
+            is_top,
+            boxed if is_top else frozenset(),
+        )
         emitter.prints = prints
         body = emitter.emit()
         if name in boxed:
-            body = (f"#ifndef {RTL_BLACKBOX_MACRO}\n// the C model of {name} for csim: synthesis takes its RTL "
-                    f"(an RTL blackbox)\n{body}#endif  // {RTL_BLACKBOX_MACRO}\n")
+            body = (
+                f"#ifndef {RTL_BLACKBOX_MACRO}\n// the C model of {name} for csim: synthesis takes its RTL "
+                f"(an RTL blackbox)\n{body}#endif  // {RTL_BLACKBOX_MACRO}\n"
+            )
         bodies.append(body)
     prototypes = [f"{signatures[name].prototype()};" for name in order]
     guard = "HCLBUILD_" + re.sub(r"\W", "_", func_name).upper() + "_H"
@@ -146,9 +160,14 @@ def emit_function_files(module: ir.Module, func_name: str, interfaces: FunctionI
     return "\n".join(cpp_lines) + "\n" + "\n".join(bodies), "\n".join(header_lines) + "\n"
 
 
-def _function_emitter(name: str, functions: dict[str, ir.Operation], signatures: dict[str, CSignature],
-                      interfaces: FunctionInterfaces | None, is_top: bool,
-                      blackboxes: Collection[str] = frozenset()) -> FunctionEmitter:
+def _function_emitter(
+    name: str,
+    functions: dict[str, ir.Operation],
+    signatures: dict[str, CSignature],
+    interfaces: FunctionInterfaces | None,
+    is_top: bool,
+    blackboxes: Collection[str] = frozenset(),
+) -> FunctionEmitter:
     """The emitter of one function: a file's top gets ports (and local copies), an outlined callee
     `inline off`."""
     func = functions[name]
@@ -157,13 +176,19 @@ def _function_emitter(name: str, functions: dict[str, ir.Operation], signatures:
         return FunctionEmitter(func, signature, signatures, inline_off="hcl.outlined" in func.attributes)
     ports = interfaces if interfaces is not None else default_interfaces(signature)
     if [arg.port for arg in ports.args] != [arg.name for arg in signature.args]:
-        raise CompileError(f"@{name}: the interfaces are for arguments {[arg.port for arg in ports.args]}, "
-                           f"the function has {[arg.name for arg in signature.args]}")
+        raise CompileError(
+            f"@{name}: the interfaces are for arguments {[arg.port for arg in ports.args]}, "
+            f"the function has {[arg.name for arg in signature.args]}"
+        )
     partitions = arg_partitions(func, len(signature.args), f"@{name}")
     copies = plan_local_copies(func, signature.args, partitions, ports, functions, blackboxes)
     if copies and signature.ret_c_type is not None:
-        raise HCLNotImplementedError(f"@{name}: local copies of array arguments in a function that returns a value")
-    return FunctionEmitter(func, signature, signatures, interfaces=ports, local_copies=copies, blackboxes=blackboxes)
+        raise HCLNotImplementedError(
+            f"@{name}: local copies of array arguments in a function that returns a value"
+        )
+    return FunctionEmitter(
+        func, signature, signatures, interfaces=ports, local_copies=copies, blackboxes=blackboxes
+    )
 
 
 # ---- one function ----------------------------------------------------------------------------
@@ -178,9 +203,17 @@ class FunctionEmitter(ScalarOps, MemoryLoopOps, ConstantOps, PrintOps):
 
     HANDLERS = merge_handlers(SCALAR_HANDLERS, MEMORY_LOOP_HANDLERS, CONSTANT_HANDLERS)
 
-    def __init__(self, func: ir.Operation, signature: CSignature, signatures: dict[str, CSignature], *,
-                 interfaces: FunctionInterfaces | None = None, inline_off: bool = False,
-                 local_copies: Collection[LocalCopy] = (), blackboxes: Collection[str] = ()):
+    def __init__(
+        self,
+        func: ir.Operation,
+        signature: CSignature,
+        signatures: dict[str, CSignature],
+        *,
+        interfaces: FunctionInterfaces | None = None,
+        inline_off: bool = False,
+        local_copies: Collection[LocalCopy] = (),
+        blackboxes: Collection[str] = (),
+    ):
         super().__init__(func, signature, signatures)
         self.interfaces = interfaces
         self.inline_off = inline_off
@@ -193,10 +226,17 @@ class FunctionEmitter(ScalarOps, MemoryLoopOps, ConstantOps, PrintOps):
         self.indent += 1
         block = self.func.regions[0].blocks[0]
         arguments = list(zip(self.signature.args, block.arguments))
-        kept_whole = {arg.name: self.unpartitioned[value] for arg, value in arguments if value in self.unpartitioned}
-        for pragma in function_pragmas(self.func, self.signature, self.interfaces, inline_off=self.inline_off,
-                                       local={copy.arg.name for copy in self.local_copies},
-                                       unpartitioned=kept_whole):
+        kept_whole = {
+            arg.name: self.unpartitioned[value] for arg, value in arguments if value in self.unpartitioned
+        }
+        for pragma in function_pragmas(
+            self.func,
+            self.signature,
+            self.interfaces,
+            inline_off=self.inline_off,
+            local={copy.arg.name for copy in self.local_copies},
+            unpartitioned=kept_whole,
+        ):
             self._line(pragma)
         local_names = {copy.index: declare_local(self, copy) for copy in self.local_copies}
         for index, (arg, value) in enumerate(arguments):
@@ -293,11 +333,15 @@ def _blackboxed(top: str, graph: dict[str, list[str]], blackboxes: set[str]) -> 
             continue
         own.add(name)
         stack.extend(graph[name])
-    boxed = set(_topological([b for b in blackboxes if b in graph and b != top and _reaches(top, b, graph)], graph))
+    boxed = set(
+        _topological([b for b in blackboxes if b in graph and b != top and _reaches(top, b, graph)], graph)
+    )
     shared = sorted(own & boxed)
     if shared:
-        raise HCLNotImplementedError(f"@{top}: {', '.join('@' + n for n in shared)} is called both by the top's own "
-                                     "code and by an RTL blackbox; blackbox assembly of a shared callee")
+        raise HCLNotImplementedError(
+            f"@{top}: {', '.join('@' + n for n in shared)} is called both by the top's own "
+            "code and by an RTL blackbox; blackbox assembly of a shared callee"
+        )
     return frozenset(boxed)
 
 

@@ -197,8 +197,11 @@ def wide_literal(value: int, bits: int) -> str:
     """An ap_uint<bits> expression of a constant wider than 64 bits, from its nonzero 64-bit words."""
     raw = value & ((1 << bits) - 1)
     words = [(k, (raw >> (64 * k)) & (2**64 - 1)) for k in range(-(-bits // 64))]
-    parts = [f"((ap_uint<{bits}>){word:#x}ULL << {64 * k})" if k else f"(ap_uint<{bits}>){word:#x}ULL"
-             for k, word in words if word or k == 0]
+    parts = [
+        f"((ap_uint<{bits}>){word:#x}ULL << {64 * k})" if k else f"(ap_uint<{bits}>){word:#x}ULL"
+        for k, word in words
+        if word or k == 0
+    ]
     return "(" + " | ".join(parts) + ")"
 
 

@@ -51,8 +51,10 @@ class ConstantOps(EmitterCore):
             for block in region.blocks:
                 for candidate in block.operations:
                     attrs = candidate.operation.attributes
-                    if candidate.operation.name == "memref.global" and \
-                            ir.StringAttr(attrs["sym_name"]).value == symbol:
+                    if (
+                        candidate.operation.name == "memref.global"
+                        and ir.StringAttr(attrs["sym_name"]).value == symbol
+                    ):
                         return candidate.operation
         raise self._fail_where(where, f"no memref.global @{symbol} in the module")
 
@@ -70,8 +72,9 @@ def _literal(value: object, dtype: DType, where: str) -> str:
         return "true" if raw & 1 else "false"
     if dtype.is_fixed:
         if dtype.bits > _EXACT_DOUBLE_BITS:
-            raise HCLNotImplementedError(f"{where}: constant fixed-point tensors wider than "
-                                         f"{_EXACT_DOUBLE_BITS} bits")
+            raise HCLNotImplementedError(
+                f"{where}: constant fixed-point tensors wider than {_EXACT_DOUBLE_BITS} bits"
+            )
         return repr(dtype.wrap_int(raw) / 2**dtype.frac)
     value = dtype.wrap_int(raw)
     if -(2**63) <= value < 2**63:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from hclbuild.compiler.emit_hls.c_types import CArg, CSignature
+from hclbuild.errors import ConfigError
 from hclbuild.hls_interface import (
     ARRAY_MODES,
     OPTION_MODES,
@@ -32,7 +33,6 @@ from hclbuild.hls_interface import (
     SCALAR_MODES,
     STREAM_MODES,
 )
-from hclbuild.errors import ConfigError
 
 FLOW_TARGETS = ("vivado", "vitis")
 
@@ -89,21 +89,31 @@ class FunctionInterfaces:
 def default_interfaces(signature: CSignature, flow_target: str = "vivado") -> FunctionInterfaces:
     """The interfaces a flow target gives each argument of a top function (table above)."""
     if flow_target not in FLOW_TARGETS:
-        raise ConfigError(f"@{signature.name}: unknown flow target {flow_target!r} (expected vivado or vitis)")
-    return FunctionInterfaces(tuple(_default_arg(arg, flow_target) for arg in signature.args),
-                              "s_axilite" if flow_target == "vitis" else "ap_ctrl_hs")
+        raise ConfigError(
+            f"@{signature.name}: unknown flow target {flow_target!r} (expected vivado or vitis)"
+        )
+    return FunctionInterfaces(
+        tuple(_default_arg(arg, flow_target) for arg in signature.args),
+        "s_axilite" if flow_target == "vitis" else "ap_ctrl_hs",
+    )
 
 
 def blackbox_interfaces(signature: CSignature) -> FunctionInterfaces:
     """Block-level ports for a function synthesized as the RTL blackbox of its caller."""
-    args = tuple(ArgInterface(arg.name, "ap_fifo" if arg.stream else "ap_memory" if arg.is_array else "ap_none")
-                 for arg in signature.args)
+    args = tuple(
+        ArgInterface(arg.name, "ap_fifo" if arg.stream else "ap_memory" if arg.is_array else "ap_none")
+        for arg in signature.args
+    )
     return FunctionInterfaces(args, "ap_ctrl_chain", single_ram_arrays=True)
 
 
-def override_interfaces(interfaces: FunctionInterfaces, signature: CSignature,
-                        overrides: Mapping[str, Mapping[str, Any]], where: str,
-                        stream_modes: tuple[str, ...] = STREAM_MODES) -> FunctionInterfaces:
+def override_interfaces(
+    interfaces: FunctionInterfaces,
+    signature: CSignature,
+    overrides: Mapping[str, Mapping[str, Any]],
+    where: str,
+    stream_modes: tuple[str, ...] = STREAM_MODES,
+) -> FunctionInterfaces:
     """`interfaces` with the project.toml [interface] settings of each named argument applied.
 
     `stream_modes` are the protocols an hls::stream argument may take (the flow's, or a blackbox's).
@@ -139,11 +149,14 @@ def _default_arg(arg: CArg, flow_target: str) -> ArgInterface:
 
 def _m_axi(arg: CArg) -> ArgInterface:
     # depth sizes the cosim model of the AXI memory: the whole array, element by element
-    return ArgInterface(arg.name, "m_axi", bundle=f"gmem_{arg.name}", depth=math.prod(arg.shape), offset="slave")
+    return ArgInterface(
+        arg.name, "m_axi", bundle=f"gmem_{arg.name}", depth=math.prod(arg.shape), offset="slave"
+    )
 
 
-def _override(current: ArgInterface, arg: CArg, settings: Mapping[str, Any], where: str,
-              stream_modes: tuple[str, ...]) -> ArgInterface:
+def _override(
+    current: ArgInterface, arg: CArg, settings: Mapping[str, Any], where: str, stream_modes: tuple[str, ...]
+) -> ArgInterface:
     unknown = [key for key in settings if key not in OVERRIDE_KEYS]
     if unknown:
         raise ConfigError(f"{where}: unknown key {unknown[0]!r} (expected {', '.join(OVERRIDE_KEYS)})")
@@ -151,8 +164,9 @@ def _override(current: ArgInterface, arg: CArg, settings: Mapping[str, Any], whe
     allowed = stream_modes if arg.stream else ARRAY_MODES if arg.is_array else SCALAR_MODES
     if mode not in allowed:
         kind = "an hls::stream" if arg.stream else "an array" if arg.is_array else "a scalar"
-        raise ConfigError(f"{where}: protocol {mode!r} cannot carry {kind} argument "
-                          f"(expected one of {', '.join(allowed)})")
+        raise ConfigError(
+            f"{where}: protocol {mode!r} cannot carry {kind} argument (expected one of {', '.join(allowed)})"
+        )
     if mode == current.mode:
         base = current
     elif mode == "m_axi":
@@ -170,6 +184,8 @@ def _override(current: ArgInterface, arg: CArg, settings: Mapping[str, Any], whe
     elements = math.prod(arg.shape)
     if mode == "m_axi" and arg.is_array and values["depth"] is not None and values["depth"] < elements:
         # depth sizes cosim's model of the memory behind the port: a smaller one is read past its end
-        raise ConfigError(f"{where}: m_axi depth {values['depth']} is less than the {elements} elements "
-                          f"of {arg.declaration()} (cosim would access past the end of its memory)")
+        raise ConfigError(
+            f"{where}: m_axi depth {values['depth']} is less than the {elements} elements "
+            f"of {arg.declaration()} (cosim would access past the end of its memory)"
+        )
     return ArgInterface(arg.name, mode, **values)

@@ -42,9 +42,14 @@ class LocalCopy:
     note: str = ""  # why the schedule's partitions are not on the copy, when they are not
 
 
-def plan_local_copies(func: ir.Operation, args: list[CArg], partitions: list[list[str]],
-                      interfaces: FunctionInterfaces, functions: dict[str, ir.Operation],
-                      blackboxes: Collection[str]) -> list[LocalCopy]:
+def plan_local_copies(
+    func: ir.Operation,
+    args: list[CArg],
+    partitions: list[list[str]],
+    interfaces: FunctionInterfaces,
+    functions: dict[str, ir.Operation],
+    blackboxes: Collection[str],
+) -> list[LocalCopy]:
     """The arguments of a top function that need a local copy, in argument order."""
     block = func.regions[0].blocks[0]
     copies = []
@@ -63,8 +68,9 @@ def plan_local_copies(func: ir.Operation, args: list[CArg], partitions: list[lis
     return copies
 
 
-def argument_access(functions: dict[str, ir.Operation], func: ir.Operation, index: int,
-                    _seen: frozenset[str] = frozenset()) -> tuple[bool, bool]:
+def argument_access(
+    functions: dict[str, ir.Operation], func: ir.Operation, index: int, _seen: frozenset[str] = frozenset()
+) -> tuple[bool, bool]:
     """(may read, may write) argument `index` of `func`, following calls into their callees.
 
     Any use that is not a load, a store into it, a call or a dealloc counts as both.
@@ -81,7 +87,9 @@ def argument_access(functions: dict[str, ir.Operation], func: ir.Operation, inde
         elif name == "func.call":
             callee = ir.FlatSymbolRefAttr(owner.attributes["callee"]).value
             if callee in functions and callee not in _seen:
-                read, written = argument_access(functions, functions[callee], use.operand_number, _seen | {callee})
+                read, written = argument_access(
+                    functions, functions[callee], use.operand_number, _seen | {callee}
+                )
             else:
                 read = written = True
             reads, writes = reads or read, writes or written

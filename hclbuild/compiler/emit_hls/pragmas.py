@@ -19,9 +19,15 @@ from hclbuild.errors import CompileError
 _PARTITION_TYPES = ("complete", "block", "cyclic")
 
 
-def function_pragmas(func: ir.Operation, signature: CSignature, interfaces: FunctionInterfaces | None = None,
-                     *, inline_off: bool = False, local: Collection[str] = (),
-                     unpartitioned: Mapping[str, str] | None = None) -> list[str]:
+def function_pragmas(
+    func: ir.Operation,
+    signature: CSignature,
+    interfaces: FunctionInterfaces | None = None,
+    *,
+    inline_off: bool = False,
+    local: Collection[str] = (),
+    unpartitioned: Mapping[str, str] | None = None,
+) -> list[str]:
     """The pragmas opening a function body: interfaces (a file's top only), `inline off`, dataflow,
     then the partitions of each array argument.
 

@@ -28,9 +28,11 @@ class WideIntOps(EmitterCore):
         self._line(f"int {shift} = {bits} - {magnitude}.countLeadingZeros() - 64;")
         self._line(f"uint64_t {top} = {magnitude}.to_uint64();")
         self._line(f"if ({shift} > 0) {{")
-        self._line(f"  {top} = ({magnitude} >> {shift}).to_uint64() |"
-                   f" ((({magnitude} << ({bits} - {shift})) != 0) ? 1 : 0);")
-        self._line(f"}} else {{")
+        self._line(
+            f"  {top} = ({magnitude} >> {shift}).to_uint64() |"
+            f" ((({magnitude} << ({bits} - {shift})) != 0) ? 1 : 0);"
+        )
+        self._line("} else {")
         self._line(f"  {shift} = 0;")
         self._line("}")
         scaled = f"std::ldexp(({ctype.spelling}){top}, {shift})"

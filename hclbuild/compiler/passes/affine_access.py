@@ -17,7 +17,9 @@ from mlir.dialects import arith, memref, scf
 
 from hclbuild.errors import APIError, HCLNotImplementedError
 
-_PASS_THROUGH = frozenset({"arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci"})
+_PASS_THROUGH = frozenset(
+    {"arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci"}
+)
 _LOOPS = frozenset({"affine.for", "scf.for"})
 
 
@@ -247,8 +249,10 @@ def stage_root(func_op: ir.Operation, stage: str, what: str) -> ir.Operation:
     for op in body_ops(body_block(func_op)):
         if "op_name" in op.attributes and ir.StringAttr(op.attributes["op_name"]).value == stage:
             return op
-    raise APIError(f"{what}: stage {stage!r} is not a stage of @{ir.StringAttr(func_op.attributes['sym_name']).value} "
-                   "(was it moved by compute_at or outlined?)")
+    raise APIError(
+        f"{what}: stage {stage!r} is not a stage of @{ir.StringAttr(func_op.attributes['sym_name']).value} "
+        "(was it moved by compute_at or outlined?)"
+    )
 
 
 def loop_named(root: ir.Operation, name: str, stage: str, what: str) -> ir.Operation:
@@ -269,7 +273,11 @@ def memref_named(func_op: ir.Operation, name: str) -> ir.Value | None:
             if ir.StringAttr(arg_name).value == name and isinstance(arg.type, ir.MemRefType):
                 return arg
     for op in body_ops(block):
-        if op.name == "memref.alloc" and "name" in op.attributes and ir.StringAttr(op.attributes["name"]).value == name:
+        if (
+            op.name == "memref.alloc"
+            and "name" in op.attributes
+            and ir.StringAttr(op.attributes["name"]).value == name
+        ):
             return op.results[0]
     return None
 
@@ -281,8 +289,9 @@ def memref_dtype(func_op: ir.Operation, value: ir.Value) -> str:
     return ir.StringAttr(value.owner.attributes["hcl.dtype"]).value
 
 
-def insert_alloc(func_op: ir.Operation, name: str, dtype: str, element: ir.Type, shape: list[int],
-                 partitions: list[str]) -> ir.Value:
+def insert_alloc(
+    func_op: ir.Operation, name: str, dtype: str, element: ir.Type, shape: list[int], partitions: list[str]
+) -> ir.Value:
     """A named buffer after the allocs at the top of the function (docs/IR.md: buffers come first)."""
     block = body_block(func_op)
     ops = body_ops(block)
@@ -311,8 +320,14 @@ class Access:
         return self.op.results[0]
 
 
-def accesses(root: ir.Operation, buffer: ir.Value, stage: str, tensor: str, what: str,
-             symbol: Callable[[ir.Value], bool] | None = None) -> list[Access]:
+def accesses(
+    root: ir.Operation,
+    buffer: ir.Value,
+    stage: str,
+    tensor: str,
+    what: str,
+    symbol: Callable[[ir.Value], bool] | None = None,
+) -> list[Access]:
     """Every load and store of `buffer` inside root, with its subscripts read as Linear forms."""
     found = []
     for op in walk(root):
@@ -323,8 +338,10 @@ def accesses(root: ir.Operation, buffer: ir.Value, stage: str, tensor: str, what
             indices = list(op.operands)[2:]
             found.append(Access(op, True, indices, [linear(v, symbol) for v in indices]))
         elif op != root and any(operand == buffer for operand in op.operands):
-            raise APIError(f"{what}: stage {stage!r} passes {tensor!r} to {op.name}; only loads and stores "
-                           "of it can be rewritten")
+            raise APIError(
+                f"{what}: stage {stage!r} passes {tensor!r} to {op.name}; only loads and stores "
+                "of it can be rewritten"
+            )
     return found
 
 
@@ -347,7 +364,9 @@ def guard(cond: ir.Value) -> scf.IfOp:
     return op
 
 
-def replace_in(ops: list[ir.Operation], old: ir.Value, new: ir.Value, keep: tuple[ir.Operation, ...] = ()) -> None:
+def replace_in(
+    ops: list[ir.Operation], old: ir.Value, new: ir.Value, keep: tuple[ir.Operation, ...] = ()
+) -> None:
     """Every use of `old` inside `ops` (nested ones too), except by the ops in `keep`, now uses `new`."""
     for root in ops:
         for op in walk(root):
@@ -358,8 +377,11 @@ def replace_in(ops: list[ir.Operation], old: ir.Value, new: ir.Value, keep: tupl
 def erase_dead_arith(root: ir.Operation) -> None:
     """Drop the arith ops under root whose results nothing uses (subscripts of replaced accesses)."""
     for op in reversed(list(walk(root))):
-        if op.name.startswith("arith.") and len(op.results) and all(
-                not any(True for _ in result.uses) for result in op.results):
+        if (
+            op.name.startswith("arith.")
+            and len(op.results)
+            and all(not any(True for _ in result.uses) for result in op.results)
+        ):
             op.erase()
 
 
@@ -385,20 +407,30 @@ def symbols_of(found: list[Access]) -> set[ir.Value]:
     return {v for a in found for f in a.forms if f is not None for v in f.terms if not is_loop_variable(v)}
 
 
-def access_ranges(found: list[Access], outer: set[ir.Value], extents: dict[ir.Value, int], what: str,
-                  tensor: str, stage: str) -> list[tuple[Linear, int, int]]:
+def access_ranges(
+    found: list[Access],
+    outer: set[ir.Value],
+    extents: dict[ir.Value, int],
+    what: str,
+    tensor: str,
+    stage: str,
+) -> list[tuple[Linear, int, int]]:
     """Per dimension of `tensor`: the part of its subscripts fixed by the `outer` loops (the same in
     every access) and the (low, high) range the other loops and the constants add to it."""
     ranges = []
     for d in range(len(found[0].forms)):
         forms = [a.forms[d] for a in found]
         if any(f is None or any(v not in outer and v not in extents for v in f.terms) for f in forms):
-            raise HCLNotImplementedError(f"{what}: subscript {d} of an access of {tensor!r} in stage {stage!r} "
-                                         "is not an affine function of its loops")
+            raise HCLNotImplementedError(
+                f"{what}: subscript {d} of an access of {tensor!r} in stage {stage!r} "
+                "is not an affine function of its loops"
+            )
         fixed = [f.only(outer) for f in forms]
         if any(not o.same_terms(fixed[0]) for o in fixed):
-            raise HCLNotImplementedError(f"{what}: the accesses of {tensor!r} in stage {stage!r} differ in "
-                                         f"subscript {d} by more than the loops inside the chosen one")
+            raise HCLNotImplementedError(
+                f"{what}: the accesses of {tensor!r} in stage {stage!r} differ in "
+                f"subscript {d} by more than the loops inside the chosen one"
+            )
         spans = [value_range(f.without(outer), extents) for f in forms]
         ranges.append((fixed[0], min(r[0] for r in spans), max(r[1] for r in spans)))
     return ranges

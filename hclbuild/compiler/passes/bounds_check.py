@@ -32,8 +32,14 @@ class BoundsCheck:
     kind: str  # "load" | "store"
 
     def to_json(self) -> dict[str, Any]:
-        return {"check": self.check, "function": self.function, "stage": self.stage, "tensor": self.tensor,
-                "shape": list(self.shape), "kind": self.kind}
+        return {
+            "check": self.check,
+            "function": self.function,
+            "stage": self.stage,
+            "tensor": self.tensor,
+            "shape": list(self.shape),
+            "kind": self.kind,
+        }
 
 
 def out_of_bounds_message(check: dict[str, Any], dim: int, index: int) -> str:
@@ -154,7 +160,9 @@ def _guard(op: ir.Operation, check: int, subscripts: list[tuple[int, ir.Value, i
     with ir.InsertionPoint(op):
         ok = None
         for _, value, extent in subscripts:
-            inside = arith.CmpIOp(arith.CmpIPredicate.ult, value, arith.ConstantOp(index, extent).result).result
+            inside = arith.CmpIOp(
+                arith.CmpIPredicate.ult, value, arith.ConstantOp(index, extent).result
+            ).result
             ok = inside if ok is None else arith.AndIOp(ok, inside).result
         results = [r.type for r in op.results]
         guard = scf.IfOp(ok, results, has_else=True)
@@ -167,10 +175,16 @@ def _guard(op: ir.Operation, check: int, subscripts: list[tuple[int, ir.Value, i
             report = scf.IfOp(bad)
             with ir.InsertionPoint(report.then_block):
                 as_i64 = arith.IndexCastOp(i64, value).result
-                func.CallOp([], ir.FlatSymbolRefAttr.get(PROBE_FUNCTION),
-                            [arith.ConstantOp(i64, check).result,
-                             arith.ConstantOp(i64, PHASE_OUT_OF_BOUNDS).result,
-                             arith.ConstantOp(i64, dim).result, as_i64])
+                func.CallOp(
+                    [],
+                    ir.FlatSymbolRefAttr.get(PROBE_FUNCTION),
+                    [
+                        arith.ConstantOp(i64, check).result,
+                        arith.ConstantOp(i64, PHASE_OUT_OF_BOUNDS).result,
+                        arith.ConstantOp(i64, dim).result,
+                        as_i64,
+                    ],
+                )
                 scf.YieldOp([])
         zeros = []
         for ty in results:
@@ -199,17 +213,28 @@ def bounds_check(module: ir.Module) -> list[BoundsCheck]:
             fn_name = ir.StringAttr(fn.operation.attributes["sym_name"]).value
             names = tensor_names(fn)
 
-            def visit(op: ir.Operation, fn_name: str = fn_name, names: dict = names, fn: ir.OpView = fn) -> ir.WalkResult:
+            def visit(
+                op: ir.Operation, fn_name: str = fn_name, names: dict = names, fn: ir.OpView = fn
+            ) -> ir.WalkResult:
                 if op.name in ("memref.load", "memref.store"):
                     memref_value = op.operands[0 if op.name == "memref.load" else 1]
-                    indices = list(op.operands)[1 if op.name == "memref.load" else 2:]
+                    indices = list(op.operands)[1 if op.name == "memref.load" else 2 :]
                     mtype = ir.MemRefType(memref_value.type)
                     shape = list(mtype.shape) if mtype.has_static_shape else []
-                    unproven = [(d, v, n) for d, (v, n) in enumerate(zip(indices, shape))
-                                if not ranges.inside(v, n)]
+                    unproven = [
+                        (d, v, n) for d, (v, n) in enumerate(zip(indices, shape)) if not ranges.inside(v, n)
+                    ]
                     if unproven:
-                        accesses.append((op, unproven, shape, fn_name, stage_of(op, fn.operation),
-                                         names.get(memref_value, "?")))
+                        accesses.append(
+                            (
+                                op,
+                                unproven,
+                                shape,
+                                fn_name,
+                                stage_of(op, fn.operation),
+                                names.get(memref_value, "?"),
+                            )
+                        )
                 return ir.WalkResult.ADVANCE
 
             fn.operation.walk(visit)

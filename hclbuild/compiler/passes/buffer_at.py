@@ -53,7 +53,9 @@ class _Region:
     loop_names: list[str]  # a name for the copy loop over each kept dimension
 
 
-def _region(found: list, outer: set[ir.Value], extents: dict[ir.Value, int], target: str, stage: str) -> _Region:
+def _region(
+    found: list, outer: set[ir.Value], extents: dict[ir.Value, int], target: str, stage: str
+) -> _Region:
     bases, kept, sizes, names = [], [], [], []
     for d, (fixed, low, high) in enumerate(access_ranges(found, outer, extents, "buffer_at", target, stage)):
         bases.append(fixed.plus(Linear({}, low)))
@@ -66,8 +68,9 @@ def _region(found: list, outer: set[ir.Value], extents: dict[ir.Value, int], tar
     return _Region(bases, kept, sizes, names)
 
 
-def _covers(found: list, region: _Region, outer: set[ir.Value], extents: dict[ir.Value, int],
-            loop: ir.Operation) -> bool:
+def _covers(
+    found: list, region: _Region, outer: set[ir.Value], extents: dict[ir.Value, int], loop: ir.Operation
+) -> bool:
     """Whether the one store of the loop writes every element of the region (no read, no guard)."""
     if len(found) != 1 or not found[0].is_store:
         return False
@@ -97,16 +100,19 @@ def _copy_nest(region: _Region, suffix: str, body) -> None:
         point.__enter__()
         points.append(point)
     local = dict(zip(region.kept, variables))
-    tensor_subscripts = [materialize(base.plus(Linear({local[d]: 1})) if d in local else base)
-                         for d, base in enumerate(region.bases)]
+    tensor_subscripts = [
+        materialize(base.plus(Linear({local[d]: 1})) if d in local else base)
+        for d, base in enumerate(region.bases)
+    ]
     body(variables or [index_const(0)], tensor_subscripts)
     for point in reversed(points):
         affine.AffineYieldOp([])
         point.__exit__(None, None, None)
 
 
-def buffer_at(module: ir.Module, target: str, stage: str, axis: str, buffer: str,
-              partitions: tuple[str, ...] = ()) -> tuple[int, ...]:
+def buffer_at(
+    module: ir.Module, target: str, stage: str, axis: str, buffer: str, partitions: tuple[str, ...] = ()
+) -> tuple[int, ...]:
     """Apply one buffer_at (in place); the shape of the buffer it creates.
 
     HeteroCL: `s.buffer_at(target, parent, axis, name=None)`.
@@ -117,14 +123,18 @@ def buffer_at(module: ir.Module, target: str, stage: str, axis: str, buffer: str
         loop = loop_named(root, axis, stage, "buffer_at")
         source = memref_named(top, target)
         if source is None:
-            raise APIError(f"buffer_at: @{ir.StringAttr(top.attributes['sym_name']).value} has no tensor {target!r}")
+            raise APIError(
+                f"buffer_at: @{ir.StringAttr(top.attributes['sym_name']).value} has no tensor {target!r}"
+            )
         outer = {loop_variable(op) for op in enclosing(loop, root) + [loop] if op.name in _LOOPS}
         found = accesses(loop, source, stage, target, "buffer_at", computed_from(outer))
         if not found:
             raise APIError(f"buffer_at: stage {stage!r} does not access {target!r} inside loop {axis!r}")
         if not any(op != loop and op.name in _LOOPS for op in walk(loop)):
-            raise APIError(f"buffer_at: loop {axis!r} is the innermost loop of stage {stage!r}; buffer "
-                           f"{target!r} at a loop that has loops inside it")
+            raise APIError(
+                f"buffer_at: loop {axis!r} is the innermost loop of stage {stage!r}; buffer "
+                f"{target!r} at a loop that has loops inside it"
+            )
         outer |= symbols_of(found)
         extents = loop_extents(root, stage, "buffer_at")
         region = _region(found, outer, extents, target, stage)
@@ -132,20 +142,32 @@ def buffer_at(module: ir.Module, target: str, stage: str, axis: str, buffer: str
         reads = any(not a.is_store for a in found)
         writes = any(a.is_store for a in found)
         covered = _covers(found, region, outer, extents, loop)
-        alloc = insert_alloc(top, buffer, memref_dtype(top, source), ir.MemRefType(source.type).element_type,
-                             shape, list(partitions))
+        alloc = insert_alloc(
+            top,
+            buffer,
+            memref_dtype(top, source),
+            ir.MemRefType(source.type).element_type,
+            shape,
+            list(partitions),
+        )
         block = body_block(loop)
         original = body_ops(block)
         if reads or not covered:
             with ir.InsertionPoint(original[0]):
-                _copy_nest(region, "init", lambda local, far: memref.StoreOp(
-                    memref.LoadOp(source, far).result, alloc, local))
+                _copy_nest(
+                    region,
+                    "init",
+                    lambda local, far: memref.StoreOp(memref.LoadOp(source, far).result, alloc, local),
+                )
         by_dim = set(region.kept)
         for access in found:
             with ir.InsertionPoint(access.op):
                 # base = the fixed part (no constant) + the region's lowest offset
-                local = [materialize(form.without(outer).plus(Linear({}, base.const), -1))
-                         for d, (form, base) in enumerate(zip(access.forms, region.bases)) if d in by_dim]
+                local = [
+                    materialize(form.without(outer).plus(Linear({}, base.const), -1))
+                    for d, (form, base) in enumerate(zip(access.forms, region.bases))
+                    if d in by_dim
+                ]
                 local = local or [index_const(0)]
                 if access.is_store:
                     memref.StoreOp(access.op.operands[0], alloc, local)
@@ -154,8 +176,11 @@ def buffer_at(module: ir.Module, target: str, stage: str, axis: str, buffer: str
             access.op.erase()
         if writes:
             with ir.InsertionPoint(list(block.operations)[-1]):
-                _copy_nest(region, "back", lambda local, far: memref.StoreOp(
-                    memref.LoadOp(alloc, local).result, source, far))
+                _copy_nest(
+                    region,
+                    "back",
+                    lambda local, far: memref.StoreOp(memref.LoadOp(alloc, local).result, source, far),
+                )
         erase_dead_arith(loop)
         return tuple(shape)
 

@@ -53,8 +53,13 @@ class DivisionCheck:
 
     def to_json(self) -> dict[str, Any]:
         """The check with its two messages (by kind), so a reader needs no MLIR to report it."""
-        return {"check": self.check, "function": self.function, "stage": self.stage, "op": self.op,
-                "messages": [self.message(KIND_ZERO), self.message(KIND_OVERFLOW)]}
+        return {
+            "check": self.check,
+            "function": self.function,
+            "stage": self.stage,
+            "op": self.op,
+            "messages": [self.message(KIND_ZERO), self.message(KIND_OVERFLOW)],
+        }
 
 
 def _needs_guard(op: ir.Operation) -> bool:
@@ -79,16 +84,26 @@ def _guard(op: ir.Operation, check: int, signed: bool) -> None:
             # the minimum as 1 << (width - 1): no constant wider than 64 bits is needed
             one, shift = arith.ConstantOp(ty, 1).result, arith.ConstantOp(ty, width - 1).result
             minimum = arith.ShLIOp(one, shift).result
-            overflow = arith.AndIOp(arith.CmpIOp(arith.CmpIPredicate.eq, rhs, minus_one).result,
-                                    arith.CmpIOp(arith.CmpIPredicate.eq, lhs, minimum).result).result
+            overflow = arith.AndIOp(
+                arith.CmpIOp(arith.CmpIPredicate.eq, rhs, minus_one).result,
+                arith.CmpIOp(arith.CmpIPredicate.eq, lhs, minimum).result,
+            ).result
             bad = arith.OrIOp(is_zero, overflow).result
         guard = scf.IfOp(bad, [ty], has_else=True)
     with ir.InsertionPoint(guard.then_block):
-        kind = arith.SelectOp(is_zero, arith.ConstantOp(i64, KIND_ZERO).result,
-                              arith.ConstantOp(i64, KIND_OVERFLOW).result).result
-        func.CallOp([], ir.FlatSymbolRefAttr.get(PROBE_FUNCTION),
-                    [arith.ConstantOp(i64, check).result, arith.ConstantOp(i64, PHASE_DIVISION).result, kind,
-                     arith.ConstantOp(i64, 0).result])
+        kind = arith.SelectOp(
+            is_zero, arith.ConstantOp(i64, KIND_ZERO).result, arith.ConstantOp(i64, KIND_OVERFLOW).result
+        ).result
+        func.CallOp(
+            [],
+            ir.FlatSymbolRefAttr.get(PROBE_FUNCTION),
+            [
+                arith.ConstantOp(i64, check).result,
+                arith.ConstantOp(i64, PHASE_DIVISION).result,
+                kind,
+                arith.ConstantOp(i64, 0).result,
+            ],
+        )
         scf.YieldOp([arith.ConstantOp(ty, 0).result])
     with ir.InsertionPoint(guard.else_block):
         clone = op.clone()
@@ -110,8 +125,11 @@ class CheckedDivisionPass:
             for fn, function in defined_functions(module):
 
                 def visit(op: ir.Operation, function: str = function, fn: Any = fn) -> ir.WalkResult:
-                    if (op.name in INTEGER_DIVISIONS and isinstance(op.operands[1].type, ir.IntegerType)
-                            and _needs_guard(op)):
+                    if (
+                        op.name in INTEGER_DIVISIONS
+                        and isinstance(op.operands[1].type, ir.IntegerType)
+                        and _needs_guard(op)
+                    ):
                         found.append((op, function, stage_of(op, fn.operation)))
                     return ir.WalkResult.ADVANCE
 

@@ -72,15 +72,19 @@ def _producer_loops(stores: list, shape: list[int], producer: str, tensor: str) 
             if form is None or form.const or len(form.terms) != 1 or form.terms[variable] != 1:
                 raise HCLNotImplementedError(
                     f"compute_at: stage {producer!r} must write {tensor}[i, j, ...] with one loop variable per "
-                    "subscript (split or fused producer loops are not supported)")
+                    "subscript (split or fused producer loops are not supported)"
+                )
             found.append(variable.owner.owner.operation)
         if loops is not None and found != loops:
-            raise HCLNotImplementedError(f"compute_at: stage {producer!r} writes {tensor!r} from different loops")
+            raise HCLNotImplementedError(
+                f"compute_at: stage {producer!r} writes {tensor!r} from different loops"
+            )
         loops = found
     assert loops is not None
     if len(set(loops)) != len(loops) or any(constant_extent(op) != n for op, n in zip(loops, shape)):
         raise HCLNotImplementedError(
-            f"compute_at: stage {producer!r} must run one 0..N loop over each dimension of {tensor!r}")
+            f"compute_at: stage {producer!r} must run one 0..N loop over each dimension of {tensor!r}"
+        )
     return loops
 
 
@@ -95,14 +99,23 @@ def compute_at(module: ir.Module, producer: str, consumer: str, axis: str, tenso
             raise APIError(f"compute_at: stage {producer!r} comes after stage {consumer!r}")
         buffer = memref_named(top, tensor)
         if buffer is None or isinstance(buffer, ir.BlockArgument):
-            raise APIError(f"compute_at: {tensor!r} of stage {producer!r} is an argument of the design; only a "
-                           "tensor between two stages can move into its consumer")
+            raise APIError(
+                f"compute_at: {tensor!r} of stage {producer!r} is an argument of the design; only a "
+                "tensor between two stages can move into its consumer"
+            )
         for op in ops:
-            if op not in (p_root, c_root) and op.name != "memref.alloc" and any(
-                    any(v == buffer for v in inner.operands) for inner in walk(op)):
-                name = ir.StringAttr(op.attributes["op_name"]).value if "op_name" in op.attributes else op.name
-                raise APIError(f"compute_at: stage {name!r} also uses {tensor!r}; only its consumer "
-                               f"{consumer!r} may read it")
+            if (
+                op not in (p_root, c_root)
+                and op.name != "memref.alloc"
+                and any(any(v == buffer for v in inner.operands) for inner in walk(op))
+            ):
+                name = (
+                    ir.StringAttr(op.attributes["op_name"]).value if "op_name" in op.attributes else op.name
+                )
+                raise APIError(
+                    f"compute_at: stage {name!r} also uses {tensor!r}; only its consumer "
+                    f"{consumer!r} may read it"
+                )
         stores = accesses(p_root, buffer, producer, tensor, "compute_at")
         loads = accesses(c_root, buffer, consumer, tensor, "compute_at")
         if any(not s.is_store for s in stores):
@@ -131,10 +144,19 @@ def compute_at(module: ir.Module, producer: str, consumer: str, axis: str, tenso
         p_loops = _producer_loops(stores, shape, producer, tensor)
 
         attrs = buffer.owner.attributes
-        partitions = [ir.StringAttr(p).value for p in ir.ArrayAttr(attrs["hcl.partition"])] \
-            if "hcl.partition" in attrs else []
-        local = insert_alloc(top, tensor, ir.StringAttr(attrs["hcl.dtype"]).value,
-                             ir.MemRefType(buffer.type).element_type, sizes, partitions)
+        partitions = (
+            [ir.StringAttr(p).value for p in ir.ArrayAttr(attrs["hcl.partition"])]
+            if "hcl.partition" in attrs
+            else []
+        )
+        local = insert_alloc(
+            top,
+            tensor,
+            ir.StringAttr(attrs["hcl.dtype"]).value,
+            ir.MemRefType(buffer.type).element_type,
+            sizes,
+            partitions,
+        )
         anchor = body_ops(block)[0] if body_ops(block) else list(block.operations)[-1].operation
         p_root.move_before(anchor)
         for name in ("op_name", "dataflow"):
@@ -164,8 +186,10 @@ def compute_at(module: ir.Module, producer: str, consumer: str, axis: str, tenso
                 replace_in(original, loop_variable(p_loop), index, keep=tuple(written))
         for access in loads:
             with ir.InsertionPoint(access.op):
-                subscripts = [materialize(f.without(outer).plus(Linear({}, low), -1))
-                              for f, low in zip(access.forms, lows)]
+                subscripts = [
+                    materialize(f.without(outer).plus(Linear({}, low), -1))
+                    for f, low in zip(access.forms, lows)
+                ]
                 value = memref.LoadOp(local, subscripts).result
             access.result.replace_all_uses_with(value)
             access.op.erase()
@@ -174,22 +198,33 @@ def compute_at(module: ir.Module, producer: str, consumer: str, axis: str, tenso
         return tuple(sizes)
 
 
-def _check_order(ops: list[ir.Operation], p_root: ir.Operation, c_root: ir.Operation, buffer: ir.Value,
-                 producer: str, consumer: str, top: ir.Operation) -> None:
+def _check_order(
+    ops: list[ir.Operation],
+    p_root: ir.Operation,
+    c_root: ir.Operation,
+    buffer: ir.Value,
+    producer: str,
+    consumer: str,
+    top: ir.Operation,
+) -> None:
     """Computing the producer later must not change what it reads, nor leave anything it writes unset."""
     p_reads, p_writes = memrefs_touched(p_root)
     for value in p_writes - {buffer}:
         users = {use.owner.operation for use in value.uses}
         if any(not any(user == op for op in walk(p_root)) for user in users):
-            raise HCLNotImplementedError(f"compute_at: stage {producer!r} writes another tensor besides its output")
-    between = ops[ops.index(p_root) + 1:ops.index(c_root) + 1]
+            raise HCLNotImplementedError(
+                f"compute_at: stage {producer!r} writes another tensor besides its output"
+            )
+    between = ops[ops.index(p_root) + 1 : ops.index(c_root) + 1]
     for op in between:
         _, writes = memrefs_touched(op)
         clash = writes & p_reads
         if clash:
             name = ir.StringAttr(op.attributes["op_name"]).value if "op_name" in op.attributes else op.name
-            raise APIError(f"compute_at: stage {name!r} writes a tensor that stage {producer!r} reads, so "
-                           f"{producer!r} cannot move into {consumer!r}")
+            raise APIError(
+                f"compute_at: stage {name!r} writes a tensor that stage {producer!r} reads, so "
+                f"{producer!r} cannot move into {consumer!r}"
+            )
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,17 @@ from hclbuild.compiler.passes.constant_values import (
 )
 from hclbuild.errors import CompileError
 
-INTEGER_DIVISIONS = frozenset({"arith.divsi", "arith.divui", "arith.remsi", "arith.remui", "arith.floordivsi",
-                               "arith.ceildivsi", "arith.ceildivui"})
+INTEGER_DIVISIONS = frozenset(
+    {
+        "arith.divsi",
+        "arith.divui",
+        "arith.remsi",
+        "arith.remui",
+        "arith.floordivsi",
+        "arith.ceildivsi",
+        "arith.ceildivui",
+    }
+)
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,9 @@ from typing import Any
 from mlir import ir
 
 # value-preserving for the small constants that matter here (0, -1, a subscript)
-_CASTS = frozenset({"arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci",
-                    "arith.bitcast"})
+_CASTS = frozenset(
+    {"arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci", "arith.bitcast"}
+)
 
 
 def constant_int(value: ir.Value) -> int | None:

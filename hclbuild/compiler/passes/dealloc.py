@@ -29,21 +29,29 @@ class DeallocPass:
                 allocs = [op for op in entry.operations if op.operation.name == "memref.alloc"]
                 if not allocs:
                     continue
-                already = set()
-
-                def visit(op: ir.Operation) -> ir.WalkResult:
-                    if op.name == "memref.dealloc":
-                        already.add(op.operands[0])
-                    return ir.WalkResult.ADVANCE
-
-                fn.operation.walk(visit)
-                returns = [op for op in fn.regions[0].blocks[-1].operations if op.operation.name == "func.return"]
+                already = _deallocated(fn)
+                returns = [
+                    op for op in fn.regions[0].blocks[-1].operations if op.operation.name == "func.return"
+                ]
                 for ret in returns:
                     for alloc in allocs:
                         if alloc.result not in already:
                             memref.DeallocOp(alloc.result, ip=ir.InsertionPoint(ret))
                             count += 1
         return count
+
+
+def _deallocated(fn: ir.Operation) -> set[ir.Value]:
+    """The memrefs a function already deallocates somewhere."""
+    found: set[ir.Value] = set()
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "memref.dealloc":
+            found.add(op.operands[0])
+        return ir.WalkResult.ADVANCE
+
+    fn.operation.walk(visit)
+    return found
 
 
 def dealloc_allocs(module: ir.Module) -> int:

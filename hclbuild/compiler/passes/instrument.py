@@ -144,8 +144,12 @@ def _instrument(site: int, call: Operation, callee: Operation) -> ProbeSite:
         args.append((name, dtype, _shape(value)))
     probed = [k for k, value in enumerate(operands) if isinstance(value.type, MemRefType)]
     # scalars (the loop indices of an axis-outlined body) are probed by value, before the call
-    scalars = [k for k, value in enumerate(operands) if isinstance(value.type, IndexType)
-               or isinstance(value.type, IntegerType) and IntegerType(value.type).width <= 64]
+    scalars = [
+        k
+        for k, value in enumerate(operands)
+        if isinstance(value.type, IndexType)
+        or (isinstance(value.type, IntegerType) and IntegerType(value.type).width <= 64)
+    ]
 
     with Location.unknown(ctx):
         with InsertionPoint(call):

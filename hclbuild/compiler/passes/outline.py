@@ -315,7 +315,9 @@ def _function_structure(func_op: Operation) -> tuple:
 # ---------------------------------------------------------------- public API
 
 
-def outline_stages(module: Module, groups: Sequence[Group], unify: bool | Sequence[bool] = False) -> list[str]:
+def outline_stages(
+    module: Module, groups: Sequence[Group], unify: bool | Sequence[bool] = False
+) -> list[str]:
     """Outline each group of stages of the `hcl.top` function into one function; return their names.
 
     HeteroCL: `s.outline(*stage_lists, unify=False)`. A group is a list of stage names or
@@ -358,5 +360,14 @@ class OutlinePass:
 
 
 # the module queries moved to outline_analysis; verify, instrument and split_functions import them here
-__all__ = ["AccessAnalysis", "OutlinePass", "callee_name", "dtype_of_type", "find_top_function", "functions",
-           "outline_stages", "string_list", "symbol_name"]
+__all__ = [
+    "AccessAnalysis",
+    "OutlinePass",
+    "callee_name",
+    "dtype_of_type",
+    "find_top_function",
+    "functions",
+    "outline_stages",
+    "string_list",
+    "symbol_name",
+]

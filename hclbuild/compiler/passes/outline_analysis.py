@@ -245,7 +245,20 @@ def defined_inside(value: Value, inside: set[Operation]) -> bool:
 
 
 __all__ = [
-    "ALLOC_OPS", "READ", "WRITE", "AccessAnalysis", "block_ops", "callee_name", "defined_inside", "defining_op",
-    "dtype_of_type", "entry_block", "find_top_function", "functions", "is_memref", "ops_inside", "string_list",
+    "ALLOC_OPS",
+    "READ",
+    "WRITE",
+    "AccessAnalysis",
+    "block_ops",
+    "callee_name",
+    "defined_inside",
+    "defining_op",
+    "dtype_of_type",
+    "entry_block",
+    "find_top_function",
+    "functions",
+    "is_memref",
+    "ops_inside",
+    "string_list",
     "symbol_name",
 ]

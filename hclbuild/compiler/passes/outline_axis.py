@@ -130,14 +130,26 @@ def outline_axis(module: ir.Module, stage: str, axis: str, unify: bool | str = F
         outside = _outside_values(body)
         constants = [v for v in outside if isinstance(v, ir.OpResult) and v.owner.name == "arith.constant"]
         entry = body_block(top)
-        locals_ = [v for v in outside if isinstance(v, ir.OpResult) and v.owner.name == "memref.alloc"
-                   and v.owner.operation.parent == top and not len(v.owner.operands) and
-                   _private_to_each_call(v, body, inside)]
-        memrefs = _memref_order(body, [v for v in outside if isinstance(v.type, ir.MemRefType)
-                                       and v not in locals_])
-        loops = [loop_variable(op) for op in enclosing(loop, root) + [loop] if op.name in ("affine.for", "scf.for")]
-        scalars = [v for v in loops if v in outside] + [v for v in outside if not isinstance(v.type, ir.MemRefType)
-                                                        and v not in loops and v not in constants]
+        locals_ = [
+            v
+            for v in outside
+            if isinstance(v, ir.OpResult)
+            and v.owner.name == "memref.alloc"
+            and v.owner.operation.parent == top
+            and not len(v.owner.operands)
+            and _private_to_each_call(v, body, inside)
+        ]
+        memrefs = _memref_order(
+            body, [v for v in outside if isinstance(v.type, ir.MemRefType) and v not in locals_]
+        )
+        loops = [
+            loop_variable(op) for op in enclosing(loop, root) + [loop] if op.name in ("affine.for", "scf.for")
+        ]
+        scalars = [v for v in loops if v in outside] + [
+            v
+            for v in outside
+            if not isinstance(v.type, ir.MemRefType) and v not in loops and v not in constants
+        ]
         args = memrefs + scalars
         described = [_describe(top, v, f"v{k}") for k, v in enumerate(args)]
         arg_names = unique_names([d[0] for d in described])
@@ -156,7 +168,8 @@ def outline_axis(module: ir.Module, stage: str, axis: str, unify: bool | str = F
         attrs["hcl.arg_types"] = ir.ArrayAttr.get([ir.StringAttr.get(d[1]) for d in described])
         if any(d[2] is not None and len(ir.ArrayAttr(d[2])) for d in described):
             attrs["hcl.arg_partitions"] = ir.ArrayAttr.get(
-                [d[2] if d[2] is not None else ir.ArrayAttr.get([]) for d in described])
+                [d[2] if d[2] is not None else ir.ArrayAttr.get([]) for d in described]
+            )
 
         with ir.InsertionPoint(body[0]):
             call = func_d.CallOp([], name, args).operation

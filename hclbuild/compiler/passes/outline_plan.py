@@ -87,7 +87,9 @@ class StageProgram:
             for value in item.writes:
                 writers.setdefault(value, []).append(item.label)
 
-    def reachable(self, starts: Sequence[str], edges: dict[str, dict[str, None]], lo: int, hi: int) -> set[str]:
+    def reachable(
+        self, starts: Sequence[str], edges: dict[str, dict[str, None]], lo: int, hi: int
+    ) -> set[str]:
         """Stages at positions lo..hi reachable from `starts` (excluded) following `edges`."""
         seen: set[str] = set()
         todo = [n for s in starts for n in edges[s]]
@@ -215,8 +217,9 @@ def memref_names(top: Operation) -> dict[Value, str]:
     return names
 
 
-def plan_groups(program: StageProgram, groups: Sequence[Group], unify: Sequence[bool],
-                existing: set[str]) -> list[GroupPlan]:
+def plan_groups(
+    program: StageProgram, groups: Sequence[Group], unify: Sequence[bool], existing: set[str]
+) -> list[GroupPlan]:
     """Resolve and check every group (unify[k] for groups[k]) against the one analysed program."""
     plans = [program.resolve(g, u) for g, u in zip(groups, unify)]
     owner: dict[str, str] = {}

@@ -17,9 +17,13 @@ _FFLUSH = "fflush"
 
 def print_declarations(module: ir.Module) -> list[ir.Operation]:
     """The func.func declarations that carry hcl.print."""
-    return [op.operation for op in module.body.operations
-            if op.operation.name == "func.func" and "hcl.print" in op.operation.attributes
-            and not len(op.operation.regions[0].blocks)]
+    return [
+        op.operation
+        for op in module.body.operations
+        if op.operation.name == "func.func"
+        and "hcl.print" in op.operation.attributes
+        and not len(op.operation.regions[0].blocks)
+    ]
 
 
 def define_print_functions(module: ir.Module) -> None:
@@ -38,15 +42,25 @@ def define_print_functions(module: ir.Module) -> None:
         text = ir.StringAttr(op.attributes["hcl.print"]).value + "\0"
         data = text.encode()
         with ir.InsertionPoint(op):
-            llvm.GlobalOp(ir.Type.parse(f"!llvm.array<{len(data)} x i8>"), f"{name}_format",
-                          ir.Attribute.parse("#llvm.linkage<internal>"), constant=True,
-                          value=ir.StringAttr.get(text))
+            llvm.GlobalOp(
+                ir.Type.parse(f"!llvm.array<{len(data)} x i8>"),
+                f"{name}_format",
+                ir.Attribute.parse("#llvm.linkage<internal>"),
+                constant=True,
+                value=ir.StringAttr.get(text),
+            )
         function_type = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
         block = op.regions[0].blocks.append(*function_type.inputs)
         with ir.InsertionPoint(block):
             address = llvm.AddressOfOp(ptr, f"{name}_format").result
-            llvm.CallOp(i32, [address, *block.arguments], [], [], var_callee_type=ir.TypeAttr.get(printf_type),
-                        callee=ir.FlatSymbolRefAttr.get(_PRINTF))
+            llvm.CallOp(
+                i32,
+                [address, *block.arguments],
+                [],
+                [],
+                var_callee_type=ir.TypeAttr.get(printf_type),
+                callee=ir.FlatSymbolRefAttr.get(_PRINTF),
+            )
             llvm.CallOp(i32, [llvm.ZeroOp(ptr).result], [], [], callee=ir.FlatSymbolRefAttr.get(_FFLUSH))
             func.ReturnOp([])
 

@@ -104,24 +104,39 @@ class _Where:
 
     def unsupported(self, detail: str) -> HCLNotImplementedError:
         return HCLNotImplementedError(
-            f"reuse_at({self.target!r}, stage {self.stage!r}, loop {self.axis!r}): {detail}")
+            f"reuse_at({self.target!r}, stage {self.stage!r}, loop {self.axis!r}): {detail}"
+        )
 
 
-def _plan(found: list[Access], axis_iv: ir.Value, outer: set[ir.Value], spatial: set[ir.Value],
-          reduction: set[ir.Value], extents: dict[ir.Value, int], rank: int, where: _Where) -> _Plan:
+def _plan(
+    found: list[Access],
+    axis_iv: ir.Value,
+    outer: set[ir.Value],
+    spatial: set[ir.Value],
+    reduction: set[ir.Value],
+    extents: dict[ir.Value, int],
+    rank: int,
+    where: _Where,
+) -> _Plan:
     for access in found:
         for d, form in enumerate(access.forms):
             if form is None:
-                raise where.unsupported(f"subscript {d} of a read of {where.target!r} is not an affine "
-                                        "function of the stage's loops")
+                raise where.unsupported(
+                    f"subscript {d} of a read of {where.target!r} is not an affine "
+                    "function of the stage's loops"
+                )
             unknown = set(form.terms) - outer - spatial - reduction - {axis_iv}
             if unknown:
-                raise where.unsupported(f"subscript {d} of a read of {where.target!r} uses a loop variable "
-                                        "that is not a constant-bound loop of the stage")
+                raise where.unsupported(
+                    f"subscript {d} of a read of {where.target!r} uses a loop variable "
+                    "that is not a constant-bound loop of the stage"
+                )
     reuse_dims = {d for access in found for d, form in enumerate(access.forms) if axis_iv in form.terms}
     if not reuse_dims:
-        raise APIError(f"reuse_at: stage {where.stage!r} reads {where.target!r} inside loop {where.axis!r}, but no "
-                       f"subscript depends on {where.axis!r}: nothing is reused along it")
+        raise APIError(
+            f"reuse_at: stage {where.stage!r} reads {where.target!r} inside loop {where.axis!r}, but no "
+            f"subscript depends on {where.axis!r}: nothing is reused along it"
+        )
     if len(reuse_dims) > 1:
         raise where.unsupported(f"loop {where.axis!r} appears in several subscripts of {where.target!r}")
     reuse_dim = reuse_dims.pop()
@@ -132,15 +147,19 @@ def _plan(found: list[Access], axis_iv: ir.Value, outer: set[ir.Value], spatial:
         forms = [access.forms[d] for access in found]
         outers = [f.only(outer) for f in forms]
         if any(not o.same_terms(outers[0]) for o in outers):
-            raise where.unsupported(f"reads of {where.target!r} differ in subscript {d} by more than a constant")
+            raise where.unsupported(
+                f"reads of {where.target!r} differ in subscript {d} by more than a constant"
+            )
         inner_spatial = [f.only(spatial) for f in forms]
         if d == reuse_dim:
             if any(f.terms.get(axis_iv) != 1 for f in forms):
-                raise where.unsupported(f"subscript {d} of {where.target!r} must be {where.axis!r} plus offsets "
-                                        "(no stride)")
+                raise where.unsupported(
+                    f"subscript {d} of {where.target!r} must be {where.axis!r} plus offsets (no stride)"
+                )
             if any(s.terms for s in inner_spatial):
-                raise where.unsupported(f"subscript {d} of {where.target!r} mixes {where.axis!r} with another "
-                                        "spatial loop")
+                raise where.unsupported(
+                    f"subscript {d} of {where.target!r} mixes {where.axis!r} with another spatial loop"
+                )
             ranges = [value_range(f.without(outer | {axis_iv}), extents) for f in forms]
             low, high = min(r[0] for r in ranges), max(r[1] for r in ranges)
             span = high - low + 1
@@ -151,7 +170,9 @@ def _plan(found: list[Access], axis_iv: ir.Value, outer: set[ir.Value], spatial:
             raise where.unsupported(f"reads of {where.target!r} use different loops in subscript {d}")
         key = keys.pop()
         if key and (len(key) > 1 or key[0][1] != 1):
-            raise where.unsupported(f"subscript {d} of {where.target!r} must be one loop variable plus offsets")
+            raise where.unsupported(
+                f"subscript {d} of {where.target!r} must be one loop variable plus offsets"
+            )
         ranges = [value_range(f.without(outer | spatial), extents) for f in forms]
         low, high = min(r[0] for r in ranges), max(r[1] for r in ranges)
         if key:
@@ -162,20 +183,26 @@ def _plan(found: list[Access], axis_iv: ir.Value, outer: set[ir.Value], spatial:
         else:
             dropped[d] = outers[0].plus(Linear({}, low))
     if span <= 1:
-        raise APIError(f"reuse_at: loop {where.axis!r} of stage {where.stage!r} reads each element of "
-                       f"{where.target!r} once: nothing is reused along it")
+        raise APIError(
+            f"reuse_at: loop {where.axis!r} of stage {where.stage!r} reads each element of "
+            f"{where.target!r} once: nothing is reused along it"
+        )
     return _Plan(dims, dropped, span)
 
 
-def _check_bounds(plan: _Plan, shape: list[int], extent: int, extents: dict[ir.Value, int], where: _Where) -> None:
+def _check_bounds(
+    plan: _Plan, shape: list[int], extent: int, extents: dict[ir.Value, int], where: _Where
+) -> None:
     """The new loads cover what the original reads covered; refuse when that is outside the tensor."""
     for dim in plan.dims:
         low, high = value_range(dim.outer, extents)
         first = low + dim.offset
         last = high + dim.offset + dim.size - 1 + (extent - 1 if dim.kind == "reuse" else 0)
         if first < 0 or last >= shape[dim.tensor_dim]:
-            raise APIError(f"reuse_at: stage {where.stage!r} reads {where.target!r} outside its shape "
-                           f"{tuple(shape)} in dimension {dim.tensor_dim} (indices {first}..{last})")
+            raise APIError(
+                f"reuse_at: stage {where.stage!r} reads {where.target!r} outside its shape "
+                f"{tuple(shape)} in dimension {dim.tensor_dim} (indices {first}..{last})"
+            )
 
 
 def _auto_partitions(plan: _Plan) -> list[str]:
@@ -242,7 +269,9 @@ def _emit_fill(plan: _Plan, buffer: ir.Value, source: ir.Value, axis_iv: ir.Valu
         point.__exit__(None, None, None)
 
 
-def _redirect(found: list[Access], plan: _Plan, buffer: ir.Value, outer: set[ir.Value], axis_iv: ir.Value) -> None:
+def _redirect(
+    found: list[Access], plan: _Plan, buffer: ir.Value, outer: set[ir.Value], axis_iv: ir.Value
+) -> None:
     """Each read of the source becomes a read of the buffer."""
     by_dim = {dim.tensor_dim: dim for dim in plan.dims}
     for access in found:
@@ -268,8 +297,15 @@ def _stage_anywhere(top: ir.Operation, stage: str) -> ir.Operation:
     return stage_root(top, stage, "reuse_at")  # its error names what may have moved the stage
 
 
-def reuse_at(module: ir.Module, target: str, stage: str, axis: str, buffer: str,
-             reduction_loops: frozenset[str] = frozenset(), partitions: tuple[str, ...] = ()) -> tuple[int, ...]:
+def reuse_at(
+    module: ir.Module,
+    target: str,
+    stage: str,
+    axis: str,
+    buffer: str,
+    reduction_loops: frozenset[str] = frozenset(),
+    partitions: tuple[str, ...] = (),
+) -> tuple[int, ...]:
     """Apply one reuse_at (in place); the shape of the buffer it creates.
 
     HeteroCL: `s.reuse_at(target, parent, axis, name=None)`. `reduction_loops` are the names of the
@@ -285,19 +321,25 @@ def reuse_at(module: ir.Module, target: str, stage: str, axis: str, buffer: str,
             raise where.unsupported("the loop must run from 0 with step 1 to a constant bound")
         source = memref_named(top, target)
         if source is None:
-            raise APIError(f"reuse_at: @{ir.StringAttr(top.attributes['sym_name']).value} has no tensor {target!r}")
+            raise APIError(
+                f"reuse_at: @{ir.StringAttr(top.attributes['sym_name']).value} has no tensor {target!r}"
+            )
         axis_iv = loop_variable(loop)
         # the loops around the reuse loop, up to the function (a nested stage's parents too), are
         # fixed while it runs: each of their iterations runs the whole warm-up again
         chain = enclosing(loop, top)
         outermost = chain[1] if len(chain) > 1 else loop
-        outer = {loop_variable(op) for op in enclosing(loop, outermost) if op.name in ("affine.for", "scf.for")}
+        outer = {
+            loop_variable(op) for op in enclosing(loop, outermost) if op.name in ("affine.for", "scf.for")
+        }
         found = accesses(loop, source, stage, target, "reuse_at", computed_from(outer))
         if not found:
             raise APIError(f"reuse_at: stage {stage!r} does not read {target!r} inside loop {axis!r}")
         if any(a.is_store for a in found):
-            raise APIError(f"reuse_at: stage {stage!r} writes {target!r} inside loop {axis!r}; a reuse buffer "
-                           "only holds data the loop reads")
+            raise APIError(
+                f"reuse_at: stage {stage!r} writes {target!r} inside loop {axis!r}; a reuse buffer "
+                "only holds data the loop reads"
+            )
         outer |= symbols_of(found)
         inner = [op for op in walk(loop) if op != loop and op.name in ("affine.for", "scf.for")]
         reduction = {loop_variable(op) for op in inner if loop_name(op) in reduction_loops}
@@ -308,8 +350,14 @@ def reuse_at(module: ir.Module, target: str, stage: str, axis: str, buffer: str,
         _check_bounds(plan, shape, extent, extents, where)
 
         element = ir.MemRefType(source.type).element_type
-        alloc = insert_alloc(top, buffer, memref_dtype(top, source), element, plan.shape,
-                             list(partitions) or _auto_partitions(plan))
+        alloc = insert_alloc(
+            top,
+            buffer,
+            memref_dtype(top, source),
+            element,
+            plan.shape,
+            list(partitions) or _auto_partitions(plan),
+        )
         if all(d.kind != "full" for d in plan.dims):
             # a register (shift register, window): its warm-up shifts move lanes not yet loaded,
             # whose values never reach an output; zeroing it costs no cycle in registers and lets
@@ -351,7 +399,7 @@ def _buffer_of(fill: ir.Operation) -> ir.Value:
 def _candidate(fill: ir.Operation) -> tuple[ir.Operation | None, ir.Operation | None]:
     """(the guard, the loop) right after the fill loop, skipping pure ops; (None, None) if no fit."""
     siblings = [op.operation for op in fill.block.operations]
-    after = siblings[siblings.index(fill) + 1:]
+    after = siblings[siblings.index(fill) + 1 :]
     while after and _pure(after[0]):
         after = after[1:]
     if not after:
@@ -442,8 +490,9 @@ class ReuseAtPass:
 
     def run(self, module: ir.Module) -> tuple[int, ...]:
         """Create the buffer and rewrite the stage; the buffer's shape."""
-        return reuse_at(module, self.target, self.stage, self.axis, self.buffer, self.reduction_loops,
-                        self.partitions)
+        return reuse_at(
+            module, self.target, self.stage, self.axis, self.buffer, self.reduction_loops, self.partitions
+        )
 
 
 __all__ = ["FILL_MARK", "ZERO_INIT", "ReuseAtPass", "fuse_fill_loops", "reuse_at"]

@@ -59,8 +59,11 @@ def function_modules(module: Module) -> dict[str, str]:
     """
     graph = call_graph(module)
     by_name = {symbol_name(f): f for f in functions(module)}
-    constants = {symbol_name(op.operation): op.operation for op in module.body.operations
-                 if op.operation.name == "memref.global"}
+    constants = {
+        symbol_name(op.operation): op.operation
+        for op in module.body.operations
+        if op.operation.name == "memref.global"
+    }
     texts: dict[str, str] = {}
     with Location.unknown(module.context):
         for name, func_op in by_name.items():

@@ -45,12 +45,17 @@ def mark_stream(module: ir.Module, tensor: str, producer: str, consumer: str, de
             stage = _stage_name(op)
             for inner in walk(op):
                 if inner.name == "memref.store" and inner.operands[1] == buffer and stage != producer:
-                    raise APIError(f"s.to: stage {stage!r} writes stream {tensor!r}; only its producer "
-                                   f"{producer!r} may")
+                    raise APIError(
+                        f"s.to: stage {stage!r} writes stream {tensor!r}; only its producer {producer!r} may"
+                    )
                 if inner.name == "memref.load" and inner.operands[0] == buffer and stage != consumer:
-                    raise APIError(f"s.to: stage {stage!r} reads stream {tensor!r}; only its consumer "
-                                   f"{consumer!r} may (a stream is read once, in order)")
-                other = inner.name not in ("memref.load", "memref.store") and any(v == buffer for v in inner.operands)
+                    raise APIError(
+                        f"s.to: stage {stage!r} reads stream {tensor!r}; only its consumer "
+                        f"{consumer!r} may (a stream is read once, in order)"
+                    )
+                other = inner.name not in ("memref.load", "memref.store") and any(
+                    v == buffer for v in inner.operands
+                )
                 if other and (inner.name != "func.call" or stage not in (producer, consumer)):
                     raise APIError(f"s.to: stage {stage!r} uses stream {tensor!r} through {inner.name}")
         _read_each_element_once(top, buffer, consumer)
@@ -61,12 +66,25 @@ def _read_each_element_once(top: ir.Operation, buffer: ir.Value, consumer: str) 
     """A consumer that reads one element twice (`select(B[i] > 0, B[i], 0)`, `if_(B[i] > 0): C[i] = B[i]`)
     would pop two values from the FIFO: a later load at an equal subscript that the first dominates
     takes the first one's value instead (only the producer writes the stream: they are one value)."""
-    loads = [inner for op in body_ops(body_block(top)) if _stage_name(op) == consumer for inner in walk(op)
-             if inner.name == "memref.load" and inner.operands[0] == buffer]
+    loads = [
+        inner
+        for op in body_ops(body_block(top))
+        if _stage_name(op) == consumer
+        for inner in walk(op)
+        if inner.name == "memref.load" and inner.operands[0] == buffer
+    ]
     kept: list[ir.Operation] = []
     for load in loads:
-        first = next((k for k in kept if _dominates(k, load) and len(k.operands) == len(load.operands)
-                      and all(_equal(a, b) for a, b in zip(list(k.operands)[1:], list(load.operands)[1:]))), None)
+        first = next(
+            (
+                k
+                for k in kept
+                if _dominates(k, load)
+                and len(k.operands) == len(load.operands)
+                and all(_equal(a, b) for a, b in zip(list(k.operands)[1:], list(load.operands)[1:]))
+            ),
+            None,
+        )
         if first is None:
             kept.append(load)
         else:
@@ -96,8 +114,11 @@ def _equal(a: ir.Value, b: ir.Value) -> bool:
         return False
     attrs_a = {named.name: str(named.attr) for named in op_a.attributes}
     attrs_b = {named.name: str(named.attr) for named in op_b.attributes}
-    return (attrs_a == attrs_b and len(op_a.operands) == len(op_b.operands)
-            and all(_equal(x, y) for x, y in zip(op_a.operands, op_b.operands)))
+    return (
+        attrs_a == attrs_b
+        and len(op_a.operands) == len(op_b.operands)
+        and all(_equal(x, y) for x, y in zip(op_a.operands, op_b.operands))
+    )
 
 
 def stream_depth(value: ir.Value) -> int | None:
@@ -114,7 +135,7 @@ def stream_depth(value: ir.Value) -> int | None:
 
 
 def _direction(fn: ir.Operation, arg: ir.Value, entries: dict[str, list[str]]) -> str:
-    """"read" or "write": what `fn` does with stream argument `arg` (never both)."""
+    """ "read" or "write": what `fn` does with stream argument `arg` (never both)."""
     kinds = set()
     for op in walk(fn):
         if op.name == "memref.load" and op.operands[0] == arg:
@@ -140,8 +161,12 @@ def annotate_stream_arguments(module: ir.Module) -> None:
     with module.context, ir.Location.unknown():
         fns = {symbol_name(f): f for f in functions(module) if len(f.regions[0].blocks)}
         entries: dict[str, list[str]] = {n: [""] * len(list(body_block(f).arguments)) for n, f in fns.items()}
-        calls = [(name, op) for name, fn in fns.items() for op in walk(fn)
-                 if op.name == "func.call" and callee_name(op) in fns]
+        calls = [
+            (name, op)
+            for name, fn in fns.items()
+            for op in walk(fn)
+            if op.name == "func.call" and callee_name(op) in fns
+        ]
         changed = True
         while changed:  # a stream passed on by a callee reaches the callee's callees next round
             changed = False
@@ -153,7 +178,8 @@ def annotate_stream_arguments(module: ir.Module) -> None:
                         # its golden case is one iteration, which takes part of the stream only
                         raise HCLNotImplementedError(
                             f"s.to: a stream reaches @{callee}, a loop body outlined with axis=; outline "
-                            "the whole stage instead")
+                            "the whole stage instead"
+                        )
                     if depth is not None and not entries[callee][k]:
                         entries[callee][k] = f"?:{depth}"
                         changed = True
@@ -167,20 +193,29 @@ def annotate_stream_arguments(module: ir.Module) -> None:
             callee = callee_name(op)
             for k, operand in enumerate(op.operands):
                 if entries[callee][k] and _depth_in(operand, name, entries) is None:
-                    raise APIError(f"s.to: @{callee} takes a stream as argument {k} from one call and an "
-                                   f"array from @{name} (a shared function cannot take both)")
+                    raise APIError(
+                        f"s.to: @{callee} takes a stream as argument {k} from one call and an "
+                        f"array from @{name} (a shared function cannot take both)"
+                    )
         for name, fn in fns.items():
             if any(entries[name]):
-                fn.attributes[ARG_STREAMS_ATTR] = ir.ArrayAttr.get([ir.StringAttr.get(e) for e in entries[name]])
-            if any(op.name == "memref.alloc" and STREAM_ATTR in op.attributes for op in body_ops(body_block(fn))):
+                fn.attributes[ARG_STREAMS_ATTR] = ir.ArrayAttr.get(
+                    [ir.StringAttr.get(e) for e in entries[name]]
+                )
+            if any(
+                op.name == "memref.alloc" and STREAM_ATTR in op.attributes for op in body_ops(body_block(fn))
+            ):
                 fn.attributes["dataflow"] = ir.UnitAttr.get()
 
 
 def _depth_in(value: ir.Value, fn_name: str, entries: dict[str, list[str]]) -> int | None:
     if isinstance(value, ir.OpResult) and STREAM_ATTR in value.owner.attributes:
         return ir.IntegerAttr(value.owner.attributes[STREAM_ATTR]).value
-    if isinstance(value, ir.BlockArgument) and value.owner.owner is not None and \
-            value.owner.owner.operation.name == "func.func":
+    if (
+        isinstance(value, ir.BlockArgument)
+        and value.owner.owner is not None
+        and value.owner.owner.operation.name == "func.func"
+    ):
         entry = entries[fn_name][value.arg_number]
         return int(entry.split(":")[1]) if entry else None
     return None
@@ -201,5 +236,11 @@ class StreamPass:
         mark_stream(module, self.tensor, self.producer, self.consumer, self.depth)
 
 
-__all__ = ["ARG_STREAMS_ATTR", "STREAM_ATTR", "StreamPass", "annotate_stream_arguments", "mark_stream",
-           "stream_depth"]
+__all__ = [
+    "ARG_STREAMS_ATTR",
+    "STREAM_ATTR",
+    "StreamPass",
+    "annotate_stream_arguments",
+    "mark_stream",
+    "stream_depth",
+]

@@ -23,7 +23,6 @@ from hclbuild.compiler.passes.stream import stream_depth
 from hclbuild.probes import PHASE_STREAM_READ, PHASE_STREAM_WRITE, PROBE_FUNCTION
 
 
-
 @dataclass(frozen=True)
 class StreamCheck:
     """One checked access: for the error message when the FIFO order breaks."""
@@ -36,8 +35,14 @@ class StreamCheck:
     kind: str  # "read" | "write"
 
     def to_json(self) -> dict[str, Any]:
-        return {"check": self.check, "function": self.function, "stage": self.stage, "tensor": self.tensor,
-                "shape": list(self.shape), "kind": self.kind}
+        return {
+            "check": self.check,
+            "function": self.function,
+            "stage": self.stage,
+            "tensor": self.tensor,
+            "shape": list(self.shape),
+            "kind": self.kind,
+        }
 
 
 def _stage(op: ir.Operation, fn: ir.Operation) -> str:
@@ -81,16 +86,30 @@ def stream_checks(module: ir.Module) -> list[StreamCheck]:
         for check, (fn, op, buffer, tensor) in enumerate(found):
             is_read = op.name == "memref.load"
             shape = list(ir.MemRefType(buffer.type).shape)
-            checks.append(StreamCheck(check, symbol_name(fn), _stage(op, fn), tensor, tuple(shape),
-                                      "read" if is_read else "write"))
-            indices = list(op.operands)[1 if is_read else 2:]
+            checks.append(
+                StreamCheck(
+                    check,
+                    symbol_name(fn),
+                    _stage(op, fn),
+                    tensor,
+                    tuple(shape),
+                    "read" if is_read else "write",
+                )
+            )
+            indices = list(op.operands)[1 if is_read else 2 :]
             with ir.InsertionPoint(op):
                 linear = arith.IndexCastOp(i64, _linear(indices, shape)).result
                 address = memref.ExtractAlignedPointerAsIndexOp(buffer).result
-                func_d.CallOp([], PROBE_FUNCTION, [
-                    arith.ConstantOp(i64, check).result,
-                    arith.ConstantOp(i64, PHASE_STREAM_READ if is_read else PHASE_STREAM_WRITE).result,
-                    linear, arith.IndexCastOp(i64, address).result])
+                func_d.CallOp(
+                    [],
+                    PROBE_FUNCTION,
+                    [
+                        arith.ConstantOp(i64, check).result,
+                        arith.ConstantOp(i64, PHASE_STREAM_READ if is_read else PHASE_STREAM_WRITE).result,
+                        linear,
+                        arith.IndexCastOp(i64, address).result,
+                    ],
+                )
     return checks
 
 

@@ -35,9 +35,9 @@ def _compare(target: ir.Operation, candidate: ir.Operation) -> list[tuple[ir.Ope
     """The loops of `target` whose bound must become (or already is) an argument, with the
     candidate's trip count for each; None when the bodies differ otherwise."""
     t_args, c_args = list(body_block(target).arguments), list(body_block(candidate).arguments)
-    if len(t_args) < len(c_args) or [a.type for a in t_args[:len(c_args)]] != [a.type for a in c_args]:
+    if len(t_args) < len(c_args) or [a.type for a in t_args[: len(c_args)]] != [a.type for a in c_args]:
         return None
-    if _types(target, "hcl.arg_types")[:len(c_args)] != _types(candidate, "hcl.arg_types"):
+    if _types(target, "hcl.arg_types")[: len(c_args)] != _types(candidate, "hcl.arg_types"):
         return None
     mapping: dict[ir.Value, ir.Value] = dict(zip(t_args, c_args))
     t_ops, c_ops = list(walk(target))[1:], list(walk(candidate))[1:]
@@ -117,12 +117,14 @@ def _add_bound_argument(module: ir.Module, target: ir.Operation, loop: ir.Operat
     argument = block.add_argument(index, ir.Location.unknown())
     function_type = ir.FunctionType(ir.TypeAttr(target.attributes["function_type"]).value)
     target.attributes["function_type"] = ir.TypeAttr.get(
-        ir.FunctionType.get(list(function_type.inputs) + [index], list(function_type.results)))
+        ir.FunctionType.get(list(function_type.inputs) + [index], list(function_type.results))
+    )
     names = _types(target, "hcl.arg_names")
     names = unique_names(names + [f"{loop_name(loop) or 'loop'}_bound"])
     target.attributes["hcl.arg_names"] = ir.ArrayAttr.get([ir.StringAttr.get(n) for n in names])
     target.attributes["hcl.arg_types"] = ir.ArrayAttr.get(
-        [ir.StringAttr.get(t) for t in _types(target, "hcl.arg_types") + ["index"]])
+        [ir.StringAttr.get(t) for t in _types(target, "hcl.arg_types") + ["index"]]
+    )
     if "hcl.arg_partitions" in target.attributes:
         parts = list(ir.ArrayAttr(target.attributes["hcl.arg_partitions"]))
         target.attributes["hcl.arg_partitions"] = ir.ArrayAttr.get(parts + [ir.ArrayAttr.get([])])
@@ -144,7 +146,9 @@ def _add_bound_argument(module: ir.Module, target: ir.Operation, loop: ir.Operat
     return argument.arg_number
 
 
-def unify_with(module: ir.Module, candidate: ir.Operation, call: ir.Operation, target_name: str | None) -> str:
+def unify_with(
+    module: ir.Module, candidate: ir.Operation, call: ir.Operation, target_name: str | None
+) -> str:
     """Call an earlier outlined function instead of `candidate` when they unify; the callee's name.
 
     With `target_name` the candidate must unify with that function (APIError otherwise); without,
@@ -170,16 +174,20 @@ def unify_with(module: ir.Module, candidate: ir.Operation, call: ir.Operation, t
         with ir.InsertionPoint(call), call.location:
             for k in range(n_args, len(list(body_block(target).arguments))):
                 if k not in extra:
-                    raise APIError(f"outline: @{symbol_name(target)} takes argument {k} that the body of "
-                                   f"@{symbol_name(candidate)} cannot give")
+                    raise APIError(
+                        f"outline: @{symbol_name(target)} takes argument {k} that the body of "
+                        f"@{symbol_name(candidate)} cannot give"
+                    )
                 operands.append(arith.ConstantOp(ir.IndexType.get(), extra[k]).result)
         name = symbol_name(target)
         _recall(call, name, operands)
         candidate.erase()
         return name
     if target_name is not None:
-        raise APIError(f"outline: @{symbol_name(candidate)} cannot unify with @{target_name}: their bodies "
-                       "differ beyond constant loop bounds, or their arguments differ")
+        raise APIError(
+            f"outline: @{symbol_name(candidate)} cannot unify with @{target_name}: their bodies "
+            "differ beyond constant loop bounds, or their arguments differ"
+        )
     return symbol_name(candidate)
 
 

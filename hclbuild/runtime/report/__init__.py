@@ -31,7 +31,22 @@ from hclbuild.runtime.report.sim import CosimReport, CosimRun, CsimLog, parse_co
 from hclbuild.runtime.report.values import Number, Span
 
 __all__ = [
-    "RESOURCE_ORDER", "SUMMARY_COLUMNS", "CosimReport", "CosimRun", "CsimLog", "CsynthReport", "FunctionReport",
-    "LoopReport", "ModuleReport", "Number", "RtlPort", "Span", "parse_cosim_rpt", "parse_csim_log",
-    "parse_csynth_xml", "parse_rtl_ports", "render_function_markdown", "render_summary_markdown",
+    "RESOURCE_ORDER",
+    "SUMMARY_COLUMNS",
+    "CosimReport",
+    "CosimRun",
+    "CsimLog",
+    "CsynthReport",
+    "FunctionReport",
+    "LoopReport",
+    "ModuleReport",
+    "Number",
+    "RtlPort",
+    "Span",
+    "parse_cosim_rpt",
+    "parse_csim_log",
+    "parse_csynth_xml",
+    "parse_rtl_ports",
+    "render_function_markdown",
+    "render_summary_markdown",
 ]

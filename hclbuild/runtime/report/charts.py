@@ -29,7 +29,9 @@ def csynth_chart_png(rows: Sequence[Any], title: str) -> bytes | None:
     figure, (latency_axes, resource_axes) = plt.subplots(1, 2, figsize=(width / DPI, height / DPI), dpi=DPI)
     names = [row.name for row in synthesized]
     positions = list(range(len(names)))
-    latencies = [row.csynth.worst_latency if row.csynth.worst_latency is not None else 0 for row in synthesized]
+    latencies = [
+        row.csynth.worst_latency if row.csynth.worst_latency is not None else 0 for row in synthesized
+    ]
     latency_axes.barh(positions, latencies, color="#4c72b0")
     latency_axes.set_yticks(positions, names, fontsize=8)
     latency_axes.invert_yaxis()
@@ -40,12 +42,15 @@ def csynth_chart_png(rows: Sequence[Any], title: str) -> bytes | None:
     colours = ("#55a868", "#c44e52", "#8172b2", "#ccb974")
     for k, (resource, colour) in enumerate(zip(CHART_RESOURCES, colours)):
         shares = [row.csynth.utilization.get(resource) or 0.0 for row in synthesized]
-        resource_axes.barh([p - 0.4 + bar * (k + 0.5) for p in positions], shares, height=bar, color=colour,
-                           label=resource)
+        resource_axes.barh(
+            [p - 0.4 + bar * (k + 0.5) for p in positions], shares, height=bar, color=colour, label=resource
+        )
     resource_axes.set_yticks(positions, names, fontsize=8)
     resource_axes.invert_yaxis()
     resource_axes.set_xlabel("utilization (% of the part's resources)")
     resource_axes.legend(fontsize=7, loc="lower right")
     figure.suptitle(title, fontsize=10)
-    figure.subplots_adjust(left=0.14, right=0.98, wspace=0.45, bottom=0.7 / (height / DPI), top=1 - 0.45 / (height / DPI))
+    figure.subplots_adjust(
+        left=0.14, right=0.98, wspace=0.45, bottom=0.7 / (height / DPI), top=1 - 0.45 / (height / DPI)
+    )
     return _png_bytes(figure)

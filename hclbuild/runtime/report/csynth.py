@@ -172,7 +172,9 @@ def parse_csynth_xml(path: str | Path) -> CsynthReport:
     if root.tag != "profile":
         raise ToolError(f"{path}: not an HLS csynth report (root element <{root.tag}>, expected <profile>)")
     if not any(root.find(name) is not None for name in _CSYNTH_SECTIONS):
-        raise ToolError(f"{path}: not an HLS csynth report (<profile> has none of {', '.join(_CSYNTH_SECTIONS)})")
+        raise ToolError(
+            f"{path}: not an HLS csynth report (<profile> has none of {', '.join(_CSYNTH_SECTIONS)})"
+        )
 
     unit = _text(root, "UserAssignments/unit") or "ns"
     overall = root.find("PerformanceEstimates/SummaryOfOverallLatency")
@@ -328,9 +330,16 @@ def parse_rtl_ports(path: str | Path) -> list[RtlPort]:
         if name is None:
             continue
         bits = _text(elem, "Bits")
-        ports.append(RtlPort(name=name, object=_text(elem, "Object"), type=_text(elem, "Type"),
-                             protocol=_text(elem, "IOProtocol"), direction=_text(elem, "Dir"),
-                             bits=int(bits) if bits is not None and bits.isdigit() else None))
+        ports.append(
+            RtlPort(
+                name=name,
+                object=_text(elem, "Object"),
+                type=_text(elem, "Type"),
+                protocol=_text(elem, "IOProtocol"),
+                direction=_text(elem, "Dir"),
+                bits=int(bits) if bits is not None and bits.isdigit() else None,
+            )
+        )
     if not ports:
         raise ToolError(f"{path}: the csynth report lists no RTL ports (no InterfaceSummary/RtlPorts)")
     return ports

@@ -33,11 +33,15 @@ def graph_dot(graph: Mapping[str, Any], title: str) -> str:
     children: dict[str, list[str]] = {name: [] for name in graph["functions"]}
     for child, parent in graph["parents"].items():
         children.setdefault(parent, []).append(child)
-    lines = [f"digraph {_quote(title)} {{", "  rankdir=LR;", "  compound=true;",
-             '  node [shape=box, style="rounded,filled", fillcolor=white, fontname="Helvetica"];',
-             '  edge [fontname="Helvetica", fontsize=10];',
-             f'  {_quote(INPUTS)} [shape=plaintext, style="", label="inputs"];',
-             f'  {_quote(OUTPUTS)} [shape=plaintext, style="", label="outputs"];']
+    lines = [
+        f"digraph {_quote(title)} {{",
+        "  rankdir=LR;",
+        "  compound=true;",
+        '  node [shape=box, style="rounded,filled", fillcolor=white, fontname="Helvetica"];',
+        '  edge [fontname="Helvetica", fontsize=10];',
+        f'  {_quote(INPUTS)} [shape=plaintext, style="", label="inputs"];',
+        f'  {_quote(OUTPUTS)} [shape=plaintext, style="", label="outputs"];',
+    ]
 
     def cluster(function: str, depth: int) -> None:
         pad = "  " * (depth + 1)
@@ -52,8 +56,11 @@ def graph_dot(graph: Mapping[str, Any], title: str) -> str:
 
     cluster(graph["top"], 0)
     for edge in graph["edges"]:
-        style = ', style=dashed, label=' + _quote(edge["tensor"] + " (stream)") if edge["stream"] else \
-            ", label=" + _quote(edge["tensor"])
+        style = (
+            ", style=dashed, label=" + _quote(edge["tensor"] + " (stream)")
+            if edge["stream"]
+            else ", label=" + _quote(edge["tensor"])
+        )
         lines.append(f"  {_quote(_node(edge['source']))} -> {_quote(_node(edge['target']))} [{style[2:]}];")
     lines.append("}")
     return "\n".join(lines) + "\n"
@@ -68,8 +75,9 @@ def graph_files(graph: Mapping[str, Any], title: str) -> dict[str, str | bytes]:
     dot_text = graph_dot(graph, title)
     dot = shutil.which("dot")
     if dot is not None:
-        done = subprocess.run([dot, "-Tsvg"], input=dot_text, capture_output=True, text=True, timeout=120,
-                              check=False)
+        done = subprocess.run(
+            [dot, "-Tsvg"], input=dot_text, capture_output=True, text=True, timeout=120, check=False
+        )
         if done.returncode != 0:
             raise ToolError(f"dot -Tsvg failed: {done.stderr.strip()[:300]}")
         return {"design.dot": dot_text, "design.svg": done.stdout}
@@ -79,7 +87,7 @@ def graph_files(graph: Mapping[str, Any], title: str) -> dict[str, str | bytes]:
 def graph_layout(graph: Mapping[str, Any]) -> dict[str, tuple[int, int]]:
     """(column, row) of every node: column = longest path from the inputs, rows in program order."""
     nodes = [INPUTS] + [_node(stage["name"]) for stage in graph["stages"]] + [OUTPUTS]
-    column = {name: 0 for name in nodes}
+    column = dict.fromkeys(nodes, 0)
     order = {name: k for k, name in enumerate(nodes)}
     edges = [(_node(e["source"]), _node(e["target"])) for e in graph["edges"]]
     # stages are in program order, so every edge goes forward and one pass in that order suffices
@@ -103,8 +111,10 @@ def graph_size(graph: Mapping[str, Any]) -> tuple[int, int]:
     place = graph_layout(graph)
     columns = max(c for c, _ in place.values()) + 1
     rows = max(r for _, r in place.values()) + 1
-    return (round((columns * COLUMN_INCHES + 2 * MARGIN_INCHES) * DPI),
-            round((rows * ROW_INCHES + 2 * MARGIN_INCHES + _arc_headroom(graph, place)) * DPI))
+    return (
+        round((columns * COLUMN_INCHES + 2 * MARGIN_INCHES) * DPI),
+        round((rows * ROW_INCHES + 2 * MARGIN_INCHES + _arc_headroom(graph, place)) * DPI),
+    )
 
 
 def _arc_headroom(graph: Mapping[str, Any], place: Mapping[str, tuple[int, int]]) -> float:
@@ -146,13 +156,25 @@ def graph_png(graph: Mapping[str, Any], title: str) -> bytes:
         pad = 0.55 - 0.12 * depth.get(function, 0)
         xs = [centre(n)[0] for n in members]
         ys = [centre(n)[1] for n in members]
-        box = FancyBboxPatch((min(xs) - 0.9 - pad + 0.55, min(ys) - 0.3 - pad),
-                             max(xs) - min(xs) + 1.8 + 2 * pad - 1.1, max(ys) - min(ys) + 0.6 + 2 * pad,
-                             boxstyle="round,pad=0.02", linewidth=1.0, edgecolor="#5a6b85",
-                             facecolor=_FUNCTION_COLOURS[depth.get(function, 0) % len(_FUNCTION_COLOURS)])
+        box = FancyBboxPatch(
+            (min(xs) - 0.9 - pad + 0.55, min(ys) - 0.3 - pad),
+            max(xs) - min(xs) + 1.8 + 2 * pad - 1.1,
+            max(ys) - min(ys) + 0.6 + 2 * pad,
+            boxstyle="round,pad=0.02",
+            linewidth=1.0,
+            edgecolor="#5a6b85",
+            facecolor=_FUNCTION_COLOURS[depth.get(function, 0) % len(_FUNCTION_COLOURS)],
+        )
         axes.add_patch(box)
-        axes.text(min(xs) - 0.9 - pad + 0.6, min(ys) - 0.3 - pad + 0.05, function, fontsize=8,
-                  va="top", ha="left", color="#2b3a55")
+        axes.text(
+            min(xs) - 0.9 - pad + 0.6,
+            min(ys) - 0.3 - pad + 0.05,
+            function,
+            fontsize=8,
+            va="top",
+            ha="left",
+            color="#2b3a55",
+        )
     # one arrow per pair of nodes, labelled with every tensor it carries
     arrows: dict[tuple[str, str], list[Any]] = {}
     for edge in graph["edges"]:
@@ -161,19 +183,38 @@ def graph_png(graph: Mapping[str, Any], title: str) -> bytes:
         start, end = centre(source), centre(target)
         skips = abs(place[target][0] - place[source][0]) > 1 or place[target][1] != place[source][1]
         stream = all(edge["stream"] for edge in edges)
-        arrow = FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=10, shrinkA=30, shrinkB=30,
-                                connectionstyle=f"arc3,rad={-2 * ARC_BOW if skips else 0.0}",
-                                linestyle="--" if stream else "-", color="#333333", linewidth=1.0)
+        arrow = FancyArrowPatch(
+            start,
+            end,
+            arrowstyle="-|>",
+            mutation_scale=10,
+            shrinkA=30,
+            shrinkB=30,
+            connectionstyle=f"arc3,rad={-2 * ARC_BOW if skips else 0.0}",
+            linestyle="--" if stream else "-",
+            color="#333333",
+            linewidth=1.0,
+        )
         axes.add_patch(arrow)
         lift = ARC_BOW * abs(end[0] - start[0]) + 0.05 if skips else 0.08
         label = ", ".join(e["tensor"] + (" (stream)" if e["stream"] else "") for e in edges)
-        axes.text((start[0] + end[0]) / 2, (start[1] + end[1]) / 2 - lift, label, fontsize=7,
-                  ha="center", va="bottom", color="#555555")
+        axes.text(
+            (start[0] + end[0]) / 2,
+            (start[1] + end[1]) / 2 - lift,
+            label,
+            fontsize=7,
+            ha="center",
+            va="bottom",
+            color="#555555",
+        )
     for name in place:
         x, y = centre(name)
         label = name if name in (INPUTS, OUTPUTS) else name.removeprefix("stage:")
-        style = {"boxstyle": "round,pad=0.3", "facecolor": "white", "edgecolor": "#333333"} \
-            if name not in (INPUTS, OUTPUTS) else {"boxstyle": "round,pad=0.2", "facecolor": "none", "edgecolor": "none"}
+        style = (
+            {"boxstyle": "round,pad=0.3", "facecolor": "white", "edgecolor": "#333333"}
+            if name not in (INPUTS, OUTPUTS)
+            else {"boxstyle": "round,pad=0.2", "facecolor": "none", "edgecolor": "none"}
+        )
         axes.text(x, y, label, ha="center", va="center", fontsize=9, bbox=style)
     axes.text(0.1, 0.1, title, fontsize=10, ha="left", va="top", weight="bold")
     return _png_bytes(figure)
@@ -207,7 +248,9 @@ def _pyplot() -> Any:
     try:
         import matplotlib
     except ImportError:
-        raise HCLNotImplementedError("drawing PNG reports needs matplotlib: pip install 'hclbuild[plot]'") from None
+        raise HCLNotImplementedError(
+            "drawing PNG reports needs matplotlib: pip install 'hclbuild[plot]'"
+        ) from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
