@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Installs hclbuild (editable) with its test, plot and distributed extras into the active Python environment, plus the
+# Installs hclbuild (editable) with its test, plot, distributed and docs extras into the active Python environment, plus the
 # Apache-2.0 ap_types headers for C simulation: they ship inside the hls4ml wheel, which is
 # installed without its (large, unneeded) dependencies and never imported.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python -m pip install --quiet --upgrade pip
-python -m pip install --quiet -e '.[test,plot,distributed]'
+python -m pip install --quiet -e '.[test,plot,distributed,docs]'
 python -m pip install --quiet --no-deps 'hls4ml==1.3.0'
 # run_hls.tcl is tested under plain tclsh (the tests fail rather than skip in CI without it)
 if ! command -v tclsh >/dev/null 2>&1; then
