@@ -348,6 +348,9 @@ def _fail_on(value: object) -> str:
         value = ",".join(value)
     if not isinstance(value, str):
         raise _Invalid(f"must be a string or a list of strings, got {_type_name(value)} {_toml_text(value)}")
+    # here, not at the top: a no-op doit imports this module and defines no threshold records
+    from hclbuild.render.thresholds import parse_thresholds
+
     try:
         parse_thresholds(value)
     except ConfigError as exc:
