@@ -63,7 +63,6 @@ from hclbuild.hls_interface import (
     SCALAR_MODES,
     STREAM_MODES,
 )
-from hclbuild.render.thresholds import parse_thresholds
 
 PROJECT_FILE = "project.toml"
 KERNEL_FILE = "kernel.py"
