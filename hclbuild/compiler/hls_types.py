@@ -9,7 +9,8 @@ _STANDARD_WIDTHS = (8, 16, 32, 64)
 
 def c_type(dtype: DType | str) -> str:
     """The C++ type of one element: int32_t/uint8_t/float/double where the width is standard,
-    bool for uint1, ap_int<n>/ap_uint<n>/ap_fixed<w,i>/ap_ufixed<w,i> otherwise."""
+    bool for uint1, ap_int<n>/ap_uint<n>/ap_fixed<w,i>/ap_ufixed<w,i> otherwise (with the modes,
+    ap_fixed<w,i,q,o>, where they are not the defaults)."""
     dt = parse_dtype(dtype)
     if dt.is_float:
         return "float" if dt.bits == 32 else "double"
@@ -21,7 +22,8 @@ def c_type(dtype: DType | str) -> str:
         if dt.bits in _STANDARD_WIDTHS:
             return f"{'int' if dt.is_signed else 'uint'}{dt.bits}_t"
         return f"ap_{'int' if dt.is_signed else 'uint'}<{dt.bits}>"
-    return f"ap_{'fixed' if dt.is_signed else 'ufixed'}<{dt.bits}, {dt.int_bits}>"
+    modes = f", {dt.quantization}, {dt.overflow}" if dt.has_modes else ""
+    return f"ap_{'fixed' if dt.is_signed else 'ufixed'}<{dt.bits}, {dt.int_bits}{modes}>"
 
 
 def needs_ap_types(dtype: DType | str) -> bool:

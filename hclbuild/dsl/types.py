@@ -21,6 +21,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hclbuild.dsl.fixed_point import (
+    DEFAULT_OVERFLOW,
+    DEFAULT_QUANTIZATION,
+    OVERFLOW_MODES,
+    QUANTIZATION_MODES,
+    exact_requantize,
+    float_requantize,
+    requantize,
+)
 from hclbuild.errors import DTypeError
 
 MAX_INT_BITS = 2047  # HeteroCL's limit (ap_int needs AP_INT_MAX_W beyond 1024)
@@ -34,6 +43,10 @@ class DType:
     kind: str  # "int" | "uint" | "fixed" | "ufixed" | "float" | "index"
     bits: int
     frac: int = 0
+    # ap_fixed's modes (fixed point only): how a value converted into the type is rounded and
+    # brought into range (hclbuild.dsl.fixed_point)
+    quantization: str = DEFAULT_QUANTIZATION
+    overflow: str = DEFAULT_OVERFLOW
 
     # ---- classification -------------------------------------------------
     @property
@@ -85,10 +98,26 @@ class DType:
     def is_struct(self) -> bool:
         return False
 
+    @property
+    def has_modes(self) -> bool:
+        """A fixed type with a quantization or overflow mode other than AP_TRN, AP_WRAP."""
+        return self.quantization != DEFAULT_QUANTIZATION or self.overflow != DEFAULT_OVERFLOW
+
+    @property
+    def without_modes(self) -> DType:
+        """The same bits with the default modes: the type arithmetic on this one computes in (as an
+        ap_fixed sum or product has the default modes whatever its operands')."""
+        return DType(self.kind, self.bits, self.frac) if self.has_modes else self
+
     # ---- spellings ------------------------------------------------------
     @property
     def name(self) -> str:
+        """ "int8", "fixed16_8"; modes other than the defaults follow, without their AP_ prefix:
+        "fixed16_8_rnd_conv_sat" (parse_dtype reads every spelling back)."""
         if self.kind in ("fixed", "ufixed"):
+            if self.has_modes:
+                modes = f"_{self.quantization[3:]}_{self.overflow[3:]}".lower()
+                return f"{self.kind}{self.bits}_{self.frac}{modes}"
             return f"{self.kind}{self.bits}_{self.frac}"
         if self.kind == "index":
             return "index"
@@ -136,10 +165,13 @@ class DType:
             return f"Int({self.bits})"
         if self.kind == "uint":
             return f"UInt({self.bits})"
-        if self.kind == "fixed":
-            return f"Fixed({self.bits}, {self.frac})"
-        if self.kind == "ufixed":
-            return f"UFixed({self.bits}, {self.frac})"
+        if self.kind in ("fixed", "ufixed"):
+            modes = ""
+            if self.quantization != DEFAULT_QUANTIZATION:
+                modes += f", quantization={self.quantization!r}"
+            if self.overflow != DEFAULT_OVERFLOW:
+                modes += f", overflow={self.overflow!r}"
+            return f"{'Fixed' if self.kind == 'fixed' else 'UFixed'}({self.bits}, {self.frac}{modes})"
         if self.kind == "float":
             return f"Float({self.bits})"
         return "Index()"
@@ -175,18 +207,45 @@ def UInt(bits: int = 32) -> DType:
     return DType("uint", _check_bits(bits, 1, MAX_INT_BITS, "UInt"))
 
 
-def Fixed(bits: int = 32, fracs: int = 0) -> DType:
-    """Signed fixed point ap_fixed<bits, bits-fracs> (truncation, wrap-around)."""
+def _check_mode(mode: object, modes: tuple[str, ...], what: str, where: str) -> str:
+    if isinstance(mode, str) and mode.strip().upper() in modes:
+        return mode.strip().upper()
+    other = OVERFLOW_MODES if modes is QUANTIZATION_MODES else QUANTIZATION_MODES
+    hint = f" ({mode} is an {'overflow' if modes is QUANTIZATION_MODES else 'quantization'} mode)"
+    hint = hint if isinstance(mode, str) and mode.strip().upper() in other else ""
+    raise DTypeError(f"{where}: unknown {what} mode {mode!r}{hint}; the {what} modes are {', '.join(modes)}")
+
+
+def Fixed(
+    bits: int = 32,
+    fracs: int = 0,
+    quantization: str = DEFAULT_QUANTIZATION,
+    overflow: str = DEFAULT_OVERFLOW,
+) -> DType:
+    """Signed fixed point ap_fixed<bits, bits-fracs, quantization, overflow>; by default AP_TRN
+    (round toward minus infinity) and AP_WRAP (keep the low bits), as ap_fixed's defaults.
+
+    hcl.Fixed(bits=32, fracs=0), plus ap_fixed's modes: hcl.Fixed(16, 8, quantization="AP_RND_CONV",
+    overflow="AP_SAT") (hclbuild.dsl.fixed_point lists them)."""
     bits = _check_bits(bits, 2, MAX_INT_BITS, "Fixed")
     fracs = _check_bits(fracs, 0, min(bits, MAX_FRAC_BITS), "Fixed fraction")
-    return DType("fixed", bits, fracs)
+    q = _check_mode(quantization, QUANTIZATION_MODES, "quantization", "Fixed")
+    o = _check_mode(overflow, OVERFLOW_MODES, "overflow", "Fixed")
+    return DType("fixed", bits, fracs, q, o)
 
 
-def UFixed(bits: int = 32, fracs: int = 0) -> DType:
-    """Unsigned fixed point ap_ufixed<bits, bits-fracs> (truncation, wrap-around)."""
+def UFixed(
+    bits: int = 32,
+    fracs: int = 0,
+    quantization: str = DEFAULT_QUANTIZATION,
+    overflow: str = DEFAULT_OVERFLOW,
+) -> DType:
+    """Unsigned fixed point ap_ufixed<bits, bits-fracs, quantization, overflow> (modes as Fixed)."""
     bits = _check_bits(bits, 1, MAX_INT_BITS, "UFixed")
     fracs = _check_bits(fracs, 0, min(bits, MAX_FRAC_BITS), "UFixed fraction")
-    return DType("ufixed", bits, fracs)
+    q = _check_mode(quantization, QUANTIZATION_MODES, "quantization", "UFixed")
+    o = _check_mode(overflow, OVERFLOW_MODES, "overflow", "UFixed")
+    return DType("ufixed", bits, fracs, q, o)
 
 
 def Float(bits: int = 32) -> DType:
@@ -310,11 +369,17 @@ def get_fractional_bitwidth(dtype: object) -> int:
     return parse_dtype(dtype).fracs
 
 
-_DTYPE_RE = re.compile(r"^(int|uint|float|fixed|ufixed)(\d+)?(?:_(\d+))?$")
+_QUANTIZATION_NAMES = "|".join(mode[3:].lower() for mode in QUANTIZATION_MODES)
+_OVERFLOW_NAMES = "|".join(mode[3:].lower() for mode in OVERFLOW_MODES)
+_DTYPE_RE = re.compile(
+    r"^(int|uint|float|fixed|ufixed)(\d+)?(?:_(\d+))?"
+    rf"(?:_(?:ap_)?({_QUANTIZATION_NAMES})_(?:ap_)?({_OVERFLOW_NAMES}))?$"
+)
 
 
 def parse_dtype(spec: object) -> DType:
-    """DType from a DType, a string ("int8", "uint4", "float32", "fixed16_8") or a numpy dtype."""
+    """DType from a DType, a string ("int8", "uint4", "float32", "fixed16_8",
+    "fixed16_8_rnd_conv_sat") or a numpy dtype."""
     if isinstance(spec, DType):
         return spec
     if spec is None:
@@ -328,19 +393,18 @@ def parse_dtype(spec: object) -> DType:
             raise DTypeError(
                 f"unknown data type {spec!r} (expected e.g. 'int8', 'uint4', 'float32', 'fixed16_8')"
             )
-        kind, bits, frac = match.group(1), match.group(2), match.group(3)
+        kind, bits, frac, quantization, overflow = match.groups()
         nbits = int(bits) if bits else 32
-        if kind in ("int", "uint", "float") and frac is not None:
-            raise DTypeError(f"unknown data type {spec!r}: only fixed types take a fraction")
+        if kind in ("int", "uint", "float") and (frac is not None or quantization is not None):
+            raise DTypeError(f"unknown data type {spec!r}: only fixed types take a fraction and modes")
         if kind == "int":
             return Int(nbits)
         if kind == "uint":
             return UInt(nbits)
         if kind == "float":
             return Float(nbits)
-        if kind == "fixed":
-            return Fixed(nbits, int(frac or 0))
-        return UFixed(nbits, int(frac or 0))
+        modes = (f"AP_{quantization}".upper(), f"AP_{overflow}".upper()) if quantization else ()
+        return (Fixed if kind == "fixed" else UFixed)(nbits, int(frac or 0), *modes)
     try:
         npdt = np.dtype(spec)  # type: ignore[arg-type]
     except TypeError:
@@ -373,8 +437,9 @@ def _contiguous(array: np.ndarray) -> np.ndarray:
 def to_storage(values: np.ndarray | object, dtype: DType) -> np.ndarray:
     """Convert values (numbers, or floats for fixed types) to the raw-bit container array.
 
-    Integers wrap to the type's width; fixed-point values are truncated toward minus infinity
-    (AP_TRN) and wrap (AP_WRAP), as Vitis ap_fixed does on assignment from float.
+    Integers wrap to the type's width; fixed-point values are rounded and brought into range by
+    the type's modes (by default truncated toward minus infinity and wrapped), as ap_fixed does on
+    assignment from a double or an int.
     The low `bits` of each container hold the raw bits, the rest is zero.
     """
     if dtype.is_float:
@@ -385,16 +450,7 @@ def to_storage(values: np.ndarray | object, dtype: DType) -> np.ndarray:
 
         return _pack_ints(packed_struct_ints(arr, dtype), dtype)
     if dtype.is_fixed:
-        if arr.dtype.kind == "f":
-            raw = np.floor(arr.astype(np.float64) * float(2**dtype.frac))
-            as_int = np.vectorize(int, otypes=[object])(raw) if raw.size else raw.astype(object)
-        else:
-            as_int = (
-                np.vectorize(lambda v: int(v) << dtype.frac, otypes=[object])(arr)
-                if arr.size
-                else arr.astype(object)
-            )
-        return _pack_ints(np.asarray(as_int, dtype=object), dtype)
+        return _pack_ints(fixed_raw(arr, dtype), dtype)
     if arr.dtype.kind == "f":
         # float -> int casts truncate toward zero, like C
         arr = np.trunc(arr)
@@ -403,6 +459,28 @@ def to_storage(values: np.ndarray | object, dtype: DType) -> np.ndarray:
     if arr.dtype == object or dtype.bits > 64 or arr.dtype.kind in "iub":
         return _pack_ints(arr, dtype)
     raise DTypeError(f"cannot convert numpy {arr.dtype} to {dtype.name}")
+
+
+def fixed_raw(values: np.ndarray, dtype: DType) -> np.ndarray:
+    """Numbers (floats, ints) as the raw bits of fixed-point `dtype` (int64, or an object array of
+    ints), rounded and brought into range by its modes as ap_fixed converts them."""
+    modes = (dtype.bits, dtype.frac, dtype.is_signed, dtype.quantization, dtype.overflow)
+    arr = np.asarray(values)
+    if arr.size == 0:
+        return arr.astype(object)
+    if arr.dtype.kind == "f" and not dtype.has_modes:
+        # the common case in numpy: floor is exact, and the wrap is _pack_ints' mask
+        with np.errstate(over="ignore", invalid="ignore"):  # an infinity takes the exact path below
+            scaled = np.floor(arr.astype(np.float64) * float(2**dtype.frac))
+        if dtype.bits <= 64 and np.isfinite(scaled).all() and np.abs(scaled).max() < 2.0**62:
+            return scaled.astype(np.int64)
+    if arr.dtype.kind == "f":
+        convert = np.vectorize(lambda v: float_requantize(float(v), *modes), otypes=[object])
+    elif arr.dtype == object:  # Python ints, floats, or exact Fractions (wider than a double holds)
+        convert = np.vectorize(lambda v: exact_requantize(v, *modes), otypes=[object])
+    else:
+        convert = np.vectorize(lambda v: requantize(int(v), 0, *modes), otypes=[object])
+    return np.asarray(convert(arr), dtype=object)
 
 
 def _pack_ints(arr: np.ndarray, dtype: DType) -> np.ndarray:

@@ -475,8 +475,9 @@ class JITFunction:
             return spec, param, self._scalar_storage(spec, value, where)
         dtype = spec.dtype
         if isinstance(value, Array):
-            # by name: a Struct Array holds the packed uint<bits> the IR spells
-            if value.dtype.name != dtype.name:
+            # by name: a Struct Array holds the packed uint<bits> the IR spells; the modes of a
+            # fixed type change how values convert into it, not its bits
+            if value.dtype.without_modes.name != dtype.without_modes.name:
                 raise APIError(f"{where} has dtype {value.dtype.name}, expected {dtype.name}")
             storage = value.storage
             if not isinstance(storage, np.ndarray) or storage.dtype.itemsize * 8 != dtype.storage_bits:
@@ -513,7 +514,7 @@ class JITFunction:
     def _scalar_storage(spec: ArgSpec, value: Any, where: str) -> np.ndarray:
         dtype = spec.dtype
         if isinstance(value, Array):
-            if value.dtype.name != dtype.name or value.shape != ():
+            if value.dtype.without_modes.name != dtype.without_modes.name or value.shape != ():
                 raise APIError(
                     f"{where}: expected a {dtype.name} scalar, got an Array {value.dtype.name}{value.shape}"
                 )

@@ -463,7 +463,10 @@ class Evaluator:
             if e.where is not None and not self.truth(e.where):
                 continue
             value = convert(self.value(e.value), value_ty, ty)
-            if e.kind == "sum":
+            if e.kind == "sum" and ty.is_fixed and ty.has_modes:
+                # acc += x on an ap_fixed with modes: the exact sum converted back into acc's type
+                acc = convert(acc + value, Ty(ty.kind, ty.bits + 1, ty.frac), ty)
+            elif e.kind == "sum":
                 acc = arith("add", acc, value, ty)
             elif (value > acc) if e.kind == "max" else (value < acc):
                 acc = value

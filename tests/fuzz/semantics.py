@@ -2,26 +2,47 @@
 hclbuild's compiler: dtypes, the promotion rules, conversions and every operation on Python ints.
 
 Values: ints are Python ints in their type's range (signed or unsigned reading); fixed-point values
-are their raw bits as such an int (value * 2**frac); floats are numpy float32 scalars.
+are their raw bits as such an int (value * 2**frac); floats are numpy float32 scalars. A value
+converted into a fixed-point type is rounded and brought into range by the type's ap_fixed modes,
+stated here by their definitions on exact fractions (hclbuild lowers them to bit tests).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
 MAX_BITS = 128
 
 
+QUANTIZATION_MODES = (
+    "AP_TRN",
+    "AP_TRN_ZERO",
+    "AP_RND",
+    "AP_RND_ZERO",
+    "AP_RND_INF",
+    "AP_RND_MIN_INF",
+    "AP_RND_CONV",
+)
+OVERFLOW_MODES = ("AP_WRAP", "AP_SAT", "AP_SAT_ZERO", "AP_SAT_SYM")
+
+
 @dataclass(frozen=True)
 class Ty:
-    """A dtype: kind int | uint | fixed | ufixed | float | index."""
+    """A dtype: kind int | uint | fixed | ufixed | float | index; fixed types carry ap_fixed's modes."""
 
     kind: str
     bits: int
     frac: int = 0
+    quantization: str = "AP_TRN"
+    overflow: str = "AP_WRAP"
+
+    @property
+    def has_modes(self) -> bool:
+        return (self.quantization, self.overflow) != ("AP_TRN", "AP_WRAP")
 
     @property
     def signed(self) -> bool:
@@ -49,14 +70,21 @@ class Ty:
 
     @property
     def name(self) -> str:
+        """The DSL's spelling (README): fixed16_4, and the modes when not the defaults."""
         if self.is_fixed:
-            return f"{self.kind}{self.bits}_{self.frac}"
+            modes = f"_{self.quantization[3:]}_{self.overflow[3:]}".lower() if self.has_modes else ""
+            return f"{self.kind}{self.bits}_{self.frac}{modes}"
         return "index" if self.is_index else f"{self.kind}{self.bits}"
 
     def source(self) -> str:
-        """The hcl constructor spelling: hcl.Int(8), hcl.Fixed(16, 4)."""
+        """The hcl constructor spelling: hcl.Int(8), hcl.Fixed(16, 4, quantization="AP_RND")."""
         if self.is_fixed:
-            return f"hcl.{'Fixed' if self.kind == 'fixed' else 'UFixed'}({self.bits}, {self.frac})"
+            modes = ""
+            if self.quantization != "AP_TRN":
+                modes += f", quantization={self.quantization!r}"
+            if self.overflow != "AP_WRAP":
+                modes += f", overflow={self.overflow!r}"
+            return f"hcl.{'Fixed' if self.kind == 'fixed' else 'UFixed'}({self.bits}, {self.frac}{modes})"
         return {
             "int": f"hcl.Int({self.bits})",
             "uint": f"hcl.UInt({self.bits})",
@@ -96,7 +124,8 @@ def wrap(value: int, ty: Ty) -> int:
 
 
 def _as_fixed(ty: Ty) -> Ty:
-    return ty if ty.is_fixed else Ty("fixed" if ty.signed else "ufixed", ty.bits, 0)
+    """An int as fixed point with no fraction bits; arithmetic on fixed point has the default modes."""
+    return Ty("fixed" if ty.signed else "ufixed", ty.bits, ty.frac)
 
 
 def promote(a: Ty, b: Ty, op: str = "add") -> Ty:
@@ -180,8 +209,51 @@ def int_to_float32(value: int) -> np.float32:
         return np.float32(-result if value < 0 else result)
 
 
+def _rounded(scaled: Fraction, quantization: str) -> int:
+    """An exact value in units of the last fraction bit, rounded to an integer by the mode's
+    definition (Fraction's round() ties to even)."""
+    half = Fraction(1, 2)
+    if quantization == "AP_TRN":
+        return math.floor(scaled)
+    if quantization == "AP_TRN_ZERO":
+        return math.trunc(scaled)
+    if quantization == "AP_RND":
+        return math.floor(scaled + half)
+    if quantization == "AP_RND_ZERO":
+        return math.ceil(scaled - half) if scaled > 0 else math.floor(scaled + half)
+    if quantization == "AP_RND_INF":
+        return math.floor(scaled + half) if scaled >= 0 else math.ceil(scaled - half)
+    if quantization == "AP_RND_MIN_INF":
+        return math.ceil(scaled - half)
+    if quantization == "AP_RND_CONV":
+        return round(scaled)
+    raise ValueError(quantization)
+
+
+def to_fixed(exact: Fraction, dst: Ty) -> int:
+    """An exact value as fixed-point dst's raw bits: rounded by its quantization mode, then out of
+    range values wrapped, clamped (AP_SAT_SYM: to [-max, max] when signed) or zeroed."""
+    raw = _rounded(exact * 2**dst.frac, dst.quantization)
+    lowest, highest = dst.lowest(), dst.highest()
+    if dst.overflow == "AP_SAT_SYM" and dst.signed:
+        lowest = -highest
+    if lowest <= raw <= highest or dst.overflow == "AP_WRAP":
+        return wrap(raw, dst)
+    if dst.overflow == "AP_SAT_ZERO":
+        return 0
+    return min(max(raw, lowest), highest)
+
+
+def exact_double(value: float) -> Fraction:
+    """A double's exact value; ap_fixed reads an infinity's or a NaN's exponent as 2**1024, a number
+    outside every fixed-point range (wrapped it is 0)."""
+    if math.isfinite(value):
+        return Fraction(value)
+    return Fraction(-(2**1024) if math.copysign(1.0, value) < 0 else 2**1024)
+
+
 def convert(value, src: Ty, dst: Ty):
-    """value of type src as type dst: ints wrap, fixed truncates (floor) and wraps, floats as C."""
+    """value of type src as type dst: ints wrap, fixed point by dst's modes, floats as C."""
     if src == dst:
         return value
     if src.is_index:
@@ -193,20 +265,17 @@ def convert(value, src: Ty, dst: Ty):
     if src.is_float:
         as_double = float(value)
         if dst.is_fixed:
-            return wrap(math.floor(as_double * 2.0**dst.frac), dst)
+            return to_fixed(exact_double(as_double), dst)
         return wrap(math.trunc(as_double), dst)  # C: toward zero
     if dst.is_float:
         if src.is_fixed:
             return np.float32(float(value) * 2.0**-src.frac)  # through f64, as the builder
         return int_to_float32(value)
-    if src.is_fixed and dst.is_fixed:
-        shift = dst.frac - src.frac
-        return wrap(value << shift if shift >= 0 else value >> -shift, dst)
+    if dst.is_fixed:  # from fixed point or an int
+        return to_fixed(Fraction(value, 2**src.frac), dst)
     if src.is_fixed:  # to an int: toward zero (ap_fixed's to_int)
         scaled = abs(value) >> src.frac
         return wrap(-scaled if value < 0 else scaled, dst)
-    if dst.is_fixed:
-        return wrap(value << dst.frac, dst)
     return wrap(value, dst)
 
 

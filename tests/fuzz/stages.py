@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from . import program as P
 from .semantics import Int, Ty, TypeTooWide
-from .strategies import Ctx, Expr, Generator
+from .strategies import Ctx, Expr, Generator, converts
 
 
 class ProgramGenerator(Generator):
@@ -24,7 +24,7 @@ class ProgramGenerator(Generator):
         """A value for a tensor of type `out`: floats only when their conversion is defined."""
         want_float = self.chance(0.6 if out.is_float else 0.1)
         value = self.expr(ctx, want_float)
-        if want_float and not out.is_float and value.bound * 2.0**out.frac >= 2.0**62:
+        if want_float and not converts(value.bound, out):
             return self.expr(ctx, False)
         return value
 
@@ -61,7 +61,7 @@ class ProgramGenerator(Generator):
         acc = None
         if self.chance(0.3):
             acc = self.value_type() if not want_float else self.pick([None, Int(32)])
-            if acc is not None and want_float and inner.bound * 2.0**acc.frac >= 2.0**62:
+            if acc is not None and want_float and not converts(inner.bound, acc):
                 acc = None
         # a float max/min over nothing (where= never true) would be an infinity
         allows_where = kind == "sum" or not (want_float or (acc is not None and acc.is_float))
@@ -77,7 +77,7 @@ class ProgramGenerator(Generator):
             if self.chance(0.4) and not reduce_ty.is_index and not (reduce_ty.is_float and bound > 1e30)
             else self.value_type()
         )
-        if reduce_ty.is_float and not ty.is_float and bound * 2.0**ty.frac >= 2.0**62:
+        if reduce_ty.is_float and not converts(bound, ty):
             ty = reduce_ty
         self.add_compute(
             P.Compute(self.fresh("s"), shape, ty, axes, reduce),
@@ -100,7 +100,7 @@ class ProgramGenerator(Generator):
         shape = tuple(n - w + 1 for n, w in zip(source.shape, window))
         axes = self.axes_for(shape)
         ty = source.ty if self.chance(0.5) else self.value_type()
-        if source.ty.is_float and not ty.is_float and 4.0 * 9 * 2.0**ty.frac >= 2.0**62:
+        if source.ty.is_float and not converts(4.0 * 9, ty):
             ty = source.ty
         if self.chance(0.5):  # hcl.sum over the window's reduce axes
             raxes = tuple((self.fresh("r"), w) for w in window)

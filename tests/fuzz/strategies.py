@@ -15,11 +15,18 @@ from typing import Any
 from hypothesis import strategies as st
 
 from . import program as P
-from .semantics import FLOAT32, INDEX, Int, Ty, TypeTooWide
+from .semantics import FLOAT32, INDEX, OVERFLOW_MODES, QUANTIZATION_MODES, Int, Ty, TypeTooWide
 
 INT_WIDTHS = (1, 2, 5, 8, 8, 12, 16, 16, 31, 32, 32, 32, 33, 48, 63, 64, 64, 65, 100, 128)
 FLOAT_LIMIT = 1e30
 ARITH = ("add", "sub", "mul")
+
+
+def converts(bound: float, ty: Ty) -> bool:
+    """Whether every float up to `bound` in magnitude has a defined value as `ty`: always as a float
+    or fixed point (converted exactly, then rounded and brought into range by its modes), as an
+    int only inside int64 (fptosi beyond it is undefined)."""
+    return ty.is_float or ty.is_fixed or bound < 2.0**62
 
 
 @dataclass
@@ -75,7 +82,10 @@ class Generator:
         if kind in ("int", "uint"):
             return Ty(kind, self.pick(INT_WIDTHS))
         bits = self.pick((4, 8, 12, 16, 24, 32, 40, 64, 80))
-        return Ty(kind, bits, self.draw(st.integers(0, min(bits, 24))))
+        frac = self.draw(st.integers(0, min(bits, 24)))
+        if self.chance(0.35):  # ap_fixed's modes: rounding and saturation where values convert
+            return Ty(kind, bits, frac, self.pick(QUANTIZATION_MODES), self.pick(OVERFLOW_MODES))
+        return Ty(kind, bits, frac)
 
     def value_type(self) -> Ty:
         return FLOAT32 if self.chance(0.2) else self.exact_type()
@@ -259,8 +269,7 @@ class Generator:
         target = self.exact_type()
         if self.chance(0.25):
             a = self.expr(ctx, True, depth)
-            # float -> int/fixed must stay inside int64 after scaling
-            if a.bound * 2.0**target.frac >= 2.0**62:
+            if not converts(a.bound, target):
                 return None
             return self._typed(P.Cast(target, a.e))
         return self._typed(P.Cast(target, self.expr(ctx, False, depth).e))

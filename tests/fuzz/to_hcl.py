@@ -20,10 +20,9 @@ def hcl_type(ty: Ty) -> Any:
         return hcl.Int(ty.bits)
     if ty.kind == "uint":
         return hcl.UInt(ty.bits)
-    if ty.kind == "fixed":
-        return hcl.Fixed(ty.bits, ty.frac)
-    if ty.kind == "ufixed":
-        return hcl.UFixed(ty.bits, ty.frac)
+    if ty.is_fixed:
+        make = hcl.Fixed if ty.kind == "fixed" else hcl.UFixed
+        return make(ty.bits, ty.frac, quantization=ty.quantization, overflow=ty.overflow)
     return hcl.Float(ty.bits)
 
 

@@ -1,18 +1,20 @@
-"""Conversions between dtypes: ints wrap, fixed point truncates (floor) and wraps like ap types,
-floats convert as C does; index values go through i64.
+"""Conversions between dtypes: ints wrap, a value converted into a fixed-point type is rounded and
+brought into range by its modes as ap_fixed does (by default truncated toward minus infinity and
+wrapped; fixed_point.py lowers the modes), floats convert as C does; index values go through i64.
 """
 
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, math
+from mlir.dialects import arith
 
-from hclbuild.compiler.builder.state import FunctionState, mlir_type
+from hclbuild.compiler.builder.fixed_point import FixedPointLowering
+from hclbuild.compiler.builder.state import mlir_type
 from hclbuild.dsl.types import DType, Int
 from hclbuild.errors import CompileError
 
 
-class ConversionLowering(FunctionState):
+class ConversionLowering(FixedPointLowering):
     """resize and convert: a value of one dtype as another."""
 
     def resize(self, value: ir.Value, src: DType, bits: int) -> ir.Value:
@@ -25,7 +27,7 @@ class ConversionLowering(FunctionState):
         return (arith.ExtSIOp if src.is_signed else arith.ExtUIOp)(ty, value).result
 
     def convert(self, value: ir.Value, src: DType, dst: DType | None) -> ir.Value:
-        """value of dtype src as dtype dst: ints wrap, fixed truncates (floor) and wraps, like ap types."""
+        """value of dtype src as dtype dst: ints wrap, fixed point by dst's modes, like ap types."""
         if dst is None or src == dst:
             return value
         if src.is_index:
@@ -56,6 +58,8 @@ class ConversionLowering(FunctionState):
                 nan = arith.CmpFOp(arith.CmpFPredicate.UNO, value, value).result
                 as_int = arith.SelectOp(nan, self.int_const(0, DType("int", wide)), as_int).result
             return self.resize(as_int, DType("int", wide), dst.bits)
+        if src.is_integral_bits and dst.is_fixed and dst.has_modes:
+            return self.requantize(value, src, dst)
         if src.is_int and dst.is_fixed:
             work = max(dst.bits, src.bits + dst.frac) + 1
             wide = self.resize(value, src, work)
@@ -87,10 +91,5 @@ class ConversionLowering(FunctionState):
             scaled = arith.MulFOp(as_float, scale).result
             return self.convert(scaled, DType("float", 64), dst)
         if src.is_float and dst.is_fixed:
-            f64 = ir.F64Type.get()
-            value = self.convert(value, src, DType("float", 64))
-            scale = arith.ConstantOp(f64, ir.FloatAttr.get(f64, float(2**dst.frac))).result
-            floored = math.FloorOp(arith.MulFOp(value, scale).result).result
-            as_int = arith.FPToSIOp(ir.IntegerType.get_signless(64), floored).result
-            return self.resize(as_int, Int(64), dst.bits)
+            return self.float_to_fixed(self.convert(value, src, DType("float", 64)), dst)
         raise CompileError(f"builder: no conversion from {src!r} to {dst!r}")

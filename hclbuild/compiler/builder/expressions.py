@@ -4,8 +4,6 @@ arithmetic, comparisons, intrinsics, calls; bit access is in bits.py); ev dispat
 
 from __future__ import annotations
 
-import math as pymath
-from fractions import Fraction
 from typing import Any
 
 from mlir import ir
@@ -13,6 +11,7 @@ from mlir.dialects import arith, func, math, memref, scf
 
 from hclbuild.compiler.builder.state import FunctionState, mlir_type, walk_nodes
 from hclbuild.dsl import expr as E
+from hclbuild.dsl.fixed_point import exact_requantize
 from hclbuild.dsl.functions import ScalarRef, TracedFunction
 from hclbuild.dsl.tensor import Tensor
 from hclbuild.dsl.types import DType, Int, UInt
@@ -37,7 +36,8 @@ class ExpressionLowering(FunctionState):
             return arith.ConstantOp(mlir_type(dt), ir.FloatAttr.get(mlir_type(dt), float(expr.value))).result
         if dt.is_fixed:
             # exact: a Fraction (the extremes of a wide fixed type) must not round through a float
-            return self.int_const(pymath.floor(Fraction(expr.value) * 2**dt.frac), dt)
+            raw = exact_requantize(expr.value, dt.bits, dt.frac, dt.is_signed, dt.quantization, dt.overflow)
+            return self.int_const(raw, dt)
         return self.int_const(int(expr.value), dt)
 
     def _shift_op(self, expr: E.Binary) -> ir.Value:

@@ -13,6 +13,7 @@ from mlir.dialects import affine, arith, memref, scf
 from hclbuild.compiler.builder.state import FunctionState, ReturnTarget, walk_nodes
 from hclbuild.dsl import expr as E
 from hclbuild.dsl import stmt as S
+from hclbuild.dsl.types import DType
 from hclbuild.errors import HCLNotImplementedError
 from hclbuild.schedule.loops import LoopNest
 from hclbuild.schedule.schedule import Stage
@@ -113,7 +114,13 @@ class ReductionLowering(FunctionState):
             current = memref.LoadOp(acc, zero).result
             value = self.convert(self.ev(expr.value), expr.value.dtype, expr.dtype)
             dt = expr.dtype
-            if expr.kind == "sum":
+            if expr.kind == "sum" and dt.is_fixed and dt.has_modes:
+                # ap_fixed's acc += x: the exact sum, converted back into the accumulator by its
+                # modes (a saturating accumulator saturates)
+                exact = DType(dt.kind, dt.bits + 1, dt.frac)
+                total = arith.AddIOp(self.resize(current, dt, exact.bits), self.resize(value, dt, exact.bits))
+                new = self.convert(total.result, exact, dt)
+            elif expr.kind == "sum":
                 new = (arith.AddFOp if dt.is_float else arith.AddIOp)(current, value).result
             elif expr.kind in ("max", "min"):
                 if dt.is_float:
