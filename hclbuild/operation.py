@@ -1,7 +1,9 @@
-"""hcl.operation: HeteroCL's module of tensor operations (`from heterocl.operation import ...`)."""
+"""hcl.operation: HeteroCL's module of tensor operations (`from heterocl.operation import ...`,
+`hcl.operation.copy(values)`)."""
 
 from hclbuild.dsl.array import asarray
 from hclbuild.dsl.context import init
+from hclbuild.dsl.dataops import bitcast, cast_np, const_tensor, copy, pack, unpack
 from hclbuild.dsl.operations import (
     cast,
     compute,
@@ -19,17 +21,23 @@ from hclbuild.dsl.operations import (
 
 __all__ = [
     "asarray",
+    "bitcast",
     "cast",
+    "cast_np",
     "compute",
+    "const_tensor",
+    "copy",
     "init",
     "max",
     "min",
     "mutate",
+    "pack",
     "placeholder",
     "reduce_axis",
     "reducer",
     "scalar",
     "select",
     "sum",
+    "unpack",
     "update",
 ]

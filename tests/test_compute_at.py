@@ -137,19 +137,37 @@ def test_compute_at_then_outline_csims(tmp_path: Path) -> None:
 # ---- errors --------------------------------------------------------------------------------
 
 
-def test_compute_at_into_a_stage_that_does_not_consume_the_producer() -> None:
+def test_compute_at_into_a_stage_that_does_not_read_it_fuses_their_loops(run: Any) -> None:
+    """HeteroCL's compute_at of independent stages: the nests share their loops down to the axis."""
+    A = hcl.placeholder((4, 6), "A")
+
+    def kernel(A: Any) -> Any:
+        B = hcl.compute((4, 6), lambda i, j: A[i, j] + 1, "B")
+        C = hcl.compute((4, 6), lambda i, j: A[i, j] * 2, "C")
+        return hcl.compute((4, 6), lambda i, j: B[i, j] + C[i, j], "D")
+
+    s = hcl.create_schedule([A], kernel)
+    s[kernel.B].compute_at(s[kernel.C], kernel.C.axis[1])
+    nests = hcl.get_affine_loop_nests(s.top_func)
+    assert [[loop["name"] for loop in nest] for nest in nests] == [["i", "j"], ["i", "j"]]
+    inner = [op.operation.name for op in nests[0][1]["body"].body.operations]
+    assert inner.count("memref.store") == 2  # B's element, then C's, in one loop body
+    a = np.arange(24, dtype=np.int32).reshape(4, 6)
+    np.testing.assert_array_equal(run(s, a), (a + 1) + a * 2)
+
+
+def test_compute_at_cannot_fuse_stages_that_share_a_written_tensor() -> None:
     A = hcl.placeholder((4,), "A")
 
     def kernel(A: Any) -> Any:
         B = hcl.compute((4,), lambda i: A[i] + 1, "B")
-        C = hcl.compute((4,), lambda i: A[i] * 2, "C")
-        return hcl.compute((4,), lambda i: B[i] + C[i], "D")
+        hcl.update(A, lambda i: A[i] * 2, "C")
+        return B
 
     s = hcl.create_schedule([A], kernel)
     with pytest.raises(
         APIError,
-        match=r"compute_at: stage 'C' does not consume stage 'B' "
-        r"\(it never reads its tensor 'B'\)",
+        match=r"compute_at: stage 'C' does not read 'B' of stage 'B' but shares another tensor with it",
     ):
         s[kernel.B].compute_at(s[kernel.C], kernel.C.axis[0])
 

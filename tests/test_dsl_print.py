@@ -26,7 +26,9 @@ def test_print_in_the_llvm_run(capfd):
     out = np.zeros((2, 3), np.int32)
     capfd.readouterr()
     f(np.arange(6, dtype=np.int32).reshape(2, 3), out)
-    assert capfd.readouterr().out == ("a=1 b=2.50\ntext only\n0 1 2 \n3 4 5 \n0:0 1:100000 2:200000 -7\n")
+    assert capfd.readouterr().out == (
+        "a=1 b=2.50\ntext only\n[[0, 1, 2],\n [3, 4, 5]]\n0:0 1:100000 2:200000 -7 \n"
+    )
     np.testing.assert_array_equal(out, np.arange(1, 7).reshape(2, 3))
 
 
@@ -57,5 +59,26 @@ def test_formats_that_cannot_print_dsl_values():
     ]:
         with pytest.raises(APIError, match=message):
             hcl.create_schedule([A], lambda A, fmt=fmt: hcl.print(A[0], fmt))
-    with pytest.raises(APIError, match="a tensor prints with its own format"):
-        hcl.create_schedule([A], lambda A: hcl.print(A, "%d"))
+    with pytest.raises(APIError, match="a tensor's format prints one element at a time; '%d %d' reads 2"):
+        hcl.create_schedule([A], lambda A: hcl.print(A, "%d %d"))
+
+
+def test_heterocls_print_formats(capfd):
+    """No format: each value on its own line after a space; a tensor between brackets like numpy,
+    each element with the format given (up to a NUL, where printf stops reading), in order with
+    what Python prints around the call."""
+    A = hcl.placeholder((2, 2), "A", dtype=hcl.Float())
+    B = hcl.placeholder((2,), "B")
+
+    def kernel(A, B):
+        hcl.print(5)
+        hcl.print((A[0, 0], 7))
+        hcl.print(A, "%.1f\0 ignored")
+        hcl.print(B)
+
+    f = hcl.build(hcl.create_schedule([A, B], kernel))
+    capfd.readouterr()
+    print("before", end="\n", flush=False)
+    f(np.array([[0.5, 1.25], [2.0, -3.0]], dtype=np.float32), np.array([2, -3], dtype=np.int32))
+    print("after")
+    assert capfd.readouterr().out == ("before\n5 \n0.500 \n7 \n[[0.5, 1.2],\n [2.0, -3.0]]\n[2, -3]\nafter\n")

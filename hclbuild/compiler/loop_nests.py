@@ -2,7 +2,8 @@
 
 A list with one entry per top-level loop of the function body (a stage's root, in order); each
 entry lists the loops from that root down while a loop's body holds exactly one loop, as
-`{"name": loop_name, "body": the loop op}`. Lets loop-structure assertions written against
+`{"name": loop_name, "body": the loop op}` (its OpView: `["body"].body.operations` are the ops
+in the loop, as in HeteroCL). Lets loop-structure assertions written against
 HeteroCL (`loops[0][1]["name"] == "j.outer"`) run against hclbuild's IR.
 """
 
@@ -29,7 +30,7 @@ def _band(loop: Any) -> list[dict[str, Any]]:
     band = []
     while loop is not None:
         name = loop.attributes["loop_name"].value if "loop_name" in loop.attributes else ""
-        band.append({"name": name, "body": loop})
+        band.append({"name": name, "body": loop.opview})  # an AffineForOp: .body, .attributes
         inner = [
             op.operation
             for region in loop.regions

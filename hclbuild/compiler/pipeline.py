@@ -59,9 +59,11 @@ def _partition_strings(schedule: Schedule, tensor: object) -> tuple[str, ...]:
 
 
 def apply_memory_records(module: Any, schedule: Schedule) -> None:
-    """reuse_at, buffer_at, compute_at and s.to records, in the order the schedule made them."""
+    """reuse_at, buffer_at, compute_at (and its fusion of independent stages) and s.to records, in
+    the order the schedule made them."""
     from hclbuild.compiler.passes.buffer_at import BufferAtPass
     from hclbuild.compiler.passes.compute_at import ComputeAtPass
+    from hclbuild.compiler.passes.fuse_at import FuseAtPass
     from hclbuild.compiler.passes.reuse_at import ReuseAtPass, fuse_fill_loops
     from hclbuild.compiler.passes.stream import StreamPass
 
@@ -88,6 +90,9 @@ def apply_memory_records(module: Any, schedule: Schedule) -> None:
         elif isinstance(record, M.ComputeAt):
             axis = schedule.stages[record.consumer].current_loop(record.axis)
             ComputeAtPass(record.producer, record.consumer, axis, record.tensor.name).run(module)
+        elif isinstance(record, M.FuseAt):
+            axis = schedule.stages[record.consumer].current_loop(record.axis)
+            FuseAtPass(record.producer, record.consumer, axis).run(module)
         else:
             StreamPass(record.tensor.name, record.src, record.dst, record.depth).run(module)
         if not module.operation.verify():

@@ -4,18 +4,18 @@ synthesis: the C++ guards it with #ifndef __SYNTHESIS__).
 Each value is converted to the C type its conversion in the format asks for (%d: int, %u/%x: unsigned,
 %ld/%lld: long/long long, %f/%e/%g: double), so the LLVM call and the C++ printf agree on every
 argument's type; a format without conversions prints text only. Without a format, integers print
-as %d (%lld beyond 32 bits) and everything else as %.3f, separated by spaces, ending the line.
-A tensor prints all its elements, one row of the last dimension a line.
+as %d (%lld beyond 32 bits) and everything else as %.3f, each followed by a space and a newline
+(HeteroCL's default). A tensor prints all its elements between brackets, one row of the last
+dimension a line, each element with the format if one is given.
 """
 
 from __future__ import annotations
 
-import itertools
 import re
 from dataclasses import dataclass
 
-from hclbuild.dsl.expr import Cast, Expr, Var, as_expr
-from hclbuild.dsl.stmt import For, Print
+from hclbuild.dsl.expr import Cast, Expr, Var, as_expr, compare
+from hclbuild.dsl.stmt import For, If, Print
 from hclbuild.dsl.tensor import Tensor
 from hclbuild.dsl.trace import active_program, record
 from hclbuild.dsl.types import DType, Float, Index, Int, UInt
@@ -69,14 +69,15 @@ def conversions(fmt: str) -> list[Conversion]:
 
 
 def _default_format(values: list[Expr]) -> str:
+    """HeteroCL's: each value on a line of its own, followed by a space."""
     parts = []
     for value in values:
         dtype = value.dtype
         if dtype.is_int or dtype.is_index:
-            parts.append("%lld" if dtype.bits > 32 else "%d")
+            parts.append("%lld \n" if dtype.bits > 32 else "%d \n")
         else:
-            parts.append("%.3f")
-    return " ".join(parts) + "\n"
+            parts.append("%.3f \n")
+    return "".join(parts)
 
 
 def _print_values(values: list[Expr], fmt: str) -> None:
@@ -88,27 +89,34 @@ def _print_values(values: list[Expr], fmt: str) -> None:
     record(Print(fmt, args))
 
 
-def _print_tensor(tensor: Tensor) -> None:
-    """Nested loops printing every element, one row of the last dimension a line."""
+def _print_tensor(tensor: Tensor, fmt: str) -> None:
+    """Nested loops printing every element between brackets, as numpy and MLIR's printMemref (so
+    HeteroCL) do: `[[0, 1, 2],` a row a line, ` [3, 4, 5]]`; `fmt` prints one element (default %d,
+    %g)."""
     program = active_program()
-    element = (
-        "%.3f "
-        if tensor.dtype.is_float or tensor.dtype.is_fixed
-        else ("%lld " if tensor.dtype.bits > 32 else "%d ")
-    )
+    dtype = tensor.dtype
+    element = fmt or ("%g" if dtype.is_float or dtype.is_fixed else ("%lld" if dtype.bits > 32 else "%d"))
+    reads = len(conversions(element))
+    if reads != 1:
+        raise APIError(
+            f"hcl.print: a tensor's format prints one element at a time; {fmt!r} reads {reads} values"
+        )
     loops = [
         For(Var(n, 0, extent), as_expr(0, Index()), as_expr(extent, Index()), 1, name=n)
         for n, extent in ((program.auto_name("print_i"), extent) for extent in tensor.shape)
     ]
     value = as_expr(tensor[tuple(loop.var for loop in loops)])
-    loops[-1].body.append(Print(element, (Cast(conversions(element)[0].dtype, value),)))
-    for outer, inner in itertools.pairwise(loops):
-        outer.body.append(inner)
-    if len(loops) > 1:
-        loops[-2].body.append(Print("\n", ()))
+    for depth, (loop, extent) in enumerate(zip(loops, tensor.shape)):
+        if depth + 1 < len(loops):
+            loop.body.extend([Print("[", ()), loops[depth + 1], Print("]", ())])
+            separator = ",\n" + " " * (depth + 1)
+        else:
+            loop.body.append(Print(element, (Cast(conversions(element)[0].dtype, value),)))
+            separator = ", "
+        loop.body.append(If(compare("lt", loop.var, extent - 1), [Print(separator, ())]))
+    record(Print("[", ()))
     record(loops[0])
-    if len(loops) == 1:
-        record(Print("\n", ()))
+    record(Print("]\n", ()))
 
 
 def print_(vals: object, format_str: str = "") -> None:
@@ -116,10 +124,9 @@ def print_(vals: object, format_str: str = "") -> None:
     whole tensor) with a C format."""
     if not isinstance(format_str, str):
         raise APIError(f"hcl.print: the format must be a string, got {type(format_str).__name__}")
+    format_str = format_str.split("\0", 1)[0]  # printf reads a format up to its first NUL
     if isinstance(vals, Tensor) and not vals.is_scalar:
-        if format_str:
-            raise APIError("hcl.print: a tensor prints with its own format; print elements to choose one")
-        _print_tensor(vals)
+        _print_tensor(vals, format_str)
         return
     items = list(vals) if isinstance(vals, (tuple, list)) else [vals]
     values = [as_expr(item) for item in items]

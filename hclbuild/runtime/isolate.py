@@ -77,6 +77,7 @@ def run_isolated(fn: Callable[..., Any], *args: Any, what: str, timeout: float |
         output = printed.read().decode("utf-8", errors="replace")
     if output:
         sys.stdout.write(output)
+        sys.stdout.flush()  # in order with what native code prints to fd 1 next
     if payload is None:
         raise CsimError(f"{what} did not finish within {timeout:g} s and was stopped")
     return _outcome(what, returncode, payload, output)

@@ -26,6 +26,7 @@ import ctypes
 import ctypes.util
 import hashlib
 import math
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -455,6 +456,11 @@ class JITFunction:
             result = np.zeros((), dtype=signature.ret.np_storage)
             slots.append(result.ctypes.data)
         argv = (ctypes.c_void_p * max(len(slots), 1))(*slots)
+        # the kernel's hcl.print writes to fd 1 itself (printf, flushed at once): what Python
+        # printed before the call must be out first, or a piped stdout shows it after
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
         probe_error = call_with_probes(
             lambda: self._native(ctypes.addressof(argv)), self.jit.probe, self.jit._compiled.events
         )

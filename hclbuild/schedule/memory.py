@@ -84,6 +84,16 @@ class ComputeAt:
 
 
 @dataclass(frozen=True)
+class FuseAt:
+    """s[producer].compute_at(s[consumer], axis) where the consumer does not read the producer: the
+    two loop nests are fused down to `axis` (HeteroCL's compute_at of independent stages)."""
+
+    producer: str
+    consumer: str
+    axis: str
+
+
+@dataclass(frozen=True)
 class StreamTo:
     """s.to(tensor, s[dst], depth=N): `tensor` is a FIFO from stage `src` to stage `dst`."""
 
@@ -93,7 +103,7 @@ class StreamTo:
     depth: int
 
 
-MemoryRecord = ReuseAt | BufferAt | ComputeAt | StreamTo
+MemoryRecord = ReuseAt | BufferAt | ComputeAt | FuseAt | StreamTo
 
 
 # ---- what a stage reads and writes (the traced program, not the IR) ---------------------------

@@ -342,13 +342,13 @@ class Schedule:
         self.memory.append(M.BufferAt(tensor, stage.name, loop, buffer))
         return buffer
 
-    def record_compute_at(self, record: M.ComputeAt) -> None:
+    def record_compute_at(self, record: M.ComputeAt | M.FuseAt) -> None:
         if record.producer in self.outlined:
             raise APIError(
                 f"compute_at: stage {record.producer!r} is outlined; it cannot also move into "
                 f"stage {record.consumer!r}"
             )
-        if any(isinstance(r, M.ComputeAt) and r.producer == record.producer for r in self.memory):
+        if any(isinstance(r, (M.ComputeAt, M.FuseAt)) and r.producer == record.producer for r in self.memory):
             raise APIError(f"compute_at: stage {record.producer!r} is already computed at another stage")
         self.memory.append(record)
 
@@ -356,7 +356,7 @@ class Schedule:
     def record_axis_outline(self, request: AxisOutline) -> None:
         if request.stage in self.outlined:
             raise APIError(f"stage {request.stage!r} is outlined twice")
-        if any(isinstance(r, M.ComputeAt) and r.producer == request.stage for r in self.memory):
+        if any(isinstance(r, (M.ComputeAt, M.FuseAt)) and r.producer == request.stage for r in self.memory):
             raise APIError(f"stage {request.stage!r} was moved into another stage by compute_at")
         self.outlined.add(request.stage)
         self.axis_outlines.append(request)
@@ -400,7 +400,7 @@ class Schedule:
         for group in groups:
             names = group[1] if group[0] == "set" else list(group[1:])
             seen: set[str] = set()
-            moved = {r.producer: r.consumer for r in self.memory if isinstance(r, M.ComputeAt)}
+            moved = {r.producer: r.consumer for r in self.memory if isinstance(r, (M.ComputeAt, M.FuseAt))}
             for name in names:
                 if name in moved:
                     raise APIError(

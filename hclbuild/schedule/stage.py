@@ -127,6 +127,20 @@ class Stage:
     def op(self) -> Stage:
         return self
 
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The shape of the tensor the stage computes (HeteroCL's `kernel.A.shape`)."""
+        if self.stmt.output is None:
+            raise AttributeError(f"stage {self.name!r} computes no tensor of its own, so it has no shape")
+        return self.stmt.output.shape
+
+    @property
+    def dtype(self) -> Any:
+        """The dtype of the tensor the stage computes (HeteroCL's `kernel.A.dtype`)."""
+        if self.stmt.output is None:
+            raise AttributeError(f"stage {self.name!r} computes no tensor of its own, so it has no dtype")
+        return self.stmt.output.dtype
+
     def _loop_name(self, axis: object) -> str:
         if isinstance(axis, LoopHandle):
             if axis.stage != self.name:
@@ -338,18 +352,25 @@ class Stage:
         return name
 
     def compute_at(self, parent: object, axis: object) -> None:
-        """compute_at(parent, axis): compute this stage inside loop `axis` of stage `parent`, on demand."""
+        """compute_at(parent, axis): compute this stage inside loop `axis` of stage `parent`, on demand;
+        a stage `parent` does not read shares its loops down to `axis` instead (loop fusion)."""
         consumer = self._schedule.stage_of(parent)
         loop = consumer.spatial_loop(axis, "compute_at")
         tensor = self.stmt.output
         if consumer is self:
             raise APIError(f"compute_at: stage {self.name!r} cannot be computed at itself")
-        if tensor is None or not M.reads(consumer.stmt, tensor):
-            what = f"its tensor {tensor.name!r}" if tensor is not None else "a tensor"
-            raise APIError(
-                f"compute_at: stage {consumer.name!r} does not consume stage {self.name!r} "
-                f"(it never reads {what})"
-            )
+        if tensor is None:
+            raise APIError(f"compute_at: stage {self.name!r} writes no tensor of its own")
+        if not M.reads(consumer.stmt, tensor):
+            # HeteroCL fuses the loops of two stages neither of which reads what the other writes
+            mine, theirs = M.tensor_uses(self.stmt), M.tensor_uses(consumer.stmt)
+            if mine["write"] & (theirs["read"] | theirs["write"]) or theirs["write"] & mine["read"]:
+                raise APIError(
+                    f"compute_at: stage {consumer.name!r} does not read {tensor.name!r} of stage "
+                    f"{self.name!r} but shares another tensor with it; it cannot fuse their loops"
+                )
+            self._schedule.record_compute_at(M.FuseAt(self.name, consumer.name, loop))
+            return
         self._schedule.record_compute_at(M.ComputeAt(self.name, consumer.name, loop, tensor))
 
     def systolic(self) -> None:

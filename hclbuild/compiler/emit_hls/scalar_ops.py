@@ -400,9 +400,12 @@ class ScalarOps(WideIntOps):
             operand = self._temp()
             self._line(f"{source.ctype.spelling} {operand} = {self._view(value)};")
         name = self._temp()
-        # memcpy is the defined way to reinterpret bits; Vitis HLS synthesizes it
-        self._line(f"{ctype.spelling} {name};")
-        self._line(f"__builtin_memcpy(&{name}, &{operand}, sizeof({name}));")
+        # a union reinterprets the bits, the form Vitis HLS documents for type punning (and HeteroCL
+        # emitted); g++ defines reading the member not last written
+        bits = self.names.fresh(f"{name}_bits")
+        self._line(f"union {{ {source.ctype.spelling} from; {ctype.spelling} to;}} {bits};")
+        self._line(f"{bits}.from = {operand};")
+        self._line(f"{ctype.spelling} {name} = {bits}.to;")
         self.values[result] = Scalar(ctype, name)
 
     # ---- arith/math: floats --------------------------------------------------------------------

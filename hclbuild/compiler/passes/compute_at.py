@@ -164,6 +164,7 @@ def compute_at(module: ir.Module, producer: str, consumer: str, axis: str, tenso
                 del p_root.attributes[name]
         with ir.InsertionPoint(p_root):
             origins = [None if not base.terms and not base.const else materialize(base) for base in bases]
+        with ir.InsertionPoint.after(local.owner):  # at the top, not between the consumer's loops
             zero = index_const(0)
         written = []
         for store in stores:
