@@ -89,7 +89,7 @@ ATTRIBUTES: tuple[AttributeSpec, ...] = (
     AttributeSpec(LOOP_NAME, "affine.for, scf.for, scf.while", "string", "the loop's name (its C label)"),
     AttributeSpec(PIPELINE_II, "loop", "i32", "`#pragma HLS pipeline II=n`"),
     AttributeSpec(UNROLL, "loop", "i32", "`#pragma HLS unroll` (0) or `unroll factor=n`"),
-    AttributeSpec(PARALLEL, "loop", "unit", "`s[S].parallel(loop)`"),
+    AttributeSpec(PARALLEL, "loop", "unit", "`s[S].parallel(loop)`; the HLS emitter refuses it"),
     AttributeSpec(DATAFLOW, "func.func, loop", "unit", "`#pragma HLS dataflow`"),
     AttributeSpec(MAX_TRIP, "scf.for", "i32", "`#pragma HLS loop_tripcount max=n` of a runtime trip count"),
     AttributeSpec(

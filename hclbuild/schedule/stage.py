@@ -293,7 +293,8 @@ class Stage:
         self._direct(var, pipeline_ii=initiation_interval)
 
     def parallel(self, var: object) -> None:
-        """parallel(axis): mark the loop parallel."""
+        """parallel(axis): mark the loop parallel (the LLVM reference runs it in order; the HLS emitter
+        refuses it, Vitis HLS has no parallel pragma: see docs/schedule.md)."""
         self._direct(var, parallel=True)
 
     def _direct(self, var: object, **directives: int | bool) -> None:

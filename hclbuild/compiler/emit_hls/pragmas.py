@@ -16,7 +16,7 @@ from hclbuild.compiler import attrs
 from hclbuild.compiler.attrs import ArrayPartition
 from hclbuild.compiler.emit_hls.c_types import CSignature
 from hclbuild.compiler.emit_hls.interfaces import FunctionInterfaces
-from hclbuild.errors import CompileError
+from hclbuild.errors import CompileError, HCLNotImplementedError
 
 
 def function_pragmas(
@@ -63,8 +63,19 @@ def stream_pragmas(name: str, depth: int) -> list[str]:
 
 
 def loop_pragmas(op: ir.Operation, where: str) -> list[str]:
-    """The pragmas opening a loop body: pipeline, unroll, dataflow, loop_tripcount."""
+    """The pragmas opening a loop body: pipeline, unroll, dataflow, loop_tripcount.
+
+    `parallel` is refused (HCLNotImplementedError naming `where`): Vitis HLS has no parallel pragma,
+    and guessing one (a full unroll replicates the body as many times as the loop runs) would change
+    the hardware silently; HeteroCL's own emitter drops it without a word (docs/schedule.md).
+    """
     directives = attrs.loop_directives(op)
+    if directives.parallel:
+        loop = attrs.loop_name(op) or "?"
+        raise HCLNotImplementedError(
+            f"{where}: parallel({loop}) has no Vitis HLS pragma; use unroll({loop}) to replicate the "
+            f"loop body, or pipeline({loop}) to overlap its iterations"
+        )
     pragmas = []
     if directives.pipeline_ii is not None:
         pragmas.append(f"#pragma HLS pipeline II={directives.pipeline_ii}")
