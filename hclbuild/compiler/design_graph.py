@@ -1,11 +1,11 @@
 """The design as a graph: stages as nodes, tensors as edges, each function a box around its stages.
 
 Read from the IR contract (docs/IR.md) of the whole design after outlining: a stage is a top-level
-op with `op_name`; a `func.call` of an `hcl.outlined` function stands for that function's stages,
+op with `hcl.op_name`; a `func.call` of an `hcl.outlined` function stands for that function's stages,
 drawn inside its box; an edge goes from the last stage that wrote a tensor to each stage that reads
-it (top-level inputs come from "inputs", the design's outputs go to "outputs"). A tensor whose
-alloc carries `hcl.stream` (or a top argument marked in `hcl.arg_streams`) is marked as a stream. Plain data out, so the
-report can draw it without MLIR.
+it (top-level inputs come from "inputs", the design's outputs go to "outputs"). A tensor that
+`s.to` made a stream (its alloc carries `hcl.stream`) is marked as a stream. Plain data out, so
+the report can draw it without MLIR.
 """
 
 from __future__ import annotations

@@ -19,6 +19,12 @@ class CompiledDesign:
     top: str
     outlined: list[str]
 
+    def top_function(self) -> Any:
+        """The top func.func of the module (an OpView)."""
+        from hclbuild.compiler import upstream_attrs as upstream
+
+        return upstream.symbols(self.module)[self.top].opview
+
 
 def compile_schedule(schedule: Schedule) -> CompiledDesign:
     """Build the module, apply s.outline() requests, verify calls; every backend starts here."""

@@ -138,21 +138,20 @@ class Schedule:
     @property
     def module(self) -> Any:
         """The MLIR module of this schedule (HeteroCL's s.module), built and verified."""
-        from hclbuild.compiler.pipeline import compile_schedule
-
-        # kept on the schedule: ops taken from it (s.top_func) must not outlive their module
-        self._module = compile_schedule(self).module
-        return self._module
+        return self._compiled().module
 
     @property
     def top_func(self) -> Any:
         """The top func.func of s.module (HeteroCL's s.top_func)."""
-        from hclbuild.compiler.attrs import top_functions
+        return self._compiled().top_function()
 
-        tops = top_functions(self.module)
-        if not tops:
-            raise APIError(f"schedule {self.name!r}: the module has no top function")
-        return tops[0].opview
+    def _compiled(self) -> Any:
+        from hclbuild.compiler.pipeline import compile_schedule
+
+        design = compile_schedule(self)
+        # kept on the schedule: ops taken from it (s.top_func) must not outlive their module
+        self._module = design.module
+        return design
 
     # HeteroCL's older names of module and top_func (its tests read s.device_top)
     device_module = module
