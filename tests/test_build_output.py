@@ -190,7 +190,7 @@ def test_hclbuild_csim_and_report_print_where_report_md_is(tmp_path: Path) -> No
         proc = run(root, "hclbuild.cli", command, "projects")
         assert proc.returncode == 0, proc.stdout + proc.stderr
         report = root / "build" / "p" / "reports" / "report.md"
-        assert proc.stdout.splitlines()[-1] == f"report: {report}" and report.is_file()
+        assert f"report: {report}" in proc.stdout.splitlines() and report.is_file()
 
 
 def test_on_a_terminal_the_lines_are_one_progress_bar(tmp_path: Path) -> None:

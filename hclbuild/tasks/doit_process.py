@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from hclbuild.errors import HCLError
+from hclbuild.tasks.progress import BUILD_ROOTS, BuildReporter
 
-_BUILD_ROOTS: set[Path] = set()  # what tasks_for was given in this process: after_interrupt prunes them
+_BUILD_ROOTS = BUILD_ROOTS  # what tasks_for was given in this process: after_interrupt prunes them
 _WORKERS_GRACE = 10.0  # seconds doit's terminated workers have to end before they are killed
 
 
@@ -116,8 +117,6 @@ def doit_config(build_root: Path) -> dict:
 
     termination.install()  # a `kill` of doit ends it as Ctrl-C does, workers and all
     Path(build_root).mkdir(parents=True, exist_ok=True)
-    from hclbuild.tasks.progress import BuildReporter
-
     config = {
         "default_tasks": ["build"],
         "dep_file": str(Path(build_root) / ".doit.db"),

@@ -18,6 +18,7 @@ import shutil
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any, TextIO
 
 from doit.exceptions import BaseFail, TaskFailed, UnmetDependency
@@ -29,11 +30,14 @@ PRINTED_ERRORS: list[str] = []
 _BAR_WIDTH = 24
 
 
-def build_folders() -> list[str]:
-    """The build folders this process's tasks were made for (tasks_for records them)."""
-    from hclbuild.tasks.doit_process import _BUILD_ROOTS
+# the build folders tasks_for was given in this process: the summary names them, and after an
+# interrupt doit_process.after_interrupt cleans them
+BUILD_ROOTS: set[Path] = set()
 
-    return [str(root) for root in sorted(_BUILD_ROOTS)]
+
+def build_folders() -> list[str]:
+    """The build folders this process's tasks were made for."""
+    return [str(root) for root in sorted(BUILD_ROOTS)]
 
 
 class BuildReporter(ConsoleReporter):
