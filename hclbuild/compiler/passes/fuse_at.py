@@ -16,6 +16,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, scf
 
+from hclbuild.compiler import attrs
 from hclbuild.compiler.passes.affine_access import (
     body_block,
     body_ops,
@@ -27,6 +28,7 @@ from hclbuild.compiler.passes.affine_access import (
     memrefs_touched,
     replace_in,
     set_extent,
+    set_lower_bound,
     stage_root,
 )
 from hclbuild.compiler.passes.outline import find_top_function
@@ -105,15 +107,14 @@ def fuse_at(module: ir.Module, producer: str, consumer: str, axis: str) -> None:
             if mine <= theirs:
                 continue
             rest = p_root.clone(ip=ir.InsertionPoint(p_root))
-            for name in ("op_name", "dataflow"):
-                if name in rest.attributes:
-                    del rest.attributes[name]
+            attrs.clear_stage_name(rest)
+            attrs.mark_dataflow(rest, False)
             band = [rest]
             while len(band) <= level:
                 band.append(next(op for op in body_ops(body_block(band[-1])) if op.name == "affine.for"))
             for outer, (p_extent, c_extent) in zip(band[:level], zip(p_extents, c_extents)):
                 set_extent(outer, min(p_extent, c_extent))
-            band[level].attributes["lowerBoundMap"] = ir.AffineMapAttr.get(ir.AffineMap.get_constant(theirs))
+            set_lower_bound(band[level], theirs)
         moved = body_ops(body_block(p_loops[-1]))
         for p_loop, c_loop in zip(p_loops, c_loops):
             replace_in(moved, loop_variable(p_loop), loop_variable(c_loop))
