@@ -153,3 +153,41 @@ def test_heterocls_narrow_cordic_numbers_are_its_shifts_masked_to_5_bits() -> No
     assert np.allclose(_cordic_model(6, shift_mask=31), (206.226840616, 179.610387213))
     assert np.allclose(_cordic_model(10, shift_mask=31), (1190.25124092, 1197.15702025))
     assert _cordic_model(6) != _cordic_model(6, shift_mask=31)
+
+
+def test_heterocls_float_to_fixed_host_conversion_is_ap_trn_zero() -> None:
+    """HeteroCL's dtype tests model hcl.asarray into Fixed(b, b - 2) as int(value * 2**frac) wrapped."""
+    values = np.random.default_rng(7).random(100) * 10 - 5
+    for bits in range(2, 66, 4):
+        dtype = hcl.Fixed(bits, bits - 2, quantization="AP_TRN_ZERO")
+        scale = 2 ** (bits - 2)
+        raw = [int(v * scale) % (1 << bits) for v in values]
+        want = [(r - (1 << bits) if r >> (bits - 1) else r) / scale for r in raw]
+        assert hcl.asarray(values, dtype=dtype).asnumpy().tolist() == want
+
+
+# ---- tutorial 04: loop handles of one schedule used on the next ------------------------------------
+
+
+def test_tutorial_04s_split_handles_reorder_a_new_schedule(run) -> None:
+    A = hcl.placeholder((10, 100), "A")
+
+    def two_stage(A):
+        B = hcl.compute(A.shape, lambda x, y: A[x, y] + 1, "B")
+        return hcl.compute(A.shape, lambda x, y: B[x, y] + 1, "C")
+
+    s = hcl.create_schedule([A], two_stage)
+    x_out, x_in = s[two_stage.B].split(two_stage.B.axis[0], 5)
+    s = hcl.create_schedule([A], two_stage)  # a new schedule: the split is not in it
+    s[two_stage.B].reorder(two_stage.B.axis[1], x_out, x_in)
+    nests = hcl.get_affine_loop_nests(s.top_func)
+    assert [loop["name"] for loop in nests[0]] == ["y", "x.outer", "x.inner"]
+    assert [loop["name"] for loop in nests[1]] == ["x", "y"]
+    a = np.arange(1000, dtype=np.int32).reshape(10, 100)
+    np.testing.assert_array_equal(run(s, a), a + 2)
+    # and a fuse's handle likewise
+    fused = hcl.create_schedule([A], two_stage)
+    handle = fused[two_stage.C].fuse(two_stage.C.axis[0], two_stage.C.axis[1])
+    again = hcl.create_schedule([A], two_stage)
+    again[two_stage.C].pipeline(handle)
+    assert [loop["name"] for loop in hcl.get_affine_loop_nests(again.top_func)[1]] == ["x_y_fused"]

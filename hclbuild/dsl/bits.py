@@ -3,8 +3,11 @@ reversal, and struct fields (a struct is a packed unsigned integer, see hclbuild
 
 Slice widths. `x[lo:hi]` is UInt(hi - lo) whenever hi - lo is a constant, which is found by reading
 both bounds as linear forms over the same sub-expressions (`x[4*i : 4*i + 4]`, `x[A[0] : A[0] + 3]`
-are 4 and 3 bits wide) as HeteroCL's simplifier does. When it is not (`x[0:A[1]]`), the slice keeps
-the width of x and its bits from hi upwards are zero.
+are 4 and 3 bits wide) as HeteroCL's simplifier does, reading an element of a compute tensor
+defined linearly in its axes through that definition when that is what makes it constant
+(`x[A[0] : A[4]]` of `A = hcl.compute((10,), lambda i: i)` is 4 bits wide; the schedule then checks
+that no other stage writes A). When it is not (`x[0:A[1]]`), the slice keeps the width of x and its
+bits from hi upwards are zero.
 
 Out-of-range bit indices. A bit index or slice start at or beyond the width reads 0 and writes
 nothing; the builder guards dynamic shifts so LLVM and C++ agree (a shift by the width is poison
@@ -31,6 +34,7 @@ from hclbuild.dsl.expr import (
     as_expr,
     binary,
 )
+from hclbuild.dsl.stmt import ComputeLoops, Store
 from hclbuild.dsl.types import DType, Index, UInt
 from hclbuild.errors import APIError, DTypeError
 
@@ -78,15 +82,30 @@ def _key(node: Any) -> Any:
     return (type(node).__name__,) + tuple(_key(getattr(node, f.name)) for f in fields(node))
 
 
-def _linear(expr: Expr) -> tuple[dict[Any, int], int]:
-    """expr as (term -> coefficient, constant), terms being the sub-expressions it adds up."""
+def _linear(expr: Expr, inlined: list[Any] | None = None) -> tuple[dict[Any, int], int]:
+    """expr as (term -> coefficient, constant), terms being the sub-expressions it adds up. With
+    `inlined` (a list), an element of a compute tensor whose definition is linear in its axes is read
+    through that definition, as HeteroCL's simplifier does; the tensors so read are appended."""
     constant = _const_int(expr)
     if constant is not None:
         return {}, constant
     if isinstance(expr, Cast) and expr.dtype.kind in _INDEX_KINDS:
-        return _linear(expr.value)
+        return _linear(expr.value, inlined)
+    if inlined is not None and isinstance(expr, Load):
+        definition = _definition(expr.tensor)
+        if definition is not None:
+            axes, (terms, const) = definition
+            indices = [_linear(index, inlined) for index in expr.indices]
+            result: dict[Any, int] = {}
+            for axis, (index_terms, index_const) in zip(axes, indices):
+                coefficient = terms.get(_key(axis), 0)
+                const += coefficient * index_const
+                for k, v in index_terms.items():
+                    result[k] = result.get(k, 0) + coefficient * v
+            inlined.append(expr.tensor)
+            return {k: v for k, v in result.items() if v}, const
     if isinstance(expr, Binary) and expr.op in ("add", "sub", "mul"):
-        (lt, lc), (rt, rc) = _linear(expr.lhs), _linear(expr.rhs)
+        (lt, lc), (rt, rc) = _linear(expr.lhs, inlined), _linear(expr.rhs, inlined)
         if expr.op == "mul":
             if not lt:
                 return {k: v * lc for k, v in rt.items()}, lc * rc
@@ -101,14 +120,56 @@ def _linear(expr: Expr) -> tuple[dict[Any, int], int]:
     return {_key(expr): 1}, 0
 
 
+def _definition(tensor: Any) -> tuple[list[Var], tuple[dict[Any, int], int]] | None:
+    """(axes, linear form over them) of a compute tensor `A[i, j] = <linear in i, j>` whose values
+    all fit its dtype (so storing them wraps nothing), else None."""
+    stage = getattr(tensor, "stage", None)
+    if getattr(tensor, "kind", None) != "compute" or stage is None or stage.has_return:
+        return None
+    body = stage.body
+    if len(body) != 1 or not isinstance(body[0], ComputeLoops) or len(body[0].body) != 1:
+        return None
+    axes, store = body[0].axes, body[0].body[0]
+    if not isinstance(store, Store) or store.tensor is not tensor or list(store.indices) != list(axes):
+        return None
+    terms, const = _linear(store.value)
+    extents = {_key(axis): axis for axis in axes}
+    if any(k not in extents for k in terms) or not tensor.dtype.is_int:
+        return None
+    low = high = const
+    for k, coefficient in terms.items():
+        axis = extents[k]
+        ends = (coefficient * int(axis.lo), coefficient * (int(axis.hi) - 1))
+        low, high = low + min(ends), high + max(ends)
+    dtype = tensor.dtype
+    lowest = -(1 << (dtype.bits - 1)) if dtype.is_signed else 0
+    if not lowest <= low <= high < lowest + (1 << dtype.bits):
+        return None
+    return list(axes), (terms, const)
+
+
 def constant_distance(lo: Expr, hi: Expr) -> int | None:
     """hi - lo when it does not depend on what the bounds read, else None."""
     (lt, lc), (ht, hc) = _linear(lo), _linear(hi)
     return hc - lc if lt == ht else None
 
 
-def _slice_bounds(key: slice, dtype: DType) -> tuple[Expr, int | None, Expr | None]:
-    """(lo, width, hi-if-the-width-is-not-constant) of x[lo:hi] on a value of `dtype`."""
+def inferred_distance(lo: Expr, hi: Expr) -> tuple[int, tuple[Any, ...]] | None:
+    """hi - lo read through the definitions of the compute tensors the bounds read (HeteroCL's
+    width of x[A[0] : A[4]] for A = compute(lambda i: i)), with those tensors; else None."""
+    inlined: list[Any] = []
+    (lt, lc), (ht, hc) = _linear(lo, inlined), _linear(hi, inlined)
+    if lt != ht or not inlined:
+        return None
+    unique = tuple({id(t): t for t in inlined}.values())
+    return hc - lc, unique
+
+
+def _slice_bounds(
+    key: slice, dtype: DType, infer: bool = False
+) -> tuple[Expr, int | None, Expr | None, tuple[Any, ...]]:
+    """(lo, width, hi-if-the-width-is-not-constant, the compute tensors the width was read through,
+    with `infer` only) of x[lo:hi] on a value of `dtype`."""
     if key.step is not None:
         raise APIError("bit slices take no step")
     if key.start is None or key.stop is None:
@@ -121,13 +182,17 @@ def _slice_bounds(key: slice, dtype: DType) -> tuple[Expr, int | None, Expr | No
             "(use .reverse() to reverse bits)"
         )
     width = constant_distance(lo, hi)
+    assumes: tuple[Any, ...] = ()
     if width is None:
-        return lo, None, hi
+        inferred = inferred_distance(lo, hi) if infer else None
+        if inferred is None or not 0 < inferred[0] <= dtype.bits:
+            return lo, None, hi, ()
+        width, assumes = inferred
     if clo is not None and chi is not None and not 0 <= clo < chi <= dtype.bits:
         raise APIError(f"bit slice [{clo}:{chi}] is out of range for {dtype!r} (hi is exclusive)")
     if not 0 < width <= dtype.bits:
         raise APIError(f"bit slice of width {width} on {dtype!r}: the width must be 1..{dtype.bits}")
-    return lo, width, None
+    return lo, width, None, assumes
 
 
 # ---- reads ---------------------------------------------------------------------------------------
@@ -137,8 +202,8 @@ def bit_access(value: Expr, key: object) -> Expr:
     """value[i] (UInt(1)) or value[lo:hi] (see the module docstring for the width)."""
     dtype = _integer(value, "bit access")
     if isinstance(key, slice):
-        lo, width, hi = _slice_bounds(key, dtype)
-        return GetSlice(value, lo, width, hi)
+        lo, width, hi, assumes = _slice_bounds(key, dtype, infer=True)
+        return GetSlice(value, lo, width, hi, assumes)
     if isinstance(key, tuple):
         raise APIError("bit access takes one index: x[i] or x[lo:hi]")
     index = _bound(key, "a bit index")
@@ -177,7 +242,7 @@ def store_bits(load: Load, key: object, value: object) -> None:
     dtype = _integer(load, "bit assignment")
     load.tensor.check_writable("a bit assignment")
     if isinstance(key, slice):
-        lo, width, hi = _slice_bounds(key, dtype)
+        lo, width, hi, _ = _slice_bounds(key, dtype)
         target = UInt(width if width is not None else dtype.bits)
         record(StoreBits(load.tensor, load.indices, lo, width, hi, as_expr(value, target)))
         return

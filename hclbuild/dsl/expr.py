@@ -332,6 +332,9 @@ class GetSlice(Expr):
     lo: Expr
     width: int | None
     hi: Expr | None = None
+    # the compute tensors whose definitions gave the width (x[A[0] : A[4]] of A = compute(lambda i: i)),
+    # checked when the schedule is made: nothing else may write them
+    assumes: tuple[Any, ...] = ()
 
     @property
     def dtype(self) -> DType:  # type: ignore[override]

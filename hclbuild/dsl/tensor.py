@@ -7,7 +7,7 @@ from typing import Any
 
 from hclbuild.dsl.expr import Expr, Load, as_expr
 from hclbuild.dsl.types import DType, Index
-from hclbuild.errors import APIError
+from hclbuild.errors import APIError, DTypeError
 
 
 def normalize_shape(shape: object, what: str) -> tuple[int, ...]:
@@ -73,7 +73,14 @@ class Tensor:
                 flat.append(item)
         if len(flat) > self.ndim:
             raise APIError(f"tensor {self.name!r} has {self.ndim} dimensions, indexed with {len(flat)}")
-        return tuple(as_expr(i, Index()) for i in flat)
+        indices = tuple(as_expr(i, Index()) for i in flat)
+        for k, index in enumerate(indices):
+            if not (index.dtype.is_int or index.dtype.is_index) or index.dtype.is_struct:
+                raise DTypeError(
+                    f"tensor {self.name!r}: index {k} is {index.dtype!r}; an index must be an integer "
+                    "(convert it with hcl.cast(hcl.Index(), expr) or hcl.cast(hcl.Int(), expr))"
+                )
+        return indices
 
     def __getitem__(self, key: object) -> Expr | TensorSlice:
         idx = self._indices(key)

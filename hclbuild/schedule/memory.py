@@ -15,7 +15,7 @@ from hclbuild.dsl import expr as E
 from hclbuild.dsl import stmt as S
 from hclbuild.dsl.tensor import Tensor
 from hclbuild.dsl.types import DType
-from hclbuild.errors import APIError
+from hclbuild.errors import APIError, DTypeError
 
 
 class BufferTensor(Tensor):
@@ -109,10 +109,12 @@ MemoryRecord = ReuseAt | BufferAt | ComputeAt | FuseAt | StreamTo
 # ---- what a stage reads and writes (the traced program, not the IR) ---------------------------
 
 
-def _visit(node: Any, found: dict[str, set[int]]) -> None:
+def _visit(node: Any, found: dict[str, set[int]], skip: Any = None) -> None:
+    if node is skip and skip is not None:
+        return
     if isinstance(node, (list, tuple)):
         for item in node:
-            _visit(item, found)
+            _visit(item, found, skip)
         return
     if isinstance(node, E.Load):
         found["read"].add(id(node.tensor))
@@ -124,7 +126,7 @@ def _visit(node: Any, found: dict[str, set[int]]) -> None:
                 found["read"].add(id(arg))
                 found["write"].add(id(arg))
             else:
-                _visit(arg, found)
+                _visit(arg, found, skip)
         return  # the callee's body is its own function
     if not is_dataclass(node) or isinstance(node, (Tensor, type)):
         return
@@ -133,7 +135,7 @@ def _visit(node: Any, found: dict[str, set[int]]) -> None:
         if isinstance(value, (list, tuple)) or (
             is_dataclass(value) and not isinstance(value, (Tensor, type))
         ):
-            _visit(value, found)
+            _visit(value, found, skip)
 
 
 def tensor_uses(stage: S.StageStmt) -> dict[str, set[int]]:
@@ -149,3 +151,43 @@ def reads(stage: S.StageStmt, tensor: Tensor) -> bool:
 
 def writes(stage: S.StageStmt, tensor: Tensor) -> bool:
     return id(tensor) in tensor_uses(stage)["write"]
+
+
+def inferred_slices(stage: S.StageStmt) -> list[E.GetSlice]:
+    """The bit slices in a stage whose width was read through compute tensors' definitions."""
+    found: list[E.GetSlice] = []
+
+    def visit(node: Any) -> None:
+        if isinstance(node, (list, tuple)):
+            for item in node:
+                visit(item)
+            return
+        if isinstance(node, E.GetSlice) and node.assumes:
+            found.append(node)
+        if isinstance(node, (E.Call, S.CallStmt)):
+            visit([arg for arg in node.args if not isinstance(arg, Tensor)])
+            return
+        if not is_dataclass(node) or isinstance(node, (Tensor, type)):
+            return
+        for f in fields(node):
+            visit(getattr(node, f.name))
+
+    visit(stage.body)
+    return found
+
+
+def check_inferred_slices(stages: list[S.StageStmt]) -> None:
+    """A slice width read through a compute tensor's definition holds only while nothing else
+    writes that tensor: DTypeError naming the stage that does (`stages`: the top-level ones)."""
+    for stage in stages:
+        for sliced in inferred_slices(stage):
+            for tensor in sliced.assumes:
+                for other in stages:
+                    found: dict[str, set[int]] = {"read": set(), "write": set()}
+                    _visit(other.body if other is not tensor.stage else [], found, skip=tensor.stage)
+                    if id(tensor) in found["write"]:
+                        raise DTypeError(
+                            f"a bit slice in stage {stage.name!r} is {sliced.width} bits wide by the definition of "
+                            f"{tensor.name!r} (hcl.compute), but stage {other.name!r} writes {tensor.name!r} too: "
+                            "give the slice bounds whose difference is a constant"
+                        )

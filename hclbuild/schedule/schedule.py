@@ -107,6 +107,7 @@ class Schedule:
         for stmt in program.top.body:
             if isinstance(stmt, StageStmt):
                 self._add_stage(stmt, None)
+        M.check_inferred_slices([stmt for stmt in program.top.body if isinstance(stmt, StageStmt)])
         self.partitions: dict[int, list[ArrayPartition]] = {}  # id(tensor) -> its partitions
         self.reshapes: dict[int, tuple[int, ...]] = {}
         self.outlines: list[OutlineRequest] = []

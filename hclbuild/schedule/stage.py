@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from hclbuild.dsl.expr import Const, Reduce, Var
@@ -18,11 +18,30 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class LoopSplit:
+    """How a split made a loop: HeteroCL lets its handles name the loops on a schedule of the same
+    algorithm made afterwards (its tutorial 04 reorders a new schedule with an old split's
+    handles), where the split is made again when the loop is not there yet."""
+
+    parent: str
+    factor: int | None
+    nparts: int | None
+
+
+@dataclass(frozen=True)
+class LoopFuse:
+    """How a fuse made a loop (see LoopSplit)."""
+
+    parts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class LoopHandle:
     """A loop of a stage, as returned by stage.axis, split, fuse."""
 
     stage: str
     name: str
+    made_by: LoopSplit | LoopFuse | None = field(default=None, compare=False)
 
     def __repr__(self) -> str:
         return f"Loop({self.stage}.{self.name})"
@@ -145,6 +164,12 @@ class Stage:
         if isinstance(axis, LoopHandle):
             if axis.stage != self.name:
                 raise APIError(f"stage {self.name!r}: loop {axis.name!r} belongs to stage {axis.stage!r}")
+            if axis.made_by is not None and axis.name not in self.leaf_names():
+                # a split's or fuse's handle from another schedule of the same algorithm
+                if isinstance(axis.made_by, LoopSplit):
+                    self.split(axis.made_by.parent, axis.made_by.factor, axis.made_by.nparts)
+                else:
+                    self.fuse(*axis.made_by.parts)
             return axis.name
         if isinstance(axis, Var):
             return axis.name
@@ -181,7 +206,8 @@ class Stage:
         """split(axis, factor=None, nparts=None) -> (outer, inner), named x.outer / x.inner."""
         name = self._loop_name(parent)
         outer, inner = self._nest_of(name).split(name, factor, nparts)
-        return LoopHandle(self.name, outer), LoopHandle(self.name, inner)
+        made_by = LoopSplit(name, factor, nparts)
+        return LoopHandle(self.name, outer, made_by), LoopHandle(self.name, inner, made_by)
 
     def reorder(self, *axes: object) -> None:
         """reorder(*axes): the named loops take each other's places in the given order.
@@ -278,7 +304,7 @@ class Stage:
                 else "spatial and reduction loops"
             )
             raise HCLNotImplementedError(f"fuse of {', '.join(names)} in stage {self.name!r}: across {what}")
-        return LoopHandle(self.name, self._nest_of(names[0]).fuse(names))
+        return LoopHandle(self.name, self._nest_of(names[0]).fuse(names), LoopFuse(tuple(names)))
 
     def tile(
         self, x_parent: object, y_parent: object, x_factor: int, y_factor: int

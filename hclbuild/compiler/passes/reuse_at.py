@@ -4,17 +4,18 @@
 must be affine (docs/IR.md), and exactly one dimension of A, the reuse dimension, must slide with
 loop k: `A[y + r, x + c]` with reduction loops r, c reused at y slides in dimension 0. The reads of
 one iteration cover a window of `span` elements along it (span = 3 here) which the next
-iteration reuses but for one new slice.
+iteration reuses but for one new slice (`stride` new slices for `A[2 * y + r, ...]`).
 
 The pass allocates the buffer `<A>_reuse_<k>` (or the given name) of shape, per dimension of A:
 - the reuse dimension: span;
 - a dimension indexed by a spatial loop inside loop k (x above): the range those reads cover
   (the row a line buffer holds);
 - any other dimension: the range of its offsets (a window's rows), dropped when that is 1.
-Loop k then runs span - 1 iterations more; each iteration first shifts the buffer by one along
-the reuse dimension and loads the new slice of A into its last position, then, from the
-span-th iteration on (`scf.if k >= span - 1`), runs the original body with k replaced by
-`k - (span - 1)`, reading the buffer instead of A. A buffer read whole in one iteration (a shift
+Loop k then runs over the slices it loads, stride * (extent - 1) + span trips; each first shifts
+the buffer by one along the reuse dimension and loads the new slice of A into its last position,
+then, from the span-th trip on and every stride-th trip (`scf.if k >= span - 1` and
+`(k - (span - 1)) % stride == 0`), runs the original body with k replaced by
+`(k - (span - 1)) / stride`, reading the buffer instead of A. A buffer read whole in one iteration (a shift
 register or window) is completely partitioned, a line buffer along its window dimensions,
 unless the schedule partitions it itself.
 
@@ -86,6 +87,7 @@ class _Plan:
     dims: list[_Dim]  # kept dimensions, in tensor order
     dropped: dict[int, Linear]  # tensor dimension -> its one subscript (outer part + offset)
     span: int
+    stride: int = 1  # the reuse loop's coefficient in the reuse subscript (A[2 * y + r]: 2)
 
     @property
     def shape(self) -> list[int]:
@@ -152,9 +154,12 @@ def _plan(
             )
         inner_spatial = [f.only(spatial) for f in forms]
         if d == reuse_dim:
-            if any(f.terms.get(axis_iv) != 1 for f in forms):
+            strides = {f.terms.get(axis_iv) for f in forms}
+            stride = strides.pop()
+            if strides or stride is None or stride < 1:
                 raise where.unsupported(
-                    f"subscript {d} of {where.target!r} must be {where.axis!r} plus offsets (no stride)"
+                    f"subscript {d} of {where.target!r} must be {where.axis!r} times one positive "
+                    "stride plus offsets in every read"
                 )
             if any(s.terms for s in inner_spatial):
                 raise where.unsupported(
@@ -169,25 +174,28 @@ def _plan(
         if len(keys) > 1:
             raise where.unsupported(f"reads of {where.target!r} use different loops in subscript {d}")
         key = keys.pop()
-        if key and (len(key) > 1 or key[0][1] != 1):
+        if key and (len(key) > 1 or key[0][1] < 1):
             raise where.unsupported(
-                f"subscript {d} of {where.target!r} must be one loop variable plus offsets"
+                f"subscript {d} of {where.target!r} must be one loop variable (times a positive "
+                "stride) plus offsets"
             )
         ranges = [value_range(f.without(outer | spatial), extents) for f in forms]
         low, high = min(r[0] for r in ranges), max(r[1] for r in ranges)
         if key:
-            variable = key[0][0]
-            dims.append(_Dim("full", d, high + extents[variable] - 1 - low + 1, low, outers[0], variable))
+            variable, step = key[0]
+            # a line buffer holds the whole row the inner loop reads: step * (extent - 1) + window
+            size = step * (extents[variable] - 1) + high - low + 1
+            dims.append(_Dim("full", d, size, low, outers[0], variable))
         elif high > low:
             dims.append(_Dim("window", d, high - low + 1, low, outers[0]))
         else:
             dropped[d] = outers[0].plus(Linear({}, low))
-    if span <= 1:
+    if span <= stride:
         raise APIError(
             f"reuse_at: loop {where.axis!r} of stage {where.stage!r} reads each element of "
             f"{where.target!r} once: nothing is reused along it"
         )
-    return _Plan(dims, dropped, span)
+    return _Plan(dims, dropped, span, stride)
 
 
 def _check_bounds(
@@ -197,7 +205,7 @@ def _check_bounds(
     for dim in plan.dims:
         low, high = value_range(dim.outer, extents)
         first = low + dim.offset
-        last = high + dim.offset + dim.size - 1 + (extent - 1 if dim.kind == "reuse" else 0)
+        last = high + dim.offset + dim.size - 1 + (plan.stride * (extent - 1) if dim.kind == "reuse" else 0)
         if first < 0 or last >= shape[dim.tensor_dim]:
             raise APIError(
                 f"reuse_at: stage {where.stage!r} reads {where.target!r} outside its shape "
@@ -360,22 +368,32 @@ def reuse_at(
             # whose values never reach an output; zeroing it costs no cycle in registers and lets
             # g++ -Werror see every read preceded by a write (a line buffer in BRAM is left as is)
             attrs.mark_zero_init(alloc.owner)
-        set_extent(loop, extent + plan.span - 1)
+        # the loop runs over the rows (in the reuse dimension) it loads, one a trip; the body runs
+        # once the window is full and then every stride-th trip
+        set_extent(loop, plan.stride * (extent - 1) + plan.span)
         block = body_block(loop)
         original = body_ops(block)
         anchor = original[0] if original else list(block.operations)[-1].operation
         with ir.InsertionPoint(anchor):
             _emit_fill(plan, alloc, source, axis_iv, buffer)
             warm = arith.CmpIOp(arith.CmpIPredicate.sge, axis_iv, index_const(plan.span - 1)).result
+            if plan.stride > 1:
+                late = arith.SubIOp(axis_iv, index_const(plan.span - 1)).result
+                step = arith.RemSIOp(late, index_const(plan.stride)).result
+                on_step = arith.CmpIOp(arith.CmpIPredicate.eq, step, index_const(0)).result
+                warm = arith.AndIOp(warm, on_step).result
             body = guard(warm)
         terminator = list(body.then_block.operations)[-1].operation
         for op in original:
             op.move_before(terminator)
-        with ir.InsertionPoint(body_ops(body.then_block)[0]):
+        first = body_ops(body.then_block)[0]
+        with ir.InsertionPoint(first):
             shifted = arith.SubIOp(axis_iv, index_const(plan.span - 1)).result
-        made = {shifted.owner.operation, shifted.owner.operands[1].owner.operation}
+            if plan.stride > 1:
+                shifted = arith.DivUIOp(shifted, index_const(plan.stride)).result
+        made = set(body_ops(body.then_block)[: body_ops(body.then_block).index(first)])
         _redirect(found, plan, alloc, outer, axis_iv)
-        # the original body sees the iteration it was written for: k - (span - 1)
+        # the original body sees the iteration it was written for: (k - (span - 1)) / stride
         replace_in([op for op in body_ops(body.then_block) if op not in made], axis_iv, shifted)
         erase_dead_arith(loop)
         return tuple(plan.shape)
