@@ -46,6 +46,22 @@ def test_hcl_print_reaches_a_piped_stdout_in_order_with_pythons_prints(tmp_path:
     assert done.stdout == "python before\nkernel 7\npython after\n"
 
 
+def test_hcl_stage_is_deprecated_and_still_works(run: Any) -> None:
+    A = hcl.placeholder((10,), "A")
+
+    def kernel(A):
+        with hcl.Stage("B"):
+            with hcl.for_(0, 10) as i:
+                A[i] = A[i] + 1
+
+    with pytest.warns(DeprecationWarning, match="hcl.Stage is deprecated") as caught:
+        s = hcl.create_schedule([A], kernel)
+    assert len(caught) == 1
+    a = np.arange(10, dtype=np.int32)
+    hcl.build(s)(a)
+    np.testing.assert_array_equal(a, np.arange(1, 11))
+
+
 # ---- types ----------------------------------------------------------------------------------------
 
 

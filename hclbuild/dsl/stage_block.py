@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from hclbuild.dsl.stmt import StageStmt
@@ -14,6 +15,12 @@ class StageBlock:
     imperative stage (schedulable as s[kernel.name], its for_ loops as stage.axis / stage.<loop>)."""
 
     def __init__(self, name: str | None = None, *_: Any, **__: Any):
+        # HeteroCL deprecated it (its tests expect the warning); it keeps working here
+        warnings.warn(
+            "hcl.Stage is deprecated: write the loops with hcl.for_(..., tag=name) or hcl.mutate",
+            DeprecationWarning,
+            stacklevel=3,
+        )
         if name is not None and (not isinstance(name, str) or not name.isidentifier()):
             raise APIError(f"hcl.Stage: name {name!r} must be a Python/C identifier")
         self.requested = name
