@@ -50,9 +50,8 @@ def test_hcl_stage_is_deprecated_and_still_works(run: Any) -> None:
     A = hcl.placeholder((10,), "A")
 
     def kernel(A):
-        with hcl.Stage("B"):
-            with hcl.for_(0, 10) as i:
-                A[i] = A[i] + 1
+        with hcl.Stage("B"), hcl.for_(0, 10) as i:
+            A[i] = A[i] + 1
 
     with pytest.warns(DeprecationWarning, match="hcl.Stage is deprecated") as caught:
         s = hcl.create_schedule([A], kernel)
