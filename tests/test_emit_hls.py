@@ -910,11 +910,11 @@ def test_labels_pragmas_and_partitions_are_exact(tmp_path):
         "#pragma HLS interface mode=ap_memory port=B",
         "#pragma HLS interface mode=ap_ctrl_hs port=return",
         "#pragma HLS dataflow",
-        "#pragma HLS array_partition variable=A cyclic dim=1 factor=2",
-        "#pragma HLS array_partition variable=A block dim=2 factor=4",
-        "#pragma HLS array_partition variable=B complete dim=0",
+        "#pragma HLS array_partition variable=A type=cyclic factor=2 dim=1",
+        "#pragma HLS array_partition variable=A type=block factor=4 dim=2",
+        "#pragma HLS array_partition variable=B type=complete dim=0",
         "float T[8][8];",
-        "#pragma HLS array_partition variable=T complete dim=2",
+        "#pragma HLS array_partition variable=T type=complete dim=2",
     ]
     for header, pragma in [
         ("l_T_i_inner: for (int i_inner = 0; i_inner < 4; i_inner++) {", "#pragma HLS pipeline II=2"),

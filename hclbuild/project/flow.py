@@ -470,7 +470,7 @@ def emit_design_function(layout: BuildLayout, config: Any, func: str) -> list[Pa
     """emit_function given the project's configuration."""
     from mlir import ir
 
-    from hclbuild.compiler.emit_hls import c_signature, emit_function_files
+    from hclbuild.compiler.emit_hls import c_signature, emit_function_files, pragma_syntax
     from hclbuild.compiler.upstream_attrs import symbols
     from hclbuild.project.hls_project import keep_compiled_templates, write_function_project
     from hclbuild.project.interfaces import blackboxes_of, function_interfaces, is_blackboxed
@@ -488,7 +488,8 @@ def emit_design_function(layout: BuildLayout, config: Any, func: str) -> list[Pa
         fn_op = symbols(module)[func]
         signature = c_signature(fn_op)
         interfaces = function_interfaces(config, func, top, signature)
-        cpp, header = emit_function_files(module, func, interfaces, blackboxes)
+        syntax = pragma_syntax(config.vitis_version)
+        cpp, header = emit_function_files(module, func, interfaces, blackboxes, syntax)
     if manifest.get("c_args", {}).get(func) != [arg.name for arg in signature.args]:
         raise CompileError(
             f"{config.name}/{func}: the emitted C arguments {[arg.name for arg in signature.args]} "

@@ -30,16 +30,19 @@ from hclbuild.compiler.emit_hls.interfaces import (
     default_interfaces,
     override_interfaces,
 )
+from hclbuild.compiler.emit_hls.pragmas import PragmaSyntax, pragma_syntax
 
 __all__ = [
     "ArgInterface",
     "CArg",
     "CSignature",
     "FunctionInterfaces",
+    "PragmaSyntax",
     "blackbox_interfaces",
     "c_signature",
     "default_interfaces",
     "emit_function_files",
     "emit_module",
     "override_interfaces",
+    "pragma_syntax",
 ]

@@ -26,7 +26,7 @@ from hclbuild.compiler.emit_hls.local_copies import (
     values_to_blackboxes,
 )
 from hclbuild.compiler.emit_hls.memory_loops import MEMORY_LOOP_HANDLERS, MemoryLoopOps
-from hclbuild.compiler.emit_hls.pragmas import arg_partitions, function_pragmas
+from hclbuild.compiler.emit_hls.pragmas import CURRENT_SYNTAX, PragmaSyntax, arg_partitions, function_pragmas
 from hclbuild.compiler.emit_hls.prints import PrintOps, print_formats
 from hclbuild.compiler.emit_hls.scalar_ops import SCALAR_HANDLERS, ScalarOps
 from hclbuild.compiler.hls_types import c_type
@@ -80,11 +80,13 @@ def c_signature(func_op: ir.Operation | ir.OpView, function_names: set[str] | No
 # ---- public emitters ---------------------------------------------------------------------------
 
 
-def emit_module(module: ir.Module, interfaces: FunctionInterfaces | None = None) -> str:
+def emit_module(
+    module: ir.Module, interfaces: FunctionInterfaces | None = None, syntax: PragmaSyntax = CURRENT_SYNTAX
+) -> str:
     """The whole design as one C++ translation unit, callees before callers.
 
     The design's top (`hcl.top`) gets `interfaces` (default: the vivado flow's); every outlined
-    function gets `#pragma HLS inline off`.
+    function gets `#pragma HLS inline off`. Pragmas are spelled as `syntax` says (its release's).
     """
     functions = _defined_functions(module)
     prints = print_formats(module)
@@ -96,6 +98,7 @@ def emit_module(module: ir.Module, interfaces: FunctionInterfaces | None = None)
         is_top = attrs.is_top(functions[name])
         emitter = _function_emitter(name, functions, signatures, interfaces if is_top else None, is_top)
         emitter.prints = prints
+        emitter.pragma_syntax = syntax
         bodies.append(emitter.emit())
     prototypes = [f"{signatures[name].prototype()};" for name in order]
     code = "\n".join(prototypes + bodies)
@@ -108,12 +111,14 @@ def emit_function_files(
     func_name: str,
     interfaces: FunctionInterfaces | None = None,
     blackboxes: Collection[str] = (),
+    syntax: PragmaSyntax = CURRENT_SYNTAX,
 ) -> tuple[str, str]:
     """(cpp, header) making `func_name` a top file: the .cpp defines it and every callee it needs.
 
     `func_name` gets `interfaces` (default: the vivado flow's). Callees named in `blackboxes` (and
     what only they call) are synthesized from their own RTL: their bodies stay in the .cpp as the
     C model for g++ csim, under `#ifndef HCLBUILD_RTL_BLACKBOX`, which the Vitis project defines.
+    Pragmas are spelled as `syntax` says (the project's Vitis release).
     """
     functions = _defined_functions(module)
     if func_name not in functions:
@@ -136,6 +141,7 @@ def emit_function_files(
             boxed if is_top else frozenset(),
         )
         emitter.prints = prints
+        emitter.pragma_syntax = syntax
         body = emitter.emit()
         if name in boxed:
             body = (
@@ -238,6 +244,7 @@ class FunctionEmitter(ScalarOps, MemoryLoopOps, ConstantOps, PrintOps):
             inline_off=self.inline_off,
             local={copy.arg.name for copy in self.local_copies},
             unpartitioned=kept_whole,
+            syntax=self.pragma_syntax,
         ):
             self._line(pragma)
         local_names = {copy.index: declare_local(self, copy) for copy in self.local_copies}

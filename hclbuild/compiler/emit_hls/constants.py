@@ -45,7 +45,7 @@ class ConstantOps(EmitterCore):
         name = self.names.fresh(base)
         dims = "".join(f"[{dim}]" for dim in shape)
         self._line(f"static const {c_type(dtype)} {name}{dims} = {_initializer(values, dtype, where)};")
-        for pragma in buffer_pragmas(op, name, len(shape), where):
+        for pragma in buffer_pragmas(op, name, len(shape), where, self.pragma_syntax):
             self._line(pragma)
         self.memories[op.results[0]] = Memory(name, dtype, len(memref_type.shape), read_only=True)
 

@@ -16,6 +16,7 @@ from typing import ClassVar
 from mlir import ir
 
 from hclbuild.compiler.emit_hls.c_types import CArg, CSignature, CType, Names, const_view, ctype_of
+from hclbuild.compiler.emit_hls.pragmas import CURRENT_SYNTAX, PragmaSyntax
 from hclbuild.compiler.hls_types import c_type
 from hclbuild.compiler.passes.stream import stream_depth
 from hclbuild.dsl.types import DType, parse_dtype
@@ -93,6 +94,7 @@ class EmitterCore:
         # arrays that must stay one RAM (passed to an RTL blackbox), with the reason, for the comment
         # that replaces their partition pragmas
         self.unpartitioned: dict[ir.Value, str] = {}
+        self.pragma_syntax: PragmaSyntax = CURRENT_SYNTAX  # the target release's spelling
 
     # ---- output --------------------------------------------------------------------------------
 

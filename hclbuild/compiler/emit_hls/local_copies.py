@@ -131,7 +131,10 @@ def declare_local(emitter: EmitterCore, copy: LocalCopy) -> str:
     emitter._line(f"{arg.c_type} {name}{''.join(f'[{dim}]' for dim in arg.shape)};")
     if copy.note:
         emitter._line(f"// {name} is not partitioned here: {copy.note}")
-    for pragma in partition_pragmas(name, list(copy.partitions), len(arg.shape), emitter._where(arg.name)):
+    where = emitter._where(arg.name)
+    for pragma in partition_pragmas(
+        name, list(copy.partitions), len(arg.shape), where, emitter.pragma_syntax
+    ):
         emitter._line(pragma)
     return name
 

@@ -57,7 +57,7 @@ class MemoryLoopOps(EmitterCore):
             return
         zero = " = {}" if attrs.is_zero_init(op) else ""
         self._line(f"{c_type(dtype)} {name}{''.join(f'[{dim}]' for dim in shape)}{zero};")
-        pragmas = buffer_pragmas(op, name, len(shape), where)
+        pragmas = buffer_pragmas(op, name, len(shape), where, self.pragma_syntax)
         if pragmas and result in self.unpartitioned:
             pragmas = [f"// {name} is not partitioned here: {self.unpartitioned[result]}"]
         for pragma in pragmas:
