@@ -113,12 +113,25 @@ class MemoryLoopOps(EmitterCore):
             self._stream_write(memory, value)
             return
         element = f"{memory.name}{self._subscripts(op, memory, list(op.operands)[2:])}"
-        if memory.dtype.is_fixed:
-            element = f"{element}.range({memory.dtype.bits - 1}, 0)"
         # a local converts to the memory's type on assignment; a literal is spelled for it
         constant = value in self.values and self._scalar(value).const is not None
         signed = memory.dtype.is_signed if memory.dtype.is_integral_bits and constant else None
-        self._line(f"{element} = {self._view(value, signed)};")
+        text = self._view(value, signed)
+        if memory.dtype.is_fixed:
+            text = self._fixed_from_bits(memory.c_type, memory.dtype.bits, text)
+        self._line(f"{element} = {text};")
+
+    def _fixed_from_bits(self, c_type: str, bits: int, text: str) -> str:
+        """An ap_fixed local holding the raw bits `text`, for a store, write, argument or result.
+
+        The value is built whole in a local: a part-select assignment to an array element
+        (`Y[i].range(31, 0) = v`) is a read-modify-write of the element in HLS, which turns a
+        write-only RAM port into a read/write one and stops m_axi write bursts.
+        """
+        temp = self._temp()
+        self._line(f"{c_type} {temp};")
+        self._line(f"{temp}.range({bits - 1}, 0) = {text};")
+        return temp
 
     def _stream_write(self, memory: Memory, value: ir.Value) -> None:
         """`B.write(v)`; fixed-point values are raw bits, written through an ap_fixed local."""
@@ -126,10 +139,7 @@ class MemoryLoopOps(EmitterCore):
         signed = memory.dtype.is_signed if memory.dtype.is_integral_bits and constant else None
         text = self._view(value, signed)
         if memory.dtype.is_fixed:
-            temp = self._temp()
-            self._line(f"{memory.c_type} {temp};")
-            self._line(f"{temp}.range({memory.dtype.bits - 1}, 0) = {text};")
-            text = temp
+            text = self._fixed_from_bits(memory.c_type, memory.dtype.bits, text)
         elif constant:
             text = f"({memory.c_type}){text}"
         self._line(f"{memory.name}.write({text});")
@@ -383,10 +393,7 @@ class MemoryLoopOps(EmitterCore):
         if not dtype.is_fixed:
             return text
         # fixed-point parameters are ap_fixed: pass the raw bits through one
-        temp = self._temp()
-        self._line(f"{param.c_type} {temp};")
-        self._line(f"{temp}.range({dtype.bits - 1}, 0) = {text};")
-        return temp
+        return self._fixed_from_bits(param.c_type, dtype.bits, text)
 
     def _return(self, op: ir.Operation) -> None:
         operands = list(op.operands)
@@ -395,10 +402,7 @@ class MemoryLoopOps(EmitterCore):
         ret_dtype = parse_dtype(self.signature.ret_dtype)
         text = self._view(operands[0], ret_dtype.is_signed if ret_dtype.is_integral_bits else None)
         if ret_dtype.is_fixed:
-            temp = self._temp()
-            self._line(f"{self.signature.ret_c_type} {temp};")
-            self._line(f"{temp}.range({ret_dtype.bits - 1}, 0) = {text};")
-            text = temp
+            text = self._fixed_from_bits(c_type(ret_dtype), ret_dtype.bits, text)
         self._line(f"return {text};")
 
 
