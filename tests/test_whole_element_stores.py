@@ -9,8 +9,8 @@ import re
 from pathlib import Path
 
 import pytest
-
 from emitted_projects import REPO, emit_projects
+
 from hclbuild.project.config import load_project
 from hclbuild.project.flow import compile_project, emit_function, run_reference
 from hclbuild.project.layout import BuildLayout
