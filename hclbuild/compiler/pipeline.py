@@ -31,6 +31,7 @@ def compile_schedule(schedule: Schedule) -> CompiledDesign:
     from hclbuild.compiler.builder import build_module
     from hclbuild.compiler.passes.constant_divisor import check_constant_divisors
     from hclbuild.compiler.passes.constant_subscript import check_constant_subscripts
+    from hclbuild.compiler.passes.hoist_invariant_loads import hoist_invariant_loads
     from hclbuild.compiler.passes.outline import outline_stages
     from hclbuild.compiler.passes.outline_axis import OutlineAxisPass
     from hclbuild.compiler.passes.stream import annotate_stream_arguments
@@ -56,6 +57,7 @@ def compile_schedule(schedule: Schedule) -> CompiledDesign:
             outlined.extend(outline_stages(module, groups, unify=unify))
         if any(isinstance(r, M.StreamTo) for r in schedule.memory):
             annotate_stream_arguments(module)
+        hoist_invariant_loads(module)
         verify_module(module)
     return CompiledDesign(module, schedule.name, outlined)
 
