@@ -384,7 +384,10 @@ def test_hls_config_cfg_lines(project_dir: Path) -> None:
         "syn.file=vadd.cpp",
         "syn.top=vadd",
         "tb.file=tb_vadd.cpp",
-        "tb.file=data",
+        "tb.file=data/in_a.bin",
+        "tb.file=data/in_b.bin",
+        "tb.file=data/out_a.bin",
+        "tb.file=data/out_b.bin",
         "package.output.format=ip_catalog",
     ]
 
@@ -479,9 +482,9 @@ def test_makefile_adds_ap_types_only_when_needed(tmp_path: Path) -> None:
 def test_makefile_targets(project_dir: Path) -> None:
     text = (project_dir / "Makefile").read_text()
     assert '\tulimit -s "$$(ulimit -H -s)" 2>/dev/null; ./out/tb_$(FUNC) data out\n' in text
-    assert "vitis-csim:\n\t$(VITIS_HLS) -f run_hls.tcl -tclargs csim\n" in text
-    assert "csynth:\n\t$(VITIS_HLS) -f run_hls.tcl -tclargs csynth\n" in text
-    assert "cosim:\n\t$(VITIS_HLS) -f run_hls.tcl -tclargs csynth cosim\n" in text
+    assert "vitis-csim:\n\t$(call RUN_HLS_TCL,csim)\n" in text
+    assert "csynth:\n\t$(call RUN_HLS_TCL,csynth)\n" in text
+    assert "cosim:\n\t$(call RUN_HLS_TCL,csynth cosim)\n" in text
     assert (
         "HCLBUILD_CXXFLAGS := -std=c++17 -O1 -fwrapv -Wall -Werror -Wno-unknown-pragmas -Wno-unused-label\n"
         in text
@@ -685,3 +688,46 @@ def test_a_template_cache_folder_removed_since_costs_only_the_compile(tmp_path: 
     finally:
         environment.bytecode_cache = kept
         environment.cache.clear()
+
+
+# ---- make csynth through whichever Vitis front end is on PATH ---------------------------------------
+
+
+def _make(folder: Path, target: str, bin_dir: Path) -> subprocess.CompletedProcess:
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("make is not installed")
+    env = {k: v for k, v in os.environ.items() if k not in ("VITIS_HLS", "VITIS_RUN", "HCLBUILD_STEPS")}
+    # the stand-ins and the shell's own tools only: no other Vitis can be found
+    env["PATH"] = os.pathsep.join([str(bin_dir), "/usr/bin", "/bin"])
+    return subprocess.run(
+        [make, target], cwd=folder, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def test_make_csynth_runs_vitis_run_when_it_is_the_only_tool(project_dir: Path, fake_vitis) -> None:
+    bin_dir = fake_vitis.install("vitis-run", version="2025.2")
+    done = _make(project_dir, "csynth", bin_dir)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [(c["tool"], c["argv"], c["steps"]) for c in fake_vitis.calls()] == [
+        ("vitis-run", ["--mode", "hls", "--tcl", "run_hls.tcl"], "csynth")
+    ]
+    assert (project_dir / "vadd_prj" / "solution1" / "syn" / "report" / "vadd_csynth.xml").is_file()
+    assert _make(project_dir, "cosim", bin_dir).returncode == 0
+    assert fake_vitis.calls()[-1]["steps"] == "csynth cosim"
+
+
+def test_make_csynth_prefers_vitis_hls_where_it_exists(project_dir: Path, fake_vitis) -> None:
+    bin_dir = fake_vitis.install("vitis_hls", "vitis-run", version="2024.1")
+    done = _make(project_dir, "csynth", bin_dir)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [(c["tool"], c["argv"]) for c in fake_vitis.calls()] == [
+        ("vitis_hls", ["-f", "run_hls.tcl", "-tclargs", "csynth"])
+    ]
+
+
+def test_make_csynth_with_no_vitis_tool_fails(project_dir: Path, fake_vitis) -> None:
+    bin_dir = fake_vitis.install("v++")  # the unified compiler alone cannot run the Tcl script
+    done = _make(project_dir, "csynth", bin_dir)
+    assert done.returncode != 0 and "vitis-run" in done.stderr
+    assert fake_vitis.calls() == []

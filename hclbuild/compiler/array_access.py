@@ -62,8 +62,12 @@ class Loop:
     lower: int | None
     trips: int | None
     step: int | None
-    pipelined: bool
+    ii: int | None  # hcl.pipeline_ii: the II the schedule asks, None when not pipelined
     unroll: int | None  # hcl.unroll: 0 full, n a factor, None not unrolled
+
+    @property
+    def pipelined(self) -> bool:
+        return self.ii is not None
 
     @property
     def fully_unrolled(self) -> bool:
@@ -175,7 +179,7 @@ class _Walker:
             lower,
             trips,
             step,
-            directives.pipeline_ii is not None,
+            directives.pipeline_ii,
             directives.unroll,
         )
         inner_env = dict(env)

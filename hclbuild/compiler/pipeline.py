@@ -34,6 +34,7 @@ def compile_schedule(schedule: Schedule) -> CompiledDesign:
     from hclbuild.compiler.passes.hoist_invariant_loads import hoist_invariant_loads
     from hclbuild.compiler.passes.outline import outline_stages
     from hclbuild.compiler.passes.outline_axis import OutlineAxisPass
+    from hclbuild.compiler.passes.parallel_reads import partition_parallel_reads
     from hclbuild.compiler.passes.stream import annotate_stream_arguments
     from hclbuild.compiler.passes.verify import verify_module
 
@@ -58,6 +59,7 @@ def compile_schedule(schedule: Schedule) -> CompiledDesign:
         if any(isinstance(r, M.StreamTo) for r in schedule.memory):
             annotate_stream_arguments(module)
         hoist_invariant_loads(module)
+        partition_parallel_reads(module)
         verify_module(module)
     return CompiledDesign(module, schedule.name, outlined)
 

@@ -409,7 +409,13 @@ def write_function_project(
         f"{func_name}.h": header_text,
         testbench_name(func_name): testbench,
         "run_hls.tcl": render_template("run_hls.tcl.j2", **values),
-        "hls_config.cfg": render_template("hls_config.cfg.j2", **values),
+        # one tb.file a vector (UG1399 "Test Bench Sources": one statement per file, not a folder)
+        "hls_config.cfg": render_template(
+            "hls_config.cfg.j2",
+            **values,
+            golden_files=[f"{DATA_DIR}/{a.in_file}" for a in tb_args]
+            + [f"{DATA_DIR}/{a.out_file}" for a in outputs],
+        ),
         "Makefile": render_template(
             "Makefile.j2",
             **values,
