@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from hclbuild.dsl.array import Array
-from hclbuild.dsl.types import from_storage, parse_dtype
+from hclbuild.dsl.storage import from_storage
+from hclbuild.dsl.types import parse_dtype
 from hclbuild.errors import ConfigError
 from hclbuild.probes import PHASE_DIVISION, PHASE_OUT_OF_BOUNDS
 from hclbuild.project import flow

@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hclbuild.dsl.types import DType, Fixed, Float, Int, UInt, raw_ints, to_storage
+from hclbuild.dsl.storage import raw_ints, to_storage
+from hclbuild.dsl.types import DType, Fixed, Float, Int, UInt
 from hclbuild.errors import CsimError, ToolError
 from hclbuild.project.config import ProjectConfig
 from hclbuild.project.hls_project import FunctionArg, write_function_project

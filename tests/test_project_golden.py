@@ -12,7 +12,8 @@ import pytest
 
 from hclbuild import atomic
 from hclbuild.atomic import link_if_changed, write_bytes_atomic, write_if_changed, write_text_atomic
-from hclbuild.dsl.types import Fixed, Float, Int, UFixed, UInt, to_storage
+from hclbuild.dsl.storage import to_storage
+from hclbuild.dsl.types import Fixed, Float, Int, UFixed, UInt
 from hclbuild.errors import APIError, CsimError, DTypeError
 from hclbuild.project.golden import (
     link_golden,

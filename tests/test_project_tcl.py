@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hclbuild.dsl.types import Int, to_storage
+from hclbuild.dsl.storage import to_storage
+from hclbuild.dsl.types import Int
 from hclbuild.errors import CompileError
 from hclbuild.project.config import ProjectConfig
 from hclbuild.project.hls_project import (

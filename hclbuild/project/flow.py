@@ -21,7 +21,8 @@ import numpy as np
 
 from hclbuild.atomic import write_if_changed
 from hclbuild.dsl.array import Array
-from hclbuild.dsl.types import from_storage, parse_dtype, to_storage
+from hclbuild.dsl.types import parse_dtype
+from hclbuild.dsl.storage import from_storage, to_storage
 from hclbuild.errors import CompileError, ConfigError, CsimError, DivisionError, HCLError
 from hclbuild.project.config import Project
 from hclbuild.project.kernel import call_optional, kernel_schedule, load_kernel

@@ -37,7 +37,8 @@ import llvmlite.binding as llvm
 import numpy as np
 
 from hclbuild.dsl.array import Array
-from hclbuild.dsl.types import DType, from_storage, to_storage
+from hclbuild.dsl.types import DType
+from hclbuild.dsl.storage import from_storage, to_storage
 from hclbuild.errors import APIError, CompileError
 from hclbuild.probes import PROBE_FUNCTION
 from hclbuild.runtime.jit_probes import ProbeHandler, bind_forward_symbol, call_with_probes

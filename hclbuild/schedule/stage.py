@@ -6,7 +6,8 @@ import numbers
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hclbuild.dsl.expr import Const, Reduce, Var
+from hclbuild.dsl.compound import Reduce
+from hclbuild.dsl.expr import Const, Var
 from hclbuild.dsl.stmt import ComputeLoops, For, StageStmt
 from hclbuild.dsl.tensor import Tensor
 from hclbuild.errors import APIError, HCLNotImplementedError
