@@ -26,7 +26,7 @@ from hclbuild.project.config import load_project
 from hclbuild.project.kernel import call_optional, kernel_schedule, load_kernel
 from hclbuild.project.layout import BuildLayout
 from hclbuild.runtime.llvm import JITModule, read_buffer
-from hclbuild.runtime.signature import FunctionSignature
+from hclbuild.schedule.signature import FunctionSignature
 
 DATASET = "MEDIUM"
 

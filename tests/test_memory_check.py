@@ -13,7 +13,7 @@ import pytest
 
 from hclbuild.cli import main
 from hclbuild.errors import ConfigError, CsimError
-from hclbuild.project.memory import available_memory, check_reference_memory
+from hclbuild.project.reference_memory import available_memory, check_reference_memory
 from hclbuild.runtime.isolate import run_isolated
 
 HUGE = """
@@ -83,7 +83,7 @@ def test_without_a_setting_the_limit_is_the_memory_available(monkeypatch: pytest
     available = available_memory()
     assert available is not None and 0 < available <= os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     # a fixed figure: the machine's own changes while other processes run
-    monkeypatch.setattr("hclbuild.project.memory.available_memory", lambda: 40_000_000)
+    monkeypatch.setattr("hclbuild.project.reference_memory.available_memory", lambda: 40_000_000)
     check_reference_memory("p", manifest([900, 900]))
     with pytest.raises(
         ConfigError,

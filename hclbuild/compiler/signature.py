@@ -6,7 +6,7 @@ from mlir import ir
 
 from hclbuild.dsl.types import DType, parse_dtype
 from hclbuild.errors import CompileError, DTypeError
-from hclbuild.runtime.signature import ArgSpec, FunctionSignature
+from hclbuild.schedule.signature import ArgSpec, FunctionSignature
 
 __all__ = ["ArgSpec", "FunctionSignature", "signature_of", "top_signature"]
 

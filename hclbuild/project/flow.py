@@ -13,20 +13,48 @@ functions up to date.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from mlir import ir
 
 from hclbuild.atomic import write_if_changed
+from hclbuild.compiler.buffers import allocated_buffers
+from hclbuild.compiler.context import new_context
+from hclbuild.compiler.emit_hls import c_signature, emit_function_files
+from hclbuild.compiler.passes.bounds_check import out_of_bounds_message
+from hclbuild.compiler.passes.reserved_top import rename_reserved_top
+from hclbuild.compiler.passes.split_functions import call_graph, callees_first, function_modules
+from hclbuild.compiler.pipeline import compile_schedule
+from hclbuild.compiler.signature import signature_of
+from hclbuild.compiler.written_args import written_arguments
 from hclbuild.dsl.array import Array
-from hclbuild.dsl.types import parse_dtype
 from hclbuild.dsl.storage import from_storage, to_storage
+from hclbuild.dsl.types import Struct, parse_dtype
 from hclbuild.errors import CompileError, ConfigError, CsimError, DivisionError, HCLError
+from hclbuild.probes import PHASE_DIVISION, PHASE_OUT_OF_BOUNDS, PHASE_STREAM_READ, PHASE_STREAM_WRITE
 from hclbuild.project.config import Project
+from hclbuild.project.discovery import take_planned_schedule
+from hclbuild.project.golden import link_golden, read_manifest, stored_vectors, write_golden
+from hclbuild.project.hls_project import DATA_DIR, keep_compiled_templates, write_function_project
+from hclbuild.project.interfaces import (
+    blackboxes_of,
+    check_interface_functions,
+    function_interfaces,
+    is_blackboxed,
+)
 from hclbuild.project.kernel import call_optional, kernel_schedule, load_kernel
 from hclbuild.project.layout import BuildLayout
+from hclbuild.project.lowering import lower_design, read_llvm_manifest
+from hclbuild.project.reference_memory import check_reference_memory
+from hclbuild.project.report import write_project_report
+from hclbuild.runtime.csim import run_csim
+from hclbuild.runtime.fifo import FifoReplay
+from hclbuild.runtime.llvm import JITModule, read_buffer
+from hclbuild.schedule.signature import FunctionSignature
 
 MANIFEST_FORMAT = "hclbuild-ir"
 
@@ -45,15 +73,12 @@ def compile_design(schedule: Any, layout: BuildLayout, name: str) -> dict[str, A
 
 
 def _lowered_too(ir_manifest: dict[str, Any], layout: BuildLayout) -> dict[str, Any]:
-    from hclbuild.project.lowering import lower_design
 
     return {**lower_design(layout), **ir_manifest}
 
 
 def write_project_ir(project: Project, layout: BuildLayout) -> dict[str, Any]:
     """The compile task: trace (or take the schedule planning traced), build, outline, verify."""
-    from hclbuild.project.discovery import take_planned_schedule
-    from hclbuild.project.interfaces import check_interface_functions
 
     schedule = take_planned_schedule(project)
     manifest = write_design_ir(
@@ -69,18 +94,12 @@ def write_design_ir(schedule: Any, layout: BuildLayout, name: str) -> dict[str, 
     Lowering for the reference run is the reference task's (project.lowering), so that on two
     cores the functions are emitted while the design is lowered and run.
     """
-    from hclbuild.compiler.emit_hls import c_signature
-    from hclbuild.compiler.passes.split_functions import call_graph, callees_first, function_modules
-    from hclbuild.compiler.pipeline import compile_schedule
-    from hclbuild.compiler.signature import signature_of
-    from hclbuild.compiler.written_args import written_arguments
-    from hclbuild.project.memory import allocated_buffers
 
     try:
         design = compile_schedule(schedule)
     except HCLError as exc:
         raise type(exc)(f"{name}: {exc}") from None
-    _rename_reserved_top(design)
+    rename_reserved_top(design)  # a design named `main`: C++'s main() is the testbench's
     module = design.module
     texts = function_modules(module)
     write_if_changed(layout.top_mlir, str(module))
@@ -128,19 +147,6 @@ def write_design_ir(schedule: Any, layout: BuildLayout, name: str) -> dict[str, 
     return manifest
 
 
-def _rename_reserved_top(design: Any) -> None:
-    """A schedule named `main` (HeteroCL's examples) becomes function `top`: C++'s main() is the testbench's."""
-    from hclbuild.api import _rename_reserved_top as rename
-
-    with design.module.context:
-        rename(design)
-        design.top = next(
-            op.attributes["sym_name"].value
-            for op in design.module.body.operations
-            if "hcl.top" in op.attributes
-        )
-
-
 # one parsed manifest per file version: a doit process emits every function of a design, and
 # re-reading a manifest that grows with the design once per function would be quadratic
 _MANIFESTS: dict[Path, tuple[tuple[int, int, int], dict[str, Any]]] = {}
@@ -167,8 +173,6 @@ def _mlir_context() -> Any:
     """One MLIR context per process for emitting: creating one costs ~15 ms, once per function."""
     global _CONTEXT
     if _CONTEXT is None:
-        from hclbuild.compiler.context import new_context
-
         _CONTEXT = new_context()
     return _CONTEXT
 
@@ -239,9 +243,6 @@ def _values(value: Any) -> np.ndarray:
 
 def _with_structs(signature: Any, structs: dict[str, list[list[str]]]) -> Any:
     """The top's signature with its Struct arguments' fields back (the IR has their packed width)."""
-    import dataclasses
-
-    from hclbuild.dsl.types import Struct
 
     args = [
         dataclasses.replace(spec, dtype=Struct({field: parse_dtype(dt) for field, dt in structs[spec.name]}))
@@ -333,13 +334,6 @@ def reference_design(
     layout: BuildLayout, name: str, config: Any, inputs_fn: Any = None, model_fn: Any = None
 ) -> dict[str, Any]:
     """run_reference with the kernel's inputs(rng) and model(*inputs) given as callables (or None)."""
-    from hclbuild.probes import PHASE_DIVISION, PHASE_OUT_OF_BOUNDS, PHASE_STREAM_READ, PHASE_STREAM_WRITE
-    from hclbuild.project.golden import write_golden
-    from hclbuild.project.lowering import read_llvm_manifest
-    from hclbuild.project.memory import check_reference_memory
-    from hclbuild.runtime.fifo import FifoReplay
-    from hclbuild.runtime.llvm import JITModule, read_buffer
-    from hclbuild.runtime.signature import FunctionSignature
 
     manifest = {**read_llvm_manifest(layout), **read_ir_manifest(layout)}
     signature = FunctionSignature.from_json(manifest["signatures"][manifest["top"]])
@@ -392,7 +386,6 @@ def reference_design(
     after = [a.storage for a in arrays]
     if out_of_bounds:
         check, dim, index = out_of_bounds[0]
-        from hclbuild.compiler.passes.bounds_check import out_of_bounds_message  # only when one fired
 
         raise CsimError(f"{name}: {out_of_bounds_message(manifest['bounds'][check], dim, index)}")
     if bad_divisions:
@@ -445,7 +438,6 @@ def link_testbench_data(layout: BuildLayout, manifest: dict[str, Any], func: str
     """hls/<func>/data/: the golden vectors of golden/<func>/ under the C names of the arguments,
     as hard links. Written by the reference run, not by emit, so that emitting the C++ of every
     function needs no golden data and runs beside the reference."""
-    from hclbuild.project.golden import link_golden, stored_vectors
 
     c_args = manifest.get("c_args", {}).get(func)
     ir_args = [arg["name"] for arg in manifest["signatures"][func]["args"]]
@@ -470,11 +462,6 @@ def emit_function(project: Project, layout: BuildLayout, func: str) -> list[Path
 
 def emit_design_function(layout: BuildLayout, config: Any, func: str) -> list[Path]:
     """emit_function given the project's configuration."""
-    from mlir import ir
-
-    from hclbuild.compiler.emit_hls import c_signature, emit_function_files
-    from hclbuild.project.hls_project import keep_compiled_templates, write_function_project
-    from hclbuild.project.interfaces import blackboxes_of, function_interfaces, is_blackboxed
 
     keep_compiled_templates(layout.template_cache)
     manifest = read_ir_manifest(layout)
@@ -518,27 +505,28 @@ def emit_design_function(layout: BuildLayout, config: Any, func: str) -> list[Pa
 
 
 def csim_function(project: Project, layout: BuildLayout, func: str, runner: Any = None) -> Any:
-    """g++ the function's testbench and top file, run it on the golden data, write csim/<func>.json.
+    """g++ the function's testbench and top file, run it on the golden data, write csim/<func>.json;
+    CsimError unless it passed.
 
     `runner` has run_csim's signature (runtime.remote's runs it on a Dask worker); default run_csim."""
-    from hclbuild.runtime.csim import run_csim
+    return csim_design_function(layout, project.name, func, runner).check()
 
+
+def csim_design_function(layout: BuildLayout, name: str, func: str, runner: Any = None) -> Any:
+    """csim_function of project `name`, passed or not (its CsimResult)."""
     # precompiled headers are a cache of this machine's compiler: not for a Dask worker's
     local = {} if runner is not None else {"pch_root": layout.pch_root}
-    result = (runner or run_csim)(
+    return (runner or run_csim)(
         layout.hls_dir(func),
         layout.csim_json(func),
-        project=project.name,
+        project=name,
         outputs=_output_names(layout, func),
         **local,
     )
-    return result.check()
 
 
 def _output_names(layout: BuildLayout, func: str) -> list[str] | None:
     """The C names of the arguments `func` may write (IR manifest), or None when it does not say."""
-    from hclbuild.project.golden import read_manifest
-    from hclbuild.project.hls_project import DATA_DIR
 
     manifest = read_ir_manifest(layout)
     writes = manifest.get("writes", {}).get(func)
@@ -555,6 +543,5 @@ def write_report(
 ) -> list[Path]:
     """reports/summary.json and report.md: csim per function, plus csynth/cosim when Vitis made them,
     and (pictures) the design graph and csynth chart linked from report.md."""
-    from hclbuild.project.report import write_project_report
 
     return write_project_report(project.name, layout, functions, pictures=pictures)

@@ -45,11 +45,12 @@ class HostFunction:
                 f"written at module level (hcl.create_schedule([{', '.join([listed, *self._unlisted])}]))"
             )
         if len(args) == len(self._params):
-            args = tuple(_convert(param, value) for param, value in zip(self._params, args))
+            args = tuple(convert_argument(param, value) for param, value in zip(self._params, args))
         return self._function(*args)
 
 
-def _convert(param: Any, value: Any) -> Any:
+def convert_argument(param: Any, value: Any) -> Any:
+    """A value given for `param` with HeteroCL's leniencies applied (the module docstring), else unchanged."""
     if not isinstance(param, Tensor):
         return value
     dtype = param.dtype

@@ -22,6 +22,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from hclbuild.dsl.types import parse_dtype
 from hclbuild.errors import ConfigError
 
 GB = 1e9
@@ -29,52 +30,8 @@ _SHOWN = 4  # tensors named in the message, largest first
 _CGROUP = Path("/sys/fs/cgroup")
 
 
-def allocated_buffers(module: Any) -> list[dict[str, Any]]:
-    """Every statically shaped memref.alloc/alloca of `module` (an MLIR module): function, name,
-    shape, element bytes (for ir/manifest.json)."""
-    from mlir import ir
-
-    from hclbuild.dsl.types import parse_dtype
-
-    found: list[dict[str, Any]] = []
-    for func in module.body.operations:
-        if "sym_name" not in func.attributes:
-            continue
-        owner = func.attributes["sym_name"].value
-
-        def visit(op: Any, owner: str = owner) -> Any:
-            if op.name in ("memref.alloc", "memref.alloca"):
-                kind = ir.MemRefType(op.results[0].type)
-                if kind.has_static_shape:
-                    attrs = op.attributes
-                    name = attrs["name"].value if "name" in attrs else "(unnamed)"
-                    if "hcl.dtype" in attrs:
-                        element = parse_dtype(attrs["hcl.dtype"].value).storage_bits // 8
-                    else:
-                        element = _element_bytes(kind.element_type)
-                    found.append(
-                        {"function": owner, "name": name, "shape": list(kind.shape), "element_bytes": element}
-                    )
-            return ir.WalkResult.ADVANCE
-
-        func.operation.walk(visit)
-    return found
-
-
-def _element_bytes(element: Any) -> int:
-    from mlir import ir
-
-    if ir.IntegerType.isinstance(element):
-        bits = ir.IntegerType(element).width
-        return max(1, 1 << max(0, math.ceil(math.log2(max(1, math.ceil(bits / 8))))))
-    text = str(element)
-    return {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "index": 8}.get(text, 8)
-
-
 def check_reference_memory(name: str, manifest: dict[str, Any], memory_gb: float | None = None) -> None:
     """ConfigError in one line when the reference run's tensors exceed the limit (see module doc)."""
-    from hclbuild.dsl.types import parse_dtype
-
     tensors: list[tuple[int, str]] = []  # (bytes held, description)
     total = 0
     largest_input = 0
