@@ -11,8 +11,8 @@ from pathlib import Path
 from doit.dependency import Dependency, JSONCodec, JsonDB, SqliteDB
 from doit.globals import Globals
 
-from hclbuild.doit_state import SqliteState, prefetch_task_states
 from hclbuild.tasks import doit_creator
+from hclbuild.tasks.doit_state import SqliteState, prefetch_task_states
 
 REPO = Path(__file__).resolve().parents[1]
 

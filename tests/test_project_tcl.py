@@ -637,7 +637,7 @@ from pathlib import Path
 sys.path.insert(0, sys.argv[3])
 from test_project_tcl import write_vadd
 from hclbuild.project.config import ProjectConfig
-from hclbuild.project.hls_project import _environment, keep_compiled_templates
+from hclbuild.project.templates import _environment, keep_compiled_templates
 keep_compiled_templates(Path(sys.argv[1]))
 compiled = []
 original = _environment().compile
@@ -673,7 +673,7 @@ def test_compiled_templates_are_kept_and_a_damaged_one_is_compiled_again(tmp_pat
 
 
 def test_a_template_cache_folder_removed_since_costs_only_the_compile(tmp_path: Path) -> None:
-    from hclbuild.project.hls_project import _environment, keep_compiled_templates
+    from hclbuild.project.templates import _environment, keep_compiled_templates
 
     environment = _environment()
     kept = environment.bytecode_cache

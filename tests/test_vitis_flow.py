@@ -14,7 +14,7 @@ from hclbuild.errors import ToolError
 from hclbuild.project.attempts import read_attempt
 from hclbuild.project.config import Project, ProjectConfig, load_project
 from hclbuild.project.layout import BuildLayout
-from hclbuild.project.vitis_flow import function_reports, synthesize_function
+from hclbuild.project.synthesis import function_reports, synthesize_function
 from hclbuild.runtime.report import parse_cosim_rpt, parse_csynth_xml
 from hclbuild.runtime.vitis import (
     VitisTools,

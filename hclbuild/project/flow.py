@@ -39,7 +39,7 @@ from hclbuild.probes import PHASE_DIVISION, PHASE_OUT_OF_BOUNDS, PHASE_STREAM_RE
 from hclbuild.project.config import Project
 from hclbuild.project.discovery import take_planned_schedule
 from hclbuild.project.golden import link_golden, read_manifest, stored_vectors, write_golden
-from hclbuild.project.hls_project import DATA_DIR, keep_compiled_templates, write_function_project
+from hclbuild.project.hls_project import DATA_DIR, write_function_project
 from hclbuild.project.interfaces import (
     blackboxes_of,
     check_interface_functions,
@@ -51,6 +51,7 @@ from hclbuild.project.layout import BuildLayout
 from hclbuild.project.lowering import lower_design, read_llvm_manifest
 from hclbuild.project.reference_memory import check_reference_memory
 from hclbuild.project.report import write_project_report
+from hclbuild.project.templates import keep_compiled_templates
 from hclbuild.runtime.csim import run_csim
 from hclbuild.runtime.fifo import FifoReplay
 from hclbuild.runtime.llvm import JITModule, read_buffer

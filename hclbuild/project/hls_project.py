@@ -14,15 +14,12 @@ Every file goes through write_if_changed: an unchanged function keeps its timest
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
-import jinja2
 import numpy as np
 
 from hclbuild.atomic import write_if_changed
@@ -32,11 +29,11 @@ from hclbuild.hls_interface import RTL_BLACKBOX_MACRO
 from hclbuild.project.config import ProjectConfig
 from hclbuild.project.golden import RETURN_NAME, container_bytes, vector_file, write_golden
 from hclbuild.project.layout import blackbox_file_name, hls_project_files
+from hclbuild.project.templates import render_template
 from hclbuild.runtime.aptypes import ap_types_include_dir
 from hclbuild.runtime.csim import AP_GXX_FLAGS, GXX_FLAGS, OUT_DIR, needs_ap_include, testbench_name
 from hclbuild.runtime.vitis import PACKAGE_FORMAT_SINCE, output_format_key
 
-TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
 MAX_PRINTED_MISMATCHES = 10
 DATA_DIR = "data"
 
@@ -89,54 +86,6 @@ class _TbArg:
     real_format: str
     stream: str = ""  # "read": pushed into an hls::stream before the call; "write": popped after it
     flat: str = ""  # C expression of the argument's elements as a flat array
-
-
-@lru_cache(maxsize=1)
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        autoescape=False,
-    )
-
-
-class _TemplateCache(jinja2.FileSystemBytecodeCache):
-    """jinja2's cache of compiled templates, which writes each entry atomically. A cache is never a
-    reason to fail: an entry it cannot read (damaged on disk) is compiled again, and one it cannot
-    write (the folder removed or read-only since) is not kept."""
-
-    def load_bytecode(self, bucket: Any) -> None:
-        try:
-            super().load_bytecode(bucket)
-        except Exception:
-            bucket.reset()
-
-    def dump_bytecode(self, bucket: Any) -> None:
-        with contextlib.suppress(OSError):
-            super().dump_bytecode(bucket)
-
-
-def keep_compiled_templates(folder: Path) -> None:
-    """Keep the compiled templates in `folder` from now on in this process. Compiling them is about
-    70 ms a process, the testbench's most, and every doit worker that emits a function pays it;
-    loading them compiled is about 3 ms."""
-    environment = _environment()
-    cache = environment.bytecode_cache
-    if isinstance(cache, _TemplateCache) and cache.directory == str(folder):
-        return
-    try:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return  # a build folder that cannot hold the cache only costs the compile
-    environment.bytecode_cache = _TemplateCache(str(folder))
-
-
-def render_template(name: str, **values: Any) -> str:
-    """Render one template of hclbuild/templates with StrictUndefined (a missing value is a bug)."""
-    return _environment().get_template(name).render(**values)
 
 
 def format_clock(period_ns: float) -> str:
@@ -440,7 +389,5 @@ __all__ = [
     "export_format",
     "format_clock",
     "function_project_files",
-    "keep_compiled_templates",
-    "render_template",
     "write_function_project",
 ]

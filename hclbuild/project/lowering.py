@@ -14,7 +14,15 @@ import hashlib
 import json
 from typing import Any
 
+from mlir import ir
+
 from hclbuild.atomic import write_if_changed
+from hclbuild.compiler.context import new_context
+from hclbuild.compiler.passes.bounds_check import bounds_check
+from hclbuild.compiler.passes.checked_division import check_divisions
+from hclbuild.compiler.passes.instrument import instrument_calls
+from hclbuild.compiler.passes.stream_check import stream_checks
+from hclbuild.compiler.to_llvm import lower_to_llvm_ir
 from hclbuild.errors import CompileError, ConfigError
 from hclbuild.project.layout import BuildLayout
 
@@ -72,14 +80,6 @@ def _lowered(layout: BuildLayout, source_digest: str) -> dict[str, Any] | None:
 
 def _instrument_and_lower(text: str, layout: BuildLayout) -> tuple[str, dict[str, list]]:
     """LLVM IR of the design with probes at every outlined call and checked accesses and divisions."""
-    from mlir import ir
-
-    from hclbuild.compiler.context import new_context
-    from hclbuild.compiler.passes.bounds_check import bounds_check
-    from hclbuild.compiler.passes.checked_division import check_divisions
-    from hclbuild.compiler.passes.instrument import instrument_calls
-    from hclbuild.compiler.passes.stream_check import stream_checks
-    from hclbuild.compiler.to_llvm import lower_to_llvm_ir
 
     with new_context():
         # the design verified when compile wrote it; lower_to_llvm_ir verifies the instrumented copy

@@ -52,7 +52,7 @@ def hardware_digest(layout: BuildLayout, functions: list[str]) -> str:
     make them (a doit file_dep would run every synthesis for a `hclbuild report`)."""
     import hashlib
 
-    from hclbuild.project.vitis_flow import function_reports
+    from hclbuild.project.synthesis import function_reports
 
     digest = hashlib.sha256()
     for func in functions:
@@ -109,7 +109,7 @@ def _design_failed(layout: BuildLayout) -> bool:
 
 def _write(name: str, layout: BuildLayout, functions: list[str] | None, pictures: bool) -> list[Path]:
     from hclbuild.project.report_pictures import picture_links, write_report_pictures
-    from hclbuild.project.vitis_flow import current_reports
+    from hclbuild.project.synthesis import current_reports
     from hclbuild.runtime.report import FunctionReport, render_summary_markdown
 
     states = function_states(layout, known_functions(layout) if functions is None else functions)

@@ -15,6 +15,7 @@ import numpy as np
 
 from hclbuild.dsl.array import Array, asarray
 from hclbuild.dsl.tensor import Tensor
+from hclbuild.errors import APIError
 
 
 class HostFunction:
@@ -36,8 +37,6 @@ class HostFunction:
 
     def __call__(self, *args: Any) -> Any:
         if len(args) > len(self._params) and self._unlisted:
-            from hclbuild.errors import APIError
-
             listed = ", ".join(p.name for p in self._params)
             raise APIError(
                 f"{self.signature.name}: expected {len(self._params)} arguments ({listed}), got {len(args)}: "

@@ -41,7 +41,17 @@ from typing import Any
 
 from hclbuild.atomic import write_bytes_atomic, write_text_atomic
 from hclbuild.errors import ConfigError, HCLError, ToolError
-from hclbuild.runtime import CLUSTER_ENV, SCHEDULER_ENV
+from hclbuild.runtime import CLUSTER_ENV, SCHEDULER_ENV, local_cores
+from hclbuild.runtime.csim import GXX, run_csim
+from hclbuild.runtime.vitis import (
+    ToolRun,
+    choose_flow,
+    find_vitis,
+    ordered_steps,
+    report_dirs,
+    run_hls_steps,
+    version_of,
+)
 
 WORKERS_ENV = "HCLBUILD_WORKERS"  # how many workers HCLBUILD_CLUSTER starts
 VITIS_RESOURCE = "vitis_hls"  # the Dask worker resource a Vitis job needs one unit of
@@ -193,7 +203,6 @@ def _worker_address() -> str:
 
 
 def _csim_on_worker(job: Job, folder: Path, root: Path, result: JobResult) -> None:
-    from hclbuild.runtime.csim import GXX, run_csim
 
     result.tools = {"g++": _first_line(GXX, "--version"), **_hclbuild_version()}
     document = root / "csim.json"
@@ -207,7 +216,6 @@ def _csim_on_worker(job: Job, folder: Path, root: Path, result: JobResult) -> No
 
 
 def _vitis_on_worker(job: Job, folder: Path, result: JobResult) -> None:
-    from hclbuild.runtime.vitis import choose_flow, find_vitis, run_hls_steps
 
     tools = find_vitis()
     found = {
@@ -241,8 +249,6 @@ def _result_files(job: Job, folder: Path) -> dict[str, bytes]:
             if path.name != f"tb_{job.func}" and path.suffix != ".o"
         ]
     else:
-        from hclbuild.runtime.vitis import report_dirs
-
         wanted = list(folder.glob("*.log"))
         for layout_root in report_dirs(folder, job.func).values():
             for sub in _VITIS_RESULT_DIRS:
@@ -266,7 +272,6 @@ def _first_line(*argv: str) -> str:
 
 @functools.cache
 def _version(executable: Path) -> str:
-    from hclbuild.runtime.vitis import version_of
 
     return version_of(executable) or "unknown version"
 
@@ -491,8 +496,6 @@ def make_cluster(kind: str, workers: int | None = None, *, scale: bool = True) -
     if kind == "local":
         from distributed import LocalCluster
 
-        from hclbuild.runtime import local_cores
-
         # the cores this process may use, like `hclbuild build -n`: an affinity-restricted job
         # (taskset, a batch slot) must not start a worker per core of the whole machine
         return LocalCluster(
@@ -572,7 +575,6 @@ def run_hls_steps_remote(
     A job carries no synthesized project (gigabytes), so the worker synthesizes before a cosim even
     with `reuse_synthesis`; then only the cosim's results come back, and the RTL here stays the one
     the function's csynth made (a blackbox top's synthesis read it)."""
-    from hclbuild.runtime.vitis import ToolRun, ordered_steps
 
     folder = Path(folder)
     order = tuple(ordered_steps(steps))

@@ -18,8 +18,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hclbuild import package_version
+from hclbuild.atomic import write_text_atomic
+from hclbuild.cli.ci import github_workflow, gitlab_pipeline
 from hclbuild.errors import HCLError
-from hclbuild.runtime import local_cores
+from hclbuild.project.attempts import function_states, known_functions
+from hclbuild.project.config import is_project_name, load_project
+from hclbuild.project.layout import BuildLayout, default_build_root
+from hclbuild.project.synthesis import current_reports
+from hclbuild.runtime import local_cores, remote
+from hclbuild.runtime.remote import CLUSTERS
+from hclbuild.runtime.vitis import find_vitis
+from hclbuild.tasks import discover, doit_config, doit_creator, plan, tasks_for, termination
+from hclbuild.tasks.doit_state import FAILED_DUMPS
 
 KERNEL_TEMPLATE = '''"""{name}: an hclbuild project. Edit the algorithm and its schedule, then run `hclbuild csim`."""
 
@@ -69,7 +80,6 @@ seed = 0
 
 
 def _projects(paths: list[str]) -> list[Path]:
-    from hclbuild.tasks import discover
 
     found: list[Path] = []
     for raw in paths or [_default_path()]:
@@ -97,7 +107,6 @@ def _build_root(args: argparse.Namespace) -> Path:
         if root.exists() and not root.is_dir():
             raise HCLError(f"--build-dir {args.build_dir}: exists and is not a folder")
         return root
-    from hclbuild.project.layout import default_build_root
 
     roots = {default_build_root(Path(raw).resolve()) for raw in (args.paths or [_default_path()])}
     if len(roots) > 1:
@@ -106,7 +115,6 @@ def _build_root(args: argparse.Namespace) -> Path:
 
 
 def _loader_namespace(projects: list[Path], build_root: Path) -> dict[str, Any]:
-    from hclbuild.tasks import doit_config, doit_creator, tasks_for
 
     @doit_creator
     def task_hclbuild():
@@ -121,13 +129,14 @@ def run_doit(command: list[str], projects: list[Path], build_root: Path) -> int:
     from doit.cmd_base import ModuleTaskLoader
     from doit.doit_cmd import DoitMain
 
-    from hclbuild.doit_state import FAILED_DUMPS
-
     namespace = _loader_namespace(projects, build_root)
     # doit's output stream defaults to the sys.stdout of when doit was first imported: a caller that
     # has since replaced it (pytest's capture, a notebook) would get output written to a closed file;
     # the state backend reports a state it could not save (a full disk) instead of a traceback
-    output = {"GLOBAL": {"outfile": sys.stdout}, "BACKEND": {"sqlite3": "hclbuild.doit_state:SqliteState"}}
+    output = {
+        "GLOBAL": {"outfile": sys.stdout},
+        "BACKEND": {"sqlite3": "hclbuild.tasks.doit_state:SqliteState"},
+    }
     FAILED_DUMPS.clear()
     # doit says 1 for a failed task, 2 for a task that raised (an error under --continue), 3 for an
     # error before any task ran; hclbuild's 2 is a bad command line, so every one of them is 1
@@ -146,10 +155,6 @@ def summary_rows(projects: list[Path], build_root: Path) -> list[dict[str, Any]]
     A csim result counts only when every task it comes from succeeded on the files now on disk
     (project.attempts); a pass left by an earlier run of changed or failed inputs is "not run".
     """
-    from hclbuild.project.attempts import function_states, known_functions
-    from hclbuild.project.config import load_project
-    from hclbuild.project.layout import BuildLayout
-    from hclbuild.project.vitis_flow import current_reports
 
     rows = []
     for folder in projects:
@@ -209,9 +214,6 @@ def print_summary(rows: list[dict[str, Any]]) -> None:
 def cmd_new(args: argparse.Namespace) -> int:
     import shlex
 
-    from hclbuild.atomic import write_text_atomic
-    from hclbuild.project.config import is_project_name
-
     folder = Path(args.dir)
     name = folder.resolve().name
     if not is_project_name(name):
@@ -233,7 +235,6 @@ def cmd_new(args: argparse.Namespace) -> int:
 def _remote_session(args: argparse.Namespace) -> Any:
     """The Dask session of --scheduler/--cluster (or $HCLBUILD_SCHEDULER/$HCLBUILD_CLUSTER), else None;
     an unreachable scheduler is a one-line error here, before any task starts."""
-    from hclbuild.runtime import remote
 
     if not hasattr(args, "scheduler"):
         return None
@@ -260,7 +261,6 @@ def _run_tasks(
     default_processes: int = 1,
 ) -> int:
     """doit the tasks `task_names(session)` names, on Dask when asked for (the session then closes)."""
-    from hclbuild.runtime import remote
 
     session = _remote_session(args)
     try:
@@ -301,8 +301,6 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def _vitis_tasks(args: argparse.Namespace, projects: list[Path], session: Any) -> list[str]:
     """`csynth:<p>/<f>` (or cosim) of every function of every project, or of --function."""
-    from hclbuild.runtime.vitis import find_vitis
-    from hclbuild.tasks import plan
 
     step = args.command
     if session is None and find_vitis() is None:
@@ -332,9 +330,6 @@ def cmd_csynth(args: argparse.Namespace) -> int:
 
 
 def cmd_ci(args: argparse.Namespace) -> int:
-    from hclbuild.atomic import write_text_atomic
-    from hclbuild.ci import github_workflow, gitlab_pipeline
-    from hclbuild.tasks import plan
 
     projects = _projects(args.paths)
     plans = plan(projects)
@@ -385,7 +380,6 @@ def _processes(text: str) -> int:
 
 
 def _remote_arguments(cmd: argparse.ArgumentParser) -> None:
-    from hclbuild.runtime.remote import CLUSTERS
 
     where = cmd.add_mutually_exclusive_group()
     where.add_argument(
@@ -415,7 +409,6 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
     def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
-        from hclbuild import package_version
 
         parser.exit(message=f"hclbuild {package_version()}\n")
 
@@ -547,7 +540,6 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """The hclbuild command; returns the exit status (see EXIT_CODES)."""
-    from hclbuild import termination
 
     args = parser().parse_args(argv)
     termination.install()
@@ -575,7 +567,3 @@ def main(argv: list[str] | None = None) -> int:
             return 128 + termination.TERMINATED[0]
         print("hclbuild: interrupted", file=sys.stderr)
         return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())
