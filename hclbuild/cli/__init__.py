@@ -20,7 +20,6 @@ from typing import Any
 
 from hclbuild import package_version
 from hclbuild.atomic import write_text_atomic
-from hclbuild.cli.ci import github_workflow, gitlab_pipeline
 from hclbuild.errors import HCLError
 from hclbuild.project.attempts import function_states, known_functions
 from hclbuild.project.config import is_project_name, load_project
@@ -330,6 +329,8 @@ def cmd_csynth(args: argparse.Namespace) -> int:
 
 
 def cmd_ci(args: argparse.Namespace) -> int:
+    # only for `hclbuild ci`: its templates need jinja2, which a no-op build through this command must not load
+    from hclbuild.cli.ci import github_workflow, gitlab_pipeline
 
     projects = _projects(args.paths)
     plans = plan(projects)
