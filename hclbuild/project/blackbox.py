@@ -315,7 +315,7 @@ def publish_blackbox(project: Project, layout: BuildLayout, func: str, top: str)
 
 def _verilog_dir(folder: Path, func: str) -> Path:
     """syn/verilog of the layout whose csynth report is newest (the run that was published)."""
-    roots = [root for root in report_dirs(folder, func).values() if (root / "syn" / "verilog").is_dir()]
+    roots = [root for root in report_dirs(folder, func) if (root / "syn" / "verilog").is_dir()]
     if not roots:
         return folder / f"{func}_prj" / "solution1" / "syn" / "verilog"
     return max(roots, key=lambda root: (root / "syn").stat().st_mtime_ns) / "syn" / "verilog"

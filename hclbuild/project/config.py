@@ -64,11 +64,12 @@ from hclbuild.hls_interface import (
 )
 from hclbuild.project.layout import KERNEL_FILE, PROJECT_FILE
 from hclbuild.project.plans import ProjectPlan
+from hclbuild.runtime.vitis import NAMES as FRONT_END_NAMES
 
 DEFAULT_PART = "xcu250-figd2104-2L-e"
 DEFAULT_CLOCK_PERIOD_NS = 10.0
 FLOW_TARGETS = ("vivado", "vitis")
-HLS_TOOLS = ("auto", "vitis_hls", "vitis-run", "v++")
+HLS_TOOLS = ("auto", *FRONT_END_NAMES)  # [hls] tool
 TOP_ASSEMBLIES = ("monolithic", "blackbox")
 TOP_INTERFACE = ""  # the key of [interface.<arg>] settings in ProjectConfig.interfaces: the design's top
 

@@ -98,7 +98,7 @@ def _remove_reports(layout: BuildLayout, func: str, order: Sequence[str]) -> Non
         return
     folder = layout.hls_dir(func)
     doomed = [layout.cosim_result(func)]
-    for root in report_dirs(folder, func).values():
+    for root in report_dirs(folder, func):
         doomed.append(root / "sim" / "report" / f"{func}_cosim.rpt")
         if "csynth" in order:
             doomed += [root / "syn" / "report" / f"{func}_csynth.xml", root / "syn" / "report" / "csynth.xml"]
@@ -202,7 +202,7 @@ def current_reports(layout: BuildLayout, func: str) -> CurrentReports:
 
 
 def _find_cosim_report(folder: Path, func: str) -> Path | None:
-    found = [root / "sim" / "report" / f"{func}_cosim.rpt" for root in report_dirs(folder, func).values()]
+    found = [root / "sim" / "report" / f"{func}_cosim.rpt" for root in report_dirs(folder, func)]
     found = [path for path in found if path.is_file()]
     return max(found, key=lambda path: path.stat().st_mtime_ns) if found else None
 
@@ -212,4 +212,4 @@ def _tools(runs: list[ToolRun]) -> str:
 
 
 def _layouts(folder: Path, func: str) -> str:
-    return " or ".join(str(path) for path in report_dirs(folder, func).values())
+    return " or ".join(str(path) for path in report_dirs(folder, func))

@@ -45,7 +45,7 @@ from hclbuild.runtime import CLUSTER_ENV, SCHEDULER_ENV, local_cores
 from hclbuild.runtime.csim import GXX, run_csim
 from hclbuild.runtime.vitis import (
     ToolRun,
-    choose_flow,
+    choose_front_end,
     find_vitis,
     ordered_steps,
     report_dirs,
@@ -218,15 +218,7 @@ def _csim_on_worker(job: Job, folder: Path, root: Path, result: JobResult) -> No
 def _vitis_on_worker(job: Job, folder: Path, result: JobResult) -> None:
 
     tools = find_vitis()
-    found = {
-        name: path
-        for name, path in (
-            ("vitis_hls", tools and tools.vitis_hls),
-            ("v++", tools and tools.vpp),
-            ("vitis-run", tools and tools.vitis_run),
-        )
-        if path
-    }
+    found = dict(tools.found) if tools is not None else {}
     result.tools = {name: _version(path) for name, path in found.items()}
     result.tools.update(_hclbuild_version())
     if not found:
@@ -234,7 +226,7 @@ def _vitis_on_worker(job: Job, folder: Path, result: JobResult) -> None:
             f"{job.where}: worker {result.worker} advertises {VITIS_RESOURCE} but has no Vitis HLS "
             "tool (vitis_hls, vitis-run or v++) on PATH or under $XILINX_HLS/$XILINX_VITIS"
         )
-    choose_flow(tools, job.flow)  # a missing [hls] tool is this worker's refusal, before anything runs
+    choose_front_end(tools, job.flow)  # a missing [hls] tool is this worker's refusal, before anything runs
     runs = run_hls_steps(folder, job.func, job.steps, flow=job.flow, tools=tools, timeout=job.timeout)
     result.argv = [run.argv for run in runs]
 
@@ -250,7 +242,7 @@ def _result_files(job: Job, folder: Path) -> dict[str, bytes]:
         ]
     else:
         wanted = list(folder.glob("*.log"))
-        for layout_root in report_dirs(folder, job.func).values():
+        for layout_root in report_dirs(folder, job.func):
             for sub in _VITIS_RESULT_DIRS:
                 wanted += (layout_root / sub).rglob("*")
     return {

@@ -26,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,6 +35,7 @@ from hclbuild.errors import HCLError
 from hclbuild.project.layout import KERNEL_FILE, PROJECT_FILE, default_build_root
 from hclbuild.project.plans import ProjectPlan, current_plan
 from hclbuild.runtime import dask_requested
+from hclbuild.runtime.vitis import find_vitis
 from hclbuild.tasks.definitions import group_tasks, project_tasks
 from hclbuild.tasks.doit_process import BUILD_ROOTS, after_interrupt, doit_config, doit_creator
 from hclbuild.tasks.doit_state import prefetch_task_states
@@ -46,8 +46,6 @@ SOURCES_STAMP = ".hclbuild-sources.json"  # in the build root: source_fingerprin
 # config_changed: doit checks a file with one stat, but calls and inspects an uptodate callable
 # per task, a fifth of a no-op's own time over the suite's 200 tasks
 FINGERPRINT_FILE = ".hclbuild-fingerprint"
-VITIS_TOOLS = ("vitis_hls", "v++", "vitis-run")
-VITIS_HOMES = ("XILINX_HLS", "XILINX_VITIS")
 
 
 def discover(projects_root: Path) -> list[Path]:
@@ -160,25 +158,11 @@ def write_fingerprint(build_root: Path, fingerprint: str) -> str:
     return str(path)
 
 
-def vitis_found() -> bool:
-    """Whether a Vitis tool may be here: hclbuild.runtime.vitis.find_vitis() is not None, asked only
-    where a tool is on PATH or an install variable is set (an install that has neither is found by
-    neither), so a machine without Vitis, the common case, does not import the runner."""
-    if not any(os.environ.get(name) for name in VITIS_HOMES) and not any(
-        shutil.which(t) for t in VITIS_TOOLS
-    ):
-        return False
-    # only where a Vitis tool or install is named: the runner probes the tools
-    from hclbuild.runtime.vitis import find_vitis
-
-    return find_vitis() is not None
-
-
 def tasks_for(folders: list[Path], build_root: Path) -> Iterator[dict]:
     """Every task of the given project folders, plus the group descriptions (the Vitis ones where a
     tool is found, or where a Dask scheduler is configured: its workers may have one)."""
     prefetch_task_states()  # under doit: its saved states in one query, not one per task checked
-    vitis = vitis_found() or dask_requested()
+    vitis = find_vitis() is not None or dask_requested()
     BUILD_ROOTS.add(Path(build_root))
     fingerprint = source_fingerprint(Path(build_root) / SOURCES_STAMP)
     fingerprint_file = write_fingerprint(Path(build_root), fingerprint)
