@@ -12,10 +12,12 @@ import hclbuild as hcl
 from hclbuild.errors import CompileError, ConfigError
 from hclbuild.project import lowering
 from hclbuild.project.config import ProjectConfig
-from hclbuild.project.flow import reference_design, write_design_ir
+from hclbuild.project.flow import write_design_ir
 from hclbuild.project.golden import read_vectors
 from hclbuild.project.layout import BuildLayout
-from hclbuild.project.lowering import lower_design, read_llvm_manifest
+from hclbuild.project.lowering import lower_design
+from hclbuild.project.manifest import read_lowered_design
+from hclbuild.project.reference import reference_design
 
 
 def _schedule(offset: int):
@@ -40,9 +42,9 @@ def _lowered(tmp_path: Path, offset: int = 1) -> BuildLayout:
 
 def test_lowering_records_its_source_and_the_reference_runs_from_it(tmp_path: Path) -> None:
     layout = _lowered(tmp_path)
-    manifest = read_llvm_manifest(layout)
-    assert [site["callee"] for site in manifest["probes"]] == ["Stage_B"]
-    assert len(manifest["source"]) == len(manifest["top_ll"]) == 64
+    manifest = read_lowered_design(layout)
+    assert [site["callee"] for site in manifest.probes] == ["Stage_B"]
+    assert len(manifest.source) == len(manifest.top_ll) == 64
     assert "define" in layout.top_ll.read_text()
     config = ProjectConfig(name="low", seed=3)
     reference_design(layout, "low", config)
@@ -53,7 +55,7 @@ def test_lowering_records_its_source_and_the_reference_runs_from_it(tmp_path: Pa
 
 def test_same_ir_is_not_lowered_again_and_a_changed_one_is(tmp_path: Path, monkeypatch) -> None:
     layout = _lowered(tmp_path)
-    source, text = read_llvm_manifest(layout)["source"], layout.top_ll.read_text()
+    source, text = read_lowered_design(layout).source, layout.top_ll.read_text()
     calls = []
     real = lowering._instrument_and_lower
     monkeypatch.setattr(lowering, "_instrument_and_lower", lambda *args: calls.append(1) or real(*args))
@@ -65,7 +67,7 @@ def test_same_ir_is_not_lowered_again_and_a_changed_one_is(tmp_path: Path, monke
     lower_design(layout)
     assert calls == [1]
     assert "5" in layout.top_ll.read_text() and layout.top_ll.read_text() != text
-    assert read_llvm_manifest(layout)["source"] != source
+    assert read_lowered_design(layout).source != source
 
 
 def test_a_damaged_top_ll_is_lowered_again(tmp_path: Path) -> None:
@@ -81,7 +83,7 @@ def test_missing_or_broken_inputs_are_one_line_errors(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"top.mlir: unreadable .*run compile first"):
         lower_design(layout)
     with pytest.raises(ConfigError, match="unreadable LLVM manifest"):
-        read_llvm_manifest(layout)
+        read_lowered_design(layout)
     layout.top_mlir.parent.mkdir(parents=True)
     layout.top_mlir.write_text("func.func @f( {\n")
     with pytest.raises(CompileError, match=r"top.mlir: does not parse \(.*\); run compile again"):
@@ -89,4 +91,4 @@ def test_missing_or_broken_inputs_are_one_line_errors(tmp_path: Path) -> None:
     layout.llvm_dir.mkdir(parents=True)
     layout.llvm_manifest.write_text(json.dumps({"format": "other"}))
     with pytest.raises(ConfigError, match="not an hclbuild LLVM manifest"):
-        read_llvm_manifest(layout)
+        read_lowered_design(layout)

@@ -4,17 +4,45 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 from mlir import ir
 
 from hclbuild.dsl.types import parse_dtype
 
 
-def allocated_buffers(module: Any) -> list[dict[str, Any]]:
-    """Every statically shaped memref.alloc/alloca of `module` (an MLIR module): function, name,
-    shape, element bytes (for ir/manifest.json)."""
-    found: list[dict[str, Any]] = []
+class AllocatedBuffer(NamedTuple):
+    """A statically shaped memref.alloc/alloca: the function it is in, its name, shape and the bytes
+    of one element as the reference run holds it."""
+
+    function: str
+    name: str
+    shape: list[int]
+    element_bytes: int
+
+    @property
+    def size(self) -> int:
+        """Its bytes."""
+        return math.prod(self.shape) * self.element_bytes
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON of ir/manifest.json's "buffers" entries."""
+        return self._asdict()
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> AllocatedBuffer:
+        """What to_json wrote."""
+        return cls(
+            str(data["function"]),
+            str(data["name"]),
+            [int(n) for n in data["shape"]],
+            int(data["element_bytes"]),
+        )
+
+
+def allocated_buffers(module: Any) -> list[AllocatedBuffer]:
+    """Every statically shaped memref.alloc/alloca of `module` (an MLIR module)."""
+    found: list[AllocatedBuffer] = []
     for func in module.body.operations:
         if "sym_name" not in func.attributes:
             continue
@@ -30,9 +58,7 @@ def allocated_buffers(module: Any) -> list[dict[str, Any]]:
                         element = parse_dtype(attrs["hcl.dtype"].value).storage_bits // 8
                     else:
                         element = _element_bytes(kind.element_type)
-                    found.append(
-                        {"function": owner, "name": name, "shape": list(kind.shape), "element_bytes": element}
-                    )
+                    found.append(AllocatedBuffer(owner, name, list(kind.shape), element))
             return ir.WalkResult.ADVANCE
 
         func.operation.walk(visit)

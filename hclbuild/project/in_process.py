@@ -22,8 +22,10 @@ from hclbuild.dsl.stmt import StageStmt
 from hclbuild.errors import BoundsError, DivisionError
 from hclbuild.probes import PHASE_DIVISION, PHASE_OUT_OF_BOUNDS
 from hclbuild.project.config import ProjectConfig
-from hclbuild.project.flow import compile_design, csim_design_function, emit_design_function, reference_design
+from hclbuild.project.flow import compile_design, csim_design_function, emit_design_function
 from hclbuild.project.layout import BuildLayout
+from hclbuild.project.manifest import DesignManifest
+from hclbuild.project.reference import reference_design
 from hclbuild.runtime.csim import CsimResult
 from hclbuild.runtime.host_args import HostFunction
 from hclbuild.runtime.llvm import JITModule
@@ -85,14 +87,14 @@ class DesignRun:
     """What run_design did: the design's manifest, whether the kernel's model was checked against the
     LLVM reference, and each function's csim (all passed: a failure raises)."""
 
-    manifest: dict[str, Any]
+    manifest: DesignManifest
     model_checked: bool
     csim: dict[str, CsimResult] = field(default_factory=dict)
 
     @property
     def functions(self) -> list[str]:
         """The design's functions, the top first."""
-        return list(self.manifest["functions"])
+        return list(self.manifest.functions)
 
 
 def run_design(
@@ -106,9 +108,9 @@ def run_design(
     against model_fn when given) -> emit -> g++ csim of every function, into `layout`.
 
     Raises the step's HCLError when one fails (CsimError for a csim that does not pass)."""
-    manifest = compile_design(schedule, layout, config.name)
+    compiled = compile_design(schedule, layout, config.name)
     reference = reference_design(layout, config.name, config, inputs_fn, model_fn)
-    run = DesignRun(manifest, bool(reference["model_checked"]))
+    run = DesignRun(compiled.design, reference.model_checked)
     for func in run.functions:
         emit_design_function(layout, config, func)
         run.csim[func] = csim_design_function(layout, config.name, func).check()

@@ -11,8 +11,6 @@ top.ll it wrote: a rerun of the reference for another seed or model keeps both.
 from __future__ import annotations
 
 import hashlib
-import json
-from typing import Any
 
 from mlir import ir
 
@@ -25,15 +23,14 @@ from hclbuild.compiler.passes.stream_check import stream_checks
 from hclbuild.compiler.to_llvm import lower_to_llvm_ir
 from hclbuild.errors import CompileError, ConfigError
 from hclbuild.project.layout import BuildLayout
+from hclbuild.project.manifest import LoweredDesign, json_text, read_lowered_design
 
-LLVM_MANIFEST_FORMAT = "hclbuild-llvm"
 
-
-def lower_design(layout: BuildLayout) -> dict[str, Any]:
+def lower_design(layout: BuildLayout) -> LoweredDesign:
     """Instrument and lower ir/top.mlir (skipped when llvm/ already holds its lowering).
 
-    Returns llvm/manifest.json's content: the probe sites, bounds checks, division checks and
-    stream checks the instrumentation added, which the reference run decodes.
+    Returns llvm/manifest.json: the probe sites, bounds checks, division checks and stream checks
+    the instrumentation added, which the reference run decodes.
     """
     try:
         source = layout.top_mlir.read_bytes()
@@ -45,37 +42,20 @@ def lower_design(layout: BuildLayout) -> dict[str, Any]:
         return lowered
     ll_text, checks = _instrument_and_lower(source.decode("utf-8"), layout)
     write_if_changed(layout.top_ll, ll_text)
-    manifest = {
-        "format": LLVM_MANIFEST_FORMAT,
-        "source": source_digest,
-        "top_ll": hashlib.sha256(ll_text.encode("utf-8")).hexdigest(),
-        **checks,
-    }
-    write_if_changed(layout.llvm_manifest, json.dumps(manifest, indent=2) + "\n")
+    manifest = LoweredDesign(source_digest, hashlib.sha256(ll_text.encode("utf-8")).hexdigest(), **checks)
+    write_if_changed(layout.llvm_manifest, json_text(manifest))
     return manifest
 
 
-def read_llvm_manifest(layout: BuildLayout) -> dict[str, Any]:
-    """llvm/manifest.json, checked to be one (the reference run's probes and checks)."""
-    path = layout.llvm_manifest
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{path}: unreadable LLVM manifest ({exc}); run the reference again") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != LLVM_MANIFEST_FORMAT:
-        raise ConfigError(f"{path}: not an hclbuild LLVM manifest")
-    return manifest
-
-
-def _lowered(layout: BuildLayout, source_digest: str) -> dict[str, Any] | None:
+def _lowered(layout: BuildLayout, source_digest: str) -> LoweredDesign | None:
     """The manifest of an earlier lowering of these exact ir/top.mlir bytes whose top.ll is intact."""
     try:
-        manifest = read_llvm_manifest(layout)
+        manifest = read_lowered_design(layout)
         top_ll = layout.top_ll.read_bytes()
     except (ConfigError, OSError):
         return None
-    intact = manifest.get("top_ll") == hashlib.sha256(top_ll).hexdigest()
-    return manifest if intact and manifest.get("source") == source_digest else None
+    intact = manifest.top_ll == hashlib.sha256(top_ll).hexdigest()
+    return manifest if intact and manifest.source == source_digest else None
 
 
 def _instrument_and_lower(text: str, layout: BuildLayout) -> tuple[str, dict[str, list]]:

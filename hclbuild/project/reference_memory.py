@@ -20,38 +20,40 @@ import contextlib
 import math
 import os
 from pathlib import Path
-from typing import Any
 
-from hclbuild.dsl.types import parse_dtype
 from hclbuild.errors import ConfigError
+from hclbuild.project.manifest import DesignManifest
 
 GB = 1e9
 _SHOWN = 4  # tensors named in the message, largest first
 _CGROUP = Path("/sys/fs/cgroup")
 
 
-def check_reference_memory(name: str, manifest: dict[str, Any], memory_gb: float | None = None) -> None:
+def check_reference_memory(name: str, manifest: DesignManifest, memory_gb: float | None = None) -> None:
     """ConfigError in one line when the reference run's tensors exceed the limit (see module doc)."""
     tensors: list[tuple[int, str]] = []  # (bytes held, description)
     total = 0
     largest_input = 0
-    top = manifest["top"]
-    for func in manifest["functions"]:
-        for arg in manifest["signatures"][func]["args"]:
-            if not arg["shape"] and func != top:
+    top = manifest.top
+    for func in manifest.functions:
+        for arg in manifest.signatures[func].args:
+            if arg.is_scalar and func != top:
                 continue  # a scalar of a call: a few bytes
-            dtype = parse_dtype(arg["dtype"])
-            count = math.prod(arg["shape"]) if arg["shape"] else 1
-            size = count * (dtype.storage_bits // 8)
+            count = math.prod(arg.shape) if arg.shape else 1
+            size = count * (arg.dtype.storage_bits // 8)
             total += 2 * size
             if func == top:
                 largest_input = max(largest_input, 8 * count)
-                tensors.append((size, f"{arg['name']} {_shape(arg['shape'])} {dtype.name} {_amount(size)}"))
-    for buffer in manifest.get("buffers", []):
-        size = math.prod(buffer["shape"]) * buffer["element_bytes"]
-        total += size
+                tensors.append(
+                    (size, f"{arg.name} {_shape(list(arg.shape))} {arg.dtype.name} {_amount(size)}")
+                )
+    for buffer in manifest.buffers:
+        total += buffer.size
         tensors.append(
-            (size, f"{buffer['name']} {_shape(buffer['shape'])} {_amount(size)} (in {buffer['function']})")
+            (
+                buffer.size,
+                f"{buffer.name} {_shape(buffer.shape)} {_amount(buffer.size)} (in {buffer.function})",
+            )
         )
     total += largest_input
     limit, source = _limit(memory_gb)

@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from hclbuild.project.layout import PROJECT_FILE, BuildLayout, HlsFiles
+from hclbuild.project.layout import PROJECT_FILE, BuildLayout, HlsFiles, ProjectTaskFiles, TaskFiles
 from hclbuild.project.plans import ProjectPlan
 
 GROUP_DOCS = {
@@ -146,115 +146,159 @@ def group_tasks(vitis: bool) -> Iterator[dict]:
 
 def project_tasks(plan: ProjectPlan, build_root: Path, fingerprint_file: str, vitis: bool) -> Iterator[dict]:
     """Every task of one project; fingerprint_file (tasks.write_fingerprint's) is a dependency of each."""
-    name = plan.name
-    build_root = Path(build_root)
     if plan.error is not None:
-        # a broken project fails its own task; others still run under `doit --continue`
-        yield {
-            "basename": "compile",
-            "name": name,
-            "actions": [StepAction("compile", plan, build_root)],
-            "doc": f"{name}: cannot be planned: {plan.error}",
-            "uptodate": [False],
-        }
-        for group in ("reference", "emit", "csim", "report") + (("csynth", "cosim") if vitis else ()):
-            # so that `doit csim` (not only `doit compile`) reports the broken project
-            yield {
-                "basename": group,
-                "name": name,
-                **NO_ACTION,
-                "task_dep": [f"compile:{name}"],
-                "doc": f"{name}: cannot be planned (see compile:{name})",
-            }
+        yield from _unplanned_tasks(plan, Path(build_root), vitis)
         return
-    layout = BuildLayout(build_root, name)
+    layout = BuildLayout(Path(build_root), plan.name)
     fingerprint_dep = [fingerprint_file]
-    functions = plan.functions
-    top = functions[0]
-    inputs = plan.inputs  # kernel.py, its sibling modules, project.toml
+    top = plan.functions[0]
     # every path as a string joined without pathlib: this runs for every task of every doit run
     paths = layout.project_task_files()
-    task_files = {f: layout.task_files(f, is_top=f == top) for f in functions}
+    task_files = {f: layout.task_files(f, is_top=f == top) for f in plan.functions}
+    yield _compile_task(plan, layout, paths, task_files, fingerprint_dep)
+    yield _reference_task(plan, layout, paths, task_files, fingerprint_dep)
+    # a small emit first (the top's holds every function), see _function_tasks
+    gate = plan.functions[1] if len(plan.functions) > 1 else top
+    for func in plan.functions:
+        yield from _function_tasks(plan, layout, func, task_files[func], gate, fingerprint_dep)
+        if vitis:
+            yield from synthesis_tasks(plan, layout, func, task_files[func].hls, fingerprint_dep)
+    yield _report_task(
+        plan, layout, paths, [task_files[f].csim_json for f in plan.functions], fingerprint_dep
+    )
+
+
+def _unplanned_tasks(plan: ProjectPlan, build_root: Path, vitis: bool) -> Iterator[dict]:
+    """A broken project fails its own task; others still run under `doit --continue`."""
+    name = plan.name
     yield {
         "basename": "compile",
         "name": name,
-        "doc": f"{name}: kernel.py -> ir/*.mlir (one per function)",
-        "actions": [StepAction("compile", plan, build_root, attempt=Attempt("compile", None, inputs))],
+        "actions": [StepAction("compile", plan, build_root)],
+        "doc": f"{name}: cannot be planned: {plan.error}",
+        "uptodate": [False],
+    }
+    for group in ("reference", "emit", "csim", "report") + (("csynth", "cosim") if vitis else ()):
+        # so that `doit csim` (not only `doit compile`) reports the broken project
+        yield {
+            "basename": group,
+            "name": name,
+            **NO_ACTION,
+            "task_dep": [f"compile:{name}"],
+            "doc": f"{name}: cannot be planned (see compile:{name})",
+        }
+
+
+def _compile_task(
+    plan: ProjectPlan,
+    layout: BuildLayout,
+    paths: ProjectTaskFiles,
+    task_files: dict[str, TaskFiles],
+    fingerprint_dep: list[str],
+) -> dict:
+    inputs = plan.inputs  # kernel.py, its sibling modules, project.toml
+    return {
+        "basename": "compile",
+        "name": plan.name,
+        "doc": f"{plan.name}: kernel.py -> ir/*.mlir (one per function)",
+        "actions": [StepAction("compile", plan, layout.build_root, attempt=Attempt("compile", None, inputs))],
         "file_dep": inputs + fingerprint_dep,
-        "targets": [task_files[f].mlir for f in functions] + [paths.ir_manifest],
+        "targets": [task_files[f].mlir for f in plan.functions] + [paths.ir_manifest],
         "clean": [CleanAction(paths.ir_dir, paths.status_dir)],
     }
-    reference_deps = [paths.top_mlir, paths.ir_manifest] + inputs
+
+
+def _reference_task(
+    plan: ProjectPlan,
+    layout: BuildLayout,
+    paths: ProjectTaskFiles,
+    task_files: dict[str, TaskFiles],
+    fingerprint_dep: list[str],
+) -> dict:
     # the reference lowers ir/top.mlir to llvm/, writes golden/<func>/ and links hls/<func>/data/ to
     # it; emit needs neither, so it runs beside
-    yield {
+    deps = [paths.top_mlir, paths.ir_manifest] + plan.inputs
+    files = [task_files[f] for f in plan.functions]
+    return {
         "basename": "reference",
-        "name": name,
-        "doc": f"{name}: ir/top.mlir -> llvm/top.ll, run -> golden vectors per function, hls/<func>/data/",
+        "name": plan.name,
+        "doc": f"{plan.name}: ir/top.mlir -> llvm/top.ll, run -> golden vectors per function, hls/<func>/data/",
         "actions": [
-            StepAction("reference", plan, build_root, attempt=Attempt("reference", None, reference_deps))
+            StepAction("reference", plan, layout.build_root, attempt=Attempt("reference", None, deps))
         ],
-        "file_dep": reference_deps + fingerprint_dep,
+        "file_dep": deps + fingerprint_dep,
         "targets": [paths.top_ll, paths.llvm_manifest]
-        + [task_files[f].golden_manifest for f in functions]
-        + [task_files[f].hls.data_manifest for f in functions],
-        "clean": [
-            CleanAction(
-                paths.llvm_dir,
-                *(task_files[f].golden_dir for f in functions),
-                *(task_files[f].data_dir for f in functions),
+        + [f.golden_manifest for f in files]
+        + [f.hls.data_manifest for f in files],
+        "clean": [CleanAction(paths.llvm_dir, *(f.golden_dir for f in files), *(f.data_dir for f in files))],
+    }
+
+
+def _function_tasks(
+    plan: ProjectPlan,
+    layout: BuildLayout,
+    func: str,
+    task_files: TaskFiles,
+    gate: str,
+    fingerprint_dep: list[str],
+) -> Iterator[dict]:
+    """emit and csim of one function."""
+    name, files = plan.name, task_files.hls
+    toml = [
+        path for path in plan.inputs if os.path.basename(path) == PROJECT_FILE
+    ]  # input_paths' last, if any
+    emit_deps = [task_files.mlir] + toml
+    yield {
+        "basename": "emit",
+        "name": f"{name}/{func}",
+        "doc": f"{name}: Vitis HLS project of {func} (C++, testbench, tcl, cfg, Makefile)",
+        "actions": [
+            StepAction("emit", plan, layout.build_root, func, attempt=Attempt("emit", func, emit_deps))
+        ],
+        "file_dep": emit_deps + fingerprint_dep,
+        # order only: doit -n releases what waited for compile in no fixed order, and the reference
+        # (the longest task) could queue behind every emit; now it starts beside the first one
+        "task_dep": [] if func == gate else [f"emit:{name}/{gate}"],
+        "targets": files.emitted,
+        "clean": [CleanAction(task_files.hls_dir)],
+    }
+    csim_json = task_files.csim_json
+    yield {
+        "basename": "csim",
+        "name": f"{name}/{func}",
+        "doc": f"{name}: g++ C simulation of {func} against the LLVM golden vectors",
+        "actions": [
+            StepAction(
+                "csim",
+                plan,
+                layout.build_root,
+                func,
+                attempt=Attempt("csim", func, files.compiled),
+                verdicts=[csim_json],
             )
         ],
+        "file_dep": files.compiled + fingerprint_dep,
+        "targets": [csim_json],
+        "clean": True,
     }
-    csim_results = []
-    toml = [path for path in inputs if os.path.basename(path) == PROJECT_FILE]  # input_paths' last, if any
-    gate = functions[1] if len(functions) > 1 else top  # a small emit (the top's holds every function)
-    for func in functions:
-        files = task_files[func].hls
-        emit_deps = [task_files[func].mlir] + toml
-        yield {
-            "basename": "emit",
-            "name": f"{name}/{func}",
-            "doc": f"{name}: Vitis HLS project of {func} (C++, testbench, tcl, cfg, Makefile)",
-            "actions": [StepAction("emit", plan, build_root, func, attempt=Attempt("emit", func, emit_deps))],
-            "file_dep": emit_deps + fingerprint_dep,
-            # order only: doit -n releases what waited for compile in no fixed order, and the reference
-            # (the longest task) could queue behind every emit; now it starts beside the first one
-            "task_dep": [] if func == gate else [f"emit:{name}/{gate}"],
-            "targets": files.emitted,
-            "clean": [CleanAction(task_files[func].hls_dir)],
-        }
-        csim_json = task_files[func].csim_json
-        csim_results.append(csim_json)
-        yield {
-            "basename": "csim",
-            "name": f"{name}/{func}",
-            "doc": f"{name}: g++ C simulation of {func} against the LLVM golden vectors",
-            "actions": [
-                StepAction(
-                    "csim",
-                    plan,
-                    build_root,
-                    func,
-                    attempt=Attempt("csim", func, files.compiled),
-                    verdicts=[csim_json],
-                )
-            ],
-            "file_dep": files.compiled + fingerprint_dep,
-            "targets": [csim_json],
-            "clean": True,
-        }
-        if vitis:
-            yield from synthesis_tasks(plan, layout, func, files, fingerprint_dep)
-    yield {
+
+
+def _report_task(
+    plan: ProjectPlan,
+    layout: BuildLayout,
+    paths: ProjectTaskFiles,
+    csim_results: list[str],
+    fingerprint_dep: list[str],
+) -> dict:
+    return {
         "basename": "report",
-        "name": name,
-        "doc": f"{name}: summary of csim (and csynth when present) across functions",
-        "actions": [StepAction("report", plan, build_root, functions)],
+        "name": plan.name,
+        "doc": f"{plan.name}: summary of csim (and csynth when present) across functions",
+        "actions": [StepAction("report", plan, layout.build_root, plan.functions)],
         # csynth/cosim reports are read when present, never made here: as file_deps (targets of the
         # csynth tasks) they had `hclbuild report` synthesize every function, hours each, in parallel
         "file_dep": csim_results + fingerprint_dep,
-        "uptodate": [HardwareUnchanged(layout, functions)],
+        "uptodate": [HardwareUnchanged(layout, plan.functions)],
         "targets": [paths.report_summary, paths.report_markdown],
         "clean": [CleanAction(paths.reports_dir)],
     }

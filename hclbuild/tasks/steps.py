@@ -20,15 +20,10 @@ from hclbuild.atomic import sweep_stale_temps, write_if_changed
 from hclbuild.errors import HCLError
 from hclbuild.project.blackbox import publish_blackbox
 from hclbuild.project.config import Project
-from hclbuild.project.flow import (
-    csim_function,
-    emit_function,
-    run_reference,
-    write_project_ir,
-    write_report,
-)
+from hclbuild.project.flow import csim_function, emit_function, write_project_ir, write_report
 from hclbuild.project.layout import BuildLayout
 from hclbuild.project.lowering import lower_design
+from hclbuild.project.reference import run_reference
 from hclbuild.project.report import end_attempt, hardware_digest, start_attempt
 from hclbuild.project.synthesis import synthesize_function
 from hclbuild.runtime import dask_requested, remote
