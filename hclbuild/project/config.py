@@ -32,6 +32,10 @@ falls back to a default):
     timeout = 600                      # seconds it may run before it is stopped (a loop that never ends)
     memory_gb = 16                     # the most its tensors may take (default: the memory available)
 
+    [ci]
+    fail_on = "latency>+5%,DSP>+10%,csim"   # `hclbuild report --compare BASE` fails (exit 1) when a
+                                       # function crosses one (see hclbuild.render.thresholds)
+
     [sizes]                            # optional problem sizes, passed to kernel.py (see Sizes)
     dataset = "SMALL"                  # which [sizes.<NAME>] table to use (default: the first one)
     TSTEPS = 20                        # a size set here is the same in every dataset
@@ -64,6 +68,7 @@ from hclbuild.hls_interface import (
 )
 from hclbuild.project.layout import KERNEL_FILE, PROJECT_FILE
 from hclbuild.project.plans import ProjectPlan
+from hclbuild.render.thresholds import parse_thresholds
 from hclbuild.runtime.vitis import NAMES as FRONT_END_NAMES
 
 DEFAULT_PART = "xcu250-figd2104-2L-e"
@@ -102,6 +107,7 @@ class ProjectConfig:
     reference_memory_gb: float | None = None  # None: what the machine has available when it runs
     sizes: dict[str, int] = field(default_factory=dict)  # the chosen dataset's sizes plus the common ones
     dataset: str = ""  # the chosen [sizes.<NAME>] table, "" when the project defines none
+    ci_fail_on: str = ""  # [ci] fail_on: the thresholds of `report --compare`, "" for none
 
     __hash__ = None  # type: ignore[assignment]  # dicts inside
 
@@ -268,6 +274,18 @@ def _size(value: object) -> int:
     return value
 
 
+def _fail_on(value: object) -> str:
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        value = ",".join(value)
+    if not isinstance(value, str):
+        raise _Invalid(f"must be a string or a list of strings, got {_type_name(value)} {_toml_text(value)}")
+    try:
+        parse_thresholds(value)
+    except ConfigError as exc:
+        raise _Invalid(f"is not valid: {exc}") from None
+    return value
+
+
 _SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
     # section -> key -> (field name in ProjectConfig, checker)
     "project": {
@@ -286,6 +304,7 @@ _SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
         "rtol": ("rtol", _number(positive=False)),
         "atol": ("atol", _number(positive=False)),
     },
+    "ci": {"fail_on": ("ci_fail_on", _fail_on)},
     "reference": {
         "seed": ("seed", _seed),
         "timeout": ("reference_timeout", _number(positive=True)),

@@ -21,6 +21,7 @@ from mlir import ir
 from hclbuild.atomic import write_if_changed
 from hclbuild.compiler.buffers import allocated_buffers
 from hclbuild.compiler.context import new_context
+from hclbuild.compiler.design_graph import design_graph
 from hclbuild.compiler.emit_hls import c_signature, emit_function_files
 from hclbuild.compiler.passes.reserved_top import rename_reserved_top
 from hclbuild.compiler.passes.split_functions import call_graph, callees_first, function_modules
@@ -112,6 +113,8 @@ def write_design_ir(schedule: Schedule, layout: BuildLayout, name: str) -> Desig
             write_if_changed(layout.func_mlir(func), texts[func])
         writes = written_arguments(module)
         buffers = allocated_buffers(module)
+        # the report draws the design from this, without MLIR
+        graph = design_graph(module).to_json()
     manifest = DesignManifest(
         project=name,
         top=design.top,
@@ -127,6 +130,7 @@ def write_design_ir(schedule: Schedule, layout: BuildLayout, name: str) -> Desig
             if t.dtype.is_struct
         },
         buffers=buffers,
+        graph=graph,
     )
     write_if_changed(layout.ir_manifest, json_text(manifest))
     return manifest

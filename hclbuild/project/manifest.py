@@ -38,6 +38,7 @@ class DesignManifest:
     # the IR keeps a Struct as its packed integer; inputs() and model() take structured arrays
     structs: dict[str, list[tuple[str, str]]]  # argument -> [(field, dtype name)]
     buffers: list[AllocatedBuffer]  # what the reference run allocates besides the arguments
+    graph: dict[str, Any]  # the design graph (compiler.design_graph's JSON): the report draws it
 
     def to_json(self) -> dict[str, Any]:
         """The JSON of ir/manifest.json."""
@@ -53,6 +54,7 @@ class DesignManifest:
             "outputs": self.outputs,
             "structs": {name: [list(field) for field in fields] for name, fields in self.structs.items()},
             "buffers": [buffer.to_json() for buffer in self.buffers],
+            "graph": self.graph,
         }
 
     @classmethod
@@ -77,6 +79,7 @@ class DesignManifest:
                     name: [(str(f), str(d)) for f, d in fields] for name, fields in data["structs"].items()
                 },
                 buffers=[AllocatedBuffer.from_json(buffer) for buffer in data["buffers"]],
+                graph=dict(data["graph"]),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ConfigError(f"{where}: unreadable IR manifest ({exc!r}); run compile again") from None

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
+from hclbuild import tool_processes
 from hclbuild.errors import ToolError
 
 # package.output.format replaced syn.output.format in Vitis 2025.1 (UG1399 "Package Options")
@@ -72,14 +73,7 @@ def version_of(executable: Path, *, timeout: float = _VERSION_TIMEOUT) -> str | 
             return f"{match.group(1)}.{match.group(2)}"
     flag = "-version" if executable.name == "vitis_hls" else "--version"
     try:
-        done = subprocess.run(
-            [str(executable), flag],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
+        done = tool_processes.run([str(executable), flag], timeout=timeout)
     except (OSError, subprocess.TimeoutExpired):
         return None
     match = _VERSION.search(done.stdout + done.stderr)
