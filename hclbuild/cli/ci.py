@@ -25,6 +25,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from hclbuild import package_version
 from hclbuild.errors import ConfigError
 from hclbuild.project.layout import default_build_root
 from hclbuild.project.templates import render_template
@@ -120,7 +121,6 @@ def pipeline_values(
                 "doc": 'each top_assembly = "blackbox" top, from its functions\' RTL',
             }
         )
-    from hclbuild import package_version
 
     return {
         "runner_label": runner_label,

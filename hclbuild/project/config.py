@@ -66,7 +66,7 @@ from hclbuild.hls_interface import (
     SCALAR_MODES,
     STREAM_MODES,
 )
-from hclbuild.project.layout import KERNEL_FILE, PROJECT_FILE
+from hclbuild.project.layout import KERNEL_FILE, PROJECT_FILE, is_project_name
 from hclbuild.project.plans import ProjectPlan
 from hclbuild.render.thresholds import parse_thresholds
 from hclbuild.runtime.vitis import NAMES as FRONT_END_NAMES
@@ -79,8 +79,6 @@ TOP_ASSEMBLIES = ("monolithic", "blackbox")
 TOP_INTERFACE = ""  # the key of [interface.<arg>] settings in ProjectConfig.interfaces: the design's top
 
 _C_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-# project names become folder names and doit task names (`csim:<project>/<func>`)
-_PROJECT_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 # a part is spliced into Tcl (`set_part {...}`) and the cfg file, so no spaces, braces or quotes
 _PART_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _VITIS_VERSION = re.compile(r"^20[0-9][0-9]\.[0-9]$")
@@ -219,6 +217,15 @@ def _string(pattern: re.Pattern[str], what: str):
     return check
 
 
+def _project_name(value: object) -> str:
+    # project names become folder names and doit task names (`csim:<project>/<func>`)
+    if not isinstance(value, str):
+        raise _Invalid(f"must be a string, got {_type_name(value)} {_toml_text(value)}")
+    if not is_project_name(value):
+        raise _Invalid(f"must be a name of letters, digits, '_', '-' and '.', got {_toml_text(value)}")
+    return value
+
+
 def _number(*, positive: bool):
     def check(value: object) -> float:
         # TOML booleans are not numbers, even though Python's bool is an int
@@ -289,7 +296,7 @@ def _fail_on(value: object) -> str:
 _SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
     # section -> key -> (field name in ProjectConfig, checker)
     "project": {
-        "name": ("name", _string(_PROJECT_NAME, "a name of letters, digits, '_', '-' and '.'")),
+        "name": ("name", _project_name),
         "top": ("top", _string(_C_IDENTIFIER, "a C identifier")),
     },
     "hls": {
@@ -362,7 +369,7 @@ def load_config(
         if position:
             reason = reason[: position.start()]
             raise ConfigError(
-                f"{path}:{position.group(1)}:{position.group(2)}: invalid TOML: {reason}"
+                f"{path}:{position.group(1)}: invalid TOML: {reason} (column {position.group(2)})"
             ) from None
         raise ConfigError(f"{path}: invalid TOML: {reason}") from None
 
@@ -467,11 +474,6 @@ def _sizes(path: Path, text: str, table: dict[str, Any], dataset: str | None) ->
     return {**sizes, **named[chosen]}, chosen
 
 
-def is_project_name(name: str) -> bool:
-    """Whether `name` can be a project name (it becomes a folder and doit task names)."""
-    return bool(_PROJECT_NAME.match(name))
-
-
 def _interfaces(path: Path, text: str, table: dict[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
     """[interface.<arg>] (the design's top) and [interface.<function>.<arg>] tables, each value
     checked; whether the argument exists and its protocol fits it is checked when it is emitted."""
@@ -559,7 +561,7 @@ _INTERFACE_CHECKS = {
 
 
 def _default_name(path: Path, name: str) -> str:
-    if not _PROJECT_NAME.match(name):
+    if not is_project_name(name):
         raise ConfigError(
             f"{path}: project.name is not set and the folder name {name!r} is not a valid "
             "project name (letters, digits, '_', '-', '.')"

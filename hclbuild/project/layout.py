@@ -137,6 +137,23 @@ class ProjectTaskFiles(NamedTuple):
     status_dir: str
 
 
+def is_project_name(name: str) -> bool:
+    """Whether `name` can be a project name, which becomes a folder and doit task names: letters,
+    digits, '_', '-' and '.', not first '-' or '.' (tested without a regex: task planning asks)."""
+    return (
+        bool(name) and name[0] not in "-." and all(c.isascii() and (c.isalnum() or c in "_.-") for c in name)
+    )
+
+
+def unnamed_project_error(folder: str | Path, name: str) -> str:
+    """Why a project folder whose name is no project name, and whose project.toml names none, is
+    refused before any task exists (as `hclbuild new` refuses to make it)."""
+    return (
+        f"{folder}: {name!r} is not a valid project name (letters, digits, '_', '-', '.'; it names the "
+        "build folder and the doit tasks): rename the folder or set [project] name in its project.toml"
+    )
+
+
 def default_build_root(path: Path) -> Path:
     """`build/` beside a project or a folder of projects (hclbuild's default, and the CI pipeline's):
     beside its folder, or, for a project inside a folder named `projects`, beside that folder (the

@@ -213,3 +213,19 @@ def _tools(runs: list[ToolRun]) -> str:
 
 def _layouts(folder: Path, func: str) -> str:
     return " or ".join(str(path) for path in report_dirs(folder, func))
+
+
+def hardware_digest(layout: BuildLayout, functions: list[str]) -> str:
+    """sha256 over the csynth and cosim reports of `functions` the report reads (a missing one
+    counts as missing): report:<name> reruns when it changes, without depending on the tasks that
+    make them (a doit file_dep would run every synthesis for a `hclbuild report`)."""
+    digest = hashlib.sha256()
+    for func in functions:
+        for path in (*function_reports(layout, func), layout.estimate_json(func)):
+            digest.update(f"{func}\0{path}\0".encode())
+            if path is not None and path.exists():
+                try:
+                    digest.update(path.read_bytes())
+                except OSError:
+                    digest.update(b"\0unreadable\0")
+    return digest.hexdigest()

@@ -30,9 +30,15 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from hclbuild.atomic import write_if_changed
+from hclbuild.atomic import sweep_stale_temps, write_if_changed
 from hclbuild.errors import HCLError
-from hclbuild.project.layout import KERNEL_FILE, PROJECT_FILE, default_build_root
+from hclbuild.project.layout import (
+    KERNEL_FILE,
+    PROJECT_FILE,
+    default_build_root,
+    is_project_name,
+    unnamed_project_error,
+)
 from hclbuild.project.plans import ProjectPlan, current_plan
 from hclbuild.runtime import dask_requested
 from hclbuild.runtime.vitis import find_vitis
@@ -77,6 +83,7 @@ def plan(
             except HCLError as exc:
                 found = ProjectPlan(folder, folder.name, [], [], {}, str(exc).splitlines()[0])
         plans.append(found)
+    _check_names(plans)
     _check_unique_names(plans, build_root)
     return plans
 
@@ -98,6 +105,21 @@ def _plan_again(folder: Path, build_root: Path | None, fingerprint: str) -> Proj
     return planned
 
 
+def _refuse(message: str) -> None:
+    """Stop before any task exists: one line, exit status 1 (under `hclbuild` and plain `doit`)."""
+    print(f"hclbuild: error: {message}", file=sys.stderr)
+    raise SystemExit(1)
+
+
+def _check_names(plans: list[ProjectPlan]) -> None:
+    """A project named after a folder that is no project name (`my sobel`) is refused up front, as
+    `hclbuild new` refuses it: its tasks had been named `compile:my sobel` and failed one by one.
+    Only a project that could not be planned has such a name (a plan's name was validated)."""
+    unnamed = [entry for entry in plans if entry.error is not None and not is_project_name(entry.name)]
+    if unnamed:
+        _refuse(unnamed_project_error(unnamed[0].folder, unnamed[0].name))
+
+
 def _check_unique_names(plans: list[ProjectPlan], build_root: Path | None) -> None:
     """Two folders that are one project name of one build folder would share build/<name>/ and every
     task name: doit refused them as "duplicated definition of 'compile:<name>'", naming neither."""
@@ -108,12 +130,10 @@ def _check_unique_names(plans: list[ProjectPlan], build_root: Path | None) -> No
         )
         other = first.setdefault((root, entry.name), entry.folder)
         if other != entry.folder:
-            print(
-                f"hclbuild: error: {other} and {entry.folder} are both project {entry.name!r} (they would share "
-                f"build/{entry.name}/ and its tasks): give one another [project] name",
-                file=sys.stderr,
+            _refuse(
+                f"{other} and {entry.folder} are both project {entry.name!r} (they would share "
+                f"build/{entry.name}/ and its tasks): give one another [project] name"
             )
-            raise SystemExit(1)
 
 
 def _source_files(folder: str, prefix: str = "") -> Iterator[tuple[str, os.DirEntry]]:
@@ -164,6 +184,9 @@ def tasks_for(folders: list[Path], build_root: Path) -> Iterator[dict]:
     prefetch_task_states()  # under doit: its saved states in one query, not one per task checked
     vitis = find_vitis() is not None or dask_requested()
     BUILD_ROOTS.add(Path(build_root))
+    # what a killed run left beside the files below (the sources stamp's temporary); one listing of
+    # the build folder, not a walk of it (each task's action sweeps its project's folder)
+    sweep_stale_temps(build_root, recursive=False)
     fingerprint = source_fingerprint(Path(build_root) / SOURCES_STAMP)
     fingerprint_file = write_fingerprint(Path(build_root), fingerprint)
     yield from group_tasks(vitis)

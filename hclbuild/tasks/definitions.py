@@ -108,7 +108,7 @@ class HardwareUnchanged:
 
     def __call__(self) -> bool:
         # here, when doit checks the report task: the digest reads the reports' files
-        from hclbuild.project.report import hardware_digest
+        from hclbuild.project.synthesis import hardware_digest
 
         try:
             recorded = self.layout.report_hardware_stamp.read_text(encoding="utf-8").strip()

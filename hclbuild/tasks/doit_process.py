@@ -19,8 +19,9 @@ from hclbuild.atomic import sweep_stale_temps
 from hclbuild.errors import HCLError
 from hclbuild.runtime import dask_requested
 from hclbuild.tasks import termination
+from hclbuild.tasks.progress import BUILD_ROOTS, BuildReporter
 
-BUILD_ROOTS: set[Path] = set()  # what tasks_for was given in this process: after_interrupt prunes them
+_WORKERS_GRACE = 10.0  # seconds doit's terminated workers have to end before they are killed
 
 
 def after_interrupt() -> None:
@@ -35,8 +36,18 @@ def after_interrupt() -> None:
         sys.modules["hclbuild.runtime.remote"].stop()
     if "multiprocessing" in sys.modules:
         import multiprocessing
+        import signal
+        import time
 
+        deadline = time.monotonic() + _WORKERS_GRACE
         for child in multiprocessing.active_children():
+            child.join(timeout=max(0.0, deadline - time.monotonic()))
+        for child in multiprocessing.active_children():
+            # a worker that SIGTERM did not end: its tools first, then itself (a worker left alive
+            # also kept this process from exiting: multiprocessing joins its children at exit)
+            tool_processes.kill_groups_below(child.pid)
+            with contextlib.suppress(ProcessLookupError, TypeError):
+                os.kill(child.pid, signal.SIGKILL)
             child.join(timeout=10)
     for root in sorted(BUILD_ROOTS):
         # this process writes nothing more either: its own temporaries go too (a precompiled header
@@ -104,6 +115,8 @@ def doit_config(build_root: Path) -> dict:
         "dep_file": str(Path(build_root) / ".doit.db"),
         "backend": "sqlite3",
         "verbosity": 1,
+        # [k/N] lines, each error once, a summary naming the build folder (`--reporter console`: doit's)
+        "reporter": BuildReporter,
         # `doit clean` removes what every task made, not only the default (build) tasks
         "cleanall": True,
     }

@@ -24,8 +24,8 @@ from hclbuild.project.flow import csim_function, emit_function, write_project_ir
 from hclbuild.project.layout import BuildLayout
 from hclbuild.project.lowering import lower_design
 from hclbuild.project.reference import run_reference
-from hclbuild.project.report import end_attempt, hardware_digest, start_attempt
-from hclbuild.project.synthesis import synthesize_function
+from hclbuild.project.report import end_attempt, start_attempt
+from hclbuild.project.synthesis import hardware_digest, synthesize_function
 from hclbuild.runtime import dask_requested, remote
 from hclbuild.runtime.isolate import run_isolated
 from hclbuild.tasks.doit_process import prune_empty_folders
