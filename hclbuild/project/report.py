@@ -61,7 +61,7 @@ def write_project_report(
 ) -> list[Path]:
     """Rewrite the report; `functions` defaults to those of the latest compiled design.
 
-    With `pictures` the design graph and csynth chart are drawn too (project.report_pictures, which
+    With `pictures` the design graph and csynth chart are drawn too (hclbuild.render.pictures, which
     needs MLIR); without, report.md links the pictures an earlier report:<name> drew.
     """
     with project_lock(layout):
