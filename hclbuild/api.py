@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from hclbuild.compiler.pipeline import compile_schedule
+from hclbuild.compiler.pipeline import CompiledDesign, compile_schedule
 from hclbuild.errors import APIError, HCLNotImplementedError
 from hclbuild.platform import Platform, build_for_platform
 from hclbuild.project.in_process import hls_text, llvm_function
@@ -20,17 +20,18 @@ class Schedule(schedules.Schedule):
     @property
     def module(self) -> Any:
         """The MLIR module of this schedule (HeteroCL's s.module), built and verified."""
+        return self._compiled().module
+
+    def _compiled(self) -> CompiledDesign:
+        design = compile_schedule(self)
         # kept on the schedule: ops taken from it (s.top_func) must not outlive their module
-        self._module = compile_schedule(self).module
-        return self._module
+        self._module = design.module
+        return design
 
     @property
     def top_func(self) -> Any:
         """The top func.func of s.module (HeteroCL's s.top_func)."""
-        for op in self.module.body.operations:
-            if "hcl.top" in op.attributes:
-                return op
-        raise APIError(f"schedule {self.name!r}: the module has no top function")
+        return self._compiled().top_function()
 
     # HeteroCL's older names of module and top_func (its tests read s.device_top)
     device_module = module

@@ -55,6 +55,7 @@ def manifest(shape: list[int], buffers: list[AllocatedBuffer] | None = None) -> 
         outputs=["C"],
         structs={},
         buffers=buffers if buffers is not None else [AllocatedBuffer("top", "B", shape, 4)],
+        graph={},
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.compiler.builder import build_module
 from hclbuild.compiler.passes.buffer_at import BufferAtPass
 from hclbuild.compiler.passes.compute_at import ComputeAtPass
@@ -17,6 +18,7 @@ from hclbuild.compiler.passes.stream import StreamPass, annotate_stream_argument
 from hclbuild.compiler.passes.verify import verify_module
 from hclbuild.errors import CompileError
 from hclbuild.schedule import memory as M
+from hclbuild.schedule.directives import ArrayPartition
 from hclbuild.schedule.schedule import Schedule
 
 
@@ -29,11 +31,8 @@ class CompiledDesign:
     outlined: list[str]
 
     def top_function(self) -> Any:
-        """The top's func.func (the one marked hcl.top)."""
-        for op in self.module.body.operations:
-            if "hcl.top" in op.attributes:
-                return op
-        raise CompileError(f"the module of {self.top!r} has no top function")
+        """The top func.func of the module (an OpView)."""
+        return upstream.symbols(self.module)[self.top].opview
 
 
 def compile_schedule(schedule: Schedule) -> CompiledDesign:
@@ -51,9 +50,8 @@ def compile_schedule(schedule: Schedule) -> CompiledDesign:
             outlined.append(
                 OutlineAxisPass(axis_request.stage, axis_request.axis, axis_request.unify).run(module)
             )
-        # every s.outline() request in one pass: the program is analysed once, not once per request;
-        # the pass takes a list of stage names for a set and ("range", start, end) for a range
-        groups = [list(g[1]) if g[0] == "set" else g for r in schedule.outlines for g in r.groups]
+        # every s.outline() request in one pass: the program is analysed once, not once per request
+        groups = [g for r in schedule.outlines for g in r.groups]
         unify = [bool(r.unify) for r in schedule.outlines for _ in r.groups]
         if groups:
             outlined.extend(outline_stages(module, groups, unify=unify))
@@ -63,8 +61,8 @@ def compile_schedule(schedule: Schedule) -> CompiledDesign:
     return CompiledDesign(module, schedule.name, outlined)
 
 
-def _partition_strings(schedule: Schedule, tensor: object) -> tuple[str, ...]:
-    return tuple(f"{kind}:{dim}:{factor}" for kind, dim, factor in schedule.partitions.get(id(tensor), []))
+def _partitions(schedule: Schedule, tensor: object) -> tuple[ArrayPartition, ...]:
+    return tuple(schedule.partitions.get(id(tensor), []))
 
 
 def apply_memory_records(module: Any, schedule: Schedule) -> None:
@@ -78,7 +76,7 @@ def apply_memory_records(module: Any, schedule: Schedule) -> None:
                 record.axis,
                 record.buffer.name,
                 stage.reduction_loop_names(),
-                _partition_strings(schedule, record.buffer),
+                _partitions(schedule, record.buffer),
             ).run(module)
             record.buffer.shape = shape
         elif isinstance(record, M.BufferAt):
@@ -87,7 +85,7 @@ def apply_memory_records(module: Any, schedule: Schedule) -> None:
                 record.stage,
                 record.axis,
                 record.buffer.name,
-                _partition_strings(schedule, record.buffer),
+                _partitions(schedule, record.buffer),
             ).run(module)
         elif isinstance(record, M.ComputeAt):
             axis = schedule.stages[record.consumer].current_loop(record.axis)

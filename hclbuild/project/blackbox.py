@@ -41,6 +41,7 @@ from mlir import ir
 from hclbuild.atomic import write_if_changed
 from hclbuild.compiler.context import new_context
 from hclbuild.compiler.emit_hls import c_signature
+from hclbuild.compiler.upstream_attrs import symbols
 from hclbuild.errors import HCLNotImplementedError, ToolError
 from hclbuild.project.config import Project
 from hclbuild.project.layout import BuildLayout
@@ -291,11 +292,7 @@ def publish_blackbox(project: Project, layout: BuildLayout, func: str, top: str)
         )
     with new_context(), ir.Location.unknown():
         module = ir.Module.parse(layout.func_mlir(func).read_text(encoding="utf-8"))
-        func_op = next(
-            op
-            for op in module.body.operations
-            if "sym_name" in op.attributes and op.attributes["sym_name"].value == func
-        )
+        func_op = symbols(module)[func]
         signature = c_signature(func_op)
     top_dir = layout.hls_dir(top)
     verilog = verilog_files(_verilog_dir(layout.hls_dir(func), func))

@@ -27,6 +27,7 @@ from hclbuild.compiler.passes.reserved_top import rename_reserved_top
 from hclbuild.compiler.passes.split_functions import call_graph, callees_first, function_modules
 from hclbuild.compiler.pipeline import compile_schedule
 from hclbuild.compiler.signature import signature_of
+from hclbuild.compiler.upstream_attrs import symbols
 from hclbuild.compiler.written_args import written_arguments
 from hclbuild.errors import CompileError, ConfigError, HCLError
 from hclbuild.project.config import Project, ProjectConfig
@@ -96,11 +97,7 @@ def write_design_ir(schedule: Schedule, layout: BuildLayout, name: str) -> Desig
     write_if_changed(layout.top_mlir, str(module))
     functions = [design.top] + list(dict.fromkeys(design.outlined))
     with module.context:
-        by_name = {
-            op.attributes["sym_name"].value: op
-            for op in module.body.operations
-            if "sym_name" in op.attributes
-        }
+        by_name = symbols(module)
         graph = call_graph(module)
         signatures = {func: signature_of(by_name[func]) for func in functions}
         # the C names emit gives the arguments in ir/<func>.mlir (func and its callees): the
@@ -165,11 +162,7 @@ def emit_design_function(layout: BuildLayout, config: ProjectConfig, func: str) 
     blackboxes = blackboxes_of(config, func, manifest.functions, top)
     with _mlir_context(), ir.Location.unknown():
         module = ir.Module.parse(manifest.ir_path(layout, func).read_text(encoding="utf-8"))
-        fn_op = next(
-            op
-            for op in module.body.operations
-            if "sym_name" in op.attributes and op.attributes["sym_name"].value == func
-        )
+        fn_op = symbols(module)[func]
         signature = c_signature(fn_op)
         interfaces = function_interfaces(config, func, top, signature)
         cpp, header = emit_function_files(module, func, interfaces, blackboxes)

@@ -165,8 +165,7 @@ def _outlined_names(schedule: Any) -> list[str] | None:
         if request.unify:
             return None
         for group in request.groups:
-            stages = group[1] if group[0] == "set" else list(group[1:])
-            names.append("Stage_" + "_".join(stages))
+            names.append("Stage_" + "_".join(group.stages))
     return names
 
 

@@ -3,12 +3,34 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+
+
+@dataclass(frozen=True)
+class StageSet:
+    """A group of s.outline: these stages become one function."""
+
+    stages: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class StageRange:
+    """s.outline(start, end): the two stages and every stage on a dataflow path between them."""
+
+    start: str
+    end: str
+
+    @property
+    def stages(self) -> tuple[str, ...]:
+        """The two stages named (the ones between are known once the program is analysed)."""
+        return (self.start, self.end)
+
+
+OutlineGroup = StageSet | StageRange
 
 
 @dataclass
 class OutlineRequest:
-    groups: list[Any]  # each: ("set", [stage names]) or ("range", start, end)
+    groups: list[OutlineGroup]
     unify: bool
 
 

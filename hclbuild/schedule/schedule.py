@@ -14,10 +14,28 @@ from hclbuild.dsl.trace import Program, program_scope, take_module_program
 from hclbuild.errors import APIError, HCLNotImplementedError
 from hclbuild.hls_interface import MAX_AXI_BURST
 from hclbuild.schedule import memory as M
-from hclbuild.schedule.outlines import AxisOutline, OutlineRequest, StageFunction
+from hclbuild.schedule.directives import ArrayPartition
+from hclbuild.schedule.outlines import (
+    AxisOutline,
+    OutlineGroup,
+    OutlineRequest,
+    StageFunction,
+    StageRange,
+    StageSet,
+)
 from hclbuild.schedule.stage import LoopHandle, Stage
 
-__all__ = ["LoopHandle", "Partition", "Schedule", "Stage", "StageFunction", "create_schedule"]
+__all__ = [
+    "LoopHandle",
+    "OutlineGroup",
+    "Partition",
+    "Schedule",
+    "Stage",
+    "StageFunction",
+    "StageRange",
+    "StageSet",
+    "create_schedule",
+]
 
 
 class Partition(enum.IntEnum):
@@ -44,7 +62,7 @@ class Schedule:
         for stmt in program.top.body:
             if isinstance(stmt, StageStmt):
                 self._add_stage(stmt, None)
-        self.partitions: dict[int, list[tuple[str, int, int]]] = {}
+        self.partitions: dict[int, list[ArrayPartition]] = {}  # id(tensor) -> its partitions
         self.reshapes: dict[int, tuple[int, ...]] = {}
         self.outlines: list[OutlineRequest] = []
         self.axis_outlines: list[AxisOutline] = []
@@ -129,7 +147,9 @@ class Schedule:
             raise APIError(f"partition: dim {dim!r} out of range for {tensor.name!r} of shape {shape}")
         if kind != "complete" and (not isinstance(factor, int) or factor < 1):
             raise APIError(f"partition: {kind} partitioning of {tensor.name!r} needs a factor >= 1")
-        self.partitions.setdefault(id(tensor), []).append((kind, dim, 0 if kind == "complete" else factor))
+        self.partitions.setdefault(id(tensor), []).append(
+            ArrayPartition(kind, dim, 0 if kind == "complete" else factor)
+        )
 
     def reshape(self, target: object, shape: object) -> None:
         """reshape(tensor, shape): same elements in row-major order, new shape."""
@@ -328,15 +348,15 @@ class Schedule:
             if len(stage_list) != 1 or isinstance(stage_list[0], (list, tuple)):
                 raise APIError("outline(..., axis=...) takes exactly one stage")
             return self.stage_of(stage_list[0]).outline(axis=axis, unify=unify)
-        groups: list[Any] = []
+        groups: list[OutlineGroup] = []
         handles: list[StageFunction] = []
         if all(not isinstance(x, (list, tuple)) for x in stage_list):
             names = [self.stage_of(x).name for x in stage_list]
             if len(names) == 1:
-                groups.append(("set", names))
+                groups.append(StageSet(tuple(names)))
                 handles.append(StageFunction(f"Stage_{names[0]}", names))
             elif len(names) == 2:
-                groups.append(("range", names[0], names[1]))
+                groups.append(StageRange(names[0], names[1]))
                 handles.append(StageFunction(f"Stage_{names[0]}_{names[1]}", names))
             else:
                 raise APIError("outline(a, b, c): give one stage, a start and end stage, or lists of stages")
@@ -346,10 +366,10 @@ class Schedule:
                 names = [self.stage_of(x).name for x in items]
                 if not names:
                     raise APIError("outline: an empty list of stages")
-                groups.append(("set", names))
+                groups.append(StageSet(tuple(names)))
                 handles.append(StageFunction("Stage_" + "_".join(names), names))
         for group in groups:
-            names = group[1] if group[0] == "set" else list(group[1:])
+            names = list(group.stages)
             seen: set[str] = set()
             moved = {r.producer: r.consumer for r in self.memory if isinstance(r, M.ComputeAt)}
             for name in names:

@@ -11,7 +11,7 @@ import keyword
 from collections.abc import Collection
 from typing import Any
 
-from mlir import ir
+from hclbuild.compiler import upstream_attrs as upstream
 
 
 def c_top_name(name: str, taken: Collection[str]) -> str:
@@ -24,15 +24,11 @@ def c_top_name(name: str, taken: Collection[str]) -> str:
 def rename_reserved_top(design: Any) -> str:
     """Rename the top function of a CompiledDesign (pipeline.compile_schedule's) when C++ cannot
     have its name; design.top follows. Returns the top's name."""
-    top = design.top_function()
     with design.module.context:
-        taken = {
-            op.attributes["sym_name"].value
-            for op in design.module.body.operations
-            if "sym_name" in op.attributes
-        }
-        name = c_top_name(design.top, taken - {design.top})
+        top = design.top_function()
+        taken = set(upstream.symbols(design.module)) - {design.top}
+        name = c_top_name(design.top, taken)
         if name != design.top:
-            top.attributes["sym_name"] = ir.StringAttr.get(name)
+            upstream.set_symbol_name(top, name)
             design.top = name
     return design.top
