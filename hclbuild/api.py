@@ -56,7 +56,7 @@ def build(
             _rename_reserved_top(design)
             return emit_module(design.module)
     from hclbuild.compiler.signature import top_signature
-    from hclbuild.compiler.to_llvm import lower_to_llvm_ir
+    from hclbuild.compiler.to_llvm import lower_to_llvm_units
     from hclbuild.runtime.llvm import JITModule
 
     with design.module.context:
@@ -71,10 +71,10 @@ def build(
 
         bounds = bounds_check(design.module)
     probe = _check_probe(divisions, bounds)
-    ir_text = lower_to_llvm_ir(design.module)
+    units = lower_to_llvm_units(design.module)
     from hclbuild.host_args import HostFunction
 
-    function = JITModule(ir_text, probe=probe).function(signature)
+    function = JITModule(units, probe=probe).function(signature)
     return HostFunction(function, list(schedule.inputs) + list(schedule.outputs), _unlisted_outputs(schedule))
 
 

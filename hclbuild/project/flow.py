@@ -1,8 +1,8 @@
 """One project's flow as five steps with files in between; the doit tasks call exactly these.
 
     write_project_ir  kernel.py -> ir/top.mlir, ir/<func>.mlir, ir/manifest.json
-    lower_design      ir/top.mlir -> llvm/top.ll, llvm/manifest.json (project.lowering)
-    run_reference     llvm/top.ll (no MLIR) -> golden/<func>/ vectors at every outlined call,
+    lower_design      ir/top.mlir -> llvm/units/<unit>.ll, llvm/manifest.json (project.lowering)
+    run_reference     llvm/units/ (no MLIR) -> golden/<func>/ vectors at every outlined call,
                       linked into hls/<func>/data/
     emit_function     ir/<func>.mlir -> hls/<func>/ (C++, testbench, tcl, cfg, ...)
     csim_function     hls/<func>/ -> csim/<func>.json (g++ against the golden outputs)
@@ -307,7 +307,7 @@ def _check_model(
 
 
 def run_reference(project: Project, layout: BuildLayout) -> dict[str, Any]:
-    """Run llvm/top.ll on seeded (or kernel-supplied) inputs; record every outlined call's vectors."""
+    """Run llvm/units/ on seeded (or kernel-supplied) inputs; record every outlined call's vectors."""
     module = load_kernel(project)
     return reference_design(
         layout,
@@ -333,7 +333,7 @@ def reference_design(
     """run_reference with the kernel's inputs(rng) and model(*inputs) given as callables (or None)."""
     from hclbuild.probes import PHASE_DIVISION, PHASE_OUT_OF_BOUNDS, PHASE_STREAM_READ, PHASE_STREAM_WRITE
     from hclbuild.project.golden import write_golden
-    from hclbuild.project.lowering import read_llvm_manifest
+    from hclbuild.project.lowering import read_llvm_manifest, read_llvm_units
     from hclbuild.project.memory import check_reference_memory
     from hclbuild.runtime.fifo import FifoReplay
     from hclbuild.runtime.llvm import JITModule, read_buffer
@@ -383,7 +383,8 @@ def reference_design(
                 captured[key] = read_buffer(ptr, dtype, tuple(spec["shape"]))
 
     probe.stream_events = fifos.events  # type: ignore[attr-defined] - a call's stream probes, all at once
-    jit = JITModule(layout.top_ll.read_text(encoding="utf-8"), probe=probe, cache_dir=layout.llvm_objects_dir)
+    units = read_llvm_units(layout, manifest)
+    jit = JITModule(units, probe=probe, cache_dir=layout.llvm_objects_dir)
     function = jit.function(signature)
     arrays = [Array(s, spec.dtype) for s, spec in zip(storages, signature.args)]
     function(*arrays)

@@ -429,10 +429,10 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
     yield {
         "basename": "reference",
         "name": name,
-        "doc": f"{name}: ir/top.mlir -> llvm/top.ll, run -> golden vectors per function, hls/<func>/data/",
+        "doc": f"{name}: ir/top.mlir -> llvm/units/, run -> golden vectors per function, hls/<func>/data/",
         "actions": [_run(_reference, project, layout, attempt=("reference", None, reference_deps))],
         "file_dep": reference_deps + fingerprint_dep,
-        "targets": [paths.top_ll, paths.llvm_manifest]
+        "targets": [paths.llvm_manifest]
         + [task_files[f].golden_manifest for f in functions]
         + [task_files[f].hls[-1] for f in functions],
         "clean": [
