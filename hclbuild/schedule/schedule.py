@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -514,7 +515,32 @@ def trace_schedule(
         # builtins and bound methods take no attributes; s["name"] still works
         with contextlib.suppress(AttributeError, TypeError):
             setattr(func, stage_name, stage)
+    with contextlib.suppress(TypeError):  # not every callable can be weakly referenced
+        _STAGE_HOLDERS[func] = (schedule.name, tuple(schedule.stages))
     return schedule
+
+
+# algorithm function -> (schedule name, its stages): a Python function's attribute lookup cannot be
+# changed, so `kernel.edges` of a missing stage raises a bare AttributeError; missing_stage_error
+# turns it into the message s["edges"] gives
+_STAGE_HOLDERS: weakref.WeakKeyDictionary[Callable[..., Any], tuple[str, tuple[str, ...]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def missing_stage_error(exc: BaseException) -> APIError | None:
+    """`schedule 'top' has no stage 'edges' (stages: ...)` for the AttributeError of `kernel.edges`
+    on an algorithm function that create_schedule traced (HeteroCL's stage handles); else None."""
+    if not isinstance(exc, AttributeError) or exc.name is None:
+        return None
+    try:
+        held = _STAGE_HOLDERS.get(exc.obj)
+    except TypeError:  # an object that cannot be weakly referenced is no algorithm function
+        return None
+    if held is None:
+        return None
+    name, stages = held
+    return APIError(f"schedule {name!r} has no stage {exc.name!r} (stages: {', '.join(stages)})")
 
 
 def _name_argument(program: Program, tensor: Tensor) -> None:
