@@ -1,6 +1,6 @@
 """The LLVM reference against the kernel's numpy model, for every project at its MEDIUM sizes.
 
-The reference is what `doit` runs: the instrumented, bounds-checked llvm/top.ll, compiled per
+The reference is what `doit` runs: the instrumented, bounds-checked llvm/units/, compiled per
 function (light functions unoptimised, the rest at O3), called with the probes recording the
 first call of every function as the reference run does. Its compile time is reported apart;
 the ratio compares one run of the compiled design with one run of model().
@@ -21,6 +21,7 @@ from hclbuild.project.config import load_project
 from hclbuild.project.flow import compile_design
 from hclbuild.project.kernel import call_optional, kernel_schedule, load_kernel
 from hclbuild.project.layout import BuildLayout
+from hclbuild.project.lowering import read_llvm_units
 from hclbuild.project.reference import ProbeRecorder, reference_inputs
 from hclbuild.runtime.llvm import JITModule
 
@@ -61,7 +62,7 @@ def measure(folder: Path, work: Path, repeat: int = 5) -> dict | None:
         project.name, project.config, manifest, lambda rng: call_optional(project, module, "inputs", rng)
     )
     start = time.perf_counter()
-    jit = JITModule(layout.top_ll.read_text(), cache_dir=layout.llvm_objects_dir)
+    jit = JITModule(read_llvm_units(layout, compiled.lowered), cache_dir=layout.llvm_objects_dir)
     function = jit.function(signature)
     jit_s = time.perf_counter() - start
 

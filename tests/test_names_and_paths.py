@@ -104,7 +104,6 @@ def test_task_files_are_the_strings_of_the_layout_paths(tmp_path: Path) -> None:
         "top_mlir",
         "ir_manifest",
         "llvm_dir",
-        "top_ll",
         "llvm_manifest",
         "reports_dir",
         "report_summary",

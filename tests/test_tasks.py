@@ -309,7 +309,7 @@ def test_doit_list_shows_docs_and_no_vitis_tasks(built: Path) -> None:
 def test_clean_removes_targets(tmp_path: Path) -> None:
     root = make_tree(tmp_path, {"tri": KERNEL})
     doit(root, "build")
-    assert (root / "build" / "tri" / "llvm" / "top.ll").exists()
+    assert (root / "build" / "tri" / "llvm" / "units" / "top.ll").exists()
     doit(root, "csim")
     doit(root, "clean")
     left = [p for p in (root / "build" / "tri").rglob("*") if p.is_file()]

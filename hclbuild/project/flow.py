@@ -1,8 +1,8 @@
 """One project's flow as steps with files in between; the doit tasks call exactly these.
 
     write_project_ir  kernel.py -> ir/top.mlir, ir/<func>.mlir, ir/manifest.json
-    lower_design      ir/top.mlir -> llvm/top.ll, llvm/manifest.json (project.lowering)
-    run_reference     llvm/top.ll (no MLIR) -> golden/<func>/ vectors at every outlined call,
+    lower_design      ir/top.mlir -> llvm/units/<unit>.ll, llvm/manifest.json (project.lowering)
+    run_reference     llvm/units/ (no MLIR) -> golden/<func>/ vectors at every outlined call,
                       linked into hls/<func>/data/ (project.reference)
     emit_function     ir/<func>.mlir -> hls/<func>/ (C++, testbench, tcl, cfg, ...)
     csim_function     hls/<func>/ -> csim/<func>.json (g++ against the golden outputs)

@@ -17,7 +17,7 @@ from hclbuild.compiler.passes.checked_division import check_divisions
 from hclbuild.compiler.passes.reserved_top import rename_reserved_top
 from hclbuild.compiler.pipeline import compile_schedule
 from hclbuild.compiler.signature import signature_of
-from hclbuild.compiler.to_llvm import lower_to_llvm_ir
+from hclbuild.compiler.to_llvm import lower_to_llvm_units
 from hclbuild.dsl.stmt import StageStmt
 from hclbuild.errors import BoundsError, DivisionError
 from hclbuild.probes import PHASE_DIVISION, PHASE_OUT_OF_BOUNDS
@@ -51,7 +51,7 @@ def llvm_function(
     divisions = check_divisions(design.module) if checked_division else []
     bounds = bounds_check(design.module) if checked_bounds else []
     probe = _check_probe(divisions, bounds)
-    function = JITModule(lower_to_llvm_ir(design.module), probe=probe).function(signature)
+    function = JITModule(lower_to_llvm_units(design.module), probe=probe).function(signature)
     return HostFunction(function, list(schedule.inputs) + list(schedule.outputs), _unlisted_outputs(schedule))
 
 

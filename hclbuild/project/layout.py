@@ -3,7 +3,7 @@
     build/<name>/ir/top.mlir              whole design after outlining
     build/<name>/ir/<func>.mlir           one file per function
     build/<name>/ir/manifest.json         the functions and their files
-    build/<name>/llvm/top.ll              cached LLVM IR of the reference
+    build/<name>/llvm/units/              cached LLVM IR of the reference, one module per function
     build/<name>/llvm/objects/            its native code, one object per function
     build/<name>/golden/<func>/           {in,out}_<arg>.bin + manifest.json
     build/<name>/hls/<func>/              per-function Vitis HLS project folder
@@ -47,7 +47,7 @@ def _checked(func: str) -> str:
 
 # the folders of build/<name>/ and the file names that BuildLayout's Path methods and task_files share
 IR_DIR, TOP_MLIR, LLVM_DIR, GOLDEN_DIR, HLS_DIR, CSIM_DIR = "ir", "top.mlir", "llvm", "golden", "hls", "csim"
-IR_MANIFEST, TOP_LL, LLVM_MANIFEST = "manifest.json", "top.ll", "manifest.json"
+IR_MANIFEST, LLVM_UNITS, LLVM_MANIFEST = "manifest.json", "units", "manifest.json"
 REPORTS_DIR, REPORT_SUMMARY, REPORT_MARKDOWN, STATUS_DIR = "reports", "summary.json", "report.md", "status"
 VECTORS_MANIFEST = "manifest.json"  # of golden/<func>/ and hls/<func>/data/
 DATA_DIR = "data"  # hls/<func>/data/: the golden vectors the testbench reads
@@ -129,7 +129,6 @@ class ProjectTaskFiles(NamedTuple):
     top_mlir: str
     ir_manifest: str
     llvm_dir: str
-    top_ll: str
     llvm_manifest: str
     reports_dir: str
     report_summary: str
@@ -222,18 +221,19 @@ class BuildLayout(_Folder):
         return self.root / LLVM_DIR
 
     @property
-    def top_ll(self) -> Path:
-        """`llvm/top.ll`: cached LLVM IR of the reference run."""
-        return self.llvm_dir / TOP_LL
+    def llvm_units_dir(self) -> Path:
+        """`llvm/units/`: the reference's LLVM IR, one file per code unit (function)."""
+        return self.llvm_dir / LLVM_UNITS
 
     @property
     def llvm_manifest(self) -> Path:
-        """`llvm/manifest.json`: probe sites and checks of top.ll, and the digests it was lowered from and to."""
+        """`llvm/manifest.json`: the code units with their digests, the digest of the ir/top.mlir they
+        were lowered from, and the probe sites and checks of the instrumentation."""
         return self.llvm_dir / LLVM_MANIFEST
 
     @property
     def llvm_objects_dir(self) -> Path:
-        """`llvm/objects/`: native code of each function of top.ll, named by a hash of its IR."""
+        """`llvm/objects/`: native code of each code unit, named by a hash of its IR."""
         return self.llvm_dir / "objects"
 
     # ---- golden/ ------------------------------------------------------------------------
@@ -301,7 +301,7 @@ class BuildLayout(_Folder):
         )
 
     def project_task_files(self) -> ProjectTaskFiles:
-        """ir_dir, top_mlir, ir_manifest, llvm_dir, top_ll, llvm_manifest, reports_dir, report_summary,
+        """ir_dir, top_mlir, ir_manifest, llvm_dir, llvm_manifest, reports_dir, report_summary,
         report_markdown and status_dir as strings, joined without pathlib like task_files."""
         root, sep = self._root_text, os.sep
         ir, llvm, reports = f"{root}{sep}{IR_DIR}", f"{root}{sep}{LLVM_DIR}", f"{root}{sep}{REPORTS_DIR}"
@@ -310,7 +310,6 @@ class BuildLayout(_Folder):
             top_mlir=f"{ir}{sep}{TOP_MLIR}",
             ir_manifest=f"{ir}{sep}{IR_MANIFEST}",
             llvm_dir=llvm,
-            top_ll=f"{llvm}{sep}{TOP_LL}",
             llvm_manifest=f"{llvm}{sep}{LLVM_MANIFEST}",
             reports_dir=reports,
             report_summary=f"{reports}{sep}{REPORT_SUMMARY}",

@@ -115,7 +115,8 @@ class LoweredDesign:
     checked_division, stream_check), which the reference run decodes."""
 
     source: str  # sha256 of the ir/top.mlir it was lowered from
-    top_ll: str  # sha256 of the llvm/top.ll it wrote
+    # llvm/units/<file>.ll, one code unit a function (hclbuild.code_units' JSON plus the file and its sha256)
+    units: list[dict[str, Any]]
     probes: list[dict[str, Any]]  # a probe at every outlined call
     bounds: list[dict[str, Any]]
     divisions: list[dict[str, Any]]

@@ -1,4 +1,4 @@
-"""The reference task's run: llvm/top.ll (no MLIR) on seeded or kernel-supplied inputs, checked
+"""The reference task's run: llvm/units/ (no MLIR) on seeded or kernel-supplied inputs, checked
 against the kernel's numpy model, recording every outlined call's vectors as golden data.
 
     reference_design    inputs -> run with probes -> checks that fired -> model -> golden/<func>/,
@@ -27,6 +27,7 @@ from hclbuild.project.config import Project, ProjectConfig
 from hclbuild.project.golden import link_golden, stored_vectors, write_golden
 from hclbuild.project.kernel import call_optional, load_kernel
 from hclbuild.project.layout import BuildLayout
+from hclbuild.project.lowering import read_llvm_units
 from hclbuild.project.manifest import DesignManifest, LoweredDesign, read_design_manifest, read_lowered_design
 from hclbuild.project.reference_memory import check_reference_memory
 from hclbuild.runtime.fifo import FifoReplay
@@ -41,7 +42,7 @@ class ReferenceRun(NamedTuple):
 
 
 def run_reference(project: Project, layout: BuildLayout) -> ReferenceRun:
-    """Run llvm/top.ll on seeded (or kernel-supplied) inputs; record every outlined call's vectors."""
+    """Run llvm/units/ on seeded (or kernel-supplied) inputs; record every outlined call's vectors."""
     module = load_kernel(project)
     return reference_design(
         layout,
@@ -68,9 +69,7 @@ def reference_design(
     storages = reference_inputs(name, config, manifest, inputs_fn)
     before = [storage.copy() for storage in storages]
     recorder = ProbeRecorder(lowered)
-    jit = JITModule(
-        layout.top_ll.read_text(encoding="utf-8"), probe=recorder, cache_dir=layout.llvm_objects_dir
-    )
+    jit = JITModule(read_llvm_units(layout, lowered), probe=recorder, cache_dir=layout.llvm_objects_dir)
     arrays = [Array(storage, spec.dtype) for storage, spec in zip(storages, signature.args)]
     jit.function(signature)(*arrays)
     after = [array.storage for array in arrays]

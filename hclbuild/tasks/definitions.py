@@ -222,12 +222,12 @@ def _reference_task(
     return {
         "basename": "reference",
         "name": plan.name,
-        "doc": f"{plan.name}: ir/top.mlir -> llvm/top.ll, run -> golden vectors per function, hls/<func>/data/",
+        "doc": f"{plan.name}: ir/top.mlir -> llvm/units/, run -> golden vectors per function, hls/<func>/data/",
         "actions": [
             StepAction("reference", plan, layout.build_root, attempt=Attempt("reference", None, deps))
         ],
         "file_dep": deps + fingerprint_dep,
-        "targets": [paths.top_ll, paths.llvm_manifest]
+        "targets": [paths.llvm_manifest]
         + [f.golden_manifest for f in files]
         + [f.hls.data_manifest for f in files],
         "clean": [CleanAction(paths.llvm_dir, *(f.golden_dir for f in files), *(f.data_dir for f in files))],
