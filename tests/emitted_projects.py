@@ -6,12 +6,13 @@ project is compiled once per folder; each (flow, release) emits every function o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from hclbuild.project.config import ProjectConfig, load_project
+from hclbuild.project.config import load_project
 from hclbuild.project.flow import emit_design_function, write_project_ir
 from hclbuild.project.layout import BuildLayout
+from hclbuild.project.manifest import read_design_manifest
 
 REPO = Path(__file__).resolve().parents[1]
 PROJECTS = sorted(p for p in (REPO / "projects").iterdir() if (p / "kernel.py").is_file())
@@ -46,25 +47,17 @@ def emit_projects(
     emitted = []
     for folder in folders:
         project = load_project(folder)
-        settings = project.config.as_dict()
+        config = project.config
         if flow is not None:
-            settings["flow_target"] = flow
+            config = replace(config, flow_target=flow)
         if vitis_version is not None:
-            settings["vitis_version"] = vitis_version
-        config = ProjectConfig(**settings)
+            config = replace(config, vitis_version=vitis_version)
         ir_layout = BuildLayout(build_root / "ir", project.name)
         if not ir_layout.ir_manifest.is_file():
             write_project_ir(project, ir_layout)
-        manifest_functions = _functions(ir_layout)
-        for func in manifest_functions:
+        for func in read_design_manifest(ir_layout).functions:
             emit_design_function(ir_layout, config, func)
             folder = ir_layout.hls_dir(func)
             files = {p.name: p.read_text(encoding="utf-8") for p in folder.iterdir() if p.is_file()}
             emitted.append(EmittedFunction(project.name, func, config.flow_target, files))
     return emitted
-
-
-def _functions(layout: BuildLayout) -> list[str]:
-    from hclbuild.project.flow import read_ir_manifest
-
-    return list(read_ir_manifest(layout)["functions"])

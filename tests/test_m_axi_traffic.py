@@ -20,8 +20,9 @@ from hclbuild.compiler.emit_hls import c_signature, default_interfaces, emit_fun
 from hclbuild.compiler.passes.hoist_invariant_loads import hoist_invariant_loads
 from hclbuild.compiler.pipeline import compile_schedule
 from hclbuild.project.config import load_project
-from hclbuild.project.flow import compile_project, emit_function, run_reference
+from hclbuild.project.flow import compile_project, emit_function
 from hclbuild.project.layout import BuildLayout
+from hclbuild.project.reference import run_reference
 from hclbuild.runtime.csim import run_csim
 
 
@@ -111,8 +112,8 @@ def test_gemm_vitis_stays_bit_exact_to_the_reference(tmp_path: Path) -> None:
     project = load_project(folder)
     layout = BuildLayout(tmp_path / "build", project.name)
     manifest = compile_project(project, layout)
-    assert run_reference(project, layout)["model_checked"] is True
-    for func in manifest["functions"]:
+    assert run_reference(project, layout).model_checked is True
+    for func in manifest.design.functions:
         emit_function(project, layout, func)
         csim = run_csim(layout.hls_dir(func), layout.csim_json(func), project=project.name)
         assert csim.passed and csim.mismatches == 0 and csim.compared > 0, csim.summary

@@ -12,8 +12,9 @@ import pytest
 from emitted_projects import REPO, emit_projects
 
 from hclbuild.project.config import load_project
-from hclbuild.project.flow import compile_project, emit_function, run_reference
+from hclbuild.project.flow import compile_project, emit_function
 from hclbuild.project.layout import BuildLayout
+from hclbuild.project.reference import run_reference
 from hclbuild.runtime.csim import run_csim
 
 # an assignment to a part-select of an array element: `name[...]...[...].range(hi, lo) = ...`
@@ -54,8 +55,8 @@ def test_fir_fixed_stays_bit_exact(tmp_path: Path) -> None:
     project = load_project(REPO / "projects" / "fir_fixed")
     layout = BuildLayout(tmp_path, project.name)
     manifest = compile_project(project, layout)
-    assert run_reference(project, layout)["model_checked"] is True
-    for func in manifest["functions"]:
+    assert run_reference(project, layout).model_checked is True
+    for func in manifest.design.functions:
         emit_function(project, layout, func)
         csim = run_csim(layout.hls_dir(func), layout.csim_json(func), project=project.name)
         assert csim.passed and csim.mismatches == 0 and csim.compared == 143 + 16 + 128, (

@@ -138,7 +138,7 @@ def declare_local(emitter: EmitterCore, copy: LocalCopy) -> str:
     """Declare the local array of `copy` (and its partitions); returns its C name."""
     arg = copy.arg
     name = emitter.names.fresh(f"{arg.name}_local")
-    emitter._line(f"{arg.c_type} {name}{''.join(f'[{dim}]' for dim in arg.shape)};")
+    emitter._line(f"{emitter.uses.c_type(arg.dtype)} {name}{''.join(f'[{dim}]' for dim in arg.shape)};")
     if copy.burst:
         emitter._line(f"// {arg.name} streams through {name} in bursts: {copy.burst}")
     if copy.note:
