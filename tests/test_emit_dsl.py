@@ -39,9 +39,9 @@ def test_pipeline_unroll_partition_dataflow_lines() -> None:
         "#pragma HLS interface mode=ap_ctrl_hs port=return",
         "#pragma HLS dataflow",
     ]
-    assert "#pragma HLS array_partition variable=A block dim=2 factor=2" in lines
+    assert "#pragma HLS array_partition variable=A type=block factor=2 dim=2" in lines
     decl = lines.index("int32_t S[16];")
-    assert lines[decl + 1] == "#pragma HLS array_partition variable=S cyclic dim=1 factor=4"
+    assert lines[decl + 1] == "#pragma HLS array_partition variable=S type=cyclic factor=4 dim=1"
     loop_i = lines.index("l_S_i: for (int i = 0; i < 16; i++) {")
     assert lines[loop_i + 1] == "#pragma HLS pipeline II=2"
     loop_k = lines.index("l_S_k: for (int k = 0; k < 8; k++) {")

@@ -18,12 +18,14 @@ from fuzz.semantics import Ty, exact_double, to_fixed
 import hclbuild as hcl
 from hclbuild.dsl.array import Array
 from hclbuild.dsl.fixed_point import OVERFLOW_MODES, QUANTIZATION_MODES
-from hclbuild.dsl.types import DType, parse_dtype, raw_ints, to_storage
+from hclbuild.dsl.storage import raw_ints, to_storage
+from hclbuild.dsl.types import DType, parse_dtype
 from hclbuild.errors import DTypeError
 from hclbuild.project.config import ProjectConfig
-from hclbuild.project.flow import compile_design, reference_design
+from hclbuild.project.flow import compile_design
 from hclbuild.project.golden import read_manifest
 from hclbuild.project.layout import BuildLayout
+from hclbuild.project.reference import reference_design
 from hclbuild.runtime.aptypes import ap_types_include_dir
 
 needs_ap_types = pytest.mark.skipif(ap_types_include_dir() is None, reason="no ap_types headers (hls4ml)")

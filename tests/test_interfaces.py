@@ -210,7 +210,7 @@ def test_partitioned_m_axi_argument_is_read_into_a_partitioned_local_copy(tmp_pa
     body = _body(cpp, TOP)
     assert body[4:11] == [
         "int32_t A_local[16][8];",
-        "#pragma HLS array_partition variable=A_local cyclic dim=2 factor=2",
+        "#pragma HLS array_partition variable=A_local type=cyclic factor=2 dim=2",
         "l_A_copy_in_0: for (int i0 = 0; i0 < 16; i0++) {",
         "l_A_copy_in_1: for (int i1 = 0; i1 < 8; i1++) {",
         "#pragma HLS pipeline II=1",
@@ -225,7 +225,7 @@ def test_partitioned_m_axi_argument_is_read_into_a_partitioned_local_copy(tmp_pa
 
 def test_partitioned_ap_memory_argument_stays_partitioned_in_place() -> None:
     body = _body(_top_files(_design(partition_a=True))[0], TOP)
-    assert body[4] == "#pragma HLS array_partition variable=A cyclic dim=2 factor=2"
+    assert body[4] == "#pragma HLS array_partition variable=A type=cyclic factor=2 dim=2"
     assert not any("A_local" in line for line in body)
 
 
@@ -303,7 +303,7 @@ def test_blackbox_function_has_block_ports_and_copies_its_partitioned_argument()
         "#pragma HLS interface mode=ap_memory port=S",
         "#pragma HLS interface mode=ap_ctrl_chain port=return",
         "int32_t A_local[16][8];",
-        "#pragma HLS array_partition variable=A_local cyclic dim=2 factor=2",
+        "#pragma HLS array_partition variable=A_local type=cyclic factor=2 dim=2",
     ]
 
 

@@ -206,8 +206,8 @@ def test_line_buffer_shift_joins_the_window_loop_in_cpp() -> None:
     s, _, _ = _conv_schedule()
     code = hcl.build(s, target="vhls")
     assert "int32_t LB[3][10];" in code and "int32_t WB[3][3] = {};" in code
-    assert "#pragma HLS array_partition variable=LB complete dim=1" in code
-    assert "#pragma HLS array_partition variable=WB complete dim=0" in code
+    assert "#pragma HLS array_partition variable=LB type=complete dim=1" in code
+    assert "#pragma HLS array_partition variable=WB type=complete dim=0" in code
     # one x loop does it all: shift the line buffer, shift the window, compute when both are full
     assert len(re.findall(r"for \(int x = 0; x < 10; x\+\+\)", code)) == 1
     body = code[code.index("l_B_x:") :]
@@ -223,7 +223,7 @@ def test_a_user_partition_replaces_the_automatic_one() -> None:
     buffer = s.reuse_at(A, s["B"], 0)
     s.partition(buffer, hcl.Partition.Cyclic, factor=3)
     code = hcl.build(s, target="vhls")
-    assert "#pragma HLS array_partition variable=A_reuse_0 cyclic dim=0 factor=3" in code
+    assert "#pragma HLS array_partition variable=A_reuse_0 type=cyclic factor=3 dim=0" in code
     assert "complete" not in code
 
 

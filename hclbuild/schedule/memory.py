@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
+from hclbuild.dsl import compound
 from hclbuild.dsl import expr as E
 from hclbuild.dsl import stmt as S
 from hclbuild.dsl.tensor import Tensor
@@ -120,7 +121,7 @@ def _visit(node: Any, found: dict[str, set[int]], skip: Any = None) -> None:
         found["read"].add(id(node.tensor))
     elif isinstance(node, (S.Store, S.StoreBits)):
         found["write"].add(id(node.tensor))
-    elif isinstance(node, (E.Call, S.CallStmt)):
+    elif isinstance(node, (compound.Call, S.CallStmt)):
         for arg in node.args:
             if isinstance(arg, Tensor):  # a def_ function may read and write its tensor arguments
                 found["read"].add(id(arg))
@@ -164,7 +165,7 @@ def inferred_slices(stage: S.StageStmt) -> list[E.GetSlice]:
             return
         if isinstance(node, E.GetSlice) and node.assumes:
             found.append(node)
-        if isinstance(node, (E.Call, S.CallStmt)):
+        if isinstance(node, (compound.Call, S.CallStmt)):
             visit([arg for arg in node.args if not isinstance(arg, Tensor)])
             return
         if not is_dataclass(node) or isinstance(node, (Tensor, type)):

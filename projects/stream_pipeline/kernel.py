@@ -5,8 +5,10 @@ gray (RGB to 8-bit luma), blur (3x3 box blur through line and window buffers) an
 Schedule: `s.to(gray, s[blur])` and `s.to(blur, s[binarize])` make the two intermediate
 images hls::streams of depth 2; blur reads its stream once per pixel, in order, through
 `reuse_at` line and window buffers, so the three functions run concurrently as a streaming
-pipeline. Expected II = 1 in every stage: gray reads one pixel of each colour plane, blur one
-stream value (its window is partitioned), binarize one stream value.
+pipeline. Expected II = 1 in every stage: gray reads one pixel of each colour plane, from three
+RAMs (hclbuild partitions rgb along its plane dimension, as a loop pipelined at II=1 reads it at
+three places an iteration), blur one stream value (its window is partitioned), binarize one
+stream value.
 """
 
 import numpy as np

@@ -12,7 +12,9 @@ defined where MLIR has poison (shift by >= width); ap_int shifts are defined for
 Other conventions:
 - `index` values and loop variables are `int` (HLS designs never index beyond 2**31).
 - Fixed-point memory is ap_fixed/ap_ufixed; SSA values of it are raw bits, read and written
-  with `.range(w - 1, 0)`. Fixed scalar arguments and results are ap_fixed too.
+  with `.range(w - 1, 0)`; a store builds the element whole in an ap_fixed local first (a part-select
+  assignment to an array element is a read-modify-write of it in HLS). Fixed scalar arguments and
+  results are ap_fixed too.
 - Integer constants are inlined as literals spelled for the signed/unsigned view their use needs;
   constants wider than 64 bits become locals built from 64-bit halves.
 - Side-effect-free ops whose results are unused are not emitted (no -Wunused-variable).
@@ -30,16 +32,19 @@ from hclbuild.compiler.emit_hls.interfaces import (
     default_interfaces,
     override_interfaces,
 )
+from hclbuild.compiler.emit_hls.pragmas import PragmaSyntax, pragma_syntax
 
 __all__ = [
     "ArgInterface",
     "CArg",
     "CSignature",
     "FunctionInterfaces",
+    "PragmaSyntax",
     "blackbox_interfaces",
     "c_signature",
     "default_interfaces",
     "emit_function_files",
     "emit_module",
     "override_interfaces",
+    "pragma_syntax",
 ]

@@ -1,4 +1,5 @@
-"""Local copies of a top function's array arguments, for arguments whose port cannot be partitioned.
+"""Local copies of a top function's array arguments, for arguments whose port cannot be partitioned
+or cannot stream.
 
 `#pragma HLS array_partition` is invalid on an m_axi argument (the array lives in external memory)
 and on an argument of a function synthesized as an RTL blackbox (a blackbox maps one C argument to
@@ -7,11 +8,14 @@ same shape in a pipelined copy loop at the start of the function, the local arra
 partitions, the body works on it, and a second pipelined loop writes it back at the end when the
 function may write the argument. An m_axi argument passed to an RTL blackbox is copied the same
 way (the blackbox takes a RAM, not an AXI master); its local copy is not partitioned, because it
-goes to the blackbox whole.
+goes to the blackbox whole. An m_axi argument whose accesses cannot become AXI bursts (a loop
+reading or writing it at more than one place an iteration, or reading and writing it in place:
+compiler/array_access.py's burst_problem) streams through a local copy too: the copy loops burst.
 
 The copies keep C semantics exactly: every element is read in whenever the argument is used at
-all (an output that is only partly written keeps its other elements), and written back only when
-something may store to it.
+all (an output that is only partly written keeps its other elements), unless the function writes
+every element before it reads any (then the copy-in would be dead traffic), and written back only
+when something may store to it.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from hclbuild.compiler import upstream_attrs as upstream
+from hclbuild.compiler.array_access import argument_accesses, burst_problem, overwritten_before_read
 from hclbuild.compiler.attrs import ArrayPartition
 from hclbuild.compiler.emit_hls.c_types import CArg, unique
 from hclbuild.compiler.emit_hls.core import EmitterCore, walk
@@ -42,6 +47,7 @@ class LocalCopy:
     copy_in: bool
     copy_out: bool
     note: str = ""  # why the schedule's partitions are not on the copy, when they are not
+    burst: str = ""  # why the argument's own accesses would not burst, when that made the copy
 
 
 def plan_local_copies(
@@ -61,12 +67,16 @@ def plan_local_copies(
         m_axi = interfaces.of(arg.name).mode == "m_axi"
         to_blackbox = _passed_to(value, blackboxes)
         unpartitionable = m_axi or interfaces.single_ram_arrays
-        if not ((parts and unpartitionable) or (m_axi and to_blackbox)):
+        found = argument_accesses(functions, func, index)
+        needs_partitions = bool(parts) and unpartitionable
+        burst = burst_problem(found) if m_axi and not to_blackbox and not needs_partitions else ""
+        if not (needs_partitions or (m_axi and to_blackbox) or burst):
             continue
         reads, writes = argument_access(functions, func, index)
+        copy_in = (reads or writes) and not overwritten_before_read(found, arg.shape)
         note = f"it goes whole to the RTL blackbox {to_blackbox}" if to_blackbox and parts else ""
         kept = () if to_blackbox else tuple(parts)
-        copies.append(LocalCopy(index, arg, kept, copy_in=reads or writes, copy_out=writes, note=note))
+        copies.append(LocalCopy(index, arg, kept, copy_in=copy_in, copy_out=writes, note=note, burst=burst))
     return copies
 
 
@@ -128,10 +138,15 @@ def declare_local(emitter: EmitterCore, copy: LocalCopy) -> str:
     """Declare the local array of `copy` (and its partitions); returns its C name."""
     arg = copy.arg
     name = emitter.names.fresh(f"{arg.name}_local")
-    emitter._line(f"{arg.c_type} {name}{''.join(f'[{dim}]' for dim in arg.shape)};")
+    emitter._line(f"{emitter.uses.c_type(arg.dtype)} {name}{''.join(f'[{dim}]' for dim in arg.shape)};")
+    if copy.burst:
+        emitter._line(f"// {arg.name} streams through {name} in bursts: {copy.burst}")
     if copy.note:
         emitter._line(f"// {name} is not partitioned here: {copy.note}")
-    for pragma in partition_pragmas(name, list(copy.partitions), len(arg.shape), emitter._where(arg.name)):
+    where = emitter._where(arg.name)
+    for pragma in partition_pragmas(
+        name, list(copy.partitions), len(arg.shape), where, emitter.pragma_syntax
+    ):
         emitter._line(pragma)
     return name
 

@@ -4,11 +4,18 @@ Three places get pragmas: the top of a function body (function_pragmas: interfac
 interfaces.py, inline off, dataflow, argument partitions), right after a local array's declaration
 (buffer_pragmas) and the top of a loop body (loop_pragmas). A new pragma kind (streams) is one more
 case in the function for its place.
+
+Pragmas are spelled for the Vitis release the project targets (PragmaSyntax, from project.toml's
+`[hls] vitis_version`): UG1399 names the partition type with `type=` from 2022.2 on, and before
+that as a bare word (`cyclic factor=2 dim=2`). Every other pragma the emitter writes is spelled
+the same in every release from 2020.2.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 
 from mlir import ir
 
@@ -17,6 +24,36 @@ from hclbuild.compiler.attrs import ArrayPartition
 from hclbuild.compiler.emit_hls.c_types import CSignature
 from hclbuild.compiler.emit_hls.interfaces import FunctionInterfaces
 from hclbuild.errors import CompileError, HCLNotImplementedError
+
+# UG1399 2022.2 "pragma HLS array_partition": `type=<type> factor=<int> dim=<int>`; 2020.2 to 2022.1:
+# `<type> factor=<int> dim=<int>`
+TYPED_PARTITION_SINCE = (2022, 2)
+_RELEASE = re.compile(r"(20\d\d)\.(\d)")
+
+
+@dataclass(frozen=True)
+class PragmaSyntax:
+    """How pragmas are spelled for one Vitis release (None: the current one)."""
+
+    release: tuple[int, int] | None = None
+
+    @property
+    def typed_partition(self) -> bool:
+        """Whether array_partition names its type as `type=<type>` (2022.2 on)."""
+        return self.release is None or self.release >= TYPED_PARTITION_SINCE
+
+
+CURRENT_SYNTAX = PragmaSyntax()
+
+
+def pragma_syntax(vitis_version: str | None) -> PragmaSyntax:
+    """The spelling for a release named like "2022.1" (project.toml's vitis_version); None: current."""
+    if vitis_version is None:
+        return CURRENT_SYNTAX
+    match = _RELEASE.fullmatch(vitis_version)
+    if match is None:
+        raise CompileError(f"Vitis version {vitis_version!r}: expected YEAR.N such as 2024.2")
+    return PragmaSyntax((int(match.group(1)), int(match.group(2))))
 
 
 def function_pragmas(
@@ -27,6 +64,7 @@ def function_pragmas(
     inline_off: bool = False,
     local: Collection[str] = (),
     unpartitioned: Mapping[str, str] | None = None,
+    syntax: PragmaSyntax = CURRENT_SYNTAX,
 ) -> list[str]:
     """The pragmas opening a function body: interfaces (a file's top only), `inline off`, dataflow,
     then the partitions of each array argument.
@@ -48,13 +86,15 @@ def function_pragmas(
         if unpartitioned and arg.name in unpartitioned:
             pragmas.append(f"// {arg.name} is not partitioned here: {unpartitioned[arg.name]}")
             continue
-        pragmas += partition_pragmas(arg.name, partitions, len(arg.shape), f"{where}: {arg.name}")
+        pragmas += partition_pragmas(arg.name, partitions, len(arg.shape), f"{where}: {arg.name}", syntax)
     return pragmas
 
 
-def buffer_pragmas(op: ir.Operation, name: str, rank: int, where: str) -> list[str]:
+def buffer_pragmas(
+    op: ir.Operation, name: str, rank: int, where: str, syntax: PragmaSyntax = CURRENT_SYNTAX
+) -> list[str]:
     """The pragmas following the declaration of local array `name`: its hcl.partition entries."""
-    return partition_pragmas(name, attrs.buffer_partitions(op, where), rank, where)
+    return partition_pragmas(name, attrs.buffer_partitions(op, where), rank, where, syntax)
 
 
 def stream_pragmas(name: str, depth: int) -> list[str]:
@@ -101,8 +141,14 @@ def arg_partitions(func: ir.Operation, count: int, where: str) -> list[list[Arra
     return per_arg
 
 
-def partition_pragmas(name: str, partitions: Sequence[ArrayPartition], rank: int, where: str) -> list[str]:
-    """`#pragma HLS array_partition` lines (dim 0 = all dimensions)."""
+def partition_pragmas(
+    name: str,
+    partitions: Sequence[ArrayPartition],
+    rank: int,
+    where: str,
+    syntax: PragmaSyntax = CURRENT_SYNTAX,
+) -> list[str]:
+    """`#pragma HLS array_partition` lines (dim 0 = all dimensions), in UG1399's order of options."""
     pragmas = []
     for partition in partitions:
         text = attrs.format_partition(partition)
@@ -110,13 +156,9 @@ def partition_pragmas(name: str, partitions: Sequence[ArrayPartition], rank: int
             raise CompileError(
                 f"{where}: partition '{text}' names dimension {partition.dim} of a rank-{rank} array"
             )
-        if partition.kind == "complete":
-            pragmas.append(f"#pragma HLS array_partition variable={name} complete dim={partition.dim}")
-        elif partition.factor < 1:
+        if partition.kind != "complete" and partition.factor < 1:
             raise CompileError(f"{where}: partition '{text}' needs a factor >= 1")
-        else:
-            pragmas.append(
-                f"#pragma HLS array_partition variable={name} {partition.kind} dim={partition.dim} "
-                f"factor={partition.factor}"
-            )
+        kind = f"type={partition.kind}" if syntax.typed_partition else partition.kind
+        factor = "" if partition.kind == "complete" else f" factor={partition.factor}"
+        pragmas.append(f"#pragma HLS array_partition variable={name} {kind}{factor} dim={partition.dim}")
     return pragmas
