@@ -81,7 +81,7 @@ M = 64
         sizes={"N": 128, "M": 64},
     )
     assert isinstance(config.clock_period_ns, float) and isinstance(config.atol, float)
-    assert config.as_dict()["sizes"] == {"N": 128, "M": 64}
+    assert config.to_json()["sizes"] == {"N": 128, "M": 64}
 
 
 @pytest.mark.parametrize(

@@ -31,6 +31,9 @@ from typing import NamedTuple
 from hclbuild.errors import CompileError
 
 HLS_SOLUTION = "solution1"
+# the files of a project folder
+KERNEL_FILE = "kernel.py"
+PROJECT_FILE = "project.toml"
 
 
 def _checked(func: str) -> str:
@@ -50,28 +53,63 @@ VECTORS_MANIFEST = "manifest.json"  # of golden/<func>/ and hls/<func>/data/
 DATA_DIR = "data"  # hls/<func>/data/: the golden vectors the testbench reads
 
 
-def hls_project_file_names(func: str) -> list[str]:
-    """The fixed files of one function's HLS folder, relative to it: top file, header, testbench, tcl,
-    cfg, Makefile, README and the data manifest (first three in that order, the manifest last)."""
-    return [
-        f"{func}.cpp",
-        f"{func}.h",
-        f"tb_{func}.cpp",
-        "run_hls.tcl",
-        "hls_config.cfg",
-        "Makefile",
-        "README.md",
-        f"{DATA_DIR}/{VECTORS_MANIFEST}",
-    ]
+# The records of this module are NamedTuples: immutable, compared and pickled by value, and no
+# generated code to exec when they are defined (a no-op doit imports this module).
+class HlsFiles(NamedTuple):
+    """The fixed files of one function's HLS folder (emit writes all but data_manifest, which the
+    reference run writes); each a path below the folder, or a name relative to it."""
+
+    cpp: str  # the top file, <func>.cpp
+    header: str  # <func>.h
+    testbench: str  # tb_<func>.cpp
+    tcl: str  # run_hls.tcl
+    cfg: str  # hls_config.cfg
+    makefile: str
+    readme: str
+    data_manifest: str  # data/manifest.json: the golden vectors the testbench reads
+
+    @classmethod
+    def below(cls, folder: str, func: str) -> HlsFiles:
+        """The files of `func`'s HLS folder `folder` ("" for names relative to it)."""
+        prefix = f"{folder}{os.sep}" if folder else ""
+        return cls(
+            *(
+                prefix + name
+                for name in (
+                    f"{func}.cpp",
+                    f"{func}.h",
+                    f"tb_{func}.cpp",
+                    "run_hls.tcl",
+                    "hls_config.cfg",
+                    "Makefile",
+                    "README.md",
+                    f"{DATA_DIR}{os.sep}{VECTORS_MANIFEST}",
+                )
+            )
+        )
+
+    @property
+    def emitted(self) -> list[str]:
+        """What emit writes: every file but the data manifest."""
+        return list(self[:-1])
+
+    @property
+    def compiled(self) -> list[str]:
+        """What csim compiles and reads: the top file, header and testbench, and the data manifest."""
+        return [self.cpp, self.header, self.testbench, self.data_manifest]
+
+    @property
+    def synthesized(self) -> list[str]:
+        """What synthesis reads: not the golden data (so new vectors rerun cosim, not csynth), nor the
+        Makefile and README, which Vitis never reads (the Makefile names this machine's ap_types)."""
+        return [self.cpp, self.header, self.testbench, self.tcl, self.cfg]
 
 
 def hls_project_files(folder: Path, func: str) -> list[Path]:
-    """hls_project_file_names below `folder`."""
-    return [folder / name for name in hls_project_file_names(func)]
+    """Every fixed file of func's HLS folder `folder` (HlsFiles, in its order)."""
+    return [Path(path) for path in HlsFiles.below(str(folder), func)]
 
 
-# These records and BuildLayout are plain classes, not dataclasses: defining a dataclass runs its
-# generated methods through exec, about 1 ms each at import, and every doit run imports this module.
 class TaskFiles(NamedTuple):
     """The files of one function's doit tasks, as strings (BuildLayout.task_files)."""
 
@@ -79,7 +117,7 @@ class TaskFiles(NamedTuple):
     golden_dir: str
     golden_manifest: str
     hls_dir: str
-    hls: list[str]  # hls_project_file_names below hls/<func>/
+    hls: HlsFiles
     data_dir: str  # hls/<func>/data/
     csim_json: str
 
@@ -98,6 +136,23 @@ class ProjectTaskFiles(NamedTuple):
     status_dir: str
 
 
+def is_project_name(name: str) -> bool:
+    """Whether `name` can be a project name, which becomes a folder and doit task names: letters,
+    digits, '_', '-' and '.', not first '-' or '.' (tested without a regex: task planning asks)."""
+    return (
+        bool(name) and name[0] not in "-." and all(c.isascii() and (c.isalnum() or c in "_.-") for c in name)
+    )
+
+
+def unnamed_project_error(folder: str | Path, name: str) -> str:
+    """Why a project folder whose name is no project name, and whose project.toml names none, is
+    refused before any task exists (as `hclbuild new` refuses to make it)."""
+    return (
+        f"{folder}: {name!r} is not a valid project name (letters, digits, '_', '-', '.'; it names the "
+        "build folder and the doit tasks): rename the folder or set [project] name in its project.toml"
+    )
+
+
 def default_build_root(path: Path) -> Path:
     """`build/` beside a project or a folder of projects (hclbuild's default, and the CI pipeline's):
     beside its folder, or, for a project inside a folder named `projects`, beside that folder (the
@@ -114,46 +169,30 @@ def blackbox_file_name(func: str) -> str:
     return f"{_checked(func)}_blackbox.json"
 
 
-class BuildLayout:
-    """Paths of one project's build folder, `<build_root>/<project_name>/` (immutable)."""
-
-    __slots__ = ("_root", "_root_text", "build_root", "project_name")
+class _Folder(NamedTuple):
     build_root: Path
     project_name: str
 
-    def __init__(self, build_root: Path | str, project_name: str) -> None:
-        set_field = object.__setattr__
-        set_field(self, "build_root", Path(build_root))
-        set_field(self, "project_name", project_name)
-        # every path below starts here; task discovery asks for thousands of them on each doit run
-        set_field(self, "_root", self.build_root / project_name)
-        set_field(self, "_root_text", str(self._root))
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"BuildLayout is immutable: cannot set {name!r}")
+class BuildLayout(_Folder):
+    """Paths of one project's build folder, `<build_root>/<project_name>/` (immutable)."""
 
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"BuildLayout is immutable: cannot delete {name!r}")
+    __slots__ = ()
 
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not BuildLayout:
-            return NotImplemented
-        return (self.build_root, self.project_name) == (other.build_root, other.project_name)
+    def __new__(cls, build_root: Path | str, project_name: str) -> BuildLayout:
+        return super().__new__(cls, Path(build_root), project_name)
 
-    def __hash__(self) -> int:
-        return hash((self.build_root, self.project_name))
-
-    def __repr__(self) -> str:
-        return f"BuildLayout(build_root={self.build_root!r}, project_name={self.project_name!r})"
-
-    def __reduce__(self) -> tuple[type, tuple[Path, str]]:
-        # pickled into doit's -n workers and Dask tasks; __setattr__ refuses the default way
-        return BuildLayout, (self.build_root, self.project_name)
+    def __getnewargs__(self) -> tuple[Path, str]:
+        return (self.build_root, self.project_name)
 
     @property
     def root(self) -> Path:
         """`build/<name>/`."""
-        return self._root
+        return self.build_root / self.project_name
+
+    @property
+    def _root_text(self) -> str:
+        return os.path.join(self.build_root, self.project_name)
 
     # ---- ir/ ----------------------------------------------------------------------------
     @property
@@ -242,7 +281,7 @@ class BuildLayout:
         return self.hls_dir(func) / DATA_DIR
 
     def hls_files(self, func: str) -> list[Path]:
-        """The files every emitted `hls/<func>/` folder has (doit targets); vectors vary by argument."""
+        """The files every emitted `hls/<func>/` folder has (HlsFiles); vectors vary by argument."""
         return hls_project_files(self.hls_dir(func), func)
 
     def task_files(self, func: str, is_top: bool) -> TaskFiles:
@@ -256,7 +295,7 @@ class BuildLayout:
             golden_dir=golden,
             golden_manifest=f"{golden}{sep}{VECTORS_MANIFEST}",
             hls_dir=hls,
-            hls=[f"{hls}{sep}{name}" for name in hls_project_file_names(func)],
+            hls=HlsFiles.below(hls, func),
             data_dir=f"{hls}{sep}{DATA_DIR}",
             csim_json=f"{root}{sep}{CSIM_DIR}{sep}{func}.json",
         )
@@ -309,7 +348,7 @@ class BuildLayout:
 
     @property
     def template_cache(self) -> Path:
-        """`<build_root>/.templates/`: the compiled templates (hls_project.keep_compiled_templates),
+        """`<build_root>/.templates/`: the compiled templates (templates.keep_compiled_templates),
         shared by every project of the build folder."""
         return self.build_root / ".templates"
 

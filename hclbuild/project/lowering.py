@@ -13,22 +13,28 @@ were lowered from: a rerun of the reference for another seed or model keeps them
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any
+
+from mlir import ir
 
 from hclbuild.atomic import write_if_changed
 from hclbuild.code_units import CodeUnit
+from hclbuild.compiler.context import new_context
+from hclbuild.compiler.passes.bounds_check import bounds_check
+from hclbuild.compiler.passes.checked_division import check_divisions
+from hclbuild.compiler.passes.instrument import instrument_calls
+from hclbuild.compiler.passes.stream_check import stream_checks
+from hclbuild.compiler.to_llvm import lower_to_llvm_units
 from hclbuild.errors import CompileError, ConfigError
 from hclbuild.project.layout import BuildLayout
+from hclbuild.project.manifest import LoweredDesign, json_text, read_lowered_design
 
-LLVM_MANIFEST_FORMAT = "hclbuild-llvm"
 
-
-def lower_design(layout: BuildLayout) -> dict[str, Any]:
+def lower_design(layout: BuildLayout) -> LoweredDesign:
     """Instrument and lower ir/top.mlir (skipped when llvm/ already holds its lowering).
 
-    Returns llvm/manifest.json's content: the probe sites, bounds checks, division checks and
-    stream checks the instrumentation added, which the reference run decodes.
+    Returns llvm/manifest.json: the probe sites, bounds checks, division checks and stream checks
+    the instrumentation added, which the reference run decodes.
     """
     try:
         source = layout.top_mlir.read_bytes()
@@ -39,20 +45,15 @@ def lower_design(layout: BuildLayout) -> dict[str, Any]:
     if lowered is not None:
         return lowered
     units, checks = _instrument_and_lower(source.decode("utf-8"), layout)
-    manifest = {
-        "format": LLVM_MANIFEST_FORMAT,
-        "source": source_digest,
-        "units": _write_units(layout, units),
-        **checks,
-    }
-    write_if_changed(layout.llvm_manifest, json.dumps(manifest, indent=2) + "\n")
+    manifest = LoweredDesign(source_digest, _write_units(layout, units), **checks)
+    write_if_changed(layout.llvm_manifest, json_text(manifest))
     return manifest
 
 
-def read_llvm_units(layout: BuildLayout, manifest: dict[str, Any]) -> list[CodeUnit]:
+def read_llvm_units(layout: BuildLayout, manifest: LoweredDesign) -> list[CodeUnit]:
     """The code units llvm/manifest.json lists, read from llvm/units/ and checked against their digests."""
     units = []
-    for entry in manifest.get("units", []):
+    for entry in manifest.units:
         path = layout.llvm_units_dir / entry["file"]
         try:
             data = path.read_bytes()
@@ -92,23 +93,11 @@ def _unit_file(name: str, taken: set[str]) -> str:
     return file
 
 
-def read_llvm_manifest(layout: BuildLayout) -> dict[str, Any]:
-    """llvm/manifest.json, checked to be one (the reference run's probes and checks)."""
-    path = layout.llvm_manifest
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{path}: unreadable LLVM manifest ({exc}); run the reference again") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != LLVM_MANIFEST_FORMAT:
-        raise ConfigError(f"{path}: not an hclbuild LLVM manifest")
-    return manifest
-
-
-def _lowered(layout: BuildLayout, source_digest: str) -> dict[str, Any] | None:
+def _lowered(layout: BuildLayout, source_digest: str) -> LoweredDesign | None:
     """The manifest of an earlier lowering of these exact ir/top.mlir bytes whose units are intact."""
     try:
-        manifest = read_llvm_manifest(layout)
-        if manifest.get("source") != source_digest or "units" not in manifest:
+        manifest = read_lowered_design(layout)
+        if manifest.source != source_digest:
             return None
         read_llvm_units(layout, manifest)
     except (ConfigError, KeyError, TypeError):
@@ -118,14 +107,6 @@ def _lowered(layout: BuildLayout, source_digest: str) -> dict[str, Any] | None:
 
 def _instrument_and_lower(text: str, layout: BuildLayout) -> tuple[list[CodeUnit], dict[str, list]]:
     """LLVM IR of the design with probes at every outlined call and checked accesses and divisions."""
-    from mlir import ir
-
-    from hclbuild.compiler.context import new_context
-    from hclbuild.compiler.passes.bounds_check import bounds_check
-    from hclbuild.compiler.passes.checked_division import check_divisions
-    from hclbuild.compiler.passes.instrument import instrument_calls
-    from hclbuild.compiler.passes.stream_check import stream_checks
-    from hclbuild.compiler.to_llvm import lower_to_llvm_units
 
     with new_context():
         # the design verified when compile wrote it; lower_to_llvm_ir verifies the instrumented copy

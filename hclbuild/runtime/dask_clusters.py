@@ -55,17 +55,21 @@ def make_cluster(kind: str, workers: int | None = None, *, scale: bool = True) -
         return LocalCluster(
             n_workers=workers or local_cores(), threads_per_worker=1, processes=True, dashboard_address=None
         )
-    return _jobqueue_cluster(kind, workers, scale, [])
+    return _jobqueue_cluster(kind, workers, scale, [], submits=scale)
 
 
-def _jobqueue_cluster(kind: str, workers: int | None, scale: bool, refusals: list[str]) -> Any:
+def _jobqueue_cluster(
+    kind: str, workers: int | None, scale: bool, refusals: list[str], *, submits: bool = True
+) -> Any:
+    """`submits`: the cluster will submit jobs, so the queue's submit command must be on PATH (a
+    cluster made only to write its job script does not need it)."""
     try:
         import dask_jobqueue
     except ImportError:
         raise ToolError(f"--cluster {kind} needs dask-jobqueue: {INSTALL_HINT}") from None
     cluster_class = getattr(dask_jobqueue, _JOBQUEUE_CLASSES[kind])
     submit = cluster_class.job_cls.submit_command.split()[0]
-    if shutil.which(submit) is None:
+    if submits and shutil.which(submit) is None:
         raise ToolError(f"--cluster {kind}: {submit} is not on PATH (this machine cannot submit {kind} jobs)")
     try:
         cluster = cluster_class(job_cls=_recording_job_class(cluster_class.job_cls, refusals))

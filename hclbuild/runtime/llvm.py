@@ -38,13 +38,14 @@ import numpy as np
 
 from hclbuild.code_units import unresolved
 from hclbuild.dsl.array import Array
-from hclbuild.dsl.types import DType, from_storage, to_storage
+from hclbuild.dsl.storage import from_storage, to_storage
+from hclbuild.dsl.types import DType
 from hclbuild.errors import APIError, CompileError
 from hclbuild.probes import PROBE_FUNCTION
 from hclbuild.runtime.jit_probes import ProbeHandler, bind_forward_symbol, call_with_probes
 from hclbuild.runtime.llvm_objects import CodeUnit, _one_line, compile_objects
-from hclbuild.runtime.signature import ArgSpec, FunctionSignature
 from hclbuild.runtime.stream_events import RECORDER_IR, EventRecord, recorder_unit
+from hclbuild.schedule.signature import ArgSpec, FunctionSignature
 
 CIFACE_PREFIX = "_mlir_ciface_"
 WRAPPER_PREFIX = "__hcl_call_"

@@ -42,6 +42,7 @@ from hclbuild import tool_processes
 from hclbuild.atomic import write_bytes_atomic, write_text_atomic
 from hclbuild.errors import ConfigError, HCLError, ToolError
 from hclbuild.runtime import CLUSTER_ENV, SCHEDULER_ENV
+from hclbuild.runtime.csim import GXX, run_csim
 from hclbuild.runtime.dask_clusters import (
     CLUSTERS,
     DEFAULT_WORKER_TIMEOUT,
@@ -49,6 +50,15 @@ from hclbuild.runtime.dask_clusters import (
     BatchWorkers,
     import_distributed,
     make_cluster,
+)
+from hclbuild.runtime.vitis import (
+    ToolRun,
+    choose_front_end,
+    find_vitis,
+    ordered_steps,
+    report_dirs,
+    run_hls_steps,
+    version_of,
 )
 
 WORKERS_ENV = "HCLBUILD_WORKERS"  # how many workers HCLBUILD_CLUSTER starts
@@ -217,7 +227,6 @@ def _worker_address() -> str:
 
 
 def _csim_on_worker(job: Job, folder: Path, root: Path, result: JobResult) -> None:
-    from hclbuild.runtime.csim import GXX, run_csim
 
     result.tools = {"g++": _first_line(GXX, "--version"), **_hclbuild_version()}
     document = root / "csim.json"
@@ -231,18 +240,9 @@ def _csim_on_worker(job: Job, folder: Path, root: Path, result: JobResult) -> No
 
 
 def _vitis_on_worker(job: Job, folder: Path, result: JobResult) -> None:
-    from hclbuild.runtime.vitis import choose_flow, find_vitis, run_hls_steps
 
     tools = find_vitis()
-    found = {
-        name: path
-        for name, path in (
-            ("vitis_hls", tools and tools.vitis_hls),
-            ("v++", tools and tools.vpp),
-            ("vitis-run", tools and tools.vitis_run),
-        )
-        if path
-    }
+    found = dict(tools.found) if tools is not None else {}
     result.tools = {name: _version(path) for name, path in found.items()}
     result.tools.update(_hclbuild_version())
     if not found:
@@ -250,7 +250,7 @@ def _vitis_on_worker(job: Job, folder: Path, result: JobResult) -> None:
             f"{job.where}: worker {result.worker} advertises {VITIS_RESOURCE} but has no Vitis HLS "
             "tool (vitis_hls, vitis-run or v++) on PATH or under $XILINX_HLS/$XILINX_VITIS"
         )
-    choose_flow(tools, job.flow)  # a missing [hls] tool is this worker's refusal, before anything runs
+    choose_front_end(tools, job.flow)  # a missing [hls] tool is this worker's refusal, before anything runs
     runs = run_hls_steps(folder, job.func, job.steps, flow=job.flow, tools=tools, timeout=job.timeout)
     result.argv = [run.argv for run in runs]
 
@@ -265,10 +265,8 @@ def _result_files(job: Job, folder: Path) -> dict[str, bytes]:
             if path.name != f"tb_{job.func}" and path.suffix != ".o"
         ]
     else:
-        from hclbuild.runtime.vitis import report_dirs
-
         wanted = list(folder.glob("*.log"))
-        for layout_root in report_dirs(folder, job.func).values():
+        for layout_root in report_dirs(folder, job.func):
             for sub in _VITIS_RESULT_DIRS:
                 wanted += (layout_root / sub).rglob("*")
     return {
@@ -288,7 +286,6 @@ def _first_line(*argv: str) -> str:
 
 @functools.cache
 def _version(executable: Path) -> str:
-    from hclbuild.runtime.vitis import version_of
 
     return version_of(executable) or "unknown version"
 
@@ -643,7 +640,6 @@ def run_hls_steps_remote(
     A job carries no synthesized project (gigabytes), so the worker synthesizes before a cosim even
     with `reuse_synthesis`; then only the cosim's results come back, and the RTL here stays the one
     the function's csynth made (a blackbox top's synthesis read it)."""
-    from hclbuild.runtime.vitis import ToolRun, ordered_steps
 
     folder = Path(folder)
     order = tuple(ordered_steps(steps))

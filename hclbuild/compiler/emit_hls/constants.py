@@ -21,7 +21,7 @@ from hclbuild.compiler.emit_hls.c_types import (
 from hclbuild.compiler.emit_hls.core import EmitterCore, Handler, Memory
 from hclbuild.compiler.emit_hls.pragmas import buffer_pragmas
 from hclbuild.dsl.types import DType
-from hclbuild.errors import HCLNotImplementedError
+from hclbuild.errors import CompileError, HCLNotImplementedError
 
 # a fixed-point constant is written as the double it equals: exact up to 53 significant bits
 _EXACT_DOUBLE_BITS = 53
@@ -64,8 +64,6 @@ class ConstantOps(EmitterCore):
         raise self._fail_where(where, f"no memref.global @{symbol} in the module")
 
     def _fail_where(self, where: str, message: str) -> Exception:
-        from hclbuild.errors import CompileError
-
         return CompileError(f"{where}: {message}")
 
 
