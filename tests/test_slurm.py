@@ -168,7 +168,7 @@ def _cancel_a_busy_worker(cancelled: list[str], slurm: LocalSlurm, stop: threadi
             None,
         )
         if busy:
-            job_id = session.client.run(os.environ.get, "SLURM_JOB_ID", workers=[busy])[busy]
+            job_id = session.client.run(os.getenv, "SLURM_JOB_ID", workers=[busy])[busy]
             time.sleep(0.3)  # well into the job: g++ is running
             slurm.cancel(job_id)
             cancelled.append(job_id)
