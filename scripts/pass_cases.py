@@ -146,6 +146,35 @@ def two_row_loops() -> Any:
     return s
 
 
+def colour_planes() -> Any:
+    """gray[y][x] = rgb[0][y][x] + rgb[1][y][x] + rgb[2][y][x] pipelined at II=1: 3 reads, 2 ports."""
+    rgb = hcl.placeholder((3, 2, 4), "rgb")
+
+    def kernel(rgb: Any) -> Any:
+        return hcl.compute((2, 4), lambda y, x: rgb[0, y, x] + rgb[1, y, x] + rgb[2, y, x], "gray")
+
+    s = hcl.create_schedule([rgb], kernel)
+    s[kernel.gray].pipeline(kernel.gray.axis[1])
+    return s
+
+
+def row_times_matrix() -> Any:
+    """C[i][j] += A[i][k] * B[k][j] with j pipelined inside k: A[i][k] does not change in j."""
+    A, B, C = hcl.placeholder((2, 3), "A"), hcl.placeholder((3, 4), "B"), hcl.placeholder((2, 4), "C")
+
+    def kernel(A: Any, B: Any, C: Any) -> None:
+        with (
+            hcl.for_(0, 2, tag="S", name="i") as i,
+            hcl.for_(0, 3, name="k") as k,
+            hcl.for_(0, 4, name="j") as j,
+        ):
+            C[i, j] = C[i, j] + A[i, k] * B[k, j]
+
+    s = hcl.create_schedule([A, B, C], kernel)
+    s["S"].pipeline(s["S"].axis[2])
+    return s
+
+
 def divide_by_zero() -> Any:
     A = hcl.placeholder((4,), "A")
     return hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i] / 0, "B"))
@@ -167,6 +196,8 @@ KERNELS: dict[str, Callable[[], Any]] = {
         row_buffer,
         producer_in_consumer,
         two_row_loops,
+        colour_planes,
+        row_times_matrix,
         divide_by_zero,
         subscript_outside,
     )
@@ -233,6 +264,10 @@ CASES: tuple[Case, ...] = (
     Case("constant_divisor", "by_zero", "divide_by_zero"),
     Case("constant_subscript", "in_bounds", "scratch_buffer"),
     Case("constant_subscript", "outside", "subscript_outside"),
+    Case("hoist_invariant_loads", "row_of_a", "row_times_matrix"),
+    Case("hoist_invariant_loads", "every_load_varies", "colour_planes"),
+    Case("parallel_reads", "colour_planes", "colour_planes"),
+    Case("parallel_reads", "ports_suffice", "row_times_matrix"),
     Case("verify", "outlined_chain", "stream_chain"),
     Case(
         "verify",
@@ -327,6 +362,8 @@ RECORDED_FUNCTIONS = (
     (pipeline, "outline_stages", "outline"),
     (pipeline, "annotate_stream_arguments", "annotate_stream_arguments"),
     (pipeline, "fuse_fill_loops", "fuse_fill_loops"),
+    (pipeline, "hoist_invariant_loads", "hoist_invariant_loads"),
+    (pipeline, "partition_parallel_reads", "parallel_reads"),
     (pipeline, "verify_module", "verify"),
     (flow, "function_modules", "split_functions"),
     (lowering, "instrument_calls", "instrument"),

@@ -14,6 +14,7 @@ tests/test_pass_ir.py runs every case; scripts/pass_cases.py writes them (both u
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,9 +32,11 @@ from hclbuild.compiler.passes.compute_at import ComputeAtPass
 from hclbuild.compiler.passes.constant_divisor import check_constant_divisors
 from hclbuild.compiler.passes.constant_subscript import check_constant_subscripts
 from hclbuild.compiler.passes.dealloc import dealloc_allocs
+from hclbuild.compiler.passes.hoist_invariant_loads import hoist_invariant_loads
 from hclbuild.compiler.passes.instrument import instrument_calls
 from hclbuild.compiler.passes.outline import outline_stages
 from hclbuild.compiler.passes.outline_axis import outline_axis
+from hclbuild.compiler.passes.parallel_reads import partition_parallel_reads
 from hclbuild.compiler.passes.print_calls import define_print_functions
 from hclbuild.compiler.passes.reserved_top import rename_reserved_top
 from hclbuild.compiler.passes.reuse_at import ReuseAtPass, fuse_fill_loops
@@ -108,6 +111,8 @@ RUNNERS: dict[str, Callable[[ir.Module, dict[str, Any]], Any]] = {
     "annotate_stream_arguments": lambda m, a: annotate_stream_arguments(m),
     "constant_divisor": lambda m, a: check_constant_divisors(m),
     "constant_subscript": lambda m, a: check_constant_subscripts(m),
+    "hoist_invariant_loads": lambda m, a: hoist_invariant_loads(m),
+    "parallel_reads": lambda m, a: [dataclasses.asdict(added) for added in partition_parallel_reads(m)],
     "verify": lambda m, a: verify_module(m),
     "reserved_top": _reserved_top,
     "split_functions": _split_functions,
