@@ -131,6 +131,20 @@ def producer_in_consumer() -> Any:
     return s
 
 
+def independent_stages() -> Any:
+    """B and C both read A and not each other; B computed at C's inner loop fuses the two nests."""
+    A = hcl.placeholder((2, 3), "A")
+
+    def kernel(A: Any) -> Any:
+        B = hcl.compute((2, 3), lambda i, j: A[i, j] + 1, "B")
+        C = hcl.compute((2, 3), lambda i, j: A[i, j] * 2, "C")
+        return hcl.compute((2, 3), lambda i, j: B[i, j] + C[i, j], "D")
+
+    s = hcl.create_schedule([A], kernel)
+    s[kernel.B].compute_at(s[kernel.C], kernel.C.axis[1])
+    return s
+
+
 def two_row_loops() -> Any:
     """Two loop nests whose bodies differ only in a bound, outlined at the rows and unified."""
     A, B, C = (hcl.placeholder((2, 4), n) for n in "ABC")
@@ -195,6 +209,7 @@ KERNELS: dict[str, Callable[[], Any]] = {
         line_then_window,
         row_buffer,
         producer_in_consumer,
+        independent_stages,
         two_row_loops,
         colour_planes,
         row_times_matrix,
@@ -250,6 +265,8 @@ CASES: tuple[Case, ...] = (
         "producer_in_consumer",
         args={"producer": "C", "consumer": "B"},
     ),
+    Case("fuse_at", "inner_loop", "independent_stages"),
+    Case("fuse_at", "no_such_stage", "independent_stages", args={"producer": "Z"}),
     Case("reuse_at", "shift_register", "window_sum"),
     Case("reuse_at", "line_buffer", "line_then_window"),
     Case("reuse_at", "window_buffer", "line_then_window", nth=1),
@@ -379,6 +396,7 @@ RECORDED_CLASSES = (
     (pipeline, "ReuseAtPass", "reuse_at"),
     (pipeline, "BufferAtPass", "buffer_at"),
     (pipeline, "ComputeAtPass", "compute_at"),
+    (pipeline, "FuseAtPass", "fuse_at"),
     (pipeline, "StreamPass", "stream"),
 )
 

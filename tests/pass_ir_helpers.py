@@ -32,6 +32,7 @@ from hclbuild.compiler.passes.compute_at import ComputeAtPass
 from hclbuild.compiler.passes.constant_divisor import check_constant_divisors
 from hclbuild.compiler.passes.constant_subscript import check_constant_subscripts
 from hclbuild.compiler.passes.dealloc import dealloc_allocs
+from hclbuild.compiler.passes.fuse_at import FuseAtPass
 from hclbuild.compiler.passes.hoist_invariant_loads import hoist_invariant_loads
 from hclbuild.compiler.passes.instrument import instrument_calls
 from hclbuild.compiler.passes.outline import outline_stages
@@ -102,6 +103,7 @@ RUNNERS: dict[str, Callable[[ir.Module, dict[str, Any]], Any]] = {
     "outline_axis": lambda m, a: outline_axis(m, a["stage"], a["axis"], a["unify"]),
     "unify": _unify,
     "compute_at": lambda m, a: list(ComputeAtPass(**a).run(m)),
+    "fuse_at": lambda m, a: FuseAtPass(**a).run(m),
     "reuse_at": lambda m, a: list(
         ReuseAtPass(**{**a, "reduction_loops": frozenset(a["reduction_loops"])}).run(m)
     ),

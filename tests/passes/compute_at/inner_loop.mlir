@@ -26,9 +26,9 @@ module {
 module {
   func.func @top(%arg0: memref<2x3xi32>, %arg1: memref<2x3xi32>) attributes {hcl.arg_names = ["A", "C"], hcl.arg_types = ["int32", "int32"], hcl.top} {
     %alloc = memref.alloc() {hcl.dtype = "int32", hcl.name = "B"} : memref<1x1xi32>
+    %c0 = arith.constant 0 : index
     affine.for %arg2 = 0 to 2 {
       affine.for %arg3 = 0 to 3 {
-        %c0 = arith.constant 0 : index
         %0 = memref.load %arg0[%arg2, %arg3] : memref<2x3xi32>
         %c1_i32 = arith.constant 1 : i32
         %1 = arith.addi %0, %c1_i32 : i32

@@ -1,0 +1,61 @@
+// pass: fuse_at
+// args: {"axis": "j", "consumer": "C", "producer": "B"}
+module {
+  func.func @top(%arg0: memref<2x3xi32>, %arg1: memref<2x3xi32>) attributes {hcl.arg_names = ["A", "D"], hcl.arg_types = ["int32", "int32"], hcl.top} {
+    %alloc = memref.alloc() {hcl.dtype = "int32", hcl.name = "B"} : memref<2x3xi32>
+    %alloc_0 = memref.alloc() {hcl.dtype = "int32", hcl.name = "C"} : memref<2x3xi32>
+    affine.for %arg2 = 0 to 2 {
+      affine.for %arg3 = 0 to 3 {
+        %0 = memref.load %arg0[%arg2, %arg3] : memref<2x3xi32>
+        %c1_i32 = arith.constant 1 : i32
+        %1 = arith.addi %0, %c1_i32 : i32
+        memref.store %1, %alloc[%arg2, %arg3] : memref<2x3xi32>
+      } {hcl.loop_name = "j"}
+    } {hcl.loop_name = "i", hcl.op_name = "B"}
+    affine.for %arg2 = 0 to 2 {
+      affine.for %arg3 = 0 to 3 {
+        %0 = memref.load %arg0[%arg2, %arg3] : memref<2x3xi32>
+        %c2_i32 = arith.constant 2 : i32
+        %1 = arith.muli %0, %c2_i32 : i32
+        memref.store %1, %alloc_0[%arg2, %arg3] : memref<2x3xi32>
+      } {hcl.loop_name = "j"}
+    } {hcl.loop_name = "i", hcl.op_name = "C"}
+    affine.for %arg2 = 0 to 2 {
+      affine.for %arg3 = 0 to 3 {
+        %0 = memref.load %alloc[%arg2, %arg3] : memref<2x3xi32>
+        %1 = memref.load %alloc_0[%arg2, %arg3] : memref<2x3xi32>
+        %2 = arith.addi %0, %1 : i32
+        memref.store %2, %arg1[%arg2, %arg3] : memref<2x3xi32>
+      } {hcl.loop_name = "j"}
+    } {hcl.loop_name = "i", hcl.op_name = "D"}
+    return
+  }
+}
+// ----- output
+module {
+  func.func @top(%arg0: memref<2x3xi32>, %arg1: memref<2x3xi32>) attributes {hcl.arg_names = ["A", "D"], hcl.arg_types = ["int32", "int32"], hcl.top} {
+    %alloc = memref.alloc() {hcl.dtype = "int32", hcl.name = "B"} : memref<2x3xi32>
+    %alloc_0 = memref.alloc() {hcl.dtype = "int32", hcl.name = "C"} : memref<2x3xi32>
+    affine.for %arg2 = 0 to 2 {
+      affine.for %arg3 = 0 to 3 {
+        %0 = memref.load %arg0[%arg2, %arg3] : memref<2x3xi32>
+        %c1_i32 = arith.constant 1 : i32
+        %1 = arith.addi %0, %c1_i32 : i32
+        memref.store %1, %alloc[%arg2, %arg3] : memref<2x3xi32>
+        %2 = memref.load %arg0[%arg2, %arg3] : memref<2x3xi32>
+        %c2_i32 = arith.constant 2 : i32
+        %3 = arith.muli %2, %c2_i32 : i32
+        memref.store %3, %alloc_0[%arg2, %arg3] : memref<2x3xi32>
+      } {hcl.loop_name = "j"}
+    } {hcl.loop_name = "i", hcl.op_name = "C"}
+    affine.for %arg2 = 0 to 2 {
+      affine.for %arg3 = 0 to 3 {
+        %0 = memref.load %alloc[%arg2, %arg3] : memref<2x3xi32>
+        %1 = memref.load %alloc_0[%arg2, %arg3] : memref<2x3xi32>
+        %2 = arith.addi %0, %1 : i32
+        memref.store %2, %arg1[%arg2, %arg3] : memref<2x3xi32>
+      } {hcl.loop_name = "j"}
+    } {hcl.loop_name = "i", hcl.op_name = "D"}
+    return
+  }
+}
