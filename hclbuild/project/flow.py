@@ -13,6 +13,7 @@ functions up to date. project.in_process runs them all on a schedule in hand.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -26,6 +27,7 @@ from hclbuild.compiler.emit_hls import c_signature, emit_function_files, pragma_
 from hclbuild.compiler.passes.reserved_top import rename_reserved_top
 from hclbuild.compiler.passes.split_functions import call_graph, callees_first, function_modules
 from hclbuild.compiler.pipeline import compile_schedule
+from hclbuild.compiler.port_limits import port_limited_loops
 from hclbuild.compiler.signature import signature_of
 from hclbuild.compiler.upstream_attrs import symbols
 from hclbuild.compiler.written_args import written_arguments
@@ -93,6 +95,9 @@ def write_design_ir(schedule: Schedule, layout: BuildLayout, name: str) -> Desig
         raise type(exc)(f"{name}: {exc}") from None
     rename_reserved_top(design)  # a design named `main`: C++'s main() is the testbench's
     module = design.module
+    for limit in port_limited_loops(module):
+        # Vitis would settle at the higher II with a line in a log read after csynth: say it now
+        print(f"hclbuild: warning: {name}: {limit.message}", file=sys.stderr)
     texts = function_modules(module)
     write_if_changed(layout.top_mlir, str(module))
     functions = [design.top] + list(dict.fromkeys(design.outlined))
