@@ -160,6 +160,17 @@ SNIPPETS: dict[str, tuple[str, str]] = {
         "hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i][2:40], name='C'))",
         "bit slice [2:40] is out of range for Int(32) (hi is exclusive)",
     ),
+    "empty bit slice": (
+        "A = hcl.placeholder((4,), 'A')\n"
+        "hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i][3:3], name='C'))",
+        "bit slice [3:3] is empty: hi is exclusive, so x[k:k+1] (or x[k]) is bit k",
+    ),
+    "placeholder of more than 2**63 - 1 elements": (
+        "hcl.placeholder((2**40, 2**40), 'A')",
+        "placeholder A: shape (1099511627776, 1099511627776) has 1208925819614629174706176 elements, "
+        "more than 2**63 - 1",
+    ),
+    "hcl.all of nothing": ("hcl.all()", "hcl.all needs at least one condition"),
     "cast to a 2048-bit int": (
         "A = hcl.placeholder((4,), 'A')\n"
         "hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: hcl.cast('int2048', A[i]),"

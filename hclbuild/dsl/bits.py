@@ -121,6 +121,9 @@ def _slice_bounds(key: slice, dtype: DType) -> tuple[Expr, int | None, Expr | No
             "(use .reverse() to reverse bits)"
         )
     width = constant_distance(lo, hi)
+    if width == 0:
+        shown = f"[{clo}:{chi}]" if clo is not None else "[lo:hi] with hi == lo"
+        raise APIError(f"bit slice {shown} is empty: hi is exclusive, so x[k:k+1] (or x[k]) is bit k")
     if width is None:
         return lo, None, hi
     if clo is not None and chi is not None and not 0 <= clo < chi <= dtype.bits:

@@ -399,6 +399,20 @@ def or_(*args: object) -> Expr:
     return Logical("or", tuple(to_bool(a) for a in args))
 
 
+def all_of(*conditions: object) -> Expr:
+    """hcl.all(a, b, ...): true when every condition holds (HeteroCL refuses hcl.all() of nothing)."""
+    if not conditions:
+        raise APIError("hcl.all needs at least one condition (hcl.and_() of nothing is true)")
+    return and_(*conditions)
+
+
+def any_of(*conditions: object) -> Expr:
+    """hcl.any(a, b, ...): true when some condition holds (HeteroCL refuses hcl.any() of nothing)."""
+    if not conditions:
+        raise APIError("hcl.any needs at least one condition (hcl.or_() of nothing is false)")
+    return or_(*conditions)
+
+
 def not_(arg: object) -> Expr:
     """hcl.not_(a): logical negation."""
     return Logical("not", (to_bool(arg),))

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any
 
 from hclbuild.dsl.expr import Expr, Load, as_expr
 from hclbuild.dsl.types import DType, Index
 from hclbuild.errors import APIError
+
+MAX_ELEMENTS = 2**63 - 1  # a tensor's element count, as MLIR's int64 sizes hold it
 
 
 def normalize_shape(shape: object, what: str) -> tuple[int, ...]:
@@ -23,6 +26,10 @@ def normalize_shape(shape: object, what: str) -> tuple[int, ...]:
         if int(dim) <= 0:
             raise APIError(f"{what}: shape dimensions must be positive, got {tuple(shape)!r}")
         dims.append(int(dim))
+    count = math.prod(dims)
+    if count > MAX_ELEMENTS:
+        # MLIR sizes a memref in int64: beyond it, the bindings raise a TypeError or MLIR aborts
+        raise APIError(f"{what}: shape {tuple(shape)!r} has {count} elements, more than 2**63 - 1")
     return tuple(dims) if dims else (1,)
 
 
