@@ -266,6 +266,18 @@ PROJECTS: dict[str, tuple[dict[str, str], str]] = {
         {"kernel.py": KERNEL, "project.toml": "[hls]\nclock_period_ns = 'fast'\n"},
         "clock_period_ns",
     ),
+    "project.toml clock of 10 ps": (
+        {"kernel.py": KERNEL, "project.toml": "[hls]\nclock_period_ns = 0.01\n"},
+        "hls.clock_period_ns must be from 0.5 to 1000 (ns), got 0.01",
+    ),
+    "project.toml timeout beyond a week": (
+        {"kernel.py": KERNEL, "project.toml": "[reference]\ntimeout = 1e300\n"},
+        "reference.timeout must be from 1 to 604800 (s), got 1e+300",
+    ),
+    "project.toml size beyond a C int": (
+        {"kernel.py": KERNEL, "project.toml": "[sizes]\nN = 4294967296\n"},
+        "sizes.N must be at most 2147483647 (loops count in C int), got 4294967296",
+    ),
     "project.toml part with Tcl metacharacters": (
         {"kernel.py": KERNEL, "project.toml": "[hls]\npart = 'xc7z020 [exec rm -rf ~]'\n"},
         "part",
