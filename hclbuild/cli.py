@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -127,11 +128,17 @@ def run_doit(command: list[str], projects: list[Path], build_root: Path) -> int:
     # doit's output stream defaults to the sys.stdout of when doit was first imported: a caller that
     # has since replaced it (pytest's capture, a notebook) would get output written to a closed file;
     # the state backend reports a state it could not save (a full disk) instead of a traceback
-    output = {"GLOBAL": {"outfile": sys.stdout}, "BACKEND": {"sqlite3": "hclbuild.doit_state:SqliteState"}}
+    # doit's commands other than run write to the sys.stdout of when they are made: both see the guard
+    stdout = _ReaderGuard(sys.stdout)
+    output = {"GLOBAL": {"outfile": stdout}, "BACKEND": {"sqlite3": "hclbuild.doit_state:SqliteState"}}
     FAILED_DUMPS.clear()
-    # doit says 1 for a failed task, 2 for a task that raised (an error under --continue), 3 for an
-    # error before any task ran; hclbuild's 2 is a bad command line, so every one of them is 1
-    code = 1 if DoitMain(ModuleTaskLoader(namespace), extra_config=output).run(command) else 0
+    real_stdout, sys.stdout = sys.stdout, stdout
+    try:
+        # doit says 1 for a failed task, 2 for a task that raised (an error under --continue), 3 for an
+        # error before any task ran; hclbuild's 2 is a bad command line, so every one of them is 1
+        code = 1 if DoitMain(ModuleTaskLoader(namespace), extra_config=output).run(command) else 0
+    finally:
+        sys.stdout = real_stdout
     if FAILED_DUMPS:
         raise HCLError(
             f"{namespace['DOIT_CONFIG']['dep_file']}: doit could not record which tasks ran "
@@ -209,7 +216,7 @@ def print_summary(rows: list[dict[str, Any]]) -> None:
 def cmd_new(args: argparse.Namespace) -> int:
     import shlex
 
-    from hclbuild.atomic import write_text_atomic
+    from hclbuild.atomic import write_text_new
     from hclbuild.project.config import is_project_name
 
     folder = Path(args.dir)
@@ -221,9 +228,15 @@ def cmd_new(args: argparse.Namespace) -> int:
         )
     if (folder / "kernel.py").exists():
         raise HCLError(f"{folder}: already a project (kernel.py exists); nothing written")
+    if (folder / "project.toml").exists():
+        raise HCLError(f"{folder}: project.toml exists (hclbuild new writes its own); nothing written")
     folder.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(folder / "kernel.py", KERNEL_TEMPLATE.format(name=name))
-    write_text_atomic(folder / "project.toml", TOML_TEMPLATE)
+    # neither file replaces one that appears meanwhile; project.toml first, so a refusal leaves no kernel.py
+    try:
+        write_text_new(folder / "project.toml", TOML_TEMPLATE)
+        write_text_new(folder / "kernel.py", KERNEL_TEMPLATE.format(name=name))
+    except FileExistsError as exc:
+        raise HCLError(f"{exc.filename}: appeared while hclbuild new ran; left as it is") from None
     print(
         f"created {folder / 'kernel.py'} and {folder / 'project.toml'}; run: hclbuild csim {shlex.quote(args.dir)}"
     )
@@ -370,7 +383,7 @@ PATHS_HELP = "project folders (with kernel.py) or folders of projects (default: 
 BUILD_DIR_HELP = "where build/<project>/ goes (default: build/ beside PATHS, whatever the current folder)"
 EXIT_CODES = (
     "exit status: 0 ok, 1 bad input or a failed task, 2 bad command line, 130 interrupted (Ctrl-C), "
-    "143 terminated (SIGTERM)"
+    "141 its output's reader went away (| head), 143 terminated (SIGTERM)"
 )
 
 
@@ -545,8 +558,49 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+class OutputClosed(BaseException):
+    """Our output's reader went away (`hclbuild list | head`). Not an Exception, so doit, which
+    prints the traceback of any Exception a command raises, lets it through to main."""
+
+
+class _ReaderGuard:
+    """doit's output stream: a write to a closed pipe raises OutputClosed instead of BrokenPipeError."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise OutputClosed from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise OutputClosed from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def main(argv: list[str] | None = None) -> int:
     """The hclbuild command; returns the exit status (see EXIT_CODES)."""
+    try:
+        try:
+            return _main(argv)
+        finally:
+            sys.stdout.flush()  # a closed pipe shows here, not as Python's warning at exit
+    except (BrokenPipeError, OutputClosed):
+        # as a shell reports a process that SIGPIPE ended; later flushes must not fail again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 128 + signal.SIGPIPE
+
+
+def _main(argv: list[str] | None) -> int:
     from hclbuild import termination
 
     args = parser().parse_args(argv)
