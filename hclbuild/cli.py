@@ -558,28 +558,30 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
-class OutputClosed(BaseException):
-    """Our output's reader went away (`hclbuild list | head`). Not an Exception, so doit, which
-    prints the traceback of any Exception a command raises, lets it through to main."""
-
-
 class _ReaderGuard:
-    """doit's output stream: a write to a closed pipe raises OutputClosed instead of BrokenPipeError."""
+    """doit's output stream: once its reader goes away (`hclbuild list | head`), what doit writes
+    is dropped and the run goes on to its end, where doit printed a BrokenPipeError traceback (or,
+    with -n N, left its workers waiting); main then ends with status 141."""
+
+    closed = False  # set by any guard: one run has one output
 
     def __init__(self, stream: Any) -> None:
         self._stream = stream
 
     def write(self, text: str) -> int:
-        try:
-            return self._stream.write(text)
-        except BrokenPipeError:
-            raise OutputClosed from None
+        if not _ReaderGuard.closed:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                _ReaderGuard.closed = True
+        return len(text)
 
     def flush(self) -> None:
-        try:
-            self._stream.flush()
-        except BrokenPipeError:
-            raise OutputClosed from None
+        if not _ReaderGuard.closed:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                _ReaderGuard.closed = True
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
@@ -589,15 +591,18 @@ def main(argv: list[str] | None = None) -> int:
     """The hclbuild command; returns the exit status (see EXIT_CODES)."""
     try:
         try:
-            return _main(argv)
+            code = _main(argv)
         finally:
             sys.stdout.flush()  # a closed pipe shows here, not as Python's warning at exit
-    except (BrokenPipeError, OutputClosed):
-        # as a shell reports a process that SIGPIPE ended; later flushes must not fail again
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-        return 128 + signal.SIGPIPE
+        if not _ReaderGuard.closed:
+            return code
+    except BrokenPipeError:
+        pass
+    # as a shell reports a process that SIGPIPE ended; later flushes must not fail again
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 128 + signal.SIGPIPE
 
 
 def _main(argv: list[str] | None) -> int:
@@ -615,6 +620,8 @@ def _main(argv: list[str] | None) -> int:
             file=sys.stderr,
         )
         return 1
+    except BrokenPipeError:
+        raise  # our output's reader went away: main ends quietly
     except OSError as exc:
         # the file system said no (permissions, a full disk, a file where a folder should be)
         where = f"{exc.filename}: " if exc.filename else ""
