@@ -381,6 +381,19 @@ def _hardware_unchanged(layout: BuildLayout, functions: list[str]) -> Callable[[
     return check
 
 
+def _csim_result_readable(csim_json: str, func: str) -> Callable[[], bool]:
+    """csim:<name>/<func>'s uptodate: its result file is a whole csim result of func. doit checks
+    only that a target exists, so a damaged one (a full disk, an edit) had been trusted."""
+
+    def check() -> bool:
+        # here, not at the top: the no-op path imports only what it needs
+        from hclbuild.project.attempts import read_csim_result
+
+        return read_csim_result(csim_json, func) is not None
+
+    return check
+
+
 def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, vitis: bool) -> Iterator[dict]:
     """Every task of one project; fingerprint_file (write_fingerprint's) is a dependency of each."""
     name = entry.name
@@ -473,6 +486,7 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
                 _run(_csim, project, layout, func, attempt=("csim", func, csim_deps), verdicts=[csim_json])
             ],
             "file_dep": csim_deps + fingerprint_dep,
+            "uptodate": [_csim_result_readable(csim_json, func)],
             "targets": [csim_json],
             "clean": True,
         }
