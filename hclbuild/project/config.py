@@ -33,6 +33,10 @@ falls back to a default):
                                        # 1 to 604800 (a week)
     memory_gb = 16                     # the most its tensors may take (default: the memory available)
 
+    [ci]
+    fail_on = "latency>+5%,DSP>+10%,csim"   # `hclbuild report --compare BASE` fails (exit 1) when a
+                                       # function crosses one (see hclbuild.render.thresholds)
+
     [sizes]                            # optional problem sizes, passed to kernel.py (see Sizes), each
                                        # 1 to 2**31 - 1
     dataset = "SMALL"                  # which [sizes.<NAME>] table to use (default: the first one)
@@ -105,6 +109,7 @@ _SETTINGS: dict[str, Any] = {
     "reference_memory_gb": None,  # None: what the machine has available when it runs
     "sizes": {},  # the chosen dataset's sizes plus the common ones
     "dataset": "",  # the chosen [sizes.<NAME>] table, "" when the project defines none
+    "ci_fail_on": "",  # [ci] fail_on: the thresholds of `report --compare`, "" for none
 }
 
 
@@ -164,6 +169,7 @@ class ProjectConfig(_Frozen):
     reference_memory_gb: float | None
     sizes: dict[str, int]
     dataset: str
+    ci_fail_on: str
 
     def __init__(self, name: str, **settings: Any) -> None:
         unknown = [key for key in settings if key not in _SETTINGS]
@@ -351,6 +357,21 @@ def _size(value: object) -> int:
     return value
 
 
+def _fail_on(value: object) -> str:
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        value = ",".join(value)
+    if not isinstance(value, str):
+        raise _Invalid(f"must be a string or a list of strings, got {_type_name(value)} {_toml_text(value)}")
+    # here, not at the top: a no-op doit imports this module and defines no threshold records
+    from hclbuild.render.thresholds import parse_thresholds
+
+    try:
+        parse_thresholds(value)
+    except ConfigError as exc:
+        raise _Invalid(f"is not valid: {exc}") from None
+    return value
+
+
 _SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
     # section -> key -> (field name in ProjectConfig, checker)
     "project": {
@@ -369,6 +390,7 @@ _SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
         "rtol": ("rtol", _number(positive=False)),
         "atol": ("atol", _number(positive=False)),
     },
+    "ci": {"fail_on": ("ci_fail_on", _fail_on)},
     "reference": {
         "seed": ("seed", _seed),
         "timeout": ("reference_timeout", _number(positive=True, within=TIMEOUT_RANGE_S)),

@@ -68,6 +68,7 @@ def write_design_ir(schedule: Any, layout: BuildLayout, name: str) -> dict[str, 
     Lowering for the reference run is the reference task's (project.lowering), so that on two
     cores the functions are emitted while the design is lowered and run.
     """
+    from hclbuild.compiler.design_graph import design_graph
     from hclbuild.compiler.emit_hls import c_signature
     from hclbuild.compiler.passes.split_functions import call_graph, callees_first, function_modules
     from hclbuild.compiler.pipeline import compile_schedule
@@ -103,6 +104,8 @@ def write_design_ir(schedule: Any, layout: BuildLayout, name: str) -> dict[str, 
             write_if_changed(layout.func_mlir(func), texts[func])
         writes = written_arguments(module)
         buffers = allocated_buffers(module)
+        # the report draws the design from this, without MLIR
+        graph = design_graph(module).to_json()
     manifest = {
         "format": MANIFEST_FORMAT,
         "project": name,
@@ -122,6 +125,7 @@ def write_design_ir(schedule: Any, layout: BuildLayout, name: str) -> dict[str, 
         },
         # what the reference run allocates besides the arguments (project.memory checks it fits)
         "buffers": buffers,
+        "graph": graph,
     }
     write_if_changed(layout.ir_manifest, json.dumps(manifest, indent=2) + "\n")
     return manifest

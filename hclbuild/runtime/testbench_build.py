@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from hclbuild import tool_processes
 from hclbuild.atomic import sweep_stale_temps, temporary_beside, write_text_atomic
 
 PRELUDE = "hclbuild_prelude.h"  # the precompiled header: a function header's preprocessor lines
@@ -96,6 +97,9 @@ def build_testbench(
         except subprocess.TimeoutExpired:
             temp.unlink(missing_ok=True)
             write_text_atomic(log, "".join(lines) + logged + "(timed out)\n")
+            raise
+        except BaseException:  # interrupted: no half object stays for a sweep to find
+            temp.unlink(missing_ok=True)
             raise
         lines.append(logged + done.stdout + done.stderr)
         if done.returncode != 0:
@@ -177,6 +181,9 @@ def _precompiled(
         done = _gxx(argv, temp, timeout)
     except subprocess.TimeoutExpired:
         done = None
+    except BaseException:  # interrupted: the 80 MB half-made header goes now, not at the next run's sweep
+        shutil.rmtree(temp, ignore_errors=True)
+        raise
     if done is None or done.returncode != 0:
         shutil.rmtree(temp, ignore_errors=True)
         reason = "timed out" if done is None else (done.stderr.strip().splitlines() or ["failed"])[0]
@@ -212,16 +219,10 @@ def _headers_identity(include: Path | None) -> list[Any]:
 
 
 def _gxx(argv: list[str], folder: Path, timeout: float) -> subprocess.CompletedProcess:
-    # C locale: ASCII quotes and English messages, the same on every machine
-    return subprocess.run(
-        argv,
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        errors="replace",
-        timeout=timeout,
-        env={**os.environ, "LC_ALL": "C"},
-        check=False,
+    # C locale: ASCII quotes and English messages, the same on every machine; a group of its own, so
+    # that an interrupt or a timeout stops cc1plus too, not only the driver
+    return tool_processes.run(
+        argv, cwd=folder, timeout=timeout, env={**os.environ, "LC_ALL": "C"}, errors="replace"
     )
 
 
