@@ -138,6 +138,25 @@ SNIPPETS: dict[str, tuple[str, str]] = {
         ONE_STAGE + "s.outline(k.C); s.outline(k.C); hcl.lower(s)",
         "stage 'C' is outlined twice",
     ),
+    "outline name not a C identifier": (
+        ONE_STAGE + "s.outline(k.C, name='fc-1')",
+        "outline: name 'fc-1' must be a C identifier (letters, digits and '_', not first a digit)",
+    ),
+    "outline name of the top": (
+        ONE_STAGE + "s.outline(k.C, name='top')",
+        "outline: name 'top' is already the design's top function",
+    ),
+    "outline name given twice": (
+        "A = hcl.placeholder((4,), 'A')\n"
+        "def k(A):\n    B = hcl.compute((4,), lambda i: A[i], name='B')\n"
+        "    return hcl.compute((4,), lambda i: B[i], name='C')\n"
+        "s = hcl.create_schedule([A], k); s.outline(k.B, name='f'); s.outline(k.C, name='f')",
+        "outline: name 'f' is already the function of stage(s) B",
+    ),
+    "tensor name with a newline": (
+        "hcl.placeholder((4,), 'A\\nB')",
+        "placeholder: name 'A\\nB' must be a non-empty string of printable characters",
+    ),
     "s.to a device": (
         "A = hcl.placeholder((4,), 'A')\n"
         "def k(A):\n    B = hcl.compute((4,), lambda i: A[i], name='B')\n"

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
-import keyword
 import math
-import re
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -37,18 +35,10 @@ from hclbuild.dsl.stmt import (
     contains_return,
     inferred_max_trip,
 )
-from hclbuild.dsl.tensor import Tensor, normalize_shape
+from hclbuild.dsl.tensor import Tensor, check_name, normalize_shape
 from hclbuild.dsl.trace import active_program, active_scope, at_scope_top, record, recording_into, tracing
 from hclbuild.dsl.types import DType, Float, Index, UInt, parse_dtype
 from hclbuild.errors import APIError, MLIRLimitationError
-
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-def _check_name(name: object, what: str) -> str:
-    if not isinstance(name, str) or not _IDENT.match(name) or keyword.iskeyword(name):
-        raise APIError(f"{what}: name {name!r} must be a Python/C identifier")
-    return name
 
 
 def _dtype_or_default(dtype: object) -> DType:
@@ -59,7 +49,7 @@ def placeholder(shape: object, name: str | None = None, dtype: object = None) ->
     """hcl.placeholder(shape, name=None, dtype=None): an input of the algorithm."""
     shape_t = normalize_shape(shape, f"placeholder {name or ''}".strip())
     if name is not None:
-        _check_name(name, "placeholder")
+        check_name(name, "placeholder")
     # placeholders are made before tracing; their names are made unique per schedule later
     tensor = Tensor(name or "", shape_t, _dtype_or_default(dtype), "placeholder")
     tensor.zero_dim = shape == ()
@@ -136,7 +126,7 @@ def compute(
     """hcl.compute(shape, fcompute, name=None, dtype=None): a new tensor, element by element."""
     program = active_program()
     requested = name
-    name = program.unique_name(_check_name(name, "compute")) if name else program.auto_name("compute")
+    name = program.unique_name(check_name(name, "compute")) if name else program.auto_name("compute")
     shape_t = normalize_shape(shape, f"compute {name!r}")
     if not callable(fcompute):
         raise APIError(f"compute {name!r}: fcompute must be callable")
@@ -166,7 +156,7 @@ def update(tensor: Tensor, fcompute: Callable[..., Any], name: str | None = None
     tensor.check_writable("update")
     program = active_program()
     requested = name
-    name = program.unique_name(_check_name(name, "update")) if name else program.auto_name("update")
+    name = program.unique_name(check_name(name, "update")) if name else program.auto_name("update")
     names = _axis_names(fcompute, tensor.ndim, f"update {name!r}")
     axes = [Var(n, 0, extent) for n, extent in zip(names, tensor.shape)]
     body, has_return = _trace_body(axes, fcompute, tensor, f"update {name!r}")
@@ -186,7 +176,7 @@ def mutate(domain: object, fcompute: Callable[..., Any], name: str | None = None
     """hcl.mutate(domain, fcompute, name=None): run imperative fcompute at every point of domain."""
     program = active_program()
     requested = name
-    name = program.unique_name(_check_name(name, "mutate")) if name else program.auto_name("mutate")
+    name = program.unique_name(check_name(name, "mutate")) if name else program.auto_name("mutate")
     if isinstance(domain, (tuple, list)) and any(isinstance(d, (Tensor, Expr)) for d in domain):
         _register_stage(_runtime_mutate(program, name, tuple(domain), fcompute))
         return
@@ -231,7 +221,7 @@ def _runtime_mutate(program: Any, name: str, domain: tuple, fcompute: Callable[.
 def scalar(value: object, name: str | None = None, dtype: object = None) -> Tensor:
     """hcl.scalar(init, name=None, dtype=None): a one-element tensor read and written through .v."""
     program = active_program()
-    name = program.unique_name(_check_name(name, "scalar")) if name else program.auto_name("scalar")
+    name = program.unique_name(check_name(name, "scalar")) if name else program.auto_name("scalar")
     dt = _dtype_or_default(dtype)
     out = _new_tensor(name, (1,), dt, "scalar")
     axis = Var("x", 0, 1)
@@ -252,7 +242,7 @@ def reduce_axis(lower: int, upper: int, name: str | None = None) -> Var:
     if upper <= lower:
         raise APIError(f"reduce_axis: empty range [{lower}, {upper})")
     if name is not None:
-        _check_name(name, "reduce_axis")
+        check_name(name, "reduce_axis")
     if name is None:
         # axes made before tracing (at module level) still need distinct names: the schedule and
         # the builder find a stage's reduction loops by name (HeteroCL numbers them globally too)

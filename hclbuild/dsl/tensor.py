@@ -13,6 +13,14 @@ from hclbuild.errors import APIError
 MAX_ELEMENTS = 2**63 - 1  # a tensor's element count, as MLIR's int64 sizes hold it
 
 
+def check_name(name: object, what: str) -> str:
+    """A tensor, stage or loop name: any printable string (HeteroCL issue 454: "A A", "lambda");
+    the C++ names and file names made from it are sanitized where they are made (hclbuild.c_names)."""
+    if not isinstance(name, str) or not name or not name.isprintable():
+        raise APIError(f"{what}: name {name!r} must be a non-empty string of printable characters")
+    return name
+
+
 def normalize_shape(shape: object, what: str) -> tuple[int, ...]:
     """A shape as a tuple of positive ints; () becomes (1,) as in HeteroCL."""
     if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):

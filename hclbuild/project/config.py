@@ -571,22 +571,27 @@ def _interfaces(path: Path, text: str, table: dict[str, Any]) -> dict[str, dict[
                 f"{_where(path, text, 'interface', name)}: [{section}] must be a table of settings "
                 f"({', '.join(OVERRIDE_KEYS)}) or of argument tables"
             )
-        if not _C_IDENTIFIER.match(name):
-            raise ConfigError(
-                f"{_where(path, text, section, None)}: [{section}]: {name!r} is not a C identifier"
-            )
         if all(isinstance(v, dict) for v in value.values()):
-            # [interface.<function>.<arg>]
+            # [interface.<function>.<arg>]: a function is a C identifier, an argument is named as
+            # kernel.py named it (any printable string: [interface.f."A A"])
+            if not _C_IDENTIFIER.fullmatch(name):
+                raise ConfigError(
+                    f"{_where(path, text, section, None)}: [{section}]: {name!r} is not a C identifier"
+                )
             for arg, settings in value.items():
-                if not _C_IDENTIFIER.match(arg):
+                if not arg.isprintable():
                     raise ConfigError(
                         f"{_where(path, text, f'{section}.{arg}', None)}: [{section}.{arg}]: "
-                        f"{arg!r} is not a C identifier"
+                        f"{arg!r} is not a printable name"
                     )
                 result.setdefault(name, {})[arg] = _interface_settings(
                     path, text, f"{section}.{arg}", settings
                 )
         else:
+            if not name.isprintable():
+                raise ConfigError(
+                    f"{_where(path, text, section, None)}: [{section}]: {name!r} is not a printable name"
+                )
             result.setdefault(TOP_INTERFACE, {})[name] = _interface_settings(path, text, section, value)
     return result
 

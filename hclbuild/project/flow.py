@@ -408,11 +408,14 @@ def reference_design(
 
     written: dict[str, int] = {}
     top = manifest["top"]
+    # vectors are named after the C names of the arguments (a tensor may be named "A A" or "../x"),
+    # which hls/<func>/data/ and the testbench use too
+    c_args = _c_argument_names(layout, manifest)
     same_bytes: dict[str, Path] = {}  # a vector another function's folder holds becomes a link to it
     write_golden(
         layout.golden_dir(top),
-        {spec.name: (b, spec.dtype) for spec, b in zip(signature.args, before)},
-        {spec.name: (a, spec.dtype) for spec, a in zip(signature.args, after) if not spec.is_scalar},
+        {c: (b, spec.dtype) for c, spec, b in zip(c_args[top], signature.args, before)},
+        {c: (a, spec.dtype) for c, spec, a in zip(c_args[top], signature.args, after) if not spec.is_scalar},
         same_bytes,
     )
     written[top] = -1
@@ -431,9 +434,9 @@ def reference_design(
             if streams[k]:  # a stream's vector is its values in FIFO order
                 before_call = fifos.sequence(addresses[(site_id, k)], before_call)
                 after_call = fifos.sequence(addresses[(site_id, k)], after_call)
-            ins[arg["name"]] = (before_call, dt)
+            ins[c_args[callee][k]] = (before_call, dt)
             if arg["shape"] and streams[k] != "read":
-                outs[arg["name"]] = (after_call, dt)
+                outs[c_args[callee][k]] = (after_call, dt)
         write_golden(layout.golden_dir(callee), ins, outs, same_bytes)
         written[callee] = site_id
     missing = [f for f in manifest["functions"] if f not in written]
@@ -444,23 +447,24 @@ def reference_design(
     return {"model_checked": model_checked, "functions": list(written)}
 
 
+def _c_argument_names(layout: BuildLayout, manifest: dict[str, Any]) -> dict[str, list[str]]:
+    """Each function's C argument names (compile's record of what emit names them)."""
+    c_args = manifest.get("c_args", {})
+    for func in manifest["functions"]:
+        if len(c_args.get(func) or ()) != len(manifest["signatures"][func]["args"]):
+            raise ConfigError(f"{layout.ir_manifest}: no C argument names of {func}; run compile again")
+    return c_args
+
+
 def link_testbench_data(layout: BuildLayout, manifest: dict[str, Any], func: str) -> list[Path]:
-    """hls/<func>/data/: the golden vectors of golden/<func>/ under the C names of the arguments,
-    as hard links. Written by the reference run, not by emit, so that emitting the C++ of every
-    function needs no golden data and runs beside the reference."""
+    """hls/<func>/data/: the golden vectors of golden/<func>/ (named after the C names of the
+    arguments, as the testbench reads them), as hard links. Written by the reference run, not by
+    emit, so that emitting the C++ of every function needs no golden data and runs beside the
+    reference."""
     from hclbuild.project.golden import link_golden, stored_vectors
 
-    c_args = manifest.get("c_args", {}).get(func)
-    ir_args = [arg["name"] for arg in manifest["signatures"][func]["args"]]
-    if c_args is None or len(c_args) != len(ir_args):
-        raise ConfigError(f"{layout.ir_manifest}: no C argument names of {func}; run compile again")
-    c_names = dict(zip(ir_args, c_args))
     inputs, outputs = stored_vectors(layout.golden_dir(func))
-    return link_golden(
-        layout.hls_data_dir(func),
-        {c_names[key]: vector for key, vector in inputs.items()},
-        {c_names[key]: vector for key, vector in outputs.items()},
-    )
+    return link_golden(layout.hls_data_dir(func), inputs, outputs)
 
 
 # ---- emit -----------------------------------------------------------------------------------

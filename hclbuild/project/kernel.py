@@ -163,13 +163,11 @@ def _outlined_names(schedule: Any) -> list[str] | None:
         if axis_request.unify is True:
             return None
         # unify=<function>: the body joins that function (compile refuses it when it cannot)
-        names.append(axis_request.unify or f"Stage_{axis_request.stage}")
+        names.append(axis_request.unify or axis_request.function)
     for request in schedule.outlines:
         if request.unify:
             return None
-        for group in request.groups:
-            stages = group[1] if group[0] == "set" else list(group[1:])
-            names.append("Stage_" + "_".join(stages))
+        names.extend(request.names)  # s.outline() named each group's function, as compile names it
     return names
 
 

@@ -9,11 +9,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hclbuild.dsl.stmt import StageStmt, Store, StoreBits
-from hclbuild.dsl.tensor import Tensor, normalize_shape
+from hclbuild.dsl.tensor import Tensor, check_name, normalize_shape
 from hclbuild.dsl.trace import Program, program_scope, take_module_program
 from hclbuild.errors import APIError, HCLNotImplementedError
 from hclbuild.hls_interface import MAX_AXI_BURST
 from hclbuild.schedule import memory as M
+from hclbuild.schedule.function_names import FunctionNames, requested_names
 from hclbuild.schedule.stage import LoopHandle, Stage
 
 __all__ = ["LoopHandle", "Partition", "Schedule", "Stage", "StageFunction", "create_schedule"]
@@ -31,6 +32,7 @@ class Partition(enum.IntEnum):
 class OutlineRequest:
     groups: list[Any]  # each: ("set", [stage names]) or ("range", start, end)
     unify: bool
+    names: list[str] = field(default_factory=list)  # each group's function (function_names)
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,7 @@ class AxisOutline:
     stage: str
     axis: str
     unify: bool | str = False
+    function: str = ""  # the function it makes (when unify does not name one to join)
 
 
 @dataclass
@@ -77,6 +80,7 @@ class Schedule:
         self.outlines: list[OutlineRequest] = []
         self.axis_outlines: list[AxisOutline] = []
         self.outlined: set[str] = set()
+        self.function_names = FunctionNames(self.name, (f.name for f in program.functions))
         self.top_dataflow = False
         # memory customizations and streams, applied in this order after the loop nests are built
         self.memory: list[M.MemoryRecord] = []
@@ -315,9 +319,7 @@ class Schedule:
         kind = "reuse" if primitive == "reuse_at" else "buffer"
         if name is None:
             name = self.program.unique_name(f"{tensor.name}_{kind}_{position}")
-        elif not isinstance(name, str) or not name.isidentifier():
-            raise APIError(f"{primitive}: name {name!r} must be a C identifier")
-        elif name in self.program.used_names:
+        elif check_name(name, primitive) in self.program.used_names:
             raise APIError(f"{primitive}: the name {name!r} is already taken")
         else:
             self.program.used_names.add(name)
@@ -360,35 +362,37 @@ class Schedule:
             raise APIError(f"stage {request.stage!r} was moved into another stage by compute_at")
         self.outlined.add(request.stage)
         self.axis_outlines.append(request)
+        if request.function:
+            self.function_names.claim(request.function, [request.stage])
 
     def outline(
-        self, *stage_list: object, unify: bool = False, axis: object = None
+        self, *stage_list: object, unify: bool = False, axis: object = None, name: object = None
     ) -> StageFunction | list[StageFunction]:
         """outline(stage), outline(start, end), outline([stages], [stages], ...) -> the function
         handle, or a list of them for several groups (HeteroCL's return).
         outline(stage, axis=loop) outlines only the body below that loop (see Stage.outline).
 
         A single stage becomes @Stage_<name>; two stages (not in lists) are a start..end range
-        of the dataflow graph, @Stage_<start>_<end>; each list becomes one function.
+        of the dataflow graph, @Stage_<start>_<end>; each list becomes one function. `name=`
+        names the function instead (a list of names, or None for the default, for several groups).
         """
         if not stage_list:
             raise APIError("outline needs at least one stage")
         if axis is not None:
             if len(stage_list) != 1 or isinstance(stage_list[0], (list, tuple)):
                 raise APIError("outline(..., axis=...) takes exactly one stage")
-            return self.stage_of(stage_list[0]).outline(axis=axis, unify=unify)
+            return self.stage_of(stage_list[0]).outline(axis=axis, unify=unify, name=name)
         groups: list[Any] = []
-        handles: list[StageFunction] = []
+        labels: list[list[str]] = []  # the stages each group's default name is made of
         if all(not isinstance(x, (list, tuple)) for x in stage_list):
             names = [self.stage_of(x).name for x in stage_list]
             if len(names) == 1:
                 groups.append(("set", names))
-                handles.append(StageFunction(f"Stage_{names[0]}", names))
             elif len(names) == 2:
                 groups.append(("range", names[0], names[1]))
-                handles.append(StageFunction(f"Stage_{names[0]}_{names[1]}", names))
             else:
                 raise APIError("outline(a, b, c): give one stage, a start and end stage, or lists of stages")
+            labels.append(names)
         else:
             for item in stage_list:
                 items = item if isinstance(item, (list, tuple)) else [item]
@@ -396,22 +400,28 @@ class Schedule:
                 if not names:
                     raise APIError("outline: an empty list of stages")
                 groups.append(("set", names))
-                handles.append(StageFunction("Stage_" + "_".join(names), names))
+                labels.append(names)
+        functions: list[str] = []
+        for requested, stages in zip(requested_names(name, len(groups)), labels):
+            functions.append(self.function_names.propose(requested, stages, functions))
+        handles = [StageFunction(func, stages) for func, stages in zip(functions, labels)]
         for group in groups:
             names = group[1] if group[0] == "set" else list(group[1:])
             seen: set[str] = set()
             moved = {r.producer: r.consumer for r in self.memory if isinstance(r, M.ComputeAt)}
-            for name in names:
-                if name in moved:
+            for stage in names:
+                if stage in moved:
                     raise APIError(
-                        f"stage {name!r} was moved into stage {moved[name]!r} by compute_at; "
-                        f"outline {moved[name]!r} instead"
+                        f"stage {stage!r} was moved into stage {moved[stage]!r} by compute_at; "
+                        f"outline {moved[stage]!r} instead"
                     )
-                if name in self.outlined or name in seen:
-                    raise APIError(f"stage {name!r} is outlined twice")
-                seen.add(name)
+                if stage in self.outlined or stage in seen:
+                    raise APIError(f"stage {stage!r} is outlined twice")
+                seen.add(stage)
             self.outlined.update(names)
-        self.outlines.append(OutlineRequest(groups, unify))
+        self.outlines.append(OutlineRequest(groups, unify, functions))
+        for func, stages in zip(functions, labels):
+            self.function_names.claim(func, stages)
         return handles[0] if len(handles) == 1 else handles
 
 
