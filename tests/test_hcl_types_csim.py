@@ -214,6 +214,31 @@ def fixed_point_division():
 
 
 @kernel
+def fixed_compared_with_float_literals():
+    """A float literal beside a fixed-point value in a comparison is its exact value, as ap_fixed's
+    comparison with a double is (it had been rounded down to the value's fraction bits first)."""
+    X = hcl.placeholder((16,), "X", dtype=hcl.Fixed(16, 8))
+
+    def algo(X):
+        ge = hcl.compute((16,), lambda i: hcl.select(X[i] >= 0.3, 1, 0), "ge", dtype=hcl.Int(8))
+        eq = hcl.compute((16,), lambda i: hcl.select(X[i] == 0.296875, 1, 0), "eq", dtype=hcl.Int(8))
+        lt = hcl.compute((16,), lambda i: hcl.select(X[i] < -0.3, 1, 0), "lt", dtype=hcl.Int(8))
+        ne = hcl.compute((16,), lambda i: hcl.select(X[i] != 0.3, 1, 0), "ne", dtype=hcl.Int(8))
+        return ge, eq, lt, ne
+
+    raw = np.array([75, 76, 77, -76, -77, -78, 0, 1, 255, -255, 128, -128, 300, -300, 76, 77])
+
+    def inputs(rng):
+        return [hcl.asarray(raw / 256, hcl.Fixed(16, 8))]
+
+    def model(x):
+        x = np.asarray(x, np.float64)
+        return [np.array(c, np.int8) for c in (x >= 0.3, x == 0.296875, x < -0.3, x != 0.3)]
+
+    return hcl.create_schedule([X], algo), inputs, model
+
+
+@kernel
 def struct_tensor_through_a_def_function():
     """A tensor of structs passed to a def_ function keeps its fields there (its parameter had been
     the packed integer: "Load of type UInt(24) has no attribute 'a'")."""
