@@ -747,3 +747,46 @@ def test_the_comparisons_are_those_of_the_ap_fixed_headers(tmp_path) -> None:
             [[int(b) for b in line.split()] for line in lines[k * raw.size : (k + 1) * raw.size]]
         )
         np.testing.assert_array_equal(ours, theirs, err_msg=f"literal {literal}")
+
+
+# ---- hcl.select with a float literal -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("dtype", "values", "float_type"),
+    [
+        (hcl.Int(32), [2**31 - 1, -(2**31), 16777217, -3], "f64"),
+        (hcl.UInt(32), [2**32 - 1, 16777217, 5, 0], "f64"),
+        (hcl.Int(25), [2**24 - 1, -(2**24), 7, -3], "f32"),  # every Int(25) is exact in a float
+        (hcl.UInt(8), [255, 1, 0, 128], "f32"),
+        (hcl.Int(54), [2**53 - 1, -(2**53), 3, -3], "f64"),
+    ],
+    ids=str,
+)
+def test_select_passes_an_integer_through_a_float_literal_unchanged(run, dtype, values, float_type) -> None:
+    # hcl.select(A[i] > 0, A[i], 0.5) computed in float32: 2**31 - 1 came back as -2**31 and 16777217
+    # as 16777216 (HeteroCL's float literal is a double, as C's 0.5 is)
+    A = hcl.placeholder((4,), "A", dtype)
+    for literal_first in (False, True):
+
+        def pick(a, literal_first=literal_first):
+            return hcl.select(a < 1, 0.5, a) if literal_first else hcl.select(a >= 1, a, 0.5)
+
+        s = hcl.create_schedule(
+            [A], lambda A, pick=pick: hcl.compute((4,), lambda i: pick(A[i]), "B", dtype=dtype)
+        )
+        selected = next(line for line in str(hcl.lower(s)).splitlines() if "arith.select" in line)
+        assert selected.endswith(f": {float_type}"), selected  # the narrowest float that holds them all
+        a = np.array(values, dtype=dtype.np_storage)
+        np.testing.assert_array_equal(run(s, a), [v if v >= 1 else 0 for v in values])
+
+
+def test_select_of_a_float_and_a_float_literal_stays_in_that_float(run) -> None:
+    A = hcl.placeholder((4,), "A", hcl.Float(32))
+    s = hcl.create_schedule(
+        [A], lambda A: hcl.compute((4,), lambda i: hcl.select(A[i] > 0, A[i], 0.1), "B", dtype=hcl.Float(32))
+    )
+    assert "arith.select" in str(hcl.lower(s)) and ": f64" not in str(hcl.lower(s))
+    np.testing.assert_array_equal(
+        run(s, np.array([1.5, -2, 0, 3], np.float32)), np.float32([1.5, 0.1, 0.1, 3])
+    )

@@ -239,6 +239,34 @@ def fixed_compared_with_float_literals():
 
 
 @kernel
+def select_with_float_literals():
+    """hcl.select of an integer and a float literal passes the integer through unchanged (through
+    float32, 2**31 - 1 had been stored as -2**31), in the reference and in the C++."""
+    A = hcl.placeholder((8,), "A", dtype=hcl.Int(32))
+    P = hcl.placeholder((8,), "P", dtype=hcl.UInt(8))
+
+    def algo(A, P):
+        kept = hcl.compute((8,), lambda i: hcl.select(A[i] > 0, A[i], 0.5), "kept", dtype=hcl.Int(32))
+        wide = hcl.compute((8,), lambda i: hcl.select(A[i] > 0, 0.25, A[i]), "wide", dtype=hcl.Float(64))
+        pix = hcl.compute((8,), lambda i: hcl.select(P[i] > 9, P[i], 2.5), "pix", dtype=hcl.Float(32))
+        return kept, wide, pix
+
+    a = np.array([2**31 - 1, -(2**31), 16777217, -16777217, 5, -5, 0, 123456789])
+
+    def inputs(rng):
+        return [a.astype(np.int32), rng.integers(0, 256, 8).astype(np.uint8)]
+
+    def model(a, p):
+        return [
+            np.where(a > 0, a, 0).astype(np.int32),
+            np.where(a > 0, 0.25, a.astype(np.float64)),
+            np.where(p > 9, p, 2.5).astype(np.float32),
+        ]
+
+    return hcl.create_schedule([A, P], algo), inputs, model
+
+
+@kernel
 def struct_tensor_through_a_def_function():
     """A tensor of structs passed to a def_ function keeps its fields there (its parameter had been
     the packed integer: "Load of type UInt(24) has no attribute 'a'")."""

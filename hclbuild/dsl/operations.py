@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import math
+import numbers
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -359,10 +360,25 @@ def _reducer_body(freduce: Callable[..., Any], value: Expr, acc: AccRef, dtype: 
 
 def select(cond: object, true_value: object, false_value: object) -> Expr:
     """hcl.select(cond, t, f): t where cond holds, else f."""
-    tv = as_expr(true_value, false_value.dtype if isinstance(false_value, Expr) else None)
-    fv = as_expr(false_value, tv.dtype)
+    tv = as_expr(true_value, _select_hint(false_value, true_value))
+    fv = as_expr(false_value, _select_hint(tv, false_value))
     dt = tv.dtype if tv.dtype == fv.dtype else promote(tv.dtype, fv.dtype, "select")
     return Select(to_bool(cond), tv, fv, dt)
+
+
+def _select_hint(other: object, value: object) -> DType | None:
+    """The type a literal `value` takes beside `other` in a select. A float literal beside an
+    integer is the narrowest float that holds every value of that integer exactly, so the integer
+    passes through unchanged (in float32, 2**31 - 1 had come back as -2**31); elsewhere, as in
+    arithmetic, the other value's type."""
+    if not isinstance(other, Expr):
+        return None
+    kind = other.dtype
+    fractional = isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral)
+    if fractional and (kind.is_int or kind.is_index):
+        value_bits = 32 if kind.is_index else kind.bits - (1 if kind.is_signed else 0)
+        return Float(32) if value_bits <= 24 else Float(64)
+    return kind
 
 
 def cast(dtype: object, expr: object) -> Expr:
