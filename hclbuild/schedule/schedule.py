@@ -10,7 +10,13 @@ from typing import Any
 
 from hclbuild.dsl.stmt import StageStmt, Store, StoreBits
 from hclbuild.dsl.tensor import Tensor, check_name, normalize_shape
-from hclbuild.dsl.trace import Program, program_scope, take_module_program
+from hclbuild.dsl.trace import (
+    Program,
+    copy_for_schedule,
+    program_scope,
+    retake_module_program,
+    take_module_program,
+)
 from hclbuild.errors import APIError, HCLNotImplementedError
 from hclbuild.hls_interface import MAX_AXI_BURST
 from hclbuild.schedule import memory as M
@@ -501,12 +507,17 @@ def _name_argument(program: Program, tensor: Tensor) -> None:
 
 def _module_level_schedule(program: Program | None, tensors: list[Tensor], top_name: str) -> Schedule:
     """create_schedule([A, B]) with no func: the listed tensors (placeholders and tensors the
-    module-level algorithm computed) are the arguments, in order; the design returns nothing."""
+    module-level algorithm computed) are the arguments, in order; the design returns nothing.
+
+    Nothing written since the last create_schedule: the algorithm that one took, again."""
     if program is None or not program.top.body:
+        program = retake_module_program()
+    if program is None:
         raise APIError(
             "create_schedule: received an empty algorithm (no function given and nothing "
             "written at module level since hcl.init())"
         )
+    program = copy_for_schedule(program)
     if top_name in program.used_names:
         raise APIError(f"create_schedule: name {top_name!r} is already a stage or tensor of the algorithm")
     program.name = program.top.name = top_name
