@@ -274,6 +274,30 @@ PROJECTS: dict[str, tuple[dict[str, str], str]] = {
         "inputs() failed at kernel.py:12: SystemExit: no data",
     ),
     "schedule() returns a number": ({"kernel.py": "def schedule():\n    return 3\n"}, "schedule"),
+    # kernel.py's code runs in a child of the build (hclbuild.project.kernel.traced_functions), so none
+    # of these ends or hangs the build itself
+    "kernel.py calls os._exit()": (
+        {"kernel.py": "import os\nos._exit(3)\n"},
+        "p: tracing kernel.py exited with status 3 before it returned (os._exit() in kernel.py?)",
+    ),
+    "schedule() calls os.abort()": (
+        {"kernel.py": "import os\ndef schedule():\n    os.abort()\n"},
+        "p: tracing kernel.py died with SIGABRT (abort(): os.abort() or a failed assertion in native code)",
+    ),
+    "schedule() never returns": (
+        {
+            "kernel.py": "def schedule():\n    while True:\n        pass\n",
+            "project.toml": "[reference]\ntimeout = 1\n",
+        },
+        "p: tracing kernel.py did not finish within 1 s and was stopped",
+    ),
+    "a thread kernel.py starts calls os._exit()": (
+        {
+            "kernel.py": "import os, threading, time\n"
+            "threading.Thread(target=lambda: os._exit(4)).start()\ntime.sleep(5)\n" + KERNEL
+        },
+        "p: tracing kernel.py exited with status 4 before it returned (os._exit() in kernel.py?)",
+    ),
     "kernel.py imports a missing module": (
         {"kernel.py": "import no_such_module_here\n" + KERNEL},
         "no_such_module_here",

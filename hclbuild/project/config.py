@@ -29,8 +29,8 @@ falls back to a default):
 
     [reference]
     seed = 0                           # seed of the random inputs of the LLVM reference run
-    timeout = 600                      # seconds it may run before it is stopped (a loop that never ends);
-                                       # 1 to 604800 (a week)
+    timeout = 600                      # seconds it (or tracing kernel.py) may run before it is stopped
+                                       # (a loop that never ends); 1 to 604800 (a week)
     memory_gb = 16                     # the most its tensors may take (default: the memory available)
 
     [ci]

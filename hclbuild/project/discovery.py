@@ -11,8 +11,8 @@ modules, project.toml (its [sizes]) and hclbuild's own sources, so the plan stor
 - a sha256 of the inputs' bytes: when only timestamps moved, the configuration is validated
   again but the kernel is not traced.
 
-Anything else traces the kernel and stores a new plan. A project that fails to load or trace is
-not stored: its error is found again on the next load.
+Anything else traces the kernel (in a child process: project.kernel.traced_functions) and stores a
+new plan. A project that fails to load or trace is not stored: its error is found again on the next load.
 """
 
 from __future__ import annotations
@@ -29,10 +29,9 @@ from hclbuild.project.config import KERNEL_FILE, PROJECT_FILE, Project, ProjectC
 PLAN_FORMAT = "hclbuild-plan-2"
 PLANS_DIR = ".plans"
 
-# folder -> (digest of its inputs and configuration, the schedule traced to plan it). The compile
-# task of the same doit process takes it instead of tracing the kernel again (doit's -n workers
-# fork from the process that planned); the digest is checked, so an edited kernel is traced anew.
-_PLANNED: dict[Path, tuple[str, Any]] = {}
+# the project folders whose kernel planning traced in this process run. The trace ran in a child
+# process (kernel.py's code never runs in the build's own), so compile traces it again in its own.
+_TRACED: set[Path] = set()
 
 
 def plan_path(build_root: Path, folder: Path) -> Path:
@@ -111,11 +110,10 @@ def planned_project(folder: Path, build_root: Path, fingerprint: str) -> tuple[P
     if stored.get("key") == key and isinstance(stored.get("functions"), list):
         functions = [str(name) for name in stored["functions"]]
     else:
-        from hclbuild.project.kernel import design_functions, kernel_schedule
+        from hclbuild.project.kernel import traced_functions
 
-        schedule = kernel_schedule(project)
-        functions = design_functions(schedule, project.name)
-        _PLANNED[folder.resolve()] = (_trace_key(project, files), schedule)
+        functions = traced_functions(project)
+        _TRACED.add(folder.resolve())
     record = {
         "format": PLAN_FORMAT,
         "folder": str(folder.resolve()),
@@ -129,27 +127,9 @@ def planned_project(folder: Path, build_root: Path, fingerprint: str) -> tuple[P
     return project, functions, inputs
 
 
-def _trace_key(project: Project, files: list[Path]) -> str:
-    return _content_key(files, json.dumps(project.config.as_dict(), sort_keys=True))
-
-
 def traced_here() -> bool:
-    """Whether planning traced a kernel in this process (whose compile will then run)."""
-    return bool(_PLANNED)
-
-
-def take_planned_schedule(project: Project) -> Any | None:
-    """The schedule planning traced for `project` in this process, once, if its kernel, sibling
-    modules and configuration are still what was traced; else None (trace it again)."""
-    kept = _PLANNED.pop(Path(project.dir).resolve(), None)
-    if kept is None:
-        return None
-    key, schedule = kept
-    try:
-        current = _trace_key(project, input_files(project.dir))
-    except OSError:
-        return None
-    return schedule if current == key else None
+    """Whether planning traced a kernel in this process run (so its compile will run)."""
+    return bool(_TRACED)
 
 
 __all__ = [
@@ -158,6 +138,5 @@ __all__ = [
     "input_paths",
     "plan_path",
     "planned_project",
-    "take_planned_schedule",
     "traced_here",
 ]

@@ -50,16 +50,27 @@ def _lowered_too(ir_manifest: dict[str, Any], layout: BuildLayout) -> dict[str, 
 
 
 def write_project_ir(project: Project, layout: BuildLayout) -> dict[str, Any]:
-    """The compile task: trace (or take the schedule planning traced), build, outline, verify."""
-    from hclbuild.project.discovery import take_planned_schedule
+    """Trace, build, outline, verify (the compile task runs it in a child process: compile_kernel)."""
     from hclbuild.project.interfaces import check_interface_functions
 
-    schedule = take_planned_schedule(project)
-    manifest = write_design_ir(
-        schedule if schedule is not None else kernel_schedule(project), layout, project.name
-    )
+    manifest = write_design_ir(kernel_schedule(project), layout, project.name)
     check_interface_functions(project.config, manifest["functions"])
     return manifest
+
+
+def compile_kernel(project: Project, layout: BuildLayout) -> dict[str, Any]:
+    """The compile task: write_project_ir in a child process (runtime.isolate), so an os._exit(),
+    os.abort() or never-ending loop in kernel.py, or a thread it starts, ends that child in one line
+    (a loop at [reference] timeout), never the build."""
+    from hclbuild.runtime.isolate import run_isolated
+
+    return run_isolated(
+        write_project_ir,
+        project,
+        layout,
+        what=f"{project.name}: tracing kernel.py",
+        timeout=project.config.reference_timeout,
+    )
 
 
 def write_design_ir(schedule: Any, layout: BuildLayout, name: str) -> dict[str, Any]:

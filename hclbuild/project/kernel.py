@@ -5,7 +5,8 @@ Each of them that declares a parameter named `sizes` gets the project's problem 
 `def inputs(rng, sizes)`, `def model(A, B, sizes)`.
 
 Importing a kernel runs the user's DSL code only (pure Python, no MLIR), so task discovery can
-trace it to learn the function names. Any exception becomes a one-line ConfigError naming the
+trace it to learn the function names; the build does so in a child process (traced_functions), as
+compile and the reference run do. Any exception becomes a one-line ConfigError naming the
 project, the kernel file and the line that raised.
 """
 
@@ -21,6 +22,7 @@ from typing import Any
 
 from hclbuild.errors import ConfigError, HCLError
 from hclbuild.project.config import Project
+from hclbuild.runtime.isolate import run_isolated
 
 ENTRY_POINT = "schedule"
 SIZES_PARAMETER = "sizes"
@@ -130,6 +132,24 @@ def kernel_schedule(project: Project, module: ModuleType | None = None) -> Any:
             f"{project.config.top!r}"
         )
     return schedule
+
+
+def traced_functions(project: Project) -> list[str]:
+    """design_functions of kernel.py's schedule, traced in a child process (runtime.isolate).
+
+    kernel.py's code never runs in the build's own process: an os._exit() or os.abort() in it
+    (in any thread it starts) ends the child, one line naming the project; a loop that never ends
+    is stopped at [reference] timeout; a thread it leaves running ends with the child."""
+    return run_isolated(
+        _functions_of_kernel,
+        project,
+        what=f"{project.name}: tracing kernel.py",
+        timeout=project.config.reference_timeout,
+    )
+
+
+def _functions_of_kernel(project: Project) -> list[str]:
+    return design_functions(kernel_schedule(project), project.name)
 
 
 def design_functions(schedule: Any, project_name: str) -> list[str]:

@@ -116,10 +116,10 @@ def plan(
         entry = ProjectPlan(folder=folder, name=folder.name)
         try:
             if build_root is None:
-                from hclbuild.project.kernel import design_functions, kernel_schedule
+                from hclbuild.project.kernel import traced_functions
 
                 entry.project = load_project(folder)
-                entry.functions = design_functions(kernel_schedule(entry.project), entry.project.name)
+                entry.functions = traced_functions(entry.project)
                 entry.inputs = input_paths(folder)
             else:
                 entry.project, entry.functions, entry.inputs = planned_project(
@@ -316,9 +316,9 @@ def _fail(layout: BuildLayout, message: str) -> Callable[[], Any]:
 
 
 def _compile(project: Project, layout: BuildLayout) -> None:
-    from hclbuild.project.flow import write_project_ir
+    from hclbuild.project.flow import compile_kernel
 
-    write_project_ir(project, layout)
+    compile_kernel(project, layout)
 
 
 def _reference(project: Project, layout: BuildLayout) -> None:
