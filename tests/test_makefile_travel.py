@@ -123,9 +123,11 @@ def test_a_warning_does_not_stop_the_users_build_but_stops_hclbuilds(built: Path
     assert passed(proc), proc.stdout + proc.stderr
     assert "warning: " in proc.stderr and "left_unused" in proc.stderr
 
+    from hclbuild.errors import ToolError
     from hclbuild.runtime.csim import run_csim
 
-    own = tmp_path / "own"
+    own = tmp_path / "own" / "triple"  # run_csim takes the function's name from its folder's
     shutil.copytree(folder, own, ignore=shutil.ignore_patterns("out"))
-    result = run_csim(own, tmp_path / "triple.json", project="p")
-    assert not result.passed and "left_unused" in (result.error or "")
+    with pytest.raises(ToolError, match=r"'left_unused' defined but not used \[-Werror=unused-variable\]"):
+        run_csim(own, tmp_path / "triple.json", project="p")
+    assert json.loads((tmp_path / "triple.json").read_text())["pass"] is False
