@@ -123,6 +123,16 @@ def _build_root(args: argparse.Namespace) -> Path:
     return roots.pop()
 
 
+def _writable_build_root(args: argparse.Namespace) -> Path:
+    """_build_root, made and checked writable before anything is planned or written there (one line
+    naming the folder, where the first write had named its temporary file)."""
+    from hclbuild.tasks.doit_process import check_build_folder
+
+    root = _build_root(args)
+    check_build_folder(root)
+    return root
+
+
 def _loader_namespace(projects: list[Path], build_root: Path) -> dict[str, Any]:
     from hclbuild.tasks import doit_config, doit_creator, tasks_for
 
@@ -335,7 +345,7 @@ def cmd_tasks(args: argparse.Namespace) -> int:
             new = [summary for path in args.paths for summary in qor_gate.load(Path(path))]
             return qor_gate.gate(new, Path(args.compare), args.fail_on, {}, args.metrics)
     projects = _projects(args.paths)
-    build_root = _build_root(args)
+    build_root = _writable_build_root(args)
     if not args.keep_going:
         _refuse_broken(projects, build_root)
     command = {"build": ["build"], "csim": ["csim"], "report": ["csim", "report"]}[args.command]
@@ -397,7 +407,7 @@ def _compare(args: argparse.Namespace, projects: list[Path], build_root: Path) -
 
 def cmd_list(args: argparse.Namespace) -> int:
     projects = _projects(args.paths)
-    return run_doit(["list", "--all"], projects, _build_root(args))
+    return run_doit(["list", "--all"], projects, _writable_build_root(args))
 
 
 def _vitis_tasks(args: argparse.Namespace, projects: list[Path], session: Any) -> list[str]:
@@ -426,7 +436,7 @@ def _vitis_tasks(args: argparse.Namespace, projects: list[Path], session: Any) -
 
 def cmd_csynth(args: argparse.Namespace) -> int:
     projects = _projects(args.paths)
-    build_root = _build_root(args)
+    build_root = _writable_build_root(args)
     code = _run_tasks(args, projects, build_root, lambda session: _vitis_tasks(args, projects, session))
     print_summary(summary_rows(projects, build_root))
     return code

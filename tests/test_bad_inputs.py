@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -516,6 +518,65 @@ def test_build_dir_that_is_a_file(tmp_path: Path) -> None:
     assert_one_line_error(proc, "taken")
 
 
+def _read_only_build_folder(folder: Path, argv: list[str]) -> subprocess.CompletedProcess:
+    """argv (python's) run in `folder` with its build/ a read-only file system: a tmpfs mounted in a
+    mount namespace of the command's own (tests run as root, which no folder's mode stops)."""
+    (folder / "build").mkdir(exist_ok=True)
+    for unshare in (["unshare", "-m"], ["unshare", "-rm"]):
+        probe = subprocess.run(
+            [*unshare, "sh", "-c", "mount -t tmpfs -o ro tmpfs build"],
+            cwd=folder,
+            capture_output=True,
+            check=False,
+        )
+        if probe.returncode == 0:
+            break
+    else:
+        pytest.skip("no read-only mount possible here (unshare -m and unshare -rm both refused)")
+    command = " ".join(shlex.quote(arg) for arg in [sys.executable, *argv])
+    proc = subprocess.run(
+        [*unshare, "sh", "-c", f"mount -t tmpfs -o ro tmpfs build && exec {command}"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        check=False,
+    )
+    assert proc.returncode >= 0, f"killed by signal {-proc.returncode}: {proc.stderr[-2000:]}"
+    return proc
+
+
+UNWRITABLE = "the build folder cannot be written (a read-only file system)"
+
+
+@pytest.mark.parametrize(
+    "argv", [["-m", "hclbuild.cli", "csim", "projects/p"], ["-m", "doit"]], ids=["hclbuild", "doit"]
+)
+def test_a_read_only_build_folder_is_one_line(tmp_path: Path, argv: list[str]) -> None:
+    # plain doit printed sqlite3's traceback ("unable to open database file"); hclbuild named a temporary
+    (tmp_path / "projects" / "p").mkdir(parents=True)
+    (tmp_path / "projects" / "p" / "kernel.py").write_text(KERNEL)
+    shutil.copy(REPO / "dodo.py", tmp_path / "dodo.py")
+    proc = _read_only_build_folder(tmp_path, argv)
+    assert_one_line_error(proc, f"hclbuild: error: {tmp_path / 'build'}: {UNWRITABLE}")
+    assert proc.stderr.count("\n") == 1
+    assert sorted(p.name for p in (tmp_path / "build").iterdir()) == []  # the folder under the mount
+
+
+def test_a_build_folder_that_is_a_file_is_one_line_under_doit(tmp_path: Path) -> None:
+    (tmp_path / "projects" / "p").mkdir(parents=True)
+    (tmp_path / "projects" / "p" / "kernel.py").write_text(KERNEL)
+    shutil.copy(REPO / "dodo.py", tmp_path / "dodo.py")
+    (tmp_path / "build").write_text("a file where the build folder goes\n")
+    proc = run(tmp_path, ["-m", "doit"])
+    assert_one_line_error(
+        proc, f"hclbuild: error: {tmp_path / 'build'}: cannot make the build folder: File exists"
+    )
+    assert proc.stderr.count("\n") == 1
+    assert (tmp_path / "build").read_text() == "a file where the build folder goes\n"
+
+
 def test_missing_gxx_is_a_failed_csim(tmp_path: Path) -> None:
     (tmp_path / "p").mkdir()
     (tmp_path / "p" / "kernel.py").write_text(KERNEL)
@@ -526,5 +587,5 @@ def test_missing_gxx_is_a_failed_csim(tmp_path: Path) -> None:
 
 
 def test_the_catalogue_has_fifty_distinct_inputs() -> None:
-    cases = len(SNIPPETS) + len(PROJECTS) + len(COMMANDS) + 4  # + the four tests above
+    cases = len(SNIPPETS) + len(PROJECTS) + len(COMMANDS) + 7  # + the seven tests above
     assert cases >= 50
