@@ -26,6 +26,7 @@ from hclbuild.errors import CompileError, ConfigError, CsimError, DivisionError,
 from hclbuild.project.config import Project
 from hclbuild.project.kernel import call_optional, kernel_schedule, load_kernel
 from hclbuild.project.layout import BuildLayout
+from hclbuild.runtime.isolate import run_isolated
 
 MANIFEST_FORMAT = "hclbuild-ir"
 
@@ -62,8 +63,6 @@ def compile_kernel(project: Project, layout: BuildLayout) -> dict[str, Any]:
     """The compile task: write_project_ir in a child process (runtime.isolate), so an os._exit(),
     os.abort() or never-ending loop in kernel.py, or a thread it starts, ends that child in one line
     (a loop at [reference] timeout), never the build."""
-    from hclbuild.runtime.isolate import run_isolated
-
     return run_isolated(
         write_project_ir,
         project,
