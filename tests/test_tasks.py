@@ -308,7 +308,7 @@ def test_doit_list_shows_docs_and_no_vitis_tasks(built: Path) -> None:
 def test_clean_removes_targets(tmp_path: Path) -> None:
     root = make_tree(tmp_path, {"tri": KERNEL})
     doit(root, "build")
-    assert (root / "build" / "tri" / "llvm" / "top.ll").exists()
+    assert (root / "build" / "tri" / "llvm" / "units" / "top.ll").exists()
     doit(root, "csim")
     doit(root, "clean")
     left = [p for p in (root / "build" / "tri").rglob("*") if p.is_file()]
@@ -365,6 +365,7 @@ def test_planning_and_compile_run_the_kernel_in_child_processes_only(
     """kernel.py's code never runs in the build's own process (an os._exit() there ended the build,
     a thread it left running kept it from exiting): planning and compile each trace it in a child."""
     import hclbuild.project.kernel as kernel_module
+    from hclbuild.project.config import Project
     from hclbuild.project.flow import compile_kernel
     from hclbuild.project.layout import BuildLayout
     from hclbuild.tasks import plan
@@ -381,12 +382,17 @@ def test_planning_and_compile_run_the_kernel_in_child_processes_only(
     kernel, layout = root / "projects" / "tri" / "kernel.py", BuildLayout(root / "build", "tri")
     (entry,) = plan([kernel.parent], root / "build")
     assert entry.functions == ["top", "Stage_X", "Stage_Y"]
-    assert compile_kernel(entry.project, layout)["functions"] == ["top", "Stage_X", "Stage_Y"]
+    assert compile_kernel(Project.from_plan(entry), layout).functions == ["top", "Stage_X", "Stage_Y"]
     # planned, then edited before compile: compile traces the kernel on disk
     kernel.write_text(
         KERNEL.replace("    s.outline(kernel.Y)\n", "    s.outline(kernel.Y)\n    s.outline(kernel.Z)\n")
     )
-    assert compile_kernel(entry.project, layout)["functions"] == ["top", "Stage_X", "Stage_Y", "Stage_Z"]
+    assert compile_kernel(Project.from_plan(entry), layout).functions == [
+        "top",
+        "Stage_X",
+        "Stage_Y",
+        "Stage_Z",
+    ]
     assert traces == []
     assert not [name for name in sys.modules if name.startswith("hclbuild_kernel_tri")]
 

@@ -47,6 +47,7 @@ from hclbuild.compiler.passes.outline import (
     symbol_name,
     unique_names,
 )
+from hclbuild.compiler.passes.unify import unify_with
 from hclbuild.errors import APIError
 from hclbuild.schedule.function_names import default_function_name
 
@@ -189,8 +190,6 @@ def outline_axis(
                     if operand in mapping:
                         op.replace_uses_of_with(operand, mapping[operand])
         if unify:
-            from hclbuild.compiler.passes.unify import unify_with
-
             return unify_with(module, fn.operation, call, None if unify is True else str(unify))
         return name
 
