@@ -118,8 +118,7 @@ def link_if_changed(source: str | Path, path: str | Path) -> bool:
     return True
 
 
-def process_alive(pid: int) -> bool:
-    """Whether process `pid` runs (a zombie does not)."""
+def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -152,7 +151,7 @@ def sweep_stale_temps(folder: str | Path, including_mine: bool = False, recursiv
         parts = temp.name.rsplit(".", 3)
         if len(parts) != 4 or not parts[1].isdigit():
             continue
-        if not (including_mine and parts[1] == mine) and process_alive(int(parts[1])):
+        if not (including_mine and parts[1] == mine) and _alive(int(parts[1])):
             continue
         if temp.is_dir():
             shutil.rmtree(temp, ignore_errors=True)

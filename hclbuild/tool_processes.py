@@ -19,8 +19,7 @@ same session) lets one killpg reach everything the tool started; the group is ki
   build kills the groups whose recording process is dead (kill_orphans) before any task runs. An
   orphaned g++ had finished its object after the rerun's sweep of temporaries and left it there.
 
-A base module beside atomic.py (whose process_alive it uses): every layer may use it, and the signal
-handlers of termination.py too.
+A leaf module like atomic.py: every layer may use it, and the signal handlers of termination.py too.
 """
 
 from __future__ import annotations
@@ -35,8 +34,6 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
-
-from hclbuild.atomic import process_alive
 
 # process group id -> key of the Dask job that started it (None outside a job). Plain dict operations,
 # atomic under the GIL, never a lock: kill_all runs in signal handlers, which must not wait for one
@@ -72,12 +69,8 @@ def kill_groups_below(pid: int) -> list[int]:
     except OSError:
         return groups
     for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
+        fields = _stat(int(entry)) if entry.isdigit() else None
+        if fields is None:
             continue
         if int(fields[1]) == pid and int(fields[2]) == int(entry):
             _signal_group(int(entry), signal.SIGKILL)
@@ -85,14 +78,34 @@ def kill_groups_below(pid: int) -> list[int]:
     return groups
 
 
+def _stat(pid: int) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after the command name (state first); None when there is no
+    such process or no procfs."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as stat:
+            return stat.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
 def _start_time(pid: int) -> str | None:
     """The process's start time in clock ticks since boot (Linux /proc), which tells a process from a
     later one that reuses its pid; None when there is no such process or no procfs."""
+    fields = _stat(pid)
+    return fields[19] if fields and len(fields) > 19 else None
+
+
+def _runs(pid: int) -> bool:
+    """Whether process `pid` exists and is not a zombie (a SIGKILLed build's doit worker stays one
+    until init reaps it, and some container inits never do)."""
     try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        return None
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    fields = _stat(pid)
+    return fields is None or fields[0] != "Z"
 
 
 def _record_name(pgid: int) -> str:
@@ -130,7 +143,7 @@ def kill_orphans(folder: Path, wait: float = 5.0) -> list[int]:
         if len(fields) != 3 or not all(field.isdigit() for field in fields):
             continue
         pgid, owner, started = int(fields[0]), int(fields[1]), fields[2]
-        if owner != os.getpid() and process_alive(owner):
+        if owner != os.getpid() and _runs(owner):
             continue  # a build running beside this one (another doit in the same folder)
         leader = _start_time(pgid)
         if leader is None or leader == started or started == "0":
@@ -151,14 +164,8 @@ def _running_in(groups: set[int]) -> bool:
     except OSError:
         return any(_alive_group(pgid) for pgid in groups)
     for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if int(fields[2]) in groups and fields[0] != "Z":
+        fields = _stat(int(entry)) if entry.isdigit() else None
+        if fields and int(fields[2]) in groups and fields[0] != "Z":
             return True
     return False
 
