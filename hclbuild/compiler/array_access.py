@@ -14,6 +14,7 @@ Two questions of the HLS emitter's plan of local copies (emit_hls/local_copies.p
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Mapping
@@ -110,19 +111,23 @@ class LoopPatterns:
 
 
 def argument_accesses(
-    functions: Mapping[str, ir.Operation], func: ir.Operation, index: int
+    functions: Mapping[str, ir.Operation], func: ir.Operation, index: int, follow_calls: bool = True
 ) -> ArgumentAccesses:
-    """Every load and store of argument `index` of `func` (and of what calls receive it), in order."""
+    """Every load and store of argument `index` of `func` (and of what calls receive it, unless not
+    `follow_calls`: then only `func`'s own), in order."""
     found = ArgumentAccesses()
     target = func.regions[0].blocks[0].arguments[index]
-    _Walker(functions, found).function(func, {target}, {}, (), False, frozenset())
+    _Walker(functions, found, follow_calls).function(func, {target}, {}, (), False, frozenset())
     return found
 
 
 class _Walker:
-    def __init__(self, functions: Mapping[str, ir.Operation], found: ArgumentAccesses) -> None:
+    def __init__(
+        self, functions: Mapping[str, ir.Operation], found: ArgumentAccesses, follow_calls: bool = True
+    ) -> None:
         self.functions = functions
         self.found = found
+        self.follow_calls = follow_calls
         self.loop_ids: dict[ir.Operation, int] = {}
 
     def function(
@@ -193,6 +198,8 @@ class _Walker:
                 self.block(block, targets, inner_env, loops + (loop,), inside, active, stage)
 
     def call(self, op, targets, env, loops, conditional, active) -> None:
+        if not self.follow_calls:
+            return
         callee = upstream.callee(op)
         func = self.functions.get(callee)
         if func is None or callee in active or not len(func.regions[0].blocks):
@@ -349,6 +356,32 @@ def _lanes(access: Access, unrolled: tuple[Loop, ...]) -> int:
     for form in access.subscript:
         used |= {loop.uid for loop in unrolled} if form is None else form.loops()
     return math.prod(loop.trips or 1 for loop in unrolled if loop.uid in used)
+
+
+def lane_addresses(access: Access, unrolled: tuple[Loop, ...]) -> list[tuple[Form, ...]] | None:
+    """The addresses of `access` in every lane of the unrolled loops its subscript moves with; None
+    where a subscript is not affine or a loop it moves with has no constant bounds."""
+    if any(form is None for form in access.subscript):
+        return None
+    forms: tuple[Form, ...] = tuple(form for form in access.subscript if form is not None)
+    used = set().union(*(form.loops() for form in forms)) if forms else set()
+    moving = [loop for loop in unrolled if loop.uid in used]
+    if any(loop.trips is None or loop.lower is None or loop.step is None for loop in moving):
+        return None
+    lanes = []
+    for values in itertools.product(*(range(loop.trips) for loop in moving)):
+        lane = forms
+        for loop, k in zip(moving, values):
+            lane = tuple(substitute(form, loop.uid, loop.lower + loop.step * k) for form in lane)
+        lanes.append(lane)
+    return lanes
+
+
+def substitute(form: Form, uid: int, value: int) -> Form:
+    """`form` with loop `uid` set to `value`."""
+    coefficient = dict(form.terms).get(uid, 0)
+    rest = tuple((k, v) for k, v in form.terms if k != uid)
+    return Form(rest, form.const + coefficient * value)
 
 
 def port_patterns(found: ArgumentAccesses) -> list[LoopPatterns]:

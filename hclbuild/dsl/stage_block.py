@@ -6,8 +6,8 @@ import warnings
 from typing import Any
 
 from hclbuild.dsl.stmt import StageStmt
+from hclbuild.dsl.tensor import check_name
 from hclbuild.dsl.trace import active_program, active_scope, at_scope_top, record, recording_into
-from hclbuild.errors import APIError
 
 
 class StageBlock:
@@ -21,8 +21,8 @@ class StageBlock:
             DeprecationWarning,
             stacklevel=3,
         )
-        if name is not None and (not isinstance(name, str) or not name.isidentifier()):
-            raise APIError(f"hcl.Stage: name {name!r} must be a Python/C identifier")
+        if name is not None:
+            check_name(name, "hcl.Stage")
         self.requested = name
         self.stmt: StageStmt | None = None
         self._recording: Any = None

@@ -13,6 +13,7 @@ functions up to date. project.in_process runs them all on a schedule in hand.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -26,12 +27,12 @@ from hclbuild.compiler.emit_hls import c_signature, emit_function_files, pragma_
 from hclbuild.compiler.passes.reserved_top import rename_reserved_top
 from hclbuild.compiler.passes.split_functions import call_graph, callees_first, function_modules
 from hclbuild.compiler.pipeline import compile_schedule
+from hclbuild.compiler.port_limits import port_limited_loops
 from hclbuild.compiler.signature import signature_of
 from hclbuild.compiler.upstream_attrs import symbols
 from hclbuild.compiler.written_args import written_arguments
 from hclbuild.errors import CompileError, ConfigError, HCLError
 from hclbuild.project.config import Project, ProjectConfig
-from hclbuild.project.discovery import take_planned_schedule
 from hclbuild.project.golden import read_manifest
 from hclbuild.project.hls_project import DATA_DIR, write_function_project
 from hclbuild.project.interfaces import (
@@ -47,6 +48,7 @@ from hclbuild.project.manifest import DesignManifest, LoweredDesign, json_text, 
 from hclbuild.project.report import write_project_report
 from hclbuild.project.templates import keep_compiled_templates
 from hclbuild.runtime.csim import CsimResult, run_csim
+from hclbuild.runtime.isolate import run_isolated
 from hclbuild.schedule.schedule import Schedule
 
 # ---- compile ------------------------------------------------------------------------------
@@ -72,13 +74,23 @@ def compile_design(schedule: Schedule, layout: BuildLayout, name: str) -> Compil
 
 
 def write_project_ir(project: Project, layout: BuildLayout) -> DesignManifest:
-    """The compile task: trace (or take the schedule planning traced), build, outline, verify."""
-    schedule = take_planned_schedule(project)
-    manifest = write_design_ir(
-        schedule if schedule is not None else kernel_schedule(project), layout, project.name
-    )
+    """Trace, build, outline, verify (the compile task runs it in a child process: compile_kernel)."""
+    manifest = write_design_ir(kernel_schedule(project), layout, project.name)
     check_interface_functions(project.config, manifest.functions)
     return manifest
+
+
+def compile_kernel(project: Project, layout: BuildLayout) -> DesignManifest:
+    """The compile task: write_project_ir in a child process (runtime.isolate), so an os._exit(),
+    os.abort() or never-ending loop in kernel.py, or a thread it starts, ends that child in one line
+    (a loop at [reference] timeout), never the build."""
+    return run_isolated(
+        write_project_ir,
+        project,
+        layout,
+        what=f"{project.name}: tracing kernel.py",
+        timeout=project.config.reference_timeout,
+    )
 
 
 def write_design_ir(schedule: Schedule, layout: BuildLayout, name: str) -> DesignManifest:
@@ -93,6 +105,9 @@ def write_design_ir(schedule: Schedule, layout: BuildLayout, name: str) -> Desig
         raise type(exc)(f"{name}: {exc}") from None
     rename_reserved_top(design)  # a design named `main`: C++'s main() is the testbench's
     module = design.module
+    for limit in port_limited_loops(module):
+        # Vitis would settle at the higher II with a line in a log read after csynth: say it now
+        print(f"hclbuild: warning: {name}: {limit.message}", file=sys.stderr)
     texts = function_modules(module)
     write_if_changed(layout.top_mlir, str(module))
     functions = [design.top] + list(dict.fromkeys(design.outlined))

@@ -21,14 +21,13 @@ caller's array and the callee's parameter are one array), as s.partition's does.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 from mlir import ir
 
 from hclbuild.compiler import attrs
 from hclbuild.compiler import upstream_attrs as upstream
-from hclbuild.compiler.array_access import Access, Form, access_loop, argument_accesses
+from hclbuild.compiler.array_access import Form, access_loop, argument_accesses, lane_addresses
 from hclbuild.compiler.attrs import ArrayPartition
 from hclbuild.compiler.passes.constant_values import defined_functions
 from hclbuild.compiler.passes.stream import stream_depth
@@ -97,7 +96,7 @@ def _partition_for(
         if loop is None or loop.ii is None:
             continue
         addresses = per_loop.setdefault(loop.uid, (loop, set()))[1]
-        lanes = _lanes(access, unrolled)
+        lanes = lane_addresses(access, unrolled)
         if lanes is None:
             return None  # an address that is not affine: nothing to split by
         addresses.update((access.kind, lane) for lane in lanes)
@@ -109,30 +108,6 @@ def _partition_for(
         if partition is not None:
             return partition, loop.label, len(addresses), ii
     return None
-
-
-def _lanes(access: Access, unrolled) -> list[tuple[Form, ...]] | None:
-    """The addresses of `access` in every lane of the unrolled loops its subscript moves with."""
-    if any(form is None for form in access.subscript):
-        return None
-    forms: tuple[Form, ...] = tuple(form for form in access.subscript if form is not None)
-    used = set().union(*(form.loops() for form in forms)) if forms else set()
-    moving = [loop for loop in unrolled if loop.uid in used]
-    if any(loop.trips is None or loop.lower is None or loop.step is None for loop in moving):
-        return None
-    lanes = []
-    for values in itertools.product(*(range(loop.trips) for loop in moving)):
-        lane = forms
-        for loop, k in zip(moving, values):
-            lane = tuple(_substitute(form, loop.uid, loop.lower + loop.step * k) for form in lane)
-        lanes.append(lane)
-    return lanes
-
-
-def _substitute(form: Form, uid: int, value: int) -> Form:
-    coefficient = dict(form.terms).get(uid, 0)
-    rest = tuple((k, v) for k, v in form.terms if k != uid)
-    return Form(rest, form.const + coefficient * value)
 
 
 def _split(
