@@ -14,7 +14,8 @@ constant subscript along the partitioned dimension, or one that moves by multipl
 factor) counts against its bank; one whose bank changes at run time reaches every bank through a
 multiplexer and counts against each. Only function arguments are checked: they are the ports of
 each HLS project (every outlined function is the top of its own), where Vitis partitions nothing
-by itself; a local array is partitioned by Vitis for throughput (2023.1 on). Streams and arguments
+by itself; a local array is partitioned by Vitis for throughput (2023.1 on). Arguments partitioned
+completely in every dimension are registers, read anywhere at once. Streams and arguments
 whose accesses cannot be read as affine forms (a reshape, an opaque call) are not checked.
 """
 
@@ -76,8 +77,15 @@ def port_limited_loops(module: ir.Module) -> list[PortLimit]:
                     continue  # one element: a register
                 argument = names[index] if index < len(names) else f"arg{index}"
                 given = partitions[index] if index < len(partitions) else []
+                if _registers(given, len(shape)):
+                    continue  # every element a register of its own: no RAM, no port to share
                 found.extend(_limits(functions, func, index, name, argument, shape, given))
     return found
+
+
+def _registers(partitions: list[ArrayPartition], rank: int) -> bool:
+    complete = {p.dim for p in partitions if p.kind == "complete"}
+    return 0 in complete or complete >= set(range(1, rank + 1))
 
 
 def _limits(

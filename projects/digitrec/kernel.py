@@ -11,8 +11,11 @@ Schedule: diff and dist are pipelined on the image loop y; the 49-bit popcount l
 inside the pipeline into an adder tree. Expected II = 1 for both: one read of the training
 image (or diff) element and one write per iteration. knn_update is reordered to y, x order so
 that the pipelined x loop visits a different class (a different row of knn_mat) every
-iteration; knn_mat is partitioned completely so its 3 candidates of a row are registers.
-Expected II = 1 there too (no candidate row is touched by two consecutive iterations).
+iteration; knn_mat is partitioned completely, in both dimensions, so its 30 candidates are
+registers: an iteration reads its row's three candidates, then the largest one (at a column known
+only at run time) four times and writes it once, which a partition of the columns alone left on one
+10-element RAM a column (II = 3 by its two ports). Expected II = 1 there too (no candidate row is
+touched by two consecutive iterations).
 """
 
 import numpy as np
@@ -59,7 +62,7 @@ def schedule(sizes):
     x, y = s[knn.knn_update].axis[:2]  # then the for_ loop cand, as in HeteroCL
     s[knn.knn_update].reorder(y, x)
     s[knn.knn_update].pipeline(x)
-    s.partition(knn.knn_mat, hcl.Partition.Complete, dim=2)
+    s.partition(knn.knn_mat, hcl.Partition.Complete, dim=0)
     s.outline(knn.diff, knn.dist)
     s.outline(knn.knn_update)
     return s
