@@ -100,8 +100,8 @@ def test_a_bad_project_toml_is_one_error_line(tmp_path: Path, runner: str) -> No
     )
     the_one_error(
         proc,
-        f"{toml}:3: unknown key hls.speed (expected part, clock_period_ns, flow_target, tool, "
-        "vitis_version, top_assembly)",
+        f"{toml}:3: unknown key hls.speed (expected part, clock_period_ns, clock_uncertainty_ns, "
+        "flow_target, tool, vitis_version, top_assembly)",
     )
 
 

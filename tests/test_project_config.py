@@ -117,8 +117,8 @@ M = 64
         (
             "[hls]\nclock = 10\n",
             (
-                "project.toml:2: unknown key hls.clock (expected part, clock_period_ns, flow_target, tool, vitis_version, "
-                "top_assembly)"
+                "project.toml:2: unknown key hls.clock (expected part, clock_period_ns, clock_uncertainty_ns, "
+                "flow_target, tool, vitis_version, top_assembly)"
             ),
         ),
         (
@@ -153,6 +153,14 @@ M = 64
         (
             "[hls]\nclock_period_ns = 1e6\n",
             "project.toml:2: hls.clock_period_ns must be from 0.5 to 1000 (ns), got 1000000.0",
+        ),
+        (
+            "[hls]\nclock_uncertainty_ns = -1\n",
+            "project.toml:2: hls.clock_uncertainty_ns must be >= 0, got -1",
+        ),
+        (
+            "[hls]\nclock_period_ns = 4\nclock_uncertainty_ns = 4.0\n",
+            "project.toml:3: hls.clock_uncertainty_ns must be less than the clock period (4 ns), got 4",
         ),
         (
             "[reference]\ntimeout = 1e300\n",
@@ -341,3 +349,10 @@ def test_invalid_interface_and_assembly_messages(tmp_path: Path, toml: str, mess
     with pytest.raises(ConfigError) as info:
         load_project(folder)
     assert str(info.value) == f"{folder}/{message}"
+
+
+def test_clock_uncertainty_is_optional_and_read_in_ns(tmp_path: Path) -> None:
+    (tmp_path / "kernel.py").write_text("")
+    assert load_project(tmp_path).config.clock_uncertainty_ns is None  # Vitis's default margin
+    (tmp_path / "project.toml").write_text("[hls]\nclock_period_ns = 4\nclock_uncertainty_ns = 0.5\n")
+    assert load_project(tmp_path).config.clock_uncertainty_ns == 0.5

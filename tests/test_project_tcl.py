@@ -36,6 +36,7 @@ VITIS_COMMANDS = (
     "open_solution",
     "set_part",
     "create_clock",
+    "set_clock_uncertainty",
     "config_interface",
     "csim_design",
     "csynth_design",
@@ -386,6 +387,25 @@ def test_hls_config_cfg_lines(project_dir: Path) -> None:
         "tb.file=data/out_b.bin",
         "package.output.format=ip_catalog",
     ]
+
+
+@needs_tclsh
+def test_a_clock_uncertainty_is_set_in_both_front_ends(tmp_path: Path) -> None:
+    write_vadd(tmp_path, ProjectConfig(name="demo", clock_period_ns=4.0, clock_uncertainty_ns=0.5))
+    done = run_tcl(tmp_path / "run_hls.tcl", "csynth")
+    assert recorded(done) == [
+        *setup_calls(tmp_path, clock="4"),
+        "set_clock_uncertainty 0.5",
+        "csynth_design",
+        f"cwd {tmp_path}",
+        "exit 0",
+    ]
+    assert "clock=4ns\nclock_uncertainty=0.5ns\n" in (tmp_path / "hls_config.cfg").read_text()
+    write_vadd(tmp_path, ProjectConfig(name="demo", clock_period_ns=4.0))  # Vitis's default: no line
+    assert (
+        "uncertainty"
+        not in (tmp_path / "run_hls.tcl").read_text() + (tmp_path / "hls_config.cfg").read_text()
+    )
 
 
 def test_hls_config_cfg_for_vitis_kernel(tmp_path: Path) -> None:

@@ -10,6 +10,8 @@ falls back to a default):
     [hls]
     part = "xcu250-figd2104-2L-e"      # default: Alveo U250, a common Vitis HLS target part
     clock_period_ns = 10.0             # default 10 ns (100 MHz), Vitis HLS's own default; 0.5 to 1000
+    clock_uncertainty_ns = 1.25        # the margin HLS schedules to (default: Vitis's, 27 % of the
+                                       # period); 0 up to the period
     flow_target = "vivado"             # "vivado" (IP catalog) or "vitis" (kernel .xo)
     tool = "auto"                      # "vitis_hls", "vitis-run" or "v++"; auto: the first found
     vitis_version = "2025.1"           # spells hls_config.cfg's keys for that release (default:
@@ -100,6 +102,7 @@ class ProjectConfig:
     top: str = "top"
     part: str = DEFAULT_PART
     clock_period_ns: float = DEFAULT_CLOCK_PERIOD_NS
+    clock_uncertainty_ns: float | None = None  # None: Vitis's default margin
     flow_target: str = "vivado"
     hls_tool: str = "auto"
     vitis_version: str | None = None
@@ -317,6 +320,7 @@ _SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
     "hls": {
         "part": ("part", _string(_PART_NAME, "a part name like 'xcu250-figd2104-2L-e'")),
         "clock_period_ns": ("clock_period_ns", _number(positive=True, within=CLOCK_PERIOD_RANGE_NS)),
+        "clock_uncertainty_ns": ("clock_uncertainty_ns", _number(positive=False)),
         "flow_target": ("flow_target", _flow_target),
         "tool": ("hls_tool", _choice(*HLS_TOOLS)),
         "vitis_version": ("vitis_version", _string(_VITIS_VERSION, 'a Vitis release like "2024.2"')),
@@ -425,6 +429,13 @@ def load_config(
     if dataset is not None and "sizes" not in data:
         raise ConfigError(
             f"{path}: dataset {dataset!r} was asked for, but the project has no [sizes.{dataset}]"
+        )
+    uncertainty = values.get("clock_uncertainty_ns")
+    period = values.get("clock_period_ns", DEFAULT_CLOCK_PERIOD_NS)
+    if uncertainty is not None and uncertainty >= period:
+        raise ConfigError(
+            f"{_where(path, text, 'hls', 'clock_uncertainty_ns')}: hls.clock_uncertainty_ns must be less "
+            f"than the clock period ({period:g} ns), got {uncertainty:g}"
         )
     if "name" not in values:
         values["name"] = _default_name(path, name)

@@ -299,6 +299,9 @@ def _project_values(
         "header": f"{func_name}.h",
         "part": config.part,
         "clock_period": format_clock(config.clock_period_ns),
+        "clock_uncertainty": (
+            format_clock(config.clock_uncertainty_ns) if config.clock_uncertainty_ns is not None else None
+        ),
         "flow_target": flow_target,
         "export_format": export_format(flow_target),
         "blackbox_files": [blackbox_file_name(f) for f in blackboxes],
