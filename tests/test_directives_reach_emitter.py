@@ -222,6 +222,8 @@ QUERIES = {
     "Stage.reduction_loop_names",
     "Stage.current_loop",
     "Stage.spatial_loop",
+    "Stage.shape",  # the stage's tensor's, as HeteroCL's stage handles have them
+    "Stage.dtype",
     "Schedule.ast",
     "Schedule.module",
     "Schedule.top_func",
