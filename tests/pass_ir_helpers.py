@@ -28,6 +28,7 @@ from hclbuild.compiler.context import new_context
 from hclbuild.compiler.passes.bounds_check import bounds_check
 from hclbuild.compiler.passes.buffer_at import BufferAtPass
 from hclbuild.compiler.passes.checked_division import check_divisions
+from hclbuild.compiler.passes.common_values import merge_common_values
 from hclbuild.compiler.passes.compute_at import ComputeAtPass
 from hclbuild.compiler.passes.constant_divisor import check_constant_divisors
 from hclbuild.compiler.passes.constant_subscript import check_constant_subscripts
@@ -113,6 +114,7 @@ RUNNERS: dict[str, Callable[[ir.Module, dict[str, Any]], Any]] = {
     "annotate_stream_arguments": lambda m, a: annotate_stream_arguments(m),
     "constant_divisor": lambda m, a: check_constant_divisors(m),
     "constant_subscript": lambda m, a: check_constant_subscripts(m),
+    "common_values": lambda m, a: merge_common_values(m),
     "hoist_invariant_loads": lambda m, a: hoist_invariant_loads(m),
     "parallel_reads": lambda m, a: [dataclasses.asdict(added) for added in partition_parallel_reads(m)],
     "verify": lambda m, a: verify_module(m),

@@ -8,6 +8,7 @@ from typing import Any
 from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.compiler.builder import build_module
 from hclbuild.compiler.passes.buffer_at import BufferAtPass
+from hclbuild.compiler.passes.common_values import merge_common_values
 from hclbuild.compiler.passes.compute_at import ComputeAtPass
 from hclbuild.compiler.passes.constant_divisor import check_constant_divisors
 from hclbuild.compiler.passes.constant_subscript import check_constant_subscripts
@@ -63,6 +64,7 @@ def compile_schedule(schedule: Schedule) -> CompiledDesign:
             outlined.extend(outline_stages(module, groups, unify=unify, names=names))
         if any(isinstance(r, M.StreamTo) for r in schedule.memory):
             annotate_stream_arguments(module)
+        merge_common_values(module)
         hoist_invariant_loads(module)
         partition_parallel_reads(module)
         verify_module(module)

@@ -5,9 +5,8 @@ module {
     %alloc = memref.alloc() {hcl.dtype = "int32", hcl.name = "T"} : memref<4xi32>
     affine.for %arg2 = 0 to 4 {
       %0 = memref.load %arg0[%arg2] : memref<4xi32>
-      %1 = memref.load %arg0[%arg2] : memref<4xi32>
-      %2 = arith.muli %0, %1 : i32
-      memref.store %2, %alloc[%arg2] : memref<4xi32>
+      %1 = arith.muli %0, %0 : i32
+      memref.store %1, %alloc[%arg2] : memref<4xi32>
     } {hcl.loop_name = "i", hcl.op_name = "T"}
     affine.for %arg2 = 0 to 4 {
       %0 = memref.load %alloc[%arg2] : memref<4xi32>
@@ -26,9 +25,8 @@ module {
     %alloc = memref.alloc() {hcl.dtype = "int32", hcl.name = "T"} : memref<4xi32>
     affine.for %arg2 = 0 to 4 {
       %0 = memref.load %arg0[%arg2] : memref<4xi32>
-      %1 = memref.load %arg0[%arg2] : memref<4xi32>
-      %2 = arith.muli %0, %1 : i32
-      memref.store %2, %alloc[%arg2] : memref<4xi32>
+      %1 = arith.muli %0, %0 : i32
+      memref.store %1, %alloc[%arg2] : memref<4xi32>
     } {hcl.loop_name = "i", hcl.op_name = "T"}
     affine.for %arg2 = 0 to 4 {
       %0 = memref.load %alloc[%arg2] : memref<4xi32>
