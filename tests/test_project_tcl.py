@@ -8,20 +8,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from hclbuild.atomic import sweep_stale_temps
-from hclbuild.dsl.types import Int
 from hclbuild.errors import CompileError
 from hclbuild.project.config import ProjectConfig
-from hclbuild.project.golden import write_golden
 from hclbuild.project.hls_project import (
     FunctionArg,
     format_clock,
     function_project_files,
     write_function_project,
 )
+from tests.vitis_helpers import CPP, HEADER, write_vadd
 
 TCLSH = shutil.which("tclsh")
 # scripts/setup.sh installs tclsh; in CI a missing one is a failure, not a reason to skip
@@ -69,20 +67,6 @@ set argv0 vitis_hls
 source $::harness_script
 puts "no exit"
 """.replace("@COMMANDS@", " ".join(VITIS_COMMANDS))
-
-CPP = '#include "vadd.h"\nvoid vadd(int32_t a[4], int32_t b[4]) {\n  for (int i = 0; i < 4; ++i) b[i] = a[i] + 1;\n}\n'
-HEADER = "#pragma once\n#include <cstdint>\nvoid vadd(int32_t a[4], int32_t b[4]);\n"
-
-
-def write_vadd(folder: Path, config: ProjectConfig, **kwargs) -> list[Path]:
-    """The HLS folder of a 4-element vadd, with the golden data the reference run would link there."""
-    t = Int(32)
-    a = np.arange(4, dtype=np.int32)
-    args = [FunctionArg("a", "int32_t", "int32", (4,)), FunctionArg("b", "int32_t", "int32", (4,))]
-    written = write_function_project(folder, "vadd", CPP, HEADER, args, config, **kwargs)
-    return written + write_golden(
-        folder / "data", {"a": (a, t), "b": (np.zeros(4, np.int32), t)}, {"a": (a, t), "b": (a + 1, t)}
-    )
 
 
 @pytest.fixture
@@ -523,7 +507,7 @@ _WRITE_WITH_CACHE = """
 import sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[3])
-from test_project_tcl import write_vadd
+from vitis_helpers import write_vadd
 from hclbuild.project.config import ProjectConfig
 from hclbuild.project.golden import write_golden
 from hclbuild.project.templates import _environment, keep_compiled_templates
@@ -581,7 +565,7 @@ _DIE_BEFORE_THE_RENAME = """
 import os, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[3])
-from test_project_tcl import write_vadd
+from vitis_helpers import write_vadd
 from hclbuild.project.config import ProjectConfig
 from hclbuild.project.templates import keep_compiled_templates
 keep_compiled_templates(Path(sys.argv[1]))
