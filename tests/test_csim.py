@@ -282,12 +282,13 @@ def case_bool_gt() -> Case:
     )
 
 
+# the ap_types cases are slow (g++ on the ap_types headers); the others take about 2 s
 CASES = {
     "int32": (case_int32_vadd, []),
     "float": (case_float_saxpy, []),
-    "fixed16_8": (case_fixed_mul, [needs_ap]),
-    "int12": (case_int12_add, [needs_ap]),
-    "int100_uint128": (case_wide, [needs_ap]),
+    "fixed16_8": (case_fixed_mul, [needs_ap, pytest.mark.slow]),
+    "int12": (case_int12_add, [needs_ap, pytest.mark.slow]),
+    "int100_uint128": (case_wide, [needs_ap, pytest.mark.slow]),
     "inplace_scalar_return": (case_inplace_scale, []),
     "bool": (case_bool_gt, []),
 }
@@ -652,6 +653,7 @@ def _generated_style(case: Case) -> Case:
     return case
 
 
+@pytest.mark.slow
 @needs_ap
 def test_ap_types_headers_are_precompiled_once_and_shared(tmp_path: Path) -> None:
     pch_root = tmp_path / "pch"
@@ -677,6 +679,7 @@ def test_ap_types_headers_are_precompiled_once_and_shared(tmp_path: Path) -> Non
     assert sorted(pch_root.iterdir()) == [made, wanted]
 
 
+@pytest.mark.slow
 @needs_ap
 def test_a_damaged_precompiled_header_is_dropped_and_the_result_still_right(tmp_path: Path) -> None:
     pch_root = tmp_path / "pch"
