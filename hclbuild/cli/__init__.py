@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -143,7 +143,7 @@ def _build_root(args: argparse.Namespace) -> Path:
 def _loader_namespace(projects: list[Path], build_root: Path) -> dict[str, Any]:
 
     @doit_creator
-    def task_hclbuild():
+    def task_hclbuild() -> Iterator[dict[str, Any]]:
         """All tasks of the given projects."""
         yield from tasks_for(projects, build_root)
 

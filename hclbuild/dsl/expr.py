@@ -21,12 +21,13 @@ from __future__ import annotations
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from hclbuild.dsl.promotion import literal_type, promote
 from hclbuild.dsl.stmt import StoreBits
 from hclbuild.dsl.trace import record
-from hclbuild.dsl.types import DType, Float, Index, Int, UInt, parse_dtype
+from hclbuild.dsl.types import DType, Float, Index, Int, Struct, UInt, parse_dtype
 from hclbuild.errors import APIError, DTypeError, HCLNotImplementedError
 
 if TYPE_CHECKING:
@@ -166,6 +167,7 @@ class Expr:
     def __ge__(self, other: object) -> Expr:
         return compare("ge", self, other)
 
+    # `a == b` in the DSL is an expression (HeteroCL's), not object's bool: [override] on purpose
     def __eq__(self, other: object) -> Expr:  # type: ignore[override]
         return compare("eq", self, other)
 
@@ -217,7 +219,7 @@ class Expr:
 
 @dataclass(eq=False)
 class Const(Expr):
-    value: int | float
+    value: int | float | Fraction  # a Fraction: a fixed-point value a float would round
     dtype: DType
 
 
@@ -242,6 +244,7 @@ class Load(Expr):
     indices: tuple[Expr, ...]
 
     @property
+    # read-only: derived from what it reads; Expr declares a plain attribute, so [override]
     def dtype(self) -> DType:  # type: ignore[override]
         return self.tensor.dtype
 
@@ -310,6 +313,7 @@ class GetSlice(Expr):
     hi: Expr | None = None
 
     @property
+    # read-only: derived from what it reads; Expr declares a plain attribute, so [override]
     def dtype(self) -> DType:  # type: ignore[override]
         return UInt(self.width if self.width is not None else self.value.dtype.bits)
 
@@ -321,6 +325,7 @@ class BitReverse(Expr):
     value: Expr
 
     @property
+    # read-only: derived from what it reads; Expr declares a plain attribute, so [override]
     def dtype(self) -> DType:  # type: ignore[override]
         return self.value.dtype
 
@@ -351,7 +356,7 @@ def as_expr(value: object, like: DType | None = None) -> Expr:
         return value
     if isinstance(value, Operand):
         return value.as_value()
-    if isinstance(value, tuple) and like is not None and like.is_struct:
+    if isinstance(value, tuple) and isinstance(like, Struct):
         return pack_struct(value, like)
     if isinstance(value, numbers.Real):  # bool and int too
         return Const(*literal_type(value, like))
@@ -600,28 +605,36 @@ def set_bits_of_temporary(expr: Expr, key: object, value: object) -> None:
 
 def struct_field(value: Expr, key: str) -> Expr:
     """value.key of a struct value: its bits of that field read as the field's dtype."""
-    offset, dtype = value.dtype.field(key)
+    offset, dtype = _struct(value.dtype).field(key)
     return BitCast(dtype, GetSlice(value, Const(offset, Index()), dtype.bits))
 
 
 def store_struct_field(load: Load, key: str, value: object) -> None:
     """D[x].key = v: the field's bits of element D[x] are set to v converted to the field's dtype."""
-    offset, dtype = load.tensor.dtype.field(key)
+    offset, dtype = _struct(load.tensor.dtype).field(key)
     load.tensor.check_writable(f"writing field {key!r}")
     raw = BitCast(UInt(dtype.bits), Cast(dtype, as_expr(value, dtype)))
     record(StoreBits(load.tensor, load.indices, Const(offset, Index()), dtype.bits, None, raw))
 
 
-def pack_struct(values: tuple, stype: DType) -> Expr:
+def _struct(dtype: DType) -> Struct:
+    if not isinstance(dtype, Struct):
+        raise DTypeError(f"{dtype!r} is not a struct: it has no fields")
+    return dtype
+
+
+def pack_struct(values: tuple, stype: Struct) -> Expr:
     """(v0, v1, ...) as a struct value: each converted to its field's dtype, field 0 in the low bits."""
     if len(values) != len(stype.fields):
         raise APIError(f"{stype!r} has {len(stype.fields)} fields, got a tuple of {len(values)} values")
-    packed: Expr | None = None
+    parts = []
     offset = 0
     wide = UInt(stype.bits)
     for value, (_, dtype) in zip(values, stype.fields):
         raw = Cast(wide, BitCast(UInt(dtype.bits), Cast(dtype, as_expr(value, dtype))))
-        part = binary("shl", raw, Const(offset, Index())) if offset else raw
-        packed = part if packed is None else binary("or", packed, part)
+        parts.append(binary("shl", raw, Const(offset, Index())) if offset else raw)
         offset += dtype.bits
+    packed = parts[0]  # a Struct has at least one field
+    for part in parts[1:]:
+        packed = binary("or", packed, part)
     return Cast(stype, packed)

@@ -29,6 +29,7 @@ from hclbuild.compiler.pipeline import compile_schedule
 from hclbuild.compiler.signature import signature_of
 from hclbuild.compiler.upstream_attrs import symbols
 from hclbuild.compiler.written_args import written_arguments
+from hclbuild.dsl.types import Struct
 from hclbuild.errors import CompileError, ConfigError, HCLError
 from hclbuild.project.config import Project, ProjectConfig
 from hclbuild.project.discovery import take_planned_schedule
@@ -124,7 +125,7 @@ def write_design_ir(schedule: Schedule, layout: BuildLayout, name: str) -> Desig
         structs={
             t.name: [(field, dtype.name) for field, dtype in t.dtype.fields]
             for t in [*schedule.inputs, *schedule.outputs]
-            if t.dtype.is_struct
+            if isinstance(t.dtype, Struct)
         },
         buffers=buffers,
         graph=graph,
@@ -197,14 +198,12 @@ def csim_function(project: Project, layout: BuildLayout, func: str, runner: Any 
 
 def csim_design_function(layout: BuildLayout, name: str, func: str, runner: Any = None) -> CsimResult:
     """csim_function of project `name`, passed or not (its CsimResult)."""
-    # precompiled headers are a cache of this machine's compiler: not for a Dask worker's
-    local = {} if runner is not None else {"pch_root": layout.pch_root}
-    return (runner or run_csim)(
-        layout.hls_dir(func),
-        layout.csim_json(func),
-        project=name,
-        outputs=_output_names(layout, func),
-        **local,
+    outputs = _output_names(layout, func)
+    if runner is not None:
+        # precompiled headers are a cache of this machine's compiler: not for a Dask worker's
+        return runner(layout.hls_dir(func), layout.csim_json(func), project=name, outputs=outputs)
+    return run_csim(
+        layout.hls_dir(func), layout.csim_json(func), project=name, outputs=outputs, pch_root=layout.pch_root
     )
 
 
