@@ -243,8 +243,8 @@ class Load(Expr):
     tensor: Tensor
     indices: tuple[Expr, ...]
 
+    # read-only, derived from what it reads; Expr declares a plain attribute, so [override]
     @property
-    # read-only: derived from what it reads; Expr declares a plain attribute, so [override]
     def dtype(self) -> DType:  # type: ignore[override]
         return self.tensor.dtype
 
@@ -312,8 +312,8 @@ class GetSlice(Expr):
     width: int | None
     hi: Expr | None = None
 
+    # read-only, derived from what it reads; Expr declares a plain attribute, so [override]
     @property
-    # read-only: derived from what it reads; Expr declares a plain attribute, so [override]
     def dtype(self) -> DType:  # type: ignore[override]
         return UInt(self.width if self.width is not None else self.value.dtype.bits)
 
@@ -324,8 +324,8 @@ class BitReverse(Expr):
 
     value: Expr
 
+    # read-only, derived from what it reads; Expr declares a plain attribute, so [override]
     @property
-    # read-only: derived from what it reads; Expr declares a plain attribute, so [override]
     def dtype(self) -> DType:  # type: ignore[override]
         return self.value.dtype
 

@@ -40,8 +40,8 @@ class ScalarRef(Expr):
 
     param: ScalarParam
 
+    # read-only, derived from what it reads; Expr declares a plain attribute, so [override]
     @property
-    # read-only: derived from what it reads; Expr declares a plain attribute, so [override]
     def dtype(self) -> DType:  # type: ignore[override]
         return self.param.dtype
 
