@@ -14,6 +14,7 @@ functions up to date.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,7 @@ def write_design_ir(schedule: Any, layout: BuildLayout, name: str) -> dict[str, 
     from hclbuild.compiler.passes.split_functions import call_graph, callees_first, function_modules
     from hclbuild.compiler.pipeline import compile_schedule
     from hclbuild.compiler.signature import signature_of
+    from hclbuild.compiler.work_estimate import function_work
     from hclbuild.compiler.written_args import written_arguments
     from hclbuild.project.memory import allocated_buffers
 
@@ -103,6 +105,7 @@ def write_design_ir(schedule: Any, layout: BuildLayout, name: str) -> dict[str, 
             write_if_changed(layout.func_mlir(func), texts[func])
         writes = written_arguments(module)
         buffers = allocated_buffers(module)
+        work = function_work(module)
     manifest = {
         "format": MANIFEST_FORMAT,
         "project": name,
@@ -122,6 +125,9 @@ def write_design_ir(schedule: Any, layout: BuildLayout, name: str) -> dict[str, 
         },
         # what the reference run allocates besides the arguments (project.memory checks it fits)
         "buffers": buffers,
+        # memory accesses of each defined function in one run of the design (None: not static):
+        # csim compiles the functions doing little work unoptimised (runtime.csim.optimization_level)
+        "work": {name: accesses if math.isfinite(accesses) else None for name, accesses in work.items()},
     }
     write_if_changed(layout.ir_manifest, json.dumps(manifest, indent=2) + "\n")
     return manifest
@@ -522,8 +528,8 @@ def csim_function(project: Project, layout: BuildLayout, func: str, runner: Any 
     `runner` has run_csim's signature (runtime.remote's runs it on a Dask worker); default run_csim."""
     from hclbuild.runtime.csim import run_csim
 
-    # precompiled headers are a cache of this machine's compiler: not for a Dask worker's
-    local = {} if runner is not None else {"pch_root": layout.pch_root}
+    # objects and precompiled headers are a cache of this machine's compiler: not for a Dask worker's
+    local = {} if runner is not None else {"cache_root": layout.csim_cache, "work": _csim_work(layout)}
     result = (runner or run_csim)(
         layout.hls_dir(func),
         layout.csim_json(func),
@@ -532,6 +538,12 @@ def csim_function(project: Project, layout: BuildLayout, func: str, runner: Any 
         **local,
     )
     return result.check()
+
+
+def _csim_work(layout: BuildLayout) -> dict[str, float | None] | None:
+    """Each function's estimated memory accesses per run of the design (IR manifest; None where
+    unknown), from which csim picks its -O level; None when the manifest does not say."""
+    return read_ir_manifest(layout).get("work")
 
 
 def _output_names(layout: BuildLayout, func: str) -> list[str] | None:

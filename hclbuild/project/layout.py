@@ -14,7 +14,7 @@
     build/<name>/cosim/<func>.rpt         its co-simulation report, likewise
     build/<name>/reports/                 summary.json, report.md, plots
     build/<name>/status/                  the latest attempt of every task (project/attempts.py)
-    build/.pch/<digest>/                  ap_types headers precompiled for csim, shared by all projects
+    build/.csim/                          csim's compiled objects and precompiled headers, shared by all projects
 
 Only this module spells these paths; tasks and runtimes ask a BuildLayout.
 """
@@ -47,13 +47,20 @@ VECTORS_MANIFEST = "manifest.json"  # of golden/<func>/ and hls/<func>/data/
 DATA_DIR = "data"  # hls/<func>/data/: the golden vectors the testbench reads
 
 
+# the C simulation harness (runtime.csim's HARNESS_FILES): the same two files in every folder
+HARNESS_HEADER, HARNESS_SOURCE = "hclbuild_tb.h", "hclbuild_tb.cpp"
+
+
 def hls_project_file_names(func: str) -> list[str]:
-    """The fixed files of one function's HLS folder, relative to it: top file, header, testbench, tcl,
-    cfg, Makefile, README and the data manifest (first three in that order, the manifest last)."""
+    """The fixed files of one function's HLS folder, relative to it: top file, header, testbench,
+    the harness's header and source (what csim compiles: these five first, in that order), tcl, cfg,
+    Makefile, README and the data manifest (last)."""
     return [
         f"{func}.cpp",
         f"{func}.h",
         f"tb_{func}.cpp",
+        HARNESS_HEADER,
+        HARNESS_SOURCE,
         "run_hls.tcl",
         "hls_config.cfg",
         "Makefile",
@@ -313,10 +320,11 @@ class BuildLayout:
 
     # ---- csim/ --------------------------------------------------------------------------
     @property
-    def pch_root(self) -> Path:
-        """`<build_root>/.pch/`: precompiled ap_types headers (runtime.testbench_build), one folder
-        per header text, compiler and flags, shared by every project of the build folder."""
-        return self.build_root / ".pch"
+    def csim_cache(self) -> Path:
+        """`<build_root>/.csim/`: compiled csim objects (the harness, testbenches, one per function
+        definition) and precompiled headers, by content (runtime.csim_cache), shared by every
+        project of the build folder."""
+        return self.build_root / ".csim"
 
     @property
     def csim_dir(self) -> Path:

@@ -462,8 +462,8 @@ def project_tasks(entry: ProjectPlan, build_root: Path, fingerprint_file: str, v
             "clean": [_remove(task_files[func].hls_dir)],
         }
         csim_json = task_files[func].csim_json
-        # top file, header, testbench (hls_files' first three) and the data manifest (its last)
-        csim_deps = [*files[:3], files[-1]]
+        # top file, header, testbench, the harness (hls_files' first five) and the data manifest (its last)
+        csim_deps = [*files[:5], files[-1]]
         csim_results.append(csim_json)
         yield {
             "basename": "csim",
