@@ -119,19 +119,23 @@ def _alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
-def sweep_stale_temps(folder: str | Path) -> list[Path]:
+def sweep_stale_temps(folder: str | Path, including_mine: bool = False) -> list[Path]:
     """Delete temporary files that a killed writer left below folder; returns what it removed.
 
     A temporary is `.<name>.<pid>.<n>.tmp` (a file, or a folder being filled before its rename);
-    one whose process still runs (a parallel doit worker writing right now) is kept.
+    one whose process still runs (a parallel doit worker writing right now) is kept, except this
+    process's own with `including_mine` (it is ending, and will write nothing more).
     """
     removed = []
     root = Path(folder)
     if not root.is_dir():
         return removed
+    mine = str(os.getpid())
     for temp in root.rglob(".*.tmp"):
         parts = temp.name.rsplit(".", 3)
-        if len(parts) != 4 or not parts[1].isdigit() or _alive(int(parts[1])):
+        if len(parts) != 4 or not parts[1].isdigit():
+            continue
+        if not (including_mine and parts[1] == mine) and _alive(int(parts[1])):
             continue
         if temp.is_dir():
             shutil.rmtree(temp, ignore_errors=True)

@@ -7,6 +7,13 @@ The install step is the checkout itself (`pip install -e .`) when the repository
 its requirements.txt, else the pyproject.toml project that depends on hclbuild; `--install` gives
 the commands instead. The ap_types headers for g++ C simulation come from the hls4ml wheel,
 installed without its dependencies (the same as scripts/setup.sh).
+
+The build folder is cached between runs (GitHub: actions/cache keyed by hclbuild's version and a
+hash of the projects' folders; GitLab: cache: per branch, falling back to the default branch's), so
+doit reruns only what changed. `hclbuild report` writes build/summary.json; a push saves it as the
+branch's QoR baseline, and a pull (merge) request compares with its target branch's baseline,
+failing on the thresholds of each project's [ci] table. A final report job merges the csynth
+matrix jobs' csynth.xml into the report, where real figures replace estimates in the comparison.
 """
 
 from __future__ import annotations
@@ -116,9 +123,16 @@ def pipeline_values(
                 "doc": 'each top_assembly = "blackbox" top, from its functions\' RTL',
             }
         )
+    from hclbuild import package_version
+
     return {
         "runner_label": runner_label,
+        "version": package_version(),
         "build": Path(build).as_posix(),
+        # the projects' folders, the inputs a cached build folder is keyed by (GitHub's hashFiles)
+        "hash_patterns": ", ".join(f"'{path}/**'" for path in sorted(paths.values())),
+        "projects": sorted(paths),
+        "report_needs": ["build-csim"] + (["csynth"] if jobs else []) + [job["name"] for job in top_jobs],
         "install": install_commands(root, install),
         # as YAML strings: a line is any shell command, and `a: b` or a leading `-` is YAML syntax
         "install_yaml": [json.dumps(line) for line in install_commands(root, install)],

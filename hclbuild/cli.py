@@ -274,6 +274,15 @@ def _run_tasks(
 
 
 def cmd_tasks(args: argparse.Namespace) -> int:
+    if getattr(args, "compare", None) is None and getattr(args, "fail_on", None) is not None:
+        raise HCLError("--fail-on needs --compare BASE: a threshold is a change against a base build")
+    if args.command == "report" and args.paths and args.compare is not None:
+        from hclbuild import qor_gate
+
+        if all(qor_gate.is_result_path(Path(path)) for path in args.paths):
+            # result files only: nothing to build, as in a job that merges other jobs' results
+            new = [summary for path in args.paths for summary in qor_gate.load(Path(path))]
+            return qor_gate.gate(new, Path(args.compare), args.fail_on, {}, args.metrics)
     projects = _projects(args.paths)
     build_root = _build_root(args)
     command = {"build": ["build"], "csim": ["csim"], "report": ["csim", "report"]}[args.command]
@@ -291,7 +300,30 @@ def cmd_tasks(args: argparse.Namespace) -> int:
                 f"{unpassed['project']}/{unpassed['function']} has no passing csim although "
                 f"every task succeeded: {unpassed['reason'] or unpassed['csim']}"
             )
+    if args.command == "report":
+        from hclbuild.project.layout import BuildLayout
+
+        print(f"reports: {BuildLayout(build_root, '').build_index_html} and <project>/reports/report.html")
+        if args.compare is not None:
+            return max(code, _compare(args, projects, build_root))
     return code
+
+
+def _compare(args: argparse.Namespace, projects: list[Path], build_root: Path) -> int:
+    """--compare of `hclbuild report PATHS`: this build's summaries (thresholds from each project's [ci])."""
+    from hclbuild import qor_gate
+    from hclbuild.project.config import load_project
+    from hclbuild.project.layout import BuildLayout
+    from hclbuild.render.summary import read_summaries
+
+    new, fail_on = [], {}
+    for folder in projects:
+        project = load_project(folder)
+        fail_on[project.name] = project.config.ci_fail_on
+        summary = BuildLayout(build_root, project.name).report_summary
+        if summary.is_file():
+            new += read_summaries(summary)
+    return qor_gate.gate(new, Path(args.compare), args.fail_on, fail_on, args.metrics)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -408,6 +440,30 @@ def _remote_arguments(cmd: argparse.ArgumentParser) -> None:
     )
 
 
+def _compare_arguments(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument(
+        "--compare",
+        metavar="BASE",
+        default=None,
+        help="compare every function's csim and QoR with BASE (a build folder or a saved summary.json); "
+        "PATHS may be build folders or summary.json files too, then nothing is built",
+    )
+    cmd.add_argument(
+        "--fail-on",
+        metavar="SPEC",
+        default=None,
+        help='exit 1 when a function crosses one, e.g. "latency>+5%%,DSP>+10%%,csim" (a failed csim '
+        "always does; default: each project's [ci] fail_on)",
+    )
+    cmd.add_argument(
+        "--metrics",
+        metavar="FILE",
+        type=Path,
+        default=None,
+        help="write the figures as a metrics report (default under GitLab CI: metrics.txt)",
+    )
+
+
 class _VersionAction(argparse.Action):
     """`--version`: reads the package metadata only when asked (argparse's own action needs it up front)."""
 
@@ -478,6 +534,8 @@ def parser() -> argparse.ArgumentParser:
         )
         if name != "build":
             _remote_arguments(cmd)
+        if name == "report":
+            _compare_arguments(cmd)
         cmd.set_defaults(run=cmd_tasks)
     lst = sub.add_parser(
         "list",

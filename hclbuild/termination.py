@@ -17,6 +17,8 @@ import signal
 import sys
 from types import FrameType
 
+from hclbuild import tool_processes
+
 TERMINATED: list[int] = []  # the signal that ended this process's build, for its last line
 # the process that installed the handler. doit's -n workers fork with it, and doit ends them with
 # SIGTERM after a Ctrl-C: raising KeyboardInterrupt there, wherever the worker was (its exit
@@ -35,6 +37,8 @@ def install() -> None:
 
 def _on_term(signum: int, frame: FrameType | None) -> None:
     if _INSTALLED_IN != [os.getpid()]:  # a forked worker: SIGTERM's default action, death
+        # after its tools (a g++, a testbench, the reference child), which ran on as orphans
+        tool_processes.kill_all()
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
         return

@@ -7,11 +7,16 @@ cd "$(dirname "$0")/.."
 python -m pip install --quiet --upgrade pip
 python -m pip install --quiet -e '.[test,plot,distributed,docs]'
 python -m pip install --quiet --no-deps 'hls4ml==1.3.0'
-# run_hls.tcl is tested under plain tclsh (the tests fail rather than skip in CI without it)
-if ! command -v tclsh >/dev/null 2>&1; then
+# run_hls.tcl is tested under plain tclsh, and report.html in headless Chromium driven by selenium
+# (the tests skip without them, so CI installs them to run those tests)
+missing=()
+command -v tclsh >/dev/null 2>&1 || missing+=(tcl)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+if [ "${#missing[@]}" -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tcl >/dev/null
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
     else
-        echo "setup.sh: tclsh is missing and cannot be installed here (not root, or no apt-get): install Tcl" >&2
+        echo "setup.sh: ${missing[*]} missing and cannot be installed here (not root, or no apt-get)" >&2
     fi
 fi

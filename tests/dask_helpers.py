@@ -25,6 +25,7 @@ class WorkerSpec:
     name: str
     resources: str | None = None  # e.g. "vitis_hls=1"
     fake_tools: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)  # more environment variables of the worker
 
 
 @dataclass
@@ -113,7 +114,7 @@ def start_local_dask(root: Path, workers: list[WorkerSpec]) -> LocalDask:
     cluster = LocalDask(root, "", scheduler)
     try:
         for spec in workers:
-            env = {**os.environ, **quiet}
+            env = {**os.environ, **quiet, **spec.env}
             if spec.fake_tools:
                 bin_dir = root / f"bin_{spec.name}"
                 bin_dir.mkdir(exist_ok=True)

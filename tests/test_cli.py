@@ -105,7 +105,7 @@ def test_ci_github_workflow_structure(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     workflow = yaml.safe_load((tmp_path / ".github" / "workflows" / "hclbuild.yml").read_text())
     jobs = workflow["jobs"]
-    assert set(jobs) == {"build-csim", "csynth", "csynth-top"}
+    assert set(jobs) == {"build-csim", "csynth", "csynth-top", "report"}
     steps = {s.get("name"): s.get("run", "") for s in jobs["build-csim"]["steps"]}
     assert (
         steps["Install"] == "python -m pip install --upgrade pip\npython -m pip install -r requirements.txt\n"
@@ -114,7 +114,15 @@ def test_ci_github_workflow_structure(tmp_path: Path) -> None:
         steps["Install the ap_types headers for C simulation"]
         == "python -m pip install --no-deps 'hls4ml==1.3.0'"
     )
-    assert steps["Build and C-simulate every function"] == "hclbuild csim p1 p2 --continue"
+    assert steps[
+        "Build, C-simulate and report every function (against the target branch on a pull request)"
+    ] == (
+        "if [ -f .hclbuild-base/summary.json ]; then\n"
+        "  hclbuild report p1 p2 --continue --compare .hclbuild-base/summary.json\n"
+        "else\n"
+        "  hclbuild report p1 p2 --continue\n"
+        "fi\n"
+    )
     csynth = jobs["csynth"]
     assert csynth["needs"] == "build-csim"
     assert csynth["runs-on"] == ["self-hosted", "vitis-2024"]

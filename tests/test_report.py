@@ -15,14 +15,16 @@ import pytest
 from shared_fixtures import FIXTURES
 
 from hclbuild.errors import HCLError, ToolError
-from hclbuild.runtime.report import (
+from hclbuild.render.markdown import (
     FunctionReport,
+    render_function_markdown,
+    render_summary_markdown,
+)
+from hclbuild.runtime.report import (
     Span,
     parse_cosim_rpt,
     parse_csim_log,
     parse_csynth_xml,
-    render_function_markdown,
-    render_summary_markdown,
 )
 
 # CI clones the repository elsewhere with a copy of shared/ beside it; never copy fixtures into the repo.

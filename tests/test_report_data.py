@@ -15,15 +15,17 @@ from pathlib import Path
 import pytest
 
 from hclbuild.errors import ToolError
+from hclbuild.render.markdown import (
+    FunctionReport,
+    render_function_markdown,
+    render_summary_markdown,
+)
 from hclbuild.runtime.report import (
     CsynthReport,
-    FunctionReport,
     Span,
     parse_cosim_rpt,
     parse_csim_log,
     parse_csynth_xml,
-    render_function_markdown,
-    render_summary_markdown,
 )
 
 DATA = Path(__file__).resolve().parent / "data" / "reports"

@@ -13,8 +13,9 @@ from shared_fixtures import real_report
 from hclbuild.project.config import load_project
 from hclbuild.project.flow import compile_project, write_report
 from hclbuild.project.layout import BuildLayout
-from hclbuild.runtime.report import FunctionReport, parse_csynth_xml
-from hclbuild.runtime.report.graph import graph_dot, graph_size, png_size
+from hclbuild.render.graph import graph_dot, graph_size, png_size
+from hclbuild.render.markdown import FunctionReport
+from hclbuild.runtime.report import parse_csynth_xml
 
 REPO = Path(__file__).resolve().parents[1]
 needs_matplotlib = pytest.mark.skipif(
@@ -90,7 +91,7 @@ def test_stream_edges_are_dashed() -> None:
 
 @needs_matplotlib
 def test_graph_png_has_the_size_of_its_layout(two_mm) -> None:
-    from hclbuild.runtime.report.graph import graph_png
+    from hclbuild.render.graph import graph_png
 
     _, layout, _ = two_mm
     graph = graph_of(layout)
@@ -104,7 +105,7 @@ def test_graph_png_has_the_size_of_its_layout(two_mm) -> None:
 
 @needs_matplotlib
 def test_csynth_chart_of_real_reports() -> None:
-    from hclbuild.runtime.report.charts import chart_size, csynth_chart_png
+    from hclbuild.render.charts import chart_size, csynth_chart_png
 
     paths = [
         real_report("vitis2022.1_division_hls/csynth.xml"),
@@ -144,7 +145,7 @@ def test_report_md_links_the_pictures(two_mm, tmp_path: Path, monkeypatch: pytes
     shutil.which("dot") is None, reason="Graphviz dot is not installed (the PNG path is tested)"
 )
 def test_svg_through_graphviz(two_mm) -> None:
-    from hclbuild.runtime.report.graph import graph_files
+    from hclbuild.render.graph import graph_files
 
     _, layout, manifest = two_mm
     files = graph_files(graph_of(layout), "two_mm")
@@ -156,7 +157,7 @@ def test_svg_through_graphviz(two_mm) -> None:
 def test_without_matplotlib_or_dot_the_report_says_how(
     two_mm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import hclbuild.runtime.report.graph as graph_module
+    import hclbuild.render.graph as graph_module
     from hclbuild.errors import HCLNotImplementedError
 
     project, built, manifest = two_mm

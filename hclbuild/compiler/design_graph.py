@@ -3,9 +3,9 @@
 Read from the IR contract (docs/IR.md) of the whole design after outlining: a stage is a top-level
 op with `op_name`; a `func.call` of an `hcl.outlined` function stands for that function's stages,
 drawn inside its box; an edge goes from the last stage that wrote a tensor to each stage that reads
-it (top-level inputs come from "inputs", the design's outputs go to "outputs"). A tensor whose
-memref lives in a memory space naming a stream is marked as a stream. Plain data out, so the
-report can draw it without MLIR.
+it (top-level inputs come from "inputs", the design's outputs go to "outputs"). A tensor that
+`s.to` made a stream (its alloc carries `hcl.stream`) is marked as a stream. Plain data out, so
+the report can draw it without MLIR.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 
 from mlir import ir
 
+from hclbuild.compiler.passes.stream import STREAM_ATTR
 from hclbuild.errors import CompileError
 
 INPUTS = "inputs"
@@ -78,7 +79,7 @@ def design_graph(module: ir.Module) -> DesignGraph:
     top = functions[tops[0]]
     names = _arg_names(top)
     block = top.regions[0].blocks[0]
-    tensors = {arg: _Tensor(name, _is_stream(arg.type)) for arg, name in zip(block.arguments, names)}
+    tensors = {arg: _Tensor(name, False) for arg, name in zip(block.arguments, names)}
     graph = builder.graph
     graph.top = tops[0]
     graph.functions.append(tops[0])
@@ -112,7 +113,7 @@ class _GraphBuilder:
             operation = op.operation
             if operation.name == "memref.alloc" and "name" in operation.attributes:
                 name = ir.StringAttr(operation.attributes["name"]).value
-                tensors[operation.results[0]] = _Tensor(name, _is_stream(operation.results[0].type))
+                tensors[operation.results[0]] = _Tensor(name, STREAM_ATTR in operation.attributes)
                 continue
             if operation.name == "func.call":
                 callee = ir.FlatSymbolRefAttr(operation.attributes["callee"]).value
@@ -180,10 +181,3 @@ def _accesses(operation: ir.Operation) -> tuple[list[Any], list[Any]]:
 
 def _arg_names(func: ir.Operation) -> list[str]:
     return [ir.StringAttr(name).value for name in ir.ArrayAttr(func.attributes["hcl.arg_names"])]
-
-
-def _is_stream(mlir_type: ir.Type) -> bool:
-    if not isinstance(mlir_type, ir.MemRefType):
-        return False
-    space = ir.MemRefType(mlir_type).memory_space
-    return space is not None and "stream" in str(space)

@@ -32,6 +32,10 @@ falls back to a default):
     timeout = 600                      # seconds it may run before it is stopped (a loop that never ends)
     memory_gb = 16                     # the most its tensors may take (default: the memory available)
 
+    [ci]
+    fail_on = "latency>+5%,DSP>+10%,csim"   # `hclbuild report --compare BASE` fails (exit 1) when a
+                                       # function crosses one (see hclbuild.render.thresholds)
+
     [sizes]                            # optional problem sizes, passed to kernel.py (see Sizes)
     dataset = "SMALL"                  # which [sizes.<NAME>] table to use (default: the first one)
     TSTEPS = 20                        # a size set here is the same in every dataset
@@ -97,6 +101,7 @@ _SETTINGS: dict[str, Any] = {
     "reference_memory_gb": None,  # None: what the machine has available when it runs
     "sizes": {},  # the chosen dataset's sizes plus the common ones
     "dataset": "",  # the chosen [sizes.<NAME>] table, "" when the project defines none
+    "ci_fail_on": "",  # [ci] fail_on: the thresholds of `report --compare`, "" for none
 }
 
 
@@ -156,6 +161,7 @@ class ProjectConfig(_Frozen):
     reference_memory_gb: float | None
     sizes: dict[str, int]
     dataset: str
+    ci_fail_on: str
 
     def __init__(self, name: str, **settings: Any) -> None:
         unknown = [key for key in settings if key not in _SETTINGS]
@@ -336,6 +342,21 @@ def _size(value: object) -> int:
     return value
 
 
+def _fail_on(value: object) -> str:
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        value = ",".join(value)
+    if not isinstance(value, str):
+        raise _Invalid(f"must be a string or a list of strings, got {_type_name(value)} {_toml_text(value)}")
+    # here, not at the top: a no-op doit imports this module and defines no threshold records
+    from hclbuild.render.thresholds import parse_thresholds
+
+    try:
+        parse_thresholds(value)
+    except ConfigError as exc:
+        raise _Invalid(f"is not valid: {exc}") from None
+    return value
+
+
 _SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
     # section -> key -> (field name in ProjectConfig, checker)
     "project": {
@@ -354,6 +375,7 @@ _SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
         "rtol": ("rtol", _number(positive=False)),
         "atol": ("atol", _number(positive=False)),
     },
+    "ci": {"fail_on": ("ci_fail_on", _fail_on)},
     "reference": {
         "seed": ("seed", _seed),
         "timeout": ("reference_timeout", _number(positive=True)),

@@ -69,6 +69,7 @@ def write_design_ir(schedule: Any, layout: BuildLayout, name: str) -> dict[str, 
     Lowering for the reference run is the reference task's (project.lowering), so that on two
     cores the functions are emitted while the design is lowered and run.
     """
+    from hclbuild.compiler.design_graph import design_graph
     from hclbuild.compiler.emit_hls import c_signature
     from hclbuild.compiler.passes.split_functions import call_graph, callees_first, function_modules
     from hclbuild.compiler.pipeline import compile_schedule
@@ -106,6 +107,8 @@ def write_design_ir(schedule: Any, layout: BuildLayout, name: str) -> dict[str, 
         writes = written_arguments(module)
         buffers = allocated_buffers(module)
         work = function_work(module)
+        # the report draws the design from this, without MLIR
+        graph = design_graph(module).to_json()
     manifest = {
         "format": MANIFEST_FORMAT,
         "project": name,
@@ -128,6 +131,7 @@ def write_design_ir(schedule: Any, layout: BuildLayout, name: str) -> dict[str, 
         # memory accesses of each defined function in one run of the design (None: not static):
         # csim compiles the functions doing little work unoptimised (runtime.csim.optimization_level)
         "work": {name: accesses if math.isfinite(accesses) else None for name, accesses in work.items()},
+        "graph": graph,
     }
     write_if_changed(layout.ir_manifest, json.dumps(manifest, indent=2) + "\n")
     return manifest

@@ -12,7 +12,10 @@
     build/<name>/csynth/<func>.inputs     sha256 of the files that csynth read (results travel with it)
     build/<name>/hls/<top>/<func>_blackbox.json   RTL blackbox of an outlined function (top_assembly)
     build/<name>/cosim/<func>.rpt         its co-simulation report, likewise
-    build/<name>/reports/                 summary.json, report.md, plots
+    build/<name>/estimate/<func>.json     hclbuild's QoR estimate of the function (a model, not Vitis)
+    build/<name>/explore/pareto.png       the Pareto front of an exploration
+    build/<name>/reports/                 summary.json, report.md, report.html, plots
+    build/index.html, build/summary.json  every project of the build folder (report.html of each)
     build/<name>/status/                  the latest attempt of every task (project/attempts.py)
     build/.csim/                          csim's compiled objects and precompiled headers, shared by all projects
 
@@ -350,6 +353,30 @@ class BuildLayout:
     def report_markdown(self) -> Path:
         """`reports/report.md`."""
         return self.reports_dir / REPORT_MARKDOWN
+
+    @property
+    def report_html(self) -> Path:
+        """`reports/report.html`: the self-contained page of the project."""
+        return self.reports_dir / "report.html"
+
+    @property
+    def build_index_html(self) -> Path:
+        """`<build_root>/index.html`: one row per project of the build folder."""
+        return self.build_root / "index.html"
+
+    @property
+    def build_summary(self) -> Path:
+        """`<build_root>/summary.json`: every project's summary.json in one file (a QoR baseline)."""
+        return self.build_root / REPORT_SUMMARY
+
+    def estimate_json(self, func: str) -> Path:
+        """`estimate/<func>.json`: hclbuild's QoR estimate of the function."""
+        return self.root / "estimate" / f"{_checked(func)}.json"
+
+    @property
+    def pareto_png(self) -> Path:
+        """`explore/pareto.png`: the Pareto front an exploration drew."""
+        return self.root / "explore" / "pareto.png"
 
     @property
     def report_hardware_stamp(self) -> Path:

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
+from hclbuild import tool_processes
 from hclbuild.atomic import write_text_atomic
 from hclbuild.errors import CsimError, HCLError, ToolError
 from hclbuild.runtime.aptypes import ap_types_include_dir
@@ -310,14 +311,8 @@ def run_csim(
 
     started = time.monotonic()
     try:
-        ran = subprocess.run(
-            [*_LARGE_STACK, f"./{executable}", "data", OUT_DIR],
-            cwd=folder,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=timeout,
-            check=False,
+        ran = tool_processes.run(
+            [*_LARGE_STACK, f"./{executable}", "data", OUT_DIR], cwd=folder, timeout=timeout, errors="replace"
         )
     except subprocess.TimeoutExpired:
         result.run_seconds = round(time.monotonic() - started, 3)

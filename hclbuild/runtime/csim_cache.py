@@ -179,7 +179,11 @@ def precompiled_prelude(
     temp.mkdir(parents=True)
     (temp / PRELUDE).write_text(prelude, encoding="utf-8")
     argv = [*command, "-x", "c++-header", PRELUDE, "-o", f"{PRELUDE}.gch"]
-    done = run(argv, temp)
+    try:
+        done = run(argv, temp)
+    except BaseException:  # interrupted: the 80 MB half-made header goes now, not at the next run's sweep
+        shutil.rmtree(temp, ignore_errors=True)
+        raise
     if done is None or done.returncode != 0:
         shutil.rmtree(temp, ignore_errors=True)
         reason = "timed out" if done is None else (done.stderr.strip().splitlines() or ["failed"])[0]

@@ -19,6 +19,7 @@ child ends (under doit, the task's captured output).
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import pickle
@@ -31,6 +32,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any, NoReturn
 
+from hclbuild import tool_processes
 from hclbuild.errors import CsimError, HCLError
 
 _HINTS = {
@@ -58,6 +60,8 @@ def run_isolated(fn: Callable[..., Any], *args: Any, what: str, timeout: float |
             pid = os.fork()
         if pid == 0:
             _child(reader, writer, printed.fileno(), fn, args)
+        # a group of its own, like every tool: a doit worker that SIGTERM ends stops it first
+        tool_processes.adopt(pid)
         os.close(writer)
         payload = None
         try:
@@ -65,8 +69,10 @@ def run_isolated(fn: Callable[..., Any], *args: Any, what: str, timeout: float |
         finally:
             os.close(reader)
             if payload is None:  # past the timeout, or the caller interrupted (Ctrl-C): no child outlives it
-                os.kill(pid, signal.SIGKILL)
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(pid, signal.SIGKILL)
             returncode = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+            tool_processes.release(pid)
         printed.seek(0)
         output = printed.read().decode("utf-8", errors="replace")
     if output:
@@ -95,6 +101,7 @@ def _child(reader: int, writer: int, printed: int, fn: Callable[..., Any], args:
     """The forked side: run fn, write ("ok", result) or the error to `writer`, and exit."""
     status = 1
     try:
+        os.setpgid(0, 0)  # as the parent does (tool_processes.adopt), whichever runs first
         import faulthandler
 
         faulthandler.disable()  # the parent reports a fatal signal in one line; no traceback dump

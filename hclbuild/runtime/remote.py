@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from hclbuild import tool_processes
 from hclbuild.atomic import write_bytes_atomic, write_text_atomic
 from hclbuild.errors import ConfigError, HCLError, ToolError
 from hclbuild.runtime import CLUSTER_ENV, SCHEDULER_ENV
@@ -159,11 +160,14 @@ def write_files(root: Path, files: dict[str, bytes]) -> list[Path]:
 
 
 def run_job(job: Job) -> JobResult:
-    """Run one job in a temporary folder on this worker (Dask calls this); tool errors are data."""
+    """Run one job in a temporary folder on this worker (Dask calls this); tool errors are data.
+
+    Its tools are stopped, and its folder removed, when the build that submitted it stops first
+    (RemoteSession.close: tool_processes.kill_jobs on the workers)."""
     import tempfile
 
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="hclbuild-job-") as tmp:
+    with tool_processes.job_tools(_current_key()), tempfile.TemporaryDirectory(prefix="hclbuild-job-") as tmp:
         root = Path(tmp)
         write_files(root, job.files)
         folder = root / job.func
@@ -181,6 +185,21 @@ def run_job(job: Job) -> JobResult:
         result.files = _result_files(job, folder)
     result.seconds = round(time.monotonic() - started, 3)
     return result
+
+
+def _current_key() -> str | None:
+    """The Dask key of the job this thread runs, None outside a Dask worker."""
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().get_current_task())
+    except (ImportError, ValueError):
+        return None
+
+
+def _stop_jobs(keys: list[str]) -> list[str]:
+    """On a worker (Client.run): stop these jobs' tools and wait until the jobs are over."""
+    return tool_processes.kill_jobs(keys)
 
 
 def _worker_address() -> str:
@@ -256,9 +275,7 @@ def _result_files(job: Job, folder: Path) -> dict[str, bytes]:
 def _first_line(*argv: str) -> str:
     """The first line a tool prints (its version), once per worker process."""
     try:
-        done = subprocess.run(
-            argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, check=False
-        )
+        done = tool_processes.run(argv, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"not runnable ({exc})"
     return (done.stdout.strip().splitlines() or ["(no output)"])[0]
@@ -297,6 +314,9 @@ class RemoteSession:
         self.cluster = cluster
         self.expected_workers = expected_workers
         self.pid = os.getpid()
+        # the jobs submitted and not yet back: what close() stops on the workers when the build is
+        # interrupted while threads wait for them
+        self._waiting: dict[str, Any] = {}  # key -> future
 
     def workers(self) -> dict[str, dict[str, Any]]:
         """The scheduler's workers: address -> {"nthreads", "resources", ...}."""
@@ -317,14 +337,9 @@ class RemoteSession:
         if job.kind == "vitis":
             resources = {VITIS_RESOURCE: 1}
             self._require_resource(job)
-        future = self.client.submit(
-            run_job,
-            job,
-            key=f"hclbuild-{job.kind}-{job.where}-{uuid.uuid4().hex[:12]}",
-            pure=False,
-            resources=resources,
-            retries=0,
-        )
+        key = f"hclbuild-{job.kind}-{job.where}-{uuid.uuid4().hex[:12]}"
+        future = self.client.submit(run_job, job, key=key, pure=False, resources=resources, retries=0)
+        self._waiting[key] = future
         try:
             return future.result()
         except KilledWorker as exc:
@@ -342,6 +357,20 @@ class RemoteSession:
             if not future.done():
                 future.cancel()
             future.release()
+            self._waiting.pop(key, None)
+
+    def _stop_waiting_jobs(self) -> None:
+        waiting = dict(self._waiting)
+        if not waiting:
+            return
+        keys = list(waiting)
+        self.client.cancel(list(waiting.values()), force=True)
+        # bounded: a worker that does not answer must not keep an interrupted build from ending
+        stopping = threading.Thread(
+            target=self.client.run, args=(_stop_jobs, keys), kwargs={"on_error": "ignore"}, daemon=True
+        )
+        stopping.start()
+        stopping.join(timeout=15)
 
     def _require_resource(self, job: Job) -> None:
         if self.cluster is not None and not self.workers():
@@ -354,8 +383,10 @@ class RemoteSession:
             )
 
     def close(self) -> None:
-        """Disconnect, and stop the cluster this session started."""
+        """Disconnect, and stop the cluster this session started. Jobs still running (the build was
+        interrupted while waiting for them) are cancelled and their tools stopped on the workers."""
         try:
+            self._stop_waiting_jobs()
             self.client.close()
         finally:
             if self.cluster is not None:

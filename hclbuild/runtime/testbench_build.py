@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hclbuild import tool_processes
 from hclbuild.atomic import temporary_beside, write_text_atomic
 from hclbuild.runtime.csim_cache import (
     ObjectCache,
@@ -312,16 +313,10 @@ def _shown(path: Path, folder: Path) -> str:
 def _gxx(
     argv: list[str], folder: Path, timeout: float, text: bytes | None = None
 ) -> subprocess.CompletedProcess:
-    # C locale: ASCII quotes and English messages, the same on every machine
-    done = subprocess.run(
-        argv,
-        cwd=folder,
-        input=text if text is not None else None,
-        stdin=None if text is not None else subprocess.DEVNULL,
-        capture_output=True,
-        timeout=timeout,
-        env={**os.environ, "LC_ALL": "C"},
-        check=False,
+    # C locale: ASCII quotes and English messages, the same on every machine; a group of its own, so
+    # that an interrupt or a timeout stops cc1plus too, not only the driver
+    done = tool_processes.run(
+        argv, cwd=folder, timeout=timeout, input=text, env={**os.environ, "LC_ALL": "C"}, text=False
     )
     return subprocess.CompletedProcess(
         done.args,

@@ -21,17 +21,16 @@ the log's last lines, so the real error is never hidden behind "synthesis failed
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil
-import signal
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from hclbuild import tool_processes
 from hclbuild.errors import ToolError
 
 FLOWS = ("vitis_hls", "vitis-run", "v++")
@@ -198,14 +197,7 @@ def version_of(executable: Path, *, timeout: float = _VERSION_TIMEOUT) -> str | 
             return f"{match.group(1)}.{match.group(2)}"
     flag = "-version" if executable.name == "vitis_hls" else "--version"
     try:
-        done = subprocess.run(
-            [str(executable), flag],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
+        done = tool_processes.run([str(executable), flag], timeout=timeout)
     except (OSError, subprocess.TimeoutExpired):
         return None
     match = _VERSION.search(done.stdout + done.stderr)
@@ -401,35 +393,30 @@ def _run(
     log_path.parent.mkdir(parents=True, exist_ok=True)
     # The log appears under its name only once the run is over, so a later step never reads half a log.
     partial = log_path.with_name(log_path.name + ".part")
-    posix = os.name == "posix"
     start = time.monotonic()
     timed_out = False
     with open(partial, "wb") as log:
         try:
-            # Own session: on timeout the whole tree (vitis_hls spawns compilers, simulators) is killed.
-            proc = subprocess.Popen(
+            # a group of its own: on timeout or interrupt the whole tree (vitis_hls spawns compilers,
+            # simulators) is stopped, TERM first; the log then stays as <log>.part for the user to read
+            proc = tool_processes.start(
                 argv,
                 cwd=cwd,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 env=dict(env) if env is not None else None,
-                start_new_session=posix,
             )
         except OSError as err:
             log.close()
             partial.unlink(missing_ok=True)
             raise ToolError(f"cannot start {argv[0]}: {err.strerror or err}") from None
-        try:
-            returncode = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            returncode = _kill(proc, posix)
-        except BaseException:
-            # Ctrl-C reaches only our process group; take the tool down with us. The log stays as
-            # <log>.part for the user to read.
-            _kill(proc, posix)
-            raise
+        with tool_processes.owned(proc, grace=_KILL_GRACE_SECONDS):
+            try:
+                returncode = proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                returncode = tool_processes.stop(proc, _KILL_GRACE_SECONDS)
     os.replace(partial, log_path)
     seconds = time.monotonic() - start
     command = " ".join([tool, *argv[1:]])
@@ -441,24 +428,3 @@ def _run(
         how = f"was killed by signal {-returncode}" if returncode < 0 else f"exited with code {returncode}"
         raise ToolError(f"{tool} {how} ({command}, log {log_path}): {log_tail(log_path)}")
     return ToolRun(tuple(argv), cwd, returncode, log_path, seconds)
-
-
-def _kill(proc: subprocess.Popen[bytes], posix: bool) -> int:
-    """Stop the tool and everything it started (TERM, then KILL after a grace period); its exit code."""
-    if not posix:
-        proc.kill()
-        return proc.wait()
-    # The child leads its own process group (start_new_session), so its pid is the group id.
-    _signal_group(proc.pid, signal.SIGTERM)
-    try:
-        returncode = proc.wait(timeout=_KILL_GRACE_SECONDS)
-    except subprocess.TimeoutExpired:
-        returncode = None
-    # Grandchildren may ignore TERM or outlive the leader; KILL whatever is left of the group.
-    _signal_group(proc.pid, signal.SIGKILL)
-    return proc.wait() if returncode is None else returncode
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)

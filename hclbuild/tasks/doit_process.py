@@ -17,18 +17,29 @@ _BUILD_ROOTS: set[Path] = set()  # what tasks_for was given in this process: aft
 
 
 def after_interrupt() -> None:
-    """After Ctrl-C: wait for doit's worker processes to end, then remove the folders they left empty.
+    """After Ctrl-C or SIGTERM: stop every tool still running (those of `-P thread` task threads, and
+    the Dask jobs waited for), wait for doit's worker processes to end, then remove the temporaries
+    and the empty folders they left.
 
     Under `-n N` doit terminates its workers when the interrupt reaches it, which can cut a task's
-    own clean-up short (the action's KeyboardInterrupt branch), so the parent prunes too."""
+    own clean-up short (the action's KeyboardInterrupt branch), so the parent cleans up too."""
     import sys
 
+    from hclbuild import tool_processes
+    from hclbuild.atomic import sweep_stale_temps
+
+    tool_processes.kill_all()
+    if "hclbuild.runtime.remote" in sys.modules:
+        sys.modules["hclbuild.runtime.remote"].stop()
     if "multiprocessing" in sys.modules:
         import multiprocessing
 
         for child in multiprocessing.active_children():
             child.join(timeout=10)
     for root in sorted(_BUILD_ROOTS):
+        # this process writes nothing more either: its own temporaries go too (a precompiled header
+        # half made, 80 MB, had stayed until the next run's sweep)
+        sweep_stale_temps(root, including_mine=True)
         for project in root.iterdir() if root.is_dir() else ():
             if project.is_dir():
                 _prune_empty_folders(project)

@@ -1,4 +1,5 @@
-"""Markdown of the reports: one section per function, and the summary table of a design."""
+"""Markdown of the reports: one section per function, the summary table of a design, and the table of
+estimated figures beside csynth's (each estimate labelled as one, with its error where csynth ran)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from hclbuild.render.summary import FunctionSummary
 from hclbuild.runtime.report.csynth import RESOURCE_ORDER, CsynthReport
 from hclbuild.runtime.report.sim import CosimReport, CsimLog
 from hclbuild.runtime.report.values import Span, _format_number
@@ -152,6 +154,37 @@ def render_summary_markdown(rows: Iterable[FunctionReport]) -> str:
             cells.append(f"{_format_number(csynth.estimated_clock)} / {_format_number(csynth.target_clock)}")
         table_rows.append(tuple(cells))
     return "\n".join(_table(SUMMARY_COLUMNS, table_rows)) + "\n"
+
+
+QOR_METRICS = (("latency", "Latency"), ("interval", "II"), ("DSP", "DSP"), ("BRAM_18K", "BRAM"))
+
+
+def render_qor_markdown(functions: Iterable[FunctionSummary]) -> str:
+    """The estimated latency / II / DSP / BRAM of each function, and csynth's with the estimate's
+    error against it where Vitis ran; "" when no function has an estimate."""
+    functions = list(functions)
+    if not any(func.estimate for func in functions):
+        return ""
+    header = ("Function", *(f"{title} (estimated)" for _, title in QOR_METRICS))
+    synthesized = any(func.csynth for func in functions)
+    if synthesized:
+        header += tuple(f"{title} (csynth; estimate error)" for _, title in QOR_METRICS)
+    rows = []
+    for func in functions:
+        cells = [func.name]
+        for metric, _ in QOR_METRICS:
+            cells.append(_format_number(func.estimate.metric(metric) if func.estimate else None))
+        if synthesized:
+            for metric, _ in QOR_METRICS:
+                actual = func.csynth.metric(metric) if func.csynth else None
+                estimate = func.estimate.metric(metric) if func.estimate else None
+                cell = _format_number(actual)
+                if actual and estimate is not None:
+                    cell += f" ({100.0 * (estimate - actual) / actual:+.1f}%)"
+                cells.append(cell)
+        rows.append(tuple(cells))
+    note = "Estimated figures are hclbuild's QoR model, not a synthesis result."
+    return "\n".join([note, "", *_table(header, rows)]) + "\n"
 
 
 def _table(header: tuple[str, ...], rows: Iterable[tuple[str, ...]]) -> list[str]:

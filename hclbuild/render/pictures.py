@@ -1,46 +1,42 @@
-"""The pictures of report:<project>, beside report.md in build/<name>/reports/:
+"""The picture files of a project's reports folder, beside report.md:
 
     design.dot + design.svg|design.png   the design graph (Graphviz dot when installed, else matplotlib)
     csynth.png                           per-function latency and utilization, once csynth ran
 
 Each is linked from report.md (picture_links). Without matplotlib (the `[plot]` extra) and without
-dot, the DOT text is written and report.md says how to get the drawings.
+dot, the DOT text is written and report.md says how to get the drawings. Drawn from the design
+graph's data (the compile's ir/manifest.json keeps it), never from MLIR.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from hclbuild.atomic import write_if_changed
 from hclbuild.errors import HCLNotImplementedError
-from hclbuild.project.layout import BuildLayout
+from hclbuild.render.charts import csynth_chart_png
+from hclbuild.render.graph import graph_dot, graph_files
 
 GRAPH_IMAGES = ("design.svg", "design.png")
 CHART = "csynth.png"
 _NOTE = "pictures.txt"  # why a picture is missing, for report.md
 
 
-def write_report_pictures(name: str, layout: BuildLayout, rows: list) -> list[Path]:
-    """Draw the design graph (from ir/top.mlir) and, for FunctionReport rows with csynth, the chart."""
-    from mlir import ir
-
-    from hclbuild.compiler.context import new_context
-    from hclbuild.compiler.design_graph import design_graph
-    from hclbuild.runtime.report.charts import csynth_chart_png
-    from hclbuild.runtime.report.graph import graph_files
-
-    out = layout.reports_dir
+def write_report_pictures(
+    out: Path, name: str, graph: Mapping[str, Any] | None, rows: Sequence[Any]
+) -> list[Path]:
+    """Draw the design graph and, for FunctionReport rows with csynth, the chart, into folder `out`."""
     written: list[Path] = []
     notes: list[str] = []
-    with new_context():
-        graph = design_graph(ir.Module.parse(layout.top_mlir.read_text(encoding="utf-8"))).to_json()
-    try:
-        files = graph_files(graph, name)
-    except HCLNotImplementedError as exc:
-        from hclbuild.runtime.report.graph import graph_dot
-
-        files = {"design.dot": graph_dot(graph, name)}
-        notes.append(f"design graph: {exc}")
+    files: dict[str, str | bytes] = {}
+    if graph is not None:
+        try:
+            files = graph_files(graph, name)
+        except HCLNotImplementedError as exc:
+            files = {"design.dot": graph_dot(graph, name)}
+            notes.append(f"design graph: {exc}")
     for image in GRAPH_IMAGES:
         if image not in files:
             (out / image).unlink(missing_ok=True)
@@ -63,9 +59,8 @@ def write_report_pictures(name: str, layout: BuildLayout, rows: list) -> list[Pa
     return written
 
 
-def picture_links(layout: BuildLayout) -> str:
-    """The markdown of a "Pictures" section for the pictures that exist (empty when none does)."""
-    out = layout.reports_dir
+def picture_links(out: Path) -> str:
+    """The markdown of a "Pictures" section for the pictures in `out` (empty when none exists)."""
     lines = []
     image = next((name for name in GRAPH_IMAGES if (out / name).is_file()), None)
     if image is not None:

@@ -8,10 +8,10 @@ function is a box (a DOT cluster `cluster_<function>`) around its stages, nested
 from __future__ import annotations
 
 import shutil
-import subprocess
 from collections.abc import Mapping
 from typing import Any
 
+from hclbuild import tool_processes
 from hclbuild.errors import HCLNotImplementedError, ToolError
 
 INPUTS = "inputs"
@@ -75,9 +75,7 @@ def graph_files(graph: Mapping[str, Any], title: str) -> dict[str, str | bytes]:
     dot_text = graph_dot(graph, title)
     dot = shutil.which("dot")
     if dot is not None:
-        done = subprocess.run(
-            [dot, "-Tsvg"], input=dot_text, capture_output=True, text=True, timeout=120, check=False
-        )
+        done = tool_processes.run([dot, "-Tsvg"], input=dot_text, timeout=120)
         if done.returncode != 0:
             raise ToolError(f"dot -Tsvg failed: {done.stderr.strip()[:300]}")
         return {"design.dot": dot_text, "design.svg": done.stdout}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from hclbuild.runtime.report.graph import DPI, _png_bytes, _pyplot
+from hclbuild.render.graph import DPI, _png_bytes, _pyplot
 
 CHART_RESOURCES = ("LUT", "FF", "DSP", "BRAM_18K")
 WIDTH_INCHES = 11.0

@@ -1,0 +1,184 @@
+"""Every tool subprocess hclbuild starts (g++, a testbench, a Vitis tool, Graphviz, and the same on a Dask
+worker) runs through here: in a process group of its own, killed whole when the build stops.
+
+g++ is a driver: the compiler proper (cc1plus), the assembler and the linker are its children, and a
+Vitis tool starts compilers and simulators. subprocess.run kills only the process it started, so an
+interrupted build had left cc1plus compiling for seconds more, re-parented to PID 1, and a doit
+worker that SIGTERM ended had left its testbench running to the end. A group of its own (in the
+same session) lets one killpg reach everything the tool started; the group is killed
+
+- when the call that runs the tool is interrupted (Ctrl-C's KeyboardInterrupt, or the one
+  termination.py raises for SIGTERM) or times out;
+- from a signal handler (kill_all): a doit worker that SIGTERM ends, and the build's own exit
+  after an interrupt, which also covers tools of `-P thread` task threads;
+- on a Dask worker, for the jobs a stopped build abandons (kill_jobs, through Client.run): each
+  job's tools carry its key (job_tools), and kill_jobs waits until those jobs are over, so each has
+  removed its temporary folder.
+
+A leaf module like atomic.py: every layer may use it, and the signal handlers of termination.py too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+# process group id -> key of the Dask job that started it (None outside a job). Plain dict operations,
+# atomic under the GIL, never a lock: kill_all runs in signal handlers, which must not wait for one
+# the interrupted code holds.
+_LIVE: dict[int, str | None] = {}
+_JOBS: dict[str, int] = {}  # key of a Dask job running in this process -> how many of its calls
+_STOPPED_JOBS: set[str] = set()  # jobs kill_jobs stopped: they may start no further tool
+_JOB_KEY = threading.local()  # .key: the job that tools started in this thread belong to
+POSIX = os.name == "posix"
+
+
+def _register(pgid: int) -> None:
+    _LIVE[pgid] = getattr(_JOB_KEY, "key", None)
+
+
+def _signal_group(pgid: int, signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signum)
+
+
+def adopt(pid: int) -> None:
+    """Make a process this one forked (hclbuild.runtime.isolate) the leader of its own group and count
+    it among the tools kill_all stops; release(pid) once it has been reaped."""
+    with contextlib.suppress(OSError):  # the child may have done it, or already exited
+        os.setpgid(pid, pid)
+    _register(pid)
+
+
+def release(pgid: int) -> None:
+    """Forget a group whose leader was reaped (adopt's counterpart)."""
+    _LIVE.pop(pgid, None)
+
+
+def stop(process: subprocess.Popen[Any], grace: float = 0.0) -> int:
+    """Kill the tool's whole group and reap it; its exit status. With `grace`, SIGTERM first and SIGKILL
+    what is left after that many seconds (a Vitis tool may want to end its own children)."""
+    if not POSIX:
+        process.kill()
+        return process.wait()
+    if grace > 0:
+        _signal_group(process.pid, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=grace)
+    # grandchildren may outlive the leader or ignore TERM: KILL whatever is left of the group (before
+    # the leader is reaped, so its pid, which is the group's id, cannot be another process's yet)
+    _signal_group(process.pid, signal.SIGKILL)
+    return process.wait()
+
+
+def start(argv: Sequence[str], **popen: Any) -> subprocess.Popen[Any]:
+    """subprocess.Popen(argv, **popen) as the leader of a new process group, counted among the tools
+    kill_all stops; follow it with `owned`. Raises OSError when the tool cannot start, also in a
+    Dask job that kill_jobs stopped (which may start no further tool)."""
+    key = getattr(_JOB_KEY, "key", None)
+    if key is not None and key in _STOPPED_JOBS:
+        raise OSError(errno.ECANCELED, f"not started: the build that submitted job {key} stopped", argv[0])
+    process = subprocess.Popen(argv, process_group=0 if POSIX else None, **popen)
+    _register(process.pid)
+    return process
+
+
+@contextlib.contextmanager
+def owned(process: subprocess.Popen[Any], grace: float = 0.0) -> Iterator[subprocess.Popen[Any]]:
+    """The block that waits for a started tool: when it raises (KeyboardInterrupt included) the tool's
+    group is stopped (with `grace`); after it, the group is forgotten."""
+    try:
+        yield process
+    except BaseException:
+        stop(process, grace)
+        raise
+    finally:
+        release(process.pid)
+
+
+def run(
+    argv: Sequence[str],
+    *,
+    timeout: float | None = None,
+    input: str | bytes | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    env: dict[str, str] | None = None,
+    text: bool = True,
+    errors: str | None = None,
+) -> subprocess.CompletedProcess[Any]:
+    """subprocess.run(argv, capture_output=True, check=False, ...) in a group of its own (stdin: `input`,
+    else nothing):
+    past `timeout` the whole group is killed and subprocess.TimeoutExpired raised, as subprocess.run
+    does for the one process it started. Raises OSError when the tool cannot start."""
+    process = start(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL if input is None else subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=text,
+        errors=errors,
+    )
+    with owned(process):
+        try:
+            stdout, stderr = process.communicate(input, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            stop(process)
+            stdout, stderr = process.communicate()
+            raise subprocess.TimeoutExpired(argv, timeout or 0.0, stdout, stderr) from None
+        return subprocess.CompletedProcess(argv, process.returncode, stdout, stderr)
+
+
+def kill_all() -> list[int]:
+    """SIGKILL every tool group of this process (safe in a signal handler); the groups signalled."""
+    groups = list(_LIVE)
+    for pgid in groups:
+        _signal_group(pgid, signal.SIGKILL)
+    return groups
+
+
+@contextlib.contextmanager
+def job_tools(key: str | None) -> Iterator[None]:
+    """Tools started in this thread within the block belong to the Dask job `key` (kill_jobs)."""
+    if key is None:
+        yield
+        return
+    _JOB_KEY.key = key
+    _JOBS[key] = _JOBS.get(key, 0) + 1
+    try:
+        yield
+    finally:
+        _JOB_KEY.key = None
+        left = _JOBS.get(key, 1) - 1
+        if left > 0:
+            _JOBS[key] = left
+        else:
+            _JOBS.pop(key, None)
+            _STOPPED_JOBS.discard(key)
+
+
+def kill_jobs(keys: Iterable[str], wait: float = 10.0) -> list[str]:
+    """Kill the tool groups of these Dask jobs, then wait up to `wait` seconds for the jobs to leave
+    job_tools (each removes its temporary folder on the way); the keys that were running here."""
+    wanted = set(keys)
+    running = [key for key in list(_JOBS) if key in wanted]
+    _STOPPED_JOBS.update(running)
+    deadline = time.monotonic() + wait
+    while True:
+        for pgid, key in list(_LIVE.items()):
+            if key in wanted:
+                _signal_group(pgid, signal.SIGKILL)
+        if not any(key in wanted for key in list(_JOBS)) or time.monotonic() > deadline:
+            return running
+        time.sleep(0.02)  # a job may start its next tool before it sees the last one die
+
+
+__all__ = ["adopt", "job_tools", "kill_all", "kill_jobs", "owned", "release", "run", "start", "stop"]
