@@ -162,7 +162,7 @@ def test_sigint_during_the_precompiled_header_compile(tmp_path: Path) -> None:
     out, err = build.communicate(timeout=60)
     assert (build.returncode, err) == (130, "hclbuild: interrupted\n"), out + err
     assert eventually_empty(lambda: in_session(build.pid)) == []  # cc1plus ran on for seconds, orphaned
-    assert temporaries(tmp_path / "build") == []  # the 78 MB .pch/.<hash>.tmp/ stayed until the next run
+    assert temporaries(tmp_path / "build") == []  # the 78 MB .csim/pch/.<hash>.tmp/ stayed until the next run
 
 
 def test_sigterm_to_a_parallel_build_during_the_testbench_run(tmp_path: Path) -> None:
