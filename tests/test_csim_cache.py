@@ -255,3 +255,15 @@ def test_no_build_cache_keeps_only_what_the_folder_links(design: BuildLayout) ->
     _csim(design, "Stage_X", cache_root=None)
     second = sorted(path.name for path in cache.glob("*.o"))
     assert len(second) == 3 and second != first and set(first) - set(second) == {first[0]}
+
+
+def test_an_object_cache_that_cannot_be_made_is_a_one_line_error(design: BuildLayout, tmp_path: Path) -> None:
+    blocker = tmp_path / "not_a_folder"
+    blocker.write_text("a file where the cache should be\n")
+    with pytest.raises(csim.ToolError) as info:
+        run_csim(design.hls_dir("Stage_X"), design.csim_json("Stage_X"), project=NAME, cache_root=blocker)
+    message = str(info.value)
+    assert "\n" not in message and message.startswith(
+        f"{NAME}/Stage_X: cannot make the object cache {blocker}"
+    )
+    assert json.loads(design.csim_json("Stage_X").read_text())["pass"] is False

@@ -279,6 +279,10 @@ def run_csim(
         result.error = f"g++ timed out after {timeout:g} s"
         _write_result(out_path, result)
         raise ToolError(f"{head}: {result.error}") from None
+    except OSError as exc:  # the object cache or out/ cannot be written, g++ cannot start
+        give_up(
+            ToolError(f"{head}: {exc.strerror or exc}: {exc.filename}" if exc.filename else f"{head}: {exc}")
+        )
     result.compile_seconds = round(time.monotonic() - started, 3)
     if failed is not None:
         errors = _first_error_lines(failed.stderr + failed.stdout)

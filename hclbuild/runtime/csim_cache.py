@@ -119,7 +119,7 @@ class ObjectCache:
             return
         if self.shared:
             if len(objects) <= limit:
-                return
+                return  # the common case: no sweep either (a killed writer's temporaries wait for one)
             objects.sort(key=lambda entry: entry.stat().st_mtime_ns)
             stale = objects[: len(objects) - limit * 3 // 4]
         else:
