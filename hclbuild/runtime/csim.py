@@ -47,13 +47,16 @@ GXX_FLAGS: tuple[str, ...] = (
     "-Wno-unused-label",
 )
 # The -O level of a function's objects follows the work hclbuild.compiler.work_estimate gives its
-# run (memory accesses times static trip counts, from the IR manifest): at -O0, g++ compiles a
-# generated function in about two thirds of the -O1 time, but ap_int/ap_fixed code runs 10-15x
-# slower (their operators are calls), plain C 2-4x; measured over the suite (bench/csim_speed.py,
-# BENCHMARKS.md "csim: -O0 vs -O1"), -O1 pays once a run makes about this many accesses, below
-# it the run costs less than the compile saves. Unknown work (a loop without constant bounds) is
-# large: -O1.
-OPTIMIZE_FROM_ACCESSES = 200_000
+# run (memory accesses times static trip counts, kept in the IR manifest). -O0 saves compile time
+# (a generated function's unit compiles in one half to two thirds of the -O1 time, the top file of
+# ResNet-20 in half) but runs slower: ap_int/ap_fixed code 10-15x (each operator a call, about
+# 0.15 us per access on this suite's ResNet-20 convolutions), plain C 2-3x (a few ns per access).
+# -O1 pays once the run would lose more than the compile saves, 0.05-0.3 s here: from about 200 000
+# accesses with ap_types, from about 20 million without (measured over the suite, bench/csim_speed.py,
+# BENCHMARKS.md "csim: the harness, the object cache, the -O level"). Unknown work (a loop without
+# constant bounds) counts as large.
+OPTIMIZE_FROM_ACCESSES = 20_000_000
+OPTIMIZE_AP_FROM_ACCESSES = 200_000
 # ap_private leaves words uninitialized on purpose and g++ 12 reports it from inside every inlined
 # ap_int/ap_fixed operation; without these the real warnings drown
 AP_GXX_FLAGS: tuple[str, ...] = ("-Wno-uninitialized", "-Wno-maybe-uninitialized")
@@ -67,9 +70,11 @@ _AP_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](?:ap_\w+|hls_\w+)\.h[>"]', re.
 _GXX_ERROR = re.compile(r"^\S.*?:\d+(?::\d+)?: (?:fatal )?error: ")
 
 
-def optimization_level(accesses: float | None) -> str:
-    """The -O flag of a function whose run makes `accesses` memory accesses (None: unknown)."""
-    if accesses is not None and accesses < OPTIMIZE_FROM_ACCESSES:
+def optimization_level(accesses: float | None, ap_types: bool) -> str:
+    """The -O flag of a function whose run makes `accesses` memory accesses (None: unknown), in a
+    folder whose sources include the ap_types headers or not."""
+    limit = OPTIMIZE_AP_FROM_ACCESSES if ap_types else OPTIMIZE_FROM_ACCESSES
+    if accesses is not None and accesses < limit:
         return "-O0"
     return "-O1"
 
@@ -266,7 +271,8 @@ def run_csim(
         toolchain = Toolchain(
             toolchain.compiler, toolchain.flags, (*AP_GXX_FLAGS, "-isystem", str(include)), include
         )
-    levels = {name: optimization_level(accesses) for name, accesses in (work or {}).items()}
+    ap_types = bool(toolchain.ap_flags)
+    levels = {name: optimization_level(accesses, ap_types) for name, accesses in (work or {}).items()}
     executable = f"{OUT_DIR}/tb_{func}"
     (folder / OUT_DIR).mkdir(exist_ok=True)
 
