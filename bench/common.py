@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import resource
 import statistics
 import subprocess
@@ -64,8 +65,8 @@ def median(values: list[float]) -> float:
 
 
 def ran_tasks(output: str) -> list[str]:
-    """Tasks doit executed ('.  name' lines), not the up-to-date ones ('-- name')."""
-    return [line[3:].strip() for line in output.splitlines() if line.startswith(".  ")]
+    """Tasks doit executed (its `[k/N] name` lines; the up-to-date ones are not listed)."""
+    return [line.split("] ", 1)[1].strip() for line in output.splitlines() if re.match(r"\[\d+/\d+\] ", line)]
 
 
 DODO = """from pathlib import Path

@@ -55,13 +55,12 @@ def build(
         with design.module.context:
             _rename_reserved_top(design)
             return emit_module(design.module)
-    from hclbuild.compiler.signature import signature_of
+    from hclbuild.compiler.signature import top_signature
     from hclbuild.compiler.to_llvm import lower_to_llvm_ir
     from hclbuild.runtime.llvm import JITModule
 
-    top = _top_func(design)
     with design.module.context:
-        signature = signature_of(top)
+        signature = top_signature(design.module)
     divisions, bounds = [], []
     if checked_division:
         from hclbuild.compiler.passes.checked_division import check_divisions
@@ -116,24 +115,17 @@ def _rename_reserved_top(design: Any) -> None:
     main() is the testbench's: its top function is emitted as `top` (HeteroCL's VHLS name)."""
     import keyword
 
-    from mlir import ir
+    from hclbuild.compiler import attrs
+    from hclbuild.compiler import upstream_attrs as upstream
 
-    top = _top_func(design)
-    name = top.attributes["sym_name"].value
+    tops = attrs.top_functions(design.module)
+    if not tops:
+        raise APIError("module has no top function")
+    name = upstream.symbol_name(tops[0])
     if name != "main" and not keyword.iskeyword(name):
         return
-    taken = {
-        op.attributes["sym_name"].value for op in design.module.body.operations if "sym_name" in op.attributes
-    }
-    new_name = "top" if "top" not in taken else f"{name}_top"
-    top.attributes["sym_name"] = ir.StringAttr.get(new_name)
-
-
-def _top_func(design: Any) -> Any:
-    for op in design.module.body.operations:
-        if "hcl.top" in op.attributes:
-            return op
-    raise APIError("module has no top function")
+    taken = set(upstream.symbols(design.module))
+    upstream.set_symbol_name(tops[0], "top" if "top" not in taken else f"{name}_top")
 
 
 def _check(schedule: object, what: str) -> None:

@@ -119,8 +119,9 @@ def _alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
-def sweep_stale_temps(folder: str | Path, including_mine: bool = False) -> list[Path]:
-    """Delete temporary files that a killed writer left below folder; returns what it removed.
+def sweep_stale_temps(folder: str | Path, including_mine: bool = False, recursive: bool = True) -> list[Path]:
+    """Delete temporary files that a killed writer left below folder (only in it, not `recursive`);
+    returns what it removed.
 
     A temporary is `.<name>.<pid>.<n>.tmp` (a file, or a folder being filled before its rename);
     one whose process still runs (a parallel doit worker writing right now) is kept, except this
@@ -131,7 +132,7 @@ def sweep_stale_temps(folder: str | Path, including_mine: bool = False) -> list[
     if not root.is_dir():
         return removed
     mine = str(os.getpid())
-    for temp in root.rglob(".*.tmp"):
+    for temp in root.rglob(".*.tmp") if recursive else root.glob(".*.tmp"):
         parts = temp.name.rsplit(".", 3)
         if len(parts) != 4 or not parts[1].isdigit():
             continue

@@ -79,7 +79,24 @@ def _projects(paths: list[str]) -> list[Path]:
         found.extend(discover(path))
     if not found:
         raise HCLError(f"no project (a folder with kernel.py) under {', '.join(paths) or '.'}")
+    for folder in found:
+        _check_name(folder)
     return sorted(set(found))
+
+
+def _check_name(folder: Path) -> None:
+    """A folder named `my sobel` is refused before anything is written, as `hclbuild new` refuses to
+    make it, unless its project.toml gives the project a name."""
+    from hclbuild.project.config import is_project_name, load_project, unnamed_project_error
+
+    if is_project_name(folder.name):
+        return
+    try:
+        if is_project_name(load_project(folder).name):
+            return
+    except HCLError:
+        pass
+    raise HCLError(unnamed_project_error(folder, folder.name))
 
 
 def _default_path() -> str:
@@ -203,7 +220,17 @@ def print_summary(rows: list[dict[str, Any]]) -> None:
     if reasons:
         print()
         for row in reasons:
-            print(f"{row['project']}/{row['function']}: {row['csim']}: {row['reason']}")
+            print(f"{row['project']}/{row['function']}: {row['csim']}: {_unrepeated(row['reason'])}")
+
+
+def _unrepeated(reason: str) -> str:
+    """`compile:p failed (the error above)` for a task failure this run printed as its error line."""
+    from hclbuild.tasks.progress import PRINTED_ERRORS
+
+    for printed in PRINTED_ERRORS:
+        if reason.endswith(f" failed: {printed}"):
+            return reason[: -len(printed) - 2] + " (the error above)"
+    return reason
 
 
 def cmd_new(args: argparse.Namespace) -> int:
@@ -273,6 +300,17 @@ def _run_tasks(
         remote.stop()
 
 
+def _refuse_broken(projects: list[Path], build_root: Path) -> None:
+    """A project that cannot be planned (project.toml or kernel.py in error) is refused before any
+    task runs: its one line, once. (Under --continue it fails its own compile task instead.)"""
+    from hclbuild.tasks import SOURCES_STAMP, plan, source_fingerprint
+
+    fingerprint = source_fingerprint(build_root / SOURCES_STAMP)
+    broken = next((entry for entry in plan(projects, build_root, fingerprint) if entry.error), None)
+    if broken is not None:
+        raise HCLError(broken.error or f"{broken.folder}: cannot be planned")
+
+
 def cmd_tasks(args: argparse.Namespace) -> int:
     if getattr(args, "compare", None) is None and getattr(args, "fail_on", None) is not None:
         raise HCLError("--fail-on needs --compare BASE: a threshold is a change against a base build")
@@ -285,6 +323,8 @@ def cmd_tasks(args: argparse.Namespace) -> int:
             return qor_gate.gate(new, Path(args.compare), args.fail_on, {}, args.metrics)
     projects = _projects(args.paths)
     build_root = _build_root(args)
+    if not args.keep_going:
+        _refuse_broken(projects, build_root)
     command = {"build": ["build"], "csim": ["csim"], "report": ["csim", "report"]}[args.command]
     # like make -j: emit and g++ tasks are independent per function, so every core takes one; Vitis
     # runs (cmd_synth) stay one at a time unless asked, each takes gigabytes
@@ -292,6 +332,7 @@ def cmd_tasks(args: argparse.Namespace) -> int:
     if args.command in ("csim", "report"):
         rows = summary_rows(projects, build_root)
         print_summary(rows)
+        _print_report_paths(projects, build_root)
         unpassed = next((row for row in rows if row["csim"] != "pass"), None)
         if code == 0 and unpassed is not None:
             # every task ran and succeeded, yet a function has no passing csim (the planned tasks
@@ -307,6 +348,21 @@ def cmd_tasks(args: argparse.Namespace) -> int:
         if args.compare is not None:
             return max(code, _compare(args, projects, build_root))
     return code
+
+
+def _print_report_paths(projects: list[Path], build_root: Path) -> None:
+    """`report: <path>` of every project's report.md (written by every csim and report task)."""
+    from hclbuild.project.config import load_project
+    from hclbuild.project.layout import BuildLayout
+
+    for folder in projects:
+        try:
+            name = load_project(folder).name
+        except HCLError:
+            name = folder.name
+        report = BuildLayout(build_root, name).report_markdown
+        if report.is_file():
+            print(f"report: {report}")
 
 
 def _compare(args: argparse.Namespace, projects: list[Path], build_root: Path) -> int:

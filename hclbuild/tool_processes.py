@@ -40,6 +40,39 @@ _JOB_KEY = threading.local()  # .key: the job that tools started in this thread 
 POSIX = os.name == "posix"
 
 
+def _forget_inherited() -> None:
+    """In a forked child: the parent's tools are not this process's to stop (a doit worker's SIGTERM
+    handler, kill_all, had killed what its parent ran in other threads)."""
+    _LIVE.clear()
+    _JOBS.clear()
+    _STOPPED_JOBS.clear()
+
+
+os.register_at_fork(after_in_child=_forget_inherited)
+
+
+def kill_groups_below(pid: int) -> list[int]:
+    """SIGKILL the process group of every child of `pid` that leads one (the tools of another process
+    of ours, a doit worker that does not answer; Linux /proc, elsewhere nothing); the groups."""
+    groups = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return groups
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid and int(fields[2]) == int(entry):
+            _signal_group(int(entry), signal.SIGKILL)
+            groups.append(int(entry))
+    return groups
+
+
 def _register(pgid: int) -> None:
     _LIVE[pgid] = getattr(_JOB_KEY, "key", None)
 
@@ -181,4 +214,15 @@ def kill_jobs(keys: Iterable[str], wait: float = 10.0) -> list[str]:
         time.sleep(0.02)  # a job may start its next tool before it sees the last one die
 
 
-__all__ = ["adopt", "job_tools", "kill_all", "kill_jobs", "owned", "release", "run", "start", "stop"]
+__all__ = [
+    "adopt",
+    "job_tools",
+    "kill_all",
+    "kill_groups_below",
+    "kill_jobs",
+    "owned",
+    "release",
+    "run",
+    "start",
+    "stop",
+]

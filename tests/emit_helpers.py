@@ -427,7 +427,7 @@ def random_int_kernel(name: str, width: int, rng, ops: int = 24) -> RandomKernel
         f"{constants}\n    affine.for %i = 0 to 8 {{\n"
         f"      %a = memref.load %A[%i] : memref<8x{t}>\n      %b = memref.load %B[%i] : memref<8x{t}>\n"
         + "\n".join(builder.lines + stores)
-        + '\n    } {loop_name = "i", op_name = "O"}\n    return\n  }\n'
+        + '\n    } {hcl.loop_name = "i", hcl.op_name = "O"}\n    return\n  }\n'
     )
     expected = [[builder.values[v][row] for v in outputs] for row in range(8)]
     return RandomKernel(text, name, dtypes, {"A": a, "B": b}, expected)

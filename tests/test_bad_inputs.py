@@ -228,22 +228,32 @@ PROJECTS: dict[str, tuple[dict[str, str], str]] = {
     "kernel.py without schedule()": ({"kernel.py": "import hclbuild as hcl\n"}, "schedule"),
     "schedule() raises": (
         {"kernel.py": "def schedule():\n    raise ValueError('boom')\n"},
-        "schedule() failed at kernel.py:2: ValueError: boom",
+        "p/kernel.py:2: schedule() failed: ValueError: boom",
     ),
     # SystemExit is no Exception: hclbuild ended with the kernel's status and no word
     "kernel.py calls sys.exit()": (
         {"kernel.py": "import sys\nsys.exit(3)\n"},
-        "importing kernel.py failed at kernel.py:2: SystemExit: 3",
+        "p/kernel.py:2: importing kernel.py failed: SystemExit: 3",
     ),
     "schedule() calls sys.exit()": (
         {"kernel.py": "def schedule():\n    raise SystemExit(0)\n"},
-        "schedule() failed at kernel.py:2: SystemExit: 0",
+        "p/kernel.py:2: schedule() failed: SystemExit: 0",
     ),
     "inputs() calls sys.exit()": (
         {"kernel.py": KERNEL + "\ndef inputs(rng):\n    raise SystemExit('no data')\n"},
-        "inputs() failed at kernel.py:12: SystemExit: no data",
+        "p/kernel.py:12: inputs() failed: SystemExit: no data",
     ),
     "schedule() returns a number": ({"kernel.py": "def schedule():\n    return 3\n"}, "schedule"),
+    # HeteroCL's stage handle of a stage the algorithm does not have: what s["edges"] says, not a bare
+    # "AttributeError: 'function' object has no attribute 'edges'"
+    "stage handle of no stage": (
+        {
+            "kernel.py": "import hclbuild as hcl\n\ndef schedule():\n    A = hcl.placeholder((4,), 'A')\n"
+            "    def kernel(A):\n        return hcl.compute((4,), lambda i: A[i] + 1, name='C')\n"
+            "    s = hcl.create_schedule([A], kernel)\n    s.outline(kernel.edges)\n    return s\n"
+        },
+        "APIError: schedule 'top' has no stage 'edges' (stages: C)",
+    ),
     "kernel.py imports a missing module": (
         {"kernel.py": "import no_such_module_here\n" + KERNEL},
         "no_such_module_here",
@@ -411,6 +421,27 @@ def test_new_over_an_existing_project(tmp_path: Path) -> None:
     assert (tmp_path / "p" / "kernel.py").read_text() == "# mine\n"
 
 
+@pytest.mark.parametrize("runner", ["hclbuild", "doit"])
+def test_a_project_folder_named_with_a_space(tmp_path: Path, runner: str) -> None:
+    """Refused up front, as `hclbuild new` refuses the name: its tasks were named `compile:my sobel`."""
+    folder = tmp_path / "projects" / "my sobel"
+    folder.mkdir(parents=True)
+    (folder / "kernel.py").write_text(KERNEL)
+    if runner == "hclbuild":
+        proc = run(tmp_path, ["-m", "hclbuild.cli", "csim", "projects/my sobel"])
+    else:
+        (tmp_path / "dodo.py").write_text(
+            "from pathlib import Path\nfrom hclbuild.tasks import all_tasks, doit_config\n"
+            "DOIT_CONFIG = doit_config(Path('build').resolve())\n"
+            "def task_hclbuild():\n    yield from all_tasks(Path('projects').resolve(), Path('build').resolve())\n"
+        )
+        proc = run(tmp_path, ["-m", "doit", "csim"])
+    assert_one_line_error(proc, f"{folder}: 'my sobel' is not a valid project name")
+    assert proc.stderr.count("\n") == 1 and proc.stdout == ""
+    assert not any((tmp_path / "build").glob("*/"))  # no build/<name>/, no task ran
+    check_no_partial_files(tmp_path)
+
+
 def test_build_dir_that_is_a_file(tmp_path: Path) -> None:
     (tmp_path / "p").mkdir()
     (tmp_path / "p" / "kernel.py").write_text(KERNEL)
@@ -429,5 +460,5 @@ def test_missing_gxx_is_a_failed_csim(tmp_path: Path) -> None:
 
 
 def test_the_catalogue_has_fifty_distinct_inputs() -> None:
-    cases = len(SNIPPETS) + len(PROJECTS) + len(COMMANDS) + 3  # + the three tests above
+    cases = len(SNIPPETS) + len(PROJECTS) + len(COMMANDS) + 4  # + the four tests above
     assert cases >= 50

@@ -279,7 +279,7 @@ def test_top_level_for_loop_is_a_stage_that_can_be_outlined() -> None:
     handle = s.outline("scan")
     text = str(hcl.lower(s))
     assert handle.name == "Stage_scan" and "call @Stage_scan(" in text
-    assert '{loop_name = "scan", op_name = "scan"}' in text
+    assert '{hcl.loop_name = "scan", hcl.op_name = "scan"}' in text
     f = hcl.build(s)
     a = np.arange(8, dtype=np.int32)
     b = np.zeros(8, np.int32)

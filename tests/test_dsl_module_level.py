@@ -107,8 +107,8 @@ def test_mutate_and_tagged_for_loop_are_stages(rng):
     b = np.zeros(10, np.int32)
     _build_run(s, a, b)
     np.testing.assert_array_equal(b, a * 2 + (a > 0))
-    stage_s = [attrs for _, attrs in loops(s) if attrs.get("op_name") == '"S"']
-    assert stage_s[0]["loop_name"] == '"i"' and stage_s[0]["pipeline_ii"] == "1 : i32"
+    stage_s = [attrs for _, attrs in loops(s) if attrs.get("hcl.op_name") == '"S"']
+    assert stage_s[0]["hcl.loop_name"] == '"i"' and stage_s[0]["hcl.pipeline_ii"] == "1 : i32"
 
 
 def test_imperative_code_and_scalars_at_module_level(rng):
@@ -137,7 +137,7 @@ def test_split_reorder_tile_and_pragmas(rng):
     xo, _yo, _xi, yi = s[C].tile(C.axis[0], C.axis[1], 2, 4)
     s[C].pipeline(yi)
     s[C].parallel(xo)
-    names = [attrs["loop_name"].strip('"') for _, attrs in loops(s)]
+    names = [attrs["hcl.loop_name"].strip('"') for _, attrs in loops(s)]
     assert names == ["i.outer", "j.outer", "i.inner", "j.inner", "i.outer", "j.outer", "i.inner", "j.inner"]
     a = rng.integers(-9, 9, (8, 12), dtype=np.int32)
     c = np.zeros((8, 12), np.int32)

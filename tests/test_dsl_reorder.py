@@ -12,6 +12,7 @@ from dsl_helpers import loops
 from flow_helpers import check_numpy_llvm_cpp
 
 import hclbuild as hcl
+from hclbuild.compiler import attrs
 
 M, N, K = 10, 12, 7
 
@@ -39,18 +40,18 @@ def int_data(seed: int = 7):
 
 
 def loop_names(s) -> list[str]:
-    return [attrs["loop_name"].strip('"') for _, attrs in loops(s)]
+    return [attrs["hcl.loop_name"].strip('"') for _, attrs in loops(s)]
 
 
 def loop_attrs(s, name: str) -> dict[str, str]:
-    return next(attrs for _, attrs in loops(s) if attrs["loop_name"].strip('"') == name)
+    return next(attrs for _, attrs in loops(s) if attrs["hcl.loop_name"].strip('"') == name)
 
 
 def top_roots(s) -> list[str]:
     module = hcl.lower(s)
-    top = next(op for op in module.body.operations if "hcl.top" in op.attributes)
+    top = attrs.top_functions(module)[0]
     ops = [op for op in top.regions[0].blocks[0].operations if op.name not in ("memref.alloc", "func.return")]
-    return [str(op.attributes["op_name"]).strip('"') for op in ops]
+    return [attrs.stage_name(op) for op in ops]
 
 
 def _lines(text: str) -> list[str]:
@@ -67,10 +68,10 @@ def test_gemm_f32_ikj_pipelined_j(run):
     assert [h.name for h in C.axis] == ["i", "j", "k"]  # fixed at creation (HeteroCL), whatever the reorder
     s[C].pipeline(C.axis[1])
     assert loop_names(s) == ["C_stage", "i_init", "j_init", "i", "k", "j"]
-    assert loop_attrs(s, "j")["pipeline_ii"] == "1 : i32"
+    assert loop_attrs(s, "j")["hcl.pipeline_ii"] == "1 : i32"
     text = str(hcl.lower(s))
-    assert '{loop_name = "j", pipeline_ii = 1 : i32}' in text
-    assert '{loop_name = "C_stage", op_name = "C"}' in text
+    assert '{hcl.loop_name = "j", hcl.pipeline_ii = 1 : i32}' in text
+    assert '{hcl.loop_name = "C_stage", hcl.op_name = "C"}' in text
     assert "sum_acc" not in text  # accumulates in C itself
     assert top_roots(s) == ["C"]  # still one root op per stage (docs/IR.md)
     rng = np.random.default_rng(3)
@@ -103,7 +104,7 @@ def test_gemm_int32_split_k_then_reorder(run):
     s[C].pipeline(ki)
     s[C].reorder(C.axis[0], ko, C.axis[1], ki)
     assert loop_names(s)[3:] == ["i", "k.outer", "j", "k.inner"]
-    assert loop_attrs(s, "k.inner")["pipeline_ii"] == "1 : i32"  # kept through the merge
+    assert loop_attrs(s, "k.inner")["hcl.pipeline_ii"] == "1 : i32"  # kept through the merge
     assert "scf.if" in str(hcl.lower(s))  # the split's guard came along
     np.testing.assert_array_equal(run(s, a, b), a @ b)
 
@@ -117,9 +118,9 @@ def test_primitives_after_the_merge(run):
     s[C].unroll(k, 2)
     s[C].parallel(C.axis[0])
     assert loop_names(s)[3:] == ["i", "k", "j.outer", "j.inner"]
-    assert loop_attrs(s, "k")["unroll"] == "2 : i32"
-    assert loop_attrs(s, "j.inner")["pipeline_ii"] == "1 : i32"
-    assert "parallel" in loop_attrs(s, "i")
+    assert loop_attrs(s, "k")["hcl.unroll"] == "2 : i32"
+    assert loop_attrs(s, "j.inner")["hcl.pipeline_ii"] == "1 : i32"
+    assert "hcl.parallel" in loop_attrs(s, "i")
     np.testing.assert_array_equal(run(s, a, b), a @ b)
     # and a second reorder inside the merged nest
     s[C].reorder(jo, k)
@@ -133,12 +134,12 @@ def test_reorder_with_unroll_on_k(run):
     s[C].unroll(k, 4)  # set before the merge: kept
     s[C].reorder(C.axis[1], k, C.axis[0])
     assert loop_names(s)[3:] == ["j", "k", "i"]
-    assert loop_attrs(s, "k")["unroll"] == "4 : i32"
+    assert loop_attrs(s, "k")["hcl.unroll"] == "4 : i32"
     np.testing.assert_array_equal(run(s, a, b), a @ b)
     s, C, k = gemm()
     s[C].reorder(C.axis[0], k, C.axis[1])
     s[C].unroll(k)
-    assert loop_attrs(s, "k")["unroll"] == "0 : i32"
+    assert loop_attrs(s, "k")["hcl.unroll"] == "0 : i32"
     np.testing.assert_array_equal(run(s, a, b), a @ b)
 
 
@@ -283,7 +284,7 @@ def test_reordered_stage_outlined_and_consumed(run):
     s.outline(kernel.C)
     text = str(hcl.lower(s))
     assert "func.func private @Stage_C" in text
-    assert text.index('{loop_name = "C_stage", op_name = "C"}') < text.index("func.func @top")
+    assert text.index('{hcl.loop_name = "C_stage", hcl.op_name = "C"}') < text.index("func.func @top")
     np.testing.assert_array_equal(run(s, a, b), a @ b - np.arange(M)[:, None])
 
 

@@ -11,6 +11,7 @@ from dsl_helpers import loops
 from flow_helpers import check_numpy_llvm_cpp
 
 import hclbuild as hcl
+from hclbuild.compiler import attrs
 
 M, N, K = 10, 12, 7
 
@@ -37,7 +38,7 @@ def gemm_data():
 
 
 def loop_names(s) -> list[str]:
-    return [attrs["loop_name"].strip('"') for _, attrs in loops(s)]
+    return [attrs["hcl.loop_name"].strip('"') for _, attrs in loops(s)]
 
 
 # ---- lower(s) text ------------------------------------------------------------------------
@@ -62,22 +63,21 @@ def test_every_loop_has_loop_name_and_every_stage_root_has_op_name():
     s = hcl.create_schedule([A, L], kernel)
     found = loops(s)
     assert {kind for kind, _ in found} == {"affine.for", "scf.for", "scf.while"}
-    assert all("loop_name" in attrs for _, attrs in found)
+    assert all("hcl.loop_name" in attrs for _, attrs in found)
     text = str(hcl.lower(s))
-    assert '{loop_name = "i", op_name = "B"}' in text
-    assert '{loop_name = "r"}' in text
-    assert '{loop_name = "i", op_name = "C"}' in text
-    assert 'loop_name = "dyn"' in text
-    assert '{loop_name = "x", op_name = "total"}' in text  # a scalar is a one-trip compute
+    assert '{hcl.loop_name = "i", hcl.op_name = "B"}' in text
+    assert '{hcl.loop_name = "r"}' in text
+    assert '{hcl.loop_name = "i", hcl.op_name = "C"}' in text
+    assert 'hcl.loop_name = "dyn"' in text
+    assert '{hcl.loop_name = "x", hcl.op_name = "total"}' in text  # a scalar is a one-trip compute
     module = hcl.lower(s)
-    top = next(op for op in module.body.operations if "hcl.top" in op.attributes)
+    top = attrs.top_functions(module)[0]
     roots = [
         op
         for op in top.regions[0].blocks[0].operations
         if op.name != "memref.alloc" and op.name != "func.return"
     ]
-    assert all("op_name" in op.attributes for op in roots)
-    names = [str(op.attributes["op_name"]).strip('"') for op in roots]
+    names = [attrs.stage_name(op) for op in roots]
     # top-level imperative code becomes a stage of its own, wrapped in a one-trip loop
     assert names == [
         "B",
@@ -87,7 +87,7 @@ def test_every_loop_has_loop_name_and_every_stage_root_has_op_name():
         "c",
         "stage",
     ]  # a top-level for_ is a stage named after its loop
-    assert '{loop_name = "stage_stage", op_name = "stage"}' in text
+    assert '{hcl.loop_name = "stage_stage", hcl.op_name = "stage"}' in text
 
 
 # ---- split --------------------------------------------------------------------------------
@@ -136,8 +136,8 @@ def test_split_loop_names_in_lowered_text():
     names = loop_names(s)
     assert names == ["i.outer", "i.inner", "j", "k"]
     text = str(hcl.lower(s))
-    assert '{loop_name = "i.outer", op_name = "C"}' in text
-    assert '{loop_name = "i.inner"}' in text
+    assert '{hcl.loop_name = "i.outer", hcl.op_name = "C"}' in text
+    assert '{hcl.loop_name = "i.inner"}' in text
 
 
 def test_split_reduction_axis(run, gemm_data):
@@ -159,7 +159,7 @@ def test_reorder_results_and_names(run, gemm_data):
     s[C].reorder(j, i)
     np.testing.assert_array_equal(run(s, a, b), expected)
     text = str(hcl.lower(s))
-    assert '{loop_name = "j", op_name = "C"}' in text
+    assert '{hcl.loop_name = "j", hcl.op_name = "C"}' in text
     assert loop_names(s) == ["j", "i", "k"]
     assert re.search(r"affine\.for %\w+ = 0 to 12 \{\s*affine\.for %\w+ = 0 to 10 \{", text)
 
@@ -171,7 +171,7 @@ def test_fuse_results_and_names(run, gemm_data):
     assert fused.name == "i_j_fused"
     np.testing.assert_array_equal(run(s, a, b), expected)
     text = str(hcl.lower(s))
-    assert '{loop_name = "i_j_fused", op_name = "C"}' in text
+    assert '{hcl.loop_name = "i_j_fused", hcl.op_name = "C"}' in text
     assert re.search(r"affine\.for %\w+ = 0 to 120 \{", text)
     assert loop_names(s) == ["i_j_fused", "k"]
 
@@ -218,9 +218,11 @@ def test_pragma_keeps_results(run, gemm_data, pragma, loop):
     s, C = gemm_schedule()
     getattr(s[C], pragma)(C.axis[loop])
     text = str(hcl.lower(s))
-    assert {"unroll": "unroll = 0 : i32", "pipeline": "pipeline_ii = 1 : i32", "parallel": "parallel}"}[
-        pragma
-    ] in text
+    assert {
+        "unroll": "hcl.unroll = 0 : i32",
+        "pipeline": "hcl.pipeline_ii = 1 : i32",
+        "parallel": "hcl.parallel}",
+    }[pragma] in text
     np.testing.assert_array_equal(run(s, a, b), expected)
 
 
@@ -237,13 +239,13 @@ def test_pipeline_attribute():
     s, C = gemm_schedule()
     s[C].pipeline(C.axis[1], initiation_interval=2)
     text = str(hcl.lower(s))
-    assert '{loop_name = "j", pipeline_ii = 2 : i32}' in text
+    assert '{hcl.loop_name = "j", hcl.pipeline_ii = 2 : i32}' in text
 
 
 def test_pipeline_default_ii_is_one():
     s, C = gemm_schedule()
     s[C].pipeline(C.axis[1])
-    assert dict(loops(s)[1][1])["pipeline_ii"] == "1 : i32"
+    assert dict(loops(s)[1][1])["hcl.pipeline_ii"] == "1 : i32"
 
 
 def test_unroll_attribute_factor_and_full():
@@ -251,15 +253,15 @@ def test_unroll_attribute_factor_and_full():
     s[C].unroll(C.axis[2], 4)
     s[C].unroll(C.axis[1])
     text = str(hcl.lower(s))
-    assert '{loop_name = "k", unroll = 4 : i32}' in text
-    assert '{loop_name = "j", unroll = 0 : i32}' in text
+    assert '{hcl.loop_name = "k", hcl.unroll = 4 : i32}' in text
+    assert '{hcl.loop_name = "j", hcl.unroll = 0 : i32}' in text
 
 
 def test_parallel_attribute():
     s, C = gemm_schedule()
     s[C].parallel(C.axis[0])
     text = str(hcl.lower(s))
-    assert '{loop_name = "i", op_name = "C", parallel}' in text
+    assert '{hcl.loop_name = "i", hcl.op_name = "C", hcl.parallel}' in text
 
 
 def test_pragmas_on_split_loops():
@@ -268,8 +270,8 @@ def test_pragmas_on_split_loops():
     s[C].pipeline(jo)
     s[C].unroll(ji, 4)
     text = str(hcl.lower(s))
-    assert '{loop_name = "j.outer", pipeline_ii = 1 : i32}' in text
-    assert '{loop_name = "j.inner", unroll = 4 : i32}' in text
+    assert '{hcl.loop_name = "j.outer", hcl.pipeline_ii = 1 : i32}' in text
+    assert '{hcl.loop_name = "j.inner", hcl.unroll = 4 : i32}' in text
 
 
 # ---- partition, reshape --------------------------------------------------------------------------
@@ -311,7 +313,7 @@ def test_reshape_intermediate_keeps_results(run, rng):
     b = a * 2
     np.testing.assert_array_equal(run(s, a), b + b[::-1, ::-1])
     text = str(hcl.lower(s))
-    assert re.search(r'memref\.alloc\(\) \{hcl\.dtype = "int32", name = "B"\} : memref<4x12xi32>', text)
+    assert re.search(r'memref\.alloc\(\) \{hcl\.dtype = "int32", hcl.name = "B"\} : memref<4x12xi32>', text)
 
 
 def test_reshape_to_1d_keeps_results(run, rng):
@@ -340,7 +342,7 @@ def test_lowering_twice_gives_the_same_text():
 
     s = hcl.create_schedule([A], kernel)
     first = str(hcl.lower(s))
-    assert '{loop_name = "stage_stage", op_name = "stage"}' in first
+    assert '{hcl.loop_name = "stage_stage", hcl.op_name = "stage"}' in first
     assert 'op_name = "stage_1"' in first
     assert first == str(hcl.lower(s))
 
@@ -369,9 +371,11 @@ def test_dataflow_attributes():
     s.dataflow()
     s[kernel.B].dataflow()
     text = str(hcl.lower(s))
-    assert re.search(r"func\.func @top\(.*\) attributes \{dataflow, hcl\.arg_names", text)
-    assert '{dataflow, loop_name = "i", op_name = "B"}' in text
-    assert '{loop_name = "i", op_name = "C"}' in text
+    assert re.search(
+        r"func\.func @top\(.*\) attributes \{hcl\.arg_names = .*, hcl\.dataflow, hcl\.top\}", text
+    )
+    assert '{hcl.dataflow, hcl.loop_name = "i", hcl.op_name = "B"}' in text
+    assert '{hcl.loop_name = "i", hcl.op_name = "C"}' in text
 
 
 def test_reshape_of_an_output_changes_the_interface(rng):
@@ -464,9 +468,9 @@ def test_primitives_on_mutate_and_update_stages(run, rng):
     s[kernel.U].pipeline(kernel.U.axis[0], 3)
     s[kernel.U].unroll("r", 2)
     text = str(hcl.lower(s))
-    assert '{loop_name = "j.outer"}' in text
-    assert '{loop_name = "r", unroll = 2 : i32}' in text
-    assert '{loop_name = "i", op_name = "U", pipeline_ii = 3 : i32}' in text
+    assert '{hcl.loop_name = "j.outer"}' in text
+    assert '{hcl.loop_name = "r", hcl.unroll = 2 : i32}' in text
+    assert '{hcl.loop_name = "i", hcl.op_name = "U", hcl.pipeline_ii = 3 : i32}' in text
     a = rng.integers(0, 2, (6, 8), dtype=np.int32)
     np.testing.assert_array_equal(run(s, a), a @ (2 ** np.arange(7, -1, -1)) + a.sum(axis=1))
 
@@ -497,7 +501,7 @@ def test_the_for_loops_of_a_mutate_follow_its_axes_and_a_computes_do_not():
     assert [loop.name for loop in kernel.P.axis] == ["i", "r"]
     assert [loop.name for loop in kernel.M.axis] == ["x", "k"]
     s[kernel.M].unroll(kernel.M.axis[1], 2)
-    assert '{loop_name = "k", unroll = 2 : i32}' in str(hcl.lower(s))
+    assert '{hcl.loop_name = "k", hcl.unroll = 2 : i32}' in str(hcl.lower(s))
 
 
 def popcounts(A, B):

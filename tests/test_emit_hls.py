@@ -55,13 +55,13 @@ module {{
         %t = math.tanh %a : f32
         %r = arith.subf %s, %t : f32
         memref.store %r, %B[%i, %j] : memref<4x5xf32>
-      }} {{loop_name = "j"}}
-    }} {{loop_name = "i", op_name = "B"}}
+      }} {{hcl.loop_name = "j"}}
+    }} {{hcl.loop_name = "i", hcl.op_name = "B"}}
     return
   }}
 
   func.func @row_sum(%A: memref<8x6xf32>, %R: memref<8xf32>) {_attrs(["A", "R"], ["float32", "float32"])} {{
-    %sum = memref.alloc() {{name = "sum", hcl.dtype = "float32"}} : memref<1xf32>
+    %sum = memref.alloc() {{hcl.name = "sum", hcl.dtype = "float32"}} : memref<1xf32>
     %c0 = arith.constant 0 : index
     affine.for %i = 0 to 8 {{
       %z = arith.constant 0.0 : f32
@@ -71,16 +71,16 @@ module {{
         %s = memref.load %sum[%c0] : memref<1xf32>
         %n = arith.addf %s, %a : f32
         memref.store %n, %sum[%c0] : memref<1xf32>
-      }} {{loop_name = "k", pipeline_ii = 1 : i32}}
+      }} {{hcl.loop_name = "k", hcl.pipeline_ii = 1 : i32}}
       %v = memref.load %sum[%c0] : memref<1xf32>
       memref.store %v, %R[%i] : memref<8xf32>
-    }} {{loop_name = "i", op_name = "R"}}
+    }} {{hcl.loop_name = "i", hcl.op_name = "R"}}
     return
   }}
 
   func.func @halvings(%A: memref<8xi32>, %B: memref<8xi32>) {_attrs(["A", "B"], ["int32", "int32"])} {{
-    %x = memref.alloc() {{name = "x", hcl.dtype = "int32"}} : memref<1xi32>
-    %n = memref.alloc() {{name = "n", hcl.dtype = "int32"}} : memref<1xi32>
+    %x = memref.alloc() {{hcl.name = "x", hcl.dtype = "int32"}} : memref<1xi32>
+    %n = memref.alloc() {{hcl.name = "n", hcl.dtype = "int32"}} : memref<1xi32>
     %c0 = arith.constant 0 : index
     affine.for %i = 0 to 8 {{
       %a = memref.load %A[%i] : memref<8xi32>
@@ -102,7 +102,7 @@ module {{
         %nn = arith.addi %nv, %one : i32
         memref.store %nn, %n[%c0] : memref<1xi32>
         scf.yield
-      }} attributes {{loop_name = "halve"}}
+      }} attributes {{hcl.loop_name = "halve"}}
       %cnt = memref.load %n[%c0] : memref<1xi32>
       %two = arith.constant 2 : i32
       %r = arith.remsi %a, %two : i32
@@ -114,7 +114,7 @@ module {{
         %neg = arith.subi %zero, %cnt : i32
         memref.store %neg, %B[%i] : memref<8xi32>
       }}
-    }} {{loop_name = "i", op_name = "B"}}
+    }} {{hcl.loop_name = "i", hcl.op_name = "B"}}
     return
   }}
 
@@ -129,7 +129,7 @@ module {{
       %kf = arith.sitofp %kk : i32 to f32
       %r = arith.addf %s, %kf : f32
       memref.store %r, %B[%k] : memref<16xf32>
-    }} {{loop_name = "k", op_name = "B"}}
+    }} {{hcl.loop_name = "k", hcl.op_name = "B"}}
     return
   }}
 
@@ -169,12 +169,12 @@ module {{
       %sh = arith.muli %une32, %c2 : i32
       %bits = arith.ori %ugt32, %sh : i32
       memref.store %bits, %P[%i, %c1] : memref<6x2xi32>
-    }} {{loop_name = "i", op_name = "O"}}
+    }} {{hcl.loop_name = "i", hcl.op_name = "O"}}
     return
   }}
 
   func.func private @dot(%a: memref<4xf32>, %b: memref<4xf32>) -> f32 attributes {{hcl.def, hcl.arg_names = ["a", "b"], hcl.arg_types = ["float32", "float32"], hcl.ret_type = "float32"}} {{
-    %acc = memref.alloc() {{name = "acc", hcl.dtype = "float32"}} : memref<1xf32>
+    %acc = memref.alloc() {{hcl.name = "acc", hcl.dtype = "float32"}} : memref<1xf32>
     %c0 = arith.constant 0 : index
     %z = arith.constant 0.0 : f32
     memref.store %z, %acc[%c0] : memref<1xf32>
@@ -185,17 +185,17 @@ module {{
       %s = memref.load %acc[%c0] : memref<1xf32>
       %n = arith.addf %s, %p : f32
       memref.store %n, %acc[%c0] : memref<1xf32>
-    }} {{loop_name = "i", op_name = "acc"}}
+    }} {{hcl.loop_name = "i", hcl.op_name = "acc"}}
     %r = memref.load %acc[%c0] : memref<1xf32>
     return %r : f32
   }}
 
-  func.func private @Stage_C(%A: memref<4xf32>, %C: memref<4xf32>) attributes {{hcl.outlined, hcl.stages = "C", hcl.arg_names = ["A", "C"], hcl.arg_types = ["float32", "float32"]}} {{
+  func.func private @Stage_C(%A: memref<4xf32>, %C: memref<4xf32>) attributes {{hcl.outlined, hcl.stages = ["C"], hcl.arg_names = ["A", "C"], hcl.arg_types = ["float32", "float32"]}} {{
     affine.for %i = 0 to 4 {{
       %a = memref.load %A[%i] : memref<4xf32>
       %sq = arith.mulf %a, %a : f32
       memref.store %sq, %C[%i] : memref<4xf32>
-    }} {{loop_name = "i", op_name = "C"}}
+    }} {{hcl.loop_name = "i", hcl.op_name = "C"}}
     return
   }}
 
@@ -207,7 +207,7 @@ module {{
       %d = arith.subf %d1, %d2 : f32
       %c0 = arith.constant 0 : index
       memref.store %d, %D[%c0] : memref<1xf32>
-    }} {{loop_name = "D_stage", op_name = "D"}}
+    }} {{hcl.loop_name = "D_stage", hcl.op_name = "D"}}
     return
   }}
 }}
@@ -387,7 +387,7 @@ INT32_BODY = (
         "%O: memref<8x16xi32>",
     )
     + """
-    } {loop_name = "i", op_name = "O"}"""
+    } {hcl.loop_name = "i", hcl.op_name = "O"}"""
 )
 
 SMALL_BODY = """    affine.for %i = 0 to 8 {
@@ -459,7 +459,7 @@ CARRIED_BODY = """    %zero = arith.constant 0 : i32
         %kk = arith.index_cast %k : index to i32
         %next = arith.addi %acc, %kk : i32
         scf.yield %next : i32
-      } {loop_name = "k"}
+      } {hcl.loop_name = "k"}
       %g:2 = scf.while (%x = %abs, %y = %c36) : (i32, i32) -> (i32, i32) {
         %nz = arith.cmpi ne, %y, %zero : i32
         scf.condition(%nz) %x, %y : i32, i32
@@ -467,11 +467,11 @@ CARRIED_BODY = """    %zero = arith.constant 0 : i32
       ^bb0(%x2: i32, %y2: i32):
         %r = arith.remui %x2, %y2 : i32
         scf.yield %y2, %r : i32, i32
-      } attributes {loop_name = "gcd"}
+      } attributes {hcl.loop_name = "gcd"}
       memref.store %abs, %O[%i, %c0] : memref<8x3xi32>
       memref.store %sum, %O[%i, %c1] : memref<8x3xi32>
       memref.store %g#0, %O[%i, %c2] : memref<8x3xi32>
-    } {loop_name = "i", op_name = "O"}"""
+    } {hcl.loop_name = "i", hcl.op_name = "O"}"""
 
 INT_MODULE = (
     "module {\n"
@@ -498,7 +498,7 @@ INT_MODULE = (
             ("O64", "memref<8x3xi64>", "int64"),
             ("OB", "memref<8x5xi1>", "uint1"),
         ],
-        SMALL_BODY + SMALL_STORES + '\n    } {loop_name = "i", op_name = "O"}',
+        SMALL_BODY + SMALL_STORES + '\n    } {hcl.loop_name = "i", hcl.op_name = "O"}',
         6,
     )
     + _func(
@@ -704,7 +704,7 @@ FIXED_BODY = """    affine.for %i = 0 to 6 {
       %csq = arith.trunci %cs : i24 to i12
       %d = arith.addi %csq, %c : i12
       memref.store %d, %D[%i] : memref<6xi12>
-    } {loop_name = "i", op_name = "S"}"""
+    } {hcl.loop_name = "i", hcl.op_name = "S"}"""
 
 FX_DEF = """  func.func private @fx_half(%x: i16) -> i16 attributes {hcl.def, hcl.arg_names = ["x"], hcl.arg_types = ["fixed16_8"], hcl.ret_type = "fixed16_8"} {
     %one = arith.constant 1 : i16
@@ -726,7 +726,7 @@ AP_MODULE = (
             ("U", "memref<8x2xi12>", "uint12"),
             ("W", "memref<8xi32>", "int32"),
         ],
-        WRAP12_BODY + WRAP12_STORES + '\n    } {loop_name = "i", op_name = "O"}',
+        WRAP12_BODY + WRAP12_STORES + '\n    } {hcl.loop_name = "i", hcl.op_name = "O"}',
         8,
     )
     + _func(
@@ -738,7 +738,7 @@ AP_MODULE = (
             ("L", "memref<4xi64>", "int64"),
             ("F", "memref<4xf64>", "float64"),
         ],
-        WIDE_BODY + WIDE_STORES + '\n    } {loop_name = "i", op_name = "O"}',
+        WIDE_BODY + WIDE_STORES + '\n    } {hcl.loop_name = "i", hcl.op_name = "O"}',
         8,
     )
     + _func(
@@ -761,7 +761,7 @@ AP_MODULE = (
       %a = memref.load %A[%i] : memref<4xi16>
       %h = func.call @fx_half(%a) : (i16) -> i16
       memref.store %h, %B[%i] : memref<4xi16>
-    } {loop_name = "i", op_name = "B"}""",
+    } {hcl.loop_name = "i", hcl.op_name = "B"}""",
     )
     + "}\n"
 )
@@ -867,8 +867,8 @@ def test_ap_kernels_are_bit_exact(tmp_path):
 
 PRAGMA_MODULE = """
 module {
-  func.func @top(%A: memref<8x8xf32>, %B: memref<8x8xf32>) attributes {hcl.top, dataflow, hcl.arg_names = ["A", "B"], hcl.arg_types = ["float32", "float32"], hcl.arg_partitions = [["cyclic:1:2", "block:2:4"], ["complete:0:0"]]} {
-    %T = memref.alloc() {name = "T", hcl.dtype = "float32", hcl.partition = ["complete:2:0"]} : memref<8x8xf32>
+  func.func @top(%A: memref<8x8xf32>, %B: memref<8x8xf32>) attributes {hcl.top, hcl.dataflow, hcl.arg_names = ["A", "B"], hcl.arg_types = ["float32", "float32"], hcl.arg_partitions = [["cyclic:1:2", "block:2:4"], ["complete:0:0"]]} {
+    %T = memref.alloc() {hcl.name = "T", hcl.dtype = "float32", hcl.partition = ["complete:2:0"]} : memref<8x8xf32>
     %c4 = arith.constant 4 : index
     affine.for %io = 0 to 2 {
       affine.for %ii = 0 to 4 {
@@ -877,22 +877,22 @@ module {
           %r = arith.addi %m, %ii : index
           %a = memref.load %A[%r, %j] : memref<8x8xf32>
           memref.store %a, %T[%r, %j] : memref<8x8xf32>
-        } {loop_name = "j", unroll = 4 : i32}
-      } {loop_name = "i.inner", pipeline_ii = 2 : i32}
-    } {loop_name = "i.outer", op_name = "T"}
+        } {hcl.loop_name = "j", hcl.unroll = 4 : i32}
+      } {hcl.loop_name = "i.inner", hcl.pipeline_ii = 2 : i32}
+    } {hcl.loop_name = "i.outer", hcl.op_name = "T"}
     affine.for %i = 0 to 8 {
       affine.for %j = 0 to 8 {
         %t = memref.load %T[%i, %j] : memref<8x8xf32>
         memref.store %t, %B[%i, %j] : memref<8x8xf32>
-      } {loop_name = "j", unroll = 0 : i32}
-    } {loop_name = "i", op_name = "B", dataflow}
+      } {hcl.loop_name = "j", hcl.unroll = 0 : i32}
+    } {hcl.loop_name = "i", hcl.op_name = "B", hcl.dataflow}
     affine.for %i = 0 to 8 {
       affine.for %j = 0 to 8 step 2 {
         %t = memref.load %B[%i, %j] : memref<8x8xf32>
         %u = arith.addf %t, %t : f32
         memref.store %u, %B[%i, %j] : memref<8x8xf32>
-      } {loop_name = "j"}
-    } {loop_name = "i", op_name = "B"}
+      } {hcl.loop_name = "j"}
+    } {hcl.loop_name = "i", hcl.op_name = "B"}
     memref.dealloc %T : memref<8x8xf32>
     return
   }
@@ -1015,7 +1015,7 @@ def test_unknown_op_raises_naming_op_and_function():
       %a = memref.load %A[%i] : memref<4xi32>
       %n = math.ctpop %a : i32
       memref.store %n, %A[%i] : memref<4xi32>
-    } {loop_name = "i", op_name = "A"}""",
+    } {hcl.loop_name = "i", hcl.op_name = "A"}""",
         )
         + "}\n"
     )

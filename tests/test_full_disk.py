@@ -35,9 +35,8 @@ def test_a_task_that_finds_the_disk_full_fails_in_one_line(
     assert main(["csim", str(folder), "-n", "1"]) == 1
     out, err = capsys.readouterr()
     build = tmp_path / "build" / "p"
-    assert f"No space left on device (writing below {build})" in out
+    assert err.startswith(f"hclbuild: error: No space left on device (writing below {build})\n")
     assert "Traceback" not in out + err
-    assert "TaskFailed - taskid:emit:p/" in out and "Traceback" not in out
     monkeypatch.undo()
     assert main(["csim", str(folder), "-n", "1"]) == 0  # room again: the run finishes
     assert json.loads((build / "csim" / "top.json").read_text())["pass"] is True

@@ -183,7 +183,7 @@ def test_stage_block_names_an_imperative_stage_with_its_loops(rng):
     assert stage.i == stage.axis[0]
     _outer, inner = s[stage].split(stage.i, 4)
     s[stage].unroll(inner)
-    names = [attrs["loop_name"] for _, attrs in loops(s)]
+    names = [attrs["hcl.loop_name"] for _, attrs in loops(s)]
     assert names == ['"i.outer"', '"i.inner"']
     a = rng.integers(-9, 9, 10, dtype=np.int32)
     expected = a * 2 - 10
@@ -216,9 +216,9 @@ def test_nested_stages_are_attributes_and_schedulable(rng):
     s[main.part].unroll(1)
     s[main.add_row].pipeline(0)
     s.partition(main.part, dim=2)
-    attrs = {a["loop_name"].strip('"'): a for _, a in loops(s)}
-    assert attrs["n"]["pipeline_ii"] == "1 : i32" and attrs["y"]["unroll"] == "0 : i32"
-    assert attrs["r"]["pipeline_ii"] == "1 : i32" and "partition" not in attrs["r"]
+    attrs = {a["hcl.loop_name"].strip('"'): a for _, a in loops(s)}
+    assert attrs["n"]["hcl.pipeline_ii"] == "1 : i32" and attrs["y"]["hcl.unroll"] == "0 : i32"
+    assert attrs["r"]["hcl.pipeline_ii"] == "1 : i32" and "hcl.partition" not in attrs["r"]
     a = rng.integers(-9, 9, (4, 6), dtype=np.int32)
     t = np.zeros(4, np.int32)
     hcl.build(s)(a, t)

@@ -53,7 +53,7 @@ def doit(root: Path, *args: str) -> set[str]:
         check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    return {m.group(1) for m in re.finditer(r"^\.  (\S+)$", proc.stdout, re.M)}
+    return {m.group(1) for m in re.finditer(r"^\[\d+/\d+\] (\S+)$", proc.stdout, re.M)}
 
 
 @pytest.fixture(scope="module")

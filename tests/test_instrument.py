@@ -17,22 +17,22 @@ from hclbuild.compiler.passes.verify import verify_module
 TEXT = """module {
   func.func @top(%A: memref<4x3xf32>, %B: memref<4x3xf32>, %C: memref<4x3xf32>) attributes {hcl.top,
       hcl.arg_names = ["A", "B", "C"], hcl.arg_types = ["float32", "float32", "float32"]} {
-    %out = memref.alloc() {name = "out", hcl.dtype = "float32"} : memref<4x3xf32>
+    %out = memref.alloc() {hcl.name = "out", hcl.dtype = "float32"} : memref<4x3xf32>
     affine.for %i = 0 to 4 {
       affine.for %j = 0 to 3 {
         %a = memref.load %A[%i, %j] : memref<4x3xf32>
         %b = memref.load %B[%i, %j] : memref<4x3xf32>
         %s = arith.addf %a, %b : f32
         memref.store %s, %out[%i, %j] : memref<4x3xf32>
-      } {loop_name = "j"}
-    } {loop_name = "i", op_name = "s"}
+      } {hcl.loop_name = "j"}
+    } {hcl.loop_name = "i", hcl.op_name = "s"}
     affine.for %i = 0 to 4 {
       affine.for %j = 0 to 3 {
         %o = memref.load %out[%i, %j] : memref<4x3xf32>
         %p = arith.mulf %o, %o : f32
         memref.store %p, %C[%i, %j] : memref<4x3xf32>
-      } {loop_name = "j"}
-    } {loop_name = "i", op_name = "t"}
+      } {hcl.loop_name = "j"}
+    } {hcl.loop_name = "i", hcl.op_name = "t"}
     return
   }
 }"""
@@ -186,7 +186,7 @@ def add_stage(name: str, out: str, lhs: str, rhs: str) -> str:
       %y = memref.load %{rhs}[%i] : memref<4xf32>
       %z = arith.addf %x, %y : f32
       memref.store %z, %{out}[%i] : memref<4xf32>
-    }} {{loop_name = "i", op_name = "{name}"}}"""
+    }} {{hcl.loop_name = "i", hcl.op_name = "{name}"}}"""
 
 
 def test_unified_calls_report_their_own_stages(ctx):

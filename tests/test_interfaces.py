@@ -100,7 +100,7 @@ module {
       %v = affine.load %x[%i] : memref<4xf32>
       %w = arith.mulf %v, %k : f32
       affine.store %w, %x[%i] : memref<4xf32>
-    } {loop_name = "i", op_name = "x"}
+    } {hcl.loop_name = "i", hcl.op_name = "x"}
     return
   }
 }
@@ -328,13 +328,13 @@ module {
   func.func private @helper(%x: memref<4xi32>) attributes {hcl.def, hcl.arg_names = ["x"], hcl.arg_types = ["int32"]} {
     return
   }
-  func.func private @Stage_X(%x: memref<4xi32>) attributes {hcl.outlined, hcl.stages = "X",
+  func.func private @Stage_X(%x: memref<4xi32>) attributes {hcl.outlined, hcl.stages = ["X"],
       hcl.arg_names = ["x"], hcl.arg_types = ["int32"]} {
     func.call @helper(%x) : (memref<4xi32>) -> ()
     return
   }
   func.func @top(%x: memref<4xi32>) attributes {hcl.top, hcl.arg_names = ["x"], hcl.arg_types = ["int32"]} {
-    func.call @Stage_X(%x) {hcl.stages = "X"} : (memref<4xi32>) -> ()
+    func.call @Stage_X(%x) {hcl.stages = ["X"]} : (memref<4xi32>) -> ()
     func.call @helper(%x) : (memref<4xi32>) -> ()
     return
   }

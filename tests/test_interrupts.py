@@ -85,7 +85,7 @@ def finish(proc: subprocess.Popen) -> tuple[int, str, str]:
 
 
 def ran(stdout: str) -> set[str]:
-    return {m.group(1) for m in re.finditer(r"^\.  (\S+)$", stdout, re.M)}
+    return {m.group(1) for m in re.finditer(r"^\[\d+/\d+\] (\S+)$", stdout, re.M)}
 
 
 def files(root: Path) -> list[Path]:

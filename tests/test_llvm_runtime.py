@@ -54,7 +54,7 @@ func.func @top({", ".join(params)})
 {loads}
 {body}
 {stores}
-    }} {{loop_name = "i", op_name = "S"}}
+    }} {{hcl.loop_name = "i", hcl.op_name = "S"}}
     return
 }}
 """
@@ -91,7 +91,7 @@ def test_elementwise_add_f32_with_arrays() -> None:
 MATMUL = """
 func.func @top(%A: memref<16x24xf32>, %B: memref<24x20xf32>, %C: memref<16x20xf32>)
     attributes {hcl.top, hcl.arg_names = ["A", "B", "C"], hcl.arg_types = ["float32", "float32", "float32"]} {
-  %acc = memref.alloc() {name = "acc", hcl.dtype = "float32"} : memref<1xf32>
+  %acc = memref.alloc() {hcl.name = "acc", hcl.dtype = "float32"} : memref<1xf32>
   %c0 = arith.constant 0 : index
   %zero = arith.constant 0.0 : f32
   affine.for %i = 0 to 16 {
@@ -104,11 +104,11 @@ func.func @top(%A: memref<16x24xf32>, %B: memref<24x20xf32>, %C: memref<16x20xf3
         %s = memref.load %acc[%c0] : memref<1xf32>
         %t = arith.addf %s, %m : f32
         memref.store %t, %acc[%c0] : memref<1xf32>
-      } {loop_name = "k"}
+      } {hcl.loop_name = "k"}
       %r = memref.load %acc[%c0] : memref<1xf32>
       memref.store %r, %C[%i, %j] : memref<16x20xf32>
-    } {loop_name = "j"}
-  } {loop_name = "i", op_name = "C"}
+    } {hcl.loop_name = "j"}
+  } {hcl.loop_name = "i", hcl.op_name = "C"}
   memref.dealloc %acc : memref<1xf32>
   return
 }
@@ -343,7 +343,7 @@ func.func @top(%A: memref<4xi32>, %C: memref<4xi32>)
     %a = memref.load %A[%i] : memref<4xi32>
     %v = func.call @square_plus(%a, %c3) : (i32, i32) -> i32
     memref.store %v, %C[%i] : memref<4xi32>
-  } {loop_name = "i", op_name = "C"}
+  } {hcl.loop_name = "i", hcl.op_name = "C"}
   return
 }
 """
@@ -360,7 +360,7 @@ def test_private_scalar_function_called_from_top() -> None:
 SCALAR_RESULTS = """
 func.func @total(%A: memref<5xi32>, %bias: i33) -> i64
     attributes {hcl.arg_names = ["A", "bias"], hcl.arg_types = ["int32", "int33"], hcl.ret_type = "int64"} {
-  %acc = memref.alloc() {name = "acc", hcl.dtype = "int64"} : memref<1xi64>
+  %acc = memref.alloc() {hcl.name = "acc", hcl.dtype = "int64"} : memref<1xi64>
   %c0 = arith.constant 0 : index
   %b = arith.extsi %bias : i33 to i64
   memref.store %b, %acc[%c0] : memref<1xi64>
@@ -370,7 +370,7 @@ func.func @total(%A: memref<5xi32>, %bias: i33) -> i64
     %s = memref.load %acc[%c0] : memref<1xi64>
     %t = arith.addi %s, %w : i64
     memref.store %t, %acc[%c0] : memref<1xi64>
-  } {loop_name = "i", op_name = "total"}
+  } {hcl.loop_name = "i", hcl.op_name = "total"}
   %r = memref.load %acc[%c0] : memref<1xi64>
   return %r : i64
 }
@@ -552,7 +552,7 @@ print("ran", c.sum())
 PROBED = """
 func.func private @hcl_probe(i64, i64, i64, i64)
 func.func private @Stage_C(%A: memref<4xi32>, %C: memref<4xi32>)
-    attributes {hcl.outlined, hcl.stages = "C", hcl.arg_names = ["A", "C"],
+    attributes {hcl.outlined, hcl.stages = ["C"], hcl.arg_names = ["A", "C"],
                 hcl.arg_types = ["int32", "int32"]} {
   affine.for %i = 0 to 4 {
     %a = memref.load %A[%i] : memref<4xi32>
@@ -560,7 +560,7 @@ func.func private @Stage_C(%A: memref<4xi32>, %C: memref<4xi32>)
     %m = arith.muli %a, %a : i32
     %s = arith.addi %m, %c : i32
     memref.store %s, %C[%i] : memref<4xi32>
-  } {loop_name = "i", op_name = "C"}
+  } {hcl.loop_name = "i", hcl.op_name = "C"}
   return
 }
 func.func @top(%A: memref<4xi32>, %C: memref<4xi32>)

@@ -7,10 +7,13 @@ import importlib.util
 
 import numpy as np
 import pytest
-from mlir.ir import ArrayAttr, Context, Location, Module, StringAttr, WalkOrder, WalkResult
+from mlir.ir import Context, Location, Module, WalkOrder, WalkResult
 
+from hclbuild.compiler import attrs
+from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.compiler.passes.outline import OutlinePass, outline_stages
 from hclbuild.errors import APIError
+from hclbuild.schedule.schedule import StageRange
 
 M, K, N, P = 4, 5, 6, 3
 
@@ -20,7 +23,7 @@ def matmul_stage(name: str, lhs: str, rhs: str, out: str, m: int, k: int, n: int
     return f"""
     affine.for %i = 0 to {m} {{
       affine.for %j = 0 to {n} {{
-        %acc = memref.alloc() {{name = "sum", hcl.dtype = "float32"}} : memref<1xf32>
+        %acc = memref.alloc() {{hcl.name = "sum", hcl.dtype = "float32"}} : memref<1xf32>
         memref.store %zero, %acc[%c0] : memref<1xf32>
         affine.for %r = 0 to {k} {{
           %a = memref.load %{lhs}[%i, %r] : memref<{m}x{k}xf32>
@@ -29,11 +32,11 @@ def matmul_stage(name: str, lhs: str, rhs: str, out: str, m: int, k: int, n: int
           %s = memref.load %acc[%c0] : memref<1xf32>
           %t = arith.addf %s, %p : f32
           memref.store %t, %acc[%c0] : memref<1xf32>
-        }} {{loop_name = "k"}}
+        }} {{hcl.loop_name = "k"}}
         %v = memref.load %acc[%c0] : memref<1xf32>
         memref.store %v, %{out}[%i, %j] : memref<{m}x{n}xf32>
-      }} {{loop_name = "j"{attrs}}}
-    }} {{loop_name = "i", op_name = "{name}"}}"""
+      }} {{hcl.loop_name = "j"{attrs}}}
+    }} {{hcl.loop_name = "i", hcl.op_name = "{name}"}}"""
 
 
 def ewise_stage(name: str, out: str, lhs: str, rhs: str, m: int, n: int, op: str = "addf") -> str:
@@ -45,8 +48,8 @@ def ewise_stage(name: str, out: str, lhs: str, rhs: str, m: int, n: int, op: str
         %y = memref.load %{rhs}[%i, %j] : memref<{m}x{n}xf32>
         %z = arith.{op} %x, %y : f32
         memref.store %z, %{out}[%i, %j] : memref<{m}x{n}xf32>
-      }} {{loop_name = "j"}}
-    }} {{loop_name = "i", op_name = "{name}"}}"""
+      }} {{hcl.loop_name = "j"}}
+    }} {{hcl.loop_name = "i", hcl.op_name = "{name}"}}"""
 
 
 def module_text(args: list[tuple[str, str]], allocs: list[tuple[str, str]], body: str) -> str:
@@ -55,7 +58,7 @@ def module_text(args: list[tuple[str, str]], allocs: list[tuple[str, str]], body
     names = ", ".join(f'"{n}"' for n, _ in args)
     types = ", ".join('"float32"' for _ in args)
     alloc_text = "".join(
-        f'\n    %{n} = memref.alloc() {{name = "{n}", hcl.dtype = "float32"}} : memref<{s}xf32>'
+        f'\n    %{n} = memref.alloc() {{hcl.name = "{n}", hcl.dtype = "float32"}} : memref<{s}xf32>'
         for n, s in allocs
     )
     return f"""module {{
@@ -71,7 +74,7 @@ TWO_MM = module_text(
     [("A", f"{M}x{K}"), ("B", f"{K}x{N}"), ("C", f"{N}x{P}"), ("D", f"{M}x{P}"), ("E", f"{M}x{P}")],
     [("out_AB", f"{M}x{N}"), ("out_ABC", f"{M}x{P}")],
     matmul_stage("out_AB", "A", "B", "out_AB", M, K, N)
-    + matmul_stage("out_ABC", "out_AB", "C", "out_ABC", M, N, P, ", pipeline_ii = 1 : i32")
+    + matmul_stage("out_ABC", "out_AB", "C", "out_ABC", M, N, P, ", hcl.pipeline_ii = 1 : i32")
     + ewise_stage("E", "E", "out_ABC", "D", M, P),
 )
 
@@ -89,11 +92,7 @@ def parse(text: str) -> Module:
 
 
 def funcs(module: Module) -> dict[str, object]:
-    return {StringAttr(op.attributes["sym_name"]).value: op.operation for op in module.body.operations}
-
-
-def strings(op, attr: str) -> list[str]:
-    return [StringAttr(a).value for a in ArrayAttr(op.attributes[attr])]
+    return upstream.symbols(module)
 
 
 def top_level(func_op) -> list:
@@ -105,7 +104,7 @@ def calls(func_op) -> list[tuple[str, list[str]]]:
     out = []
     for op in top_level(func_op):
         if op.name == "func.call":
-            out.append((str(op.attributes["callee"]), [operand.get_name() for operand in op.operands]))
+            out.append(("@" + upstream.callee(op), [operand.get_name() for operand in op.operands]))
     return out
 
 
@@ -113,8 +112,8 @@ def op_names(func_op) -> list[str]:
     found = []
 
     def visit(op):
-        if "op_name" in op.attributes:
-            found.append(StringAttr(op.attributes["op_name"]).value)
+        if attrs.stage_name(op) is not None:
+            found.append(attrs.stage_name(op))
         return WalkResult.ADVANCE
 
     func_op.walk(visit, WalkOrder.PRE_ORDER)
@@ -122,7 +121,7 @@ def op_names(func_op) -> list[str]:
 
 
 def allocs_in(func_op) -> list[str]:
-    return [StringAttr(op.attributes["name"]).value for op in top_level(func_op) if op.name == "memref.alloc"]
+    return [attrs.buffer_name(op) for op in top_level(func_op) if op.name == "memref.alloc"]
 
 
 # ---------------------------------------------------------------- structure
@@ -141,11 +140,11 @@ def test_single_stage_groups_become_two_functions_with_right_call_targets(ctx):
         ("@Stage_out_ABC", ["%alloc", "%arg2", "%alloc_0"]),
     ]
     ab, abc = fs["Stage_out_AB"], fs["Stage_out_ABC"]
-    assert "hcl.outlined" in ab.attributes and StringAttr(ab.attributes["sym_visibility"]).value == "private"
-    assert StringAttr(ab.attributes["hcl.stages"]).value == "out_AB"
-    assert strings(ab, "hcl.arg_names") == ["A", "B", "out_AB"]
-    assert strings(abc, "hcl.arg_names") == ["out_AB", "C", "out_ABC"]
-    assert strings(abc, "hcl.arg_types") == ["float32"] * 3
+    assert attrs.is_outlined(ab) and not upstream.is_public(ab)
+    assert attrs.outlined_stages(ab) == ["out_AB"]
+    assert attrs.arg_names(ab) == ["A", "B", "out_AB"]
+    assert attrs.arg_names(abc) == ["out_AB", "C", "out_ABC"]
+    assert attrs.arg_types(abc) == ["float32"] * 3
     assert op_names(fs["top"]) == ["E"]
     assert op_names(abc) == ["out_ABC"]
     # the accumulator stays inside its stage; the constants are cloned into each function
@@ -157,8 +156,8 @@ def test_stage_attributes_travel_with_the_stage(ctx):
     module = parse(TWO_MM)
     outline_stages(module, [["out_ABC"]])
     text = str(funcs(module)["Stage_out_ABC"])
-    assert 'loop_name = "j", pipeline_ii = 1 : i32' in text
-    assert 'loop_name = "i", op_name = "out_ABC"' in text
+    assert 'loop_name = "j", hcl.pipeline_ii = 1 : i32' in text
+    assert 'loop_name = "i", hcl.op_name = "out_ABC"' in text
 
 
 def test_group_internalizes_buffer_produced_and_consumed_inside(ctx):
@@ -167,12 +166,12 @@ def test_group_internalizes_buffer_produced_and_consumed_inside(ctx):
     assert module.operation.verify()
     fs = funcs(module)
     fn = fs["Stage_out_AB_out_ABC"]
-    assert StringAttr(fn.attributes["hcl.stages"]).value == "out_AB,out_ABC"
+    assert attrs.outlined_stages(fn) == ["out_AB", "out_ABC"]
     assert op_names(fn) == ["out_AB", "out_ABC"]  # program order, not the order given
-    assert strings(fn, "hcl.arg_names") == ["A", "B", "C", "out_ABC"]
+    assert attrs.arg_names(fn) == ["A", "B", "C", "out_ABC"]
     assert allocs_in(fn) == ["out_AB"]
     alloc = next(op for op in top_level(fn) if op.name == "memref.alloc")
-    assert StringAttr(alloc.attributes["hcl.dtype"]).value == "float32"
+    assert attrs.buffer_dtype(alloc) == "float32"
     assert allocs_in(fs["top"]) == ["out_ABC"]
     assert [c for c, _ in calls(fs["top"])] == ["@Stage_out_AB_out_ABC"]
     # the call stands where the last stage was: before stage E
@@ -182,12 +181,12 @@ def test_group_internalizes_buffer_produced_and_consumed_inside(ctx):
 
 def test_range_outlines_every_stage_on_a_path(ctx):
     module = parse(TWO_MM)
-    assert outline_stages(module, [("range", "out_AB", "E")]) == ["Stage_out_AB_E"]
+    assert outline_stages(module, [StageRange("out_AB", "E")]) == ["Stage_out_AB_E"]
     assert module.operation.verify()
     fs = funcs(module)
     fn = fs["Stage_out_AB_E"]
     assert op_names(fn) == ["out_AB", "out_ABC", "E"]
-    assert strings(fn, "hcl.arg_names") == ["A", "B", "C", "D", "E"]
+    assert attrs.arg_names(fn) == ["A", "B", "C", "D", "E"]
     assert allocs_in(fn) == ["out_AB", "out_ABC"]
     assert op_names(fs["top"]) == []
 
@@ -202,12 +201,12 @@ def test_range_leaves_out_stages_off_the_path(ctx):
         + ewise_stage("out", "C", "Y", "Z", 4, 3),
     )
     module = parse(text)
-    assert outline_stages(module, [("range", "x", "y")]) == ["Stage_x_y"]
+    assert outline_stages(module, [StageRange("x", "y")]) == ["Stage_x_y"]
     assert module.operation.verify()
     fs = funcs(module)
     assert op_names(fs["Stage_x_y"]) == ["x", "y"]
     assert op_names(fs["top"]) == ["side", "out"]
-    assert strings(fs["Stage_x_y"], "hcl.arg_names") == ["A", "Y"]
+    assert attrs.arg_names(fs["Stage_x_y"]) == ["A", "Y"]
 
 
 def test_independent_producers_grouped(ctx):
@@ -223,7 +222,7 @@ def test_independent_producers_grouped(ctx):
     assert module.operation.verify()
     fs = funcs(module)
     # X and Y are read after the call, so they stay in the caller and are written through args
-    assert strings(fs["Stage_px_py"], "hcl.arg_names") == ["A", "B", "X", "Y"]
+    assert attrs.arg_names(fs["Stage_px_py"]) == ["A", "B", "X", "Y"]
     assert calls(fs["top"])[0][0] == "@Stage_px_py"
     assert op_names(fs["top"]) == ["sum"]
 
@@ -237,13 +236,13 @@ def test_in_place_update_is_one_argument_in_read_position(ctx):
         %y = arith.addf %x, %w : f32
         memref.store %y, %E[%i, %j] : memref<4x3xf32>
         memref.store %y, %F[%i, %j] : memref<4x3xf32>
-      } {loop_name = "j"}
-    } {loop_name = "i", op_name = "upd"}"""
+      } {hcl.loop_name = "j"}
+    } {hcl.loop_name = "i", hcl.op_name = "upd"}"""
     text = module_text([("D", "4x3"), ("W", "4x3"), ("E", "4x3"), ("F", "4x3")], [], update)
     module = parse(text)
     outline_stages(module, [["upd"]])
     fn = funcs(module)["Stage_upd"]
-    assert strings(fn, "hcl.arg_names") == ["W", "E", "F"]
+    assert attrs.arg_names(fn) == ["W", "E", "F"]
     assert str(fn.attributes["function_type"]).count("memref") == 3
 
 
@@ -251,35 +250,33 @@ def test_partitions_and_duplicate_names(ctx):
     text = """module {
   func.func @top(%A: memref<8xi32>, %B: memref<8xi32>) attributes {hcl.top, hcl.arg_names = ["A", "B"],
       hcl.arg_types = ["int32", "uint8"], hcl.arg_partitions = [["cyclic:1:2"], []]} {
-    %t = memref.alloc() {name = "t", hcl.dtype = "int16", hcl.partition = ["complete:0:0"]} : memref<8xi32>
-    %u = memref.alloc() {name = "t", hcl.dtype = "int32"} : memref<8xi32>
+    %t = memref.alloc() {hcl.name = "t", hcl.dtype = "int16", hcl.partition = ["complete:0:0"]} : memref<8xi32>
+    %u = memref.alloc() {hcl.name = "t", hcl.dtype = "int32"} : memref<8xi32>
     affine.for %i = 0 to 8 {
       %a = memref.load %A[%i] : memref<8xi32>
       %b = memref.load %B[%i] : memref<8xi32>
       memref.store %a, %t[%i] : memref<8xi32>
       memref.store %b, %u[%i] : memref<8xi32>
-    } {loop_name = "i", op_name = "s"}
+    } {hcl.loop_name = "i", hcl.op_name = "s"}
     affine.for %i = 0 to 8 {
       %x = memref.load %t[%i] : memref<8xi32>
       memref.store %x, %u[%i] : memref<8xi32>
-    } {loop_name = "i", op_name = "s2"}
+    } {hcl.loop_name = "i", hcl.op_name = "s2"}
     return
   }
 }"""
     module = parse(text)
     outline_stages(module, [["s"]])
     fn = funcs(module)["Stage_s"]
-    assert strings(fn, "hcl.arg_names") == ["A", "B", "t", "t_1"]
-    assert strings(fn, "hcl.arg_types") == ["int32", "uint8", "int16", "int32"]
-    parts = [
-        [StringAttr(p).value for p in ArrayAttr(a)] for a in ArrayAttr(fn.attributes["hcl.arg_partitions"])
-    ]
+    assert attrs.arg_names(fn) == ["A", "B", "t", "t_1"]
+    assert attrs.arg_types(fn) == ["int32", "uint8", "int16", "int32"]
+    parts = [[attrs.format_partition(p) for p in a] for a in attrs.arg_partitions(fn)]
     assert parts == [["cyclic:1:2"], [], ["complete:0:0"], []]
 
 
 def test_outline_pass_dataclass(ctx):
     module = parse(TWO_MM)
-    pass_ = OutlinePass([["out_AB"], ("range", "out_ABC", "E")])
+    pass_ = OutlinePass([["out_AB"], StageRange("out_ABC", "E")])
     assert pass_.name == "outline"
     assert pass_.run(module) == ["Stage_out_AB", "Stage_out_ABC_E"]
     assert list(funcs(module)) == ["Stage_out_AB", "Stage_out_ABC_E", "top"]
@@ -304,7 +301,7 @@ def chain_module() -> str:
         ([["nope"]], "unknown stage 'nope'"),
         ([["a"], ["b", "a"]], "stage 'a' is outlined twice"),
         ([["a", "a"]], "stage 'a' is listed twice"),
-        ([("range", "c", "a")], "start stage 'c' comes after end stage 'a'"),
+        ([StageRange("c", "a")], "start stage 'c' comes after end stage 'a'"),
         ([["a", "c"]], "not convex: stage 'b' consumes from the group and feeds into it"),
         ([[]], "non-empty list"),
     ],
@@ -325,7 +322,7 @@ def test_range_not_connected(ctx):
     )
     module = parse(text)
     with pytest.raises(APIError, match=r"is not connected: no dataflow path from 'p' to 'q'"):
-        outline_stages(module, [("range", "p", "q")])
+        outline_stages(module, [StageRange("p", "q")])
 
 
 def test_moving_past_a_writer_of_an_input_is_refused(ctx):
@@ -424,7 +421,7 @@ def _jit_run(module: Module, arrays: list[np.ndarray]) -> None:
 
 @pytest.mark.parametrize(
     "groups",
-    [[], [["out_AB"], ["out_ABC"]], [["out_AB", "out_ABC"]], [("range", "out_AB", "E")], [["out_ABC", "E"]]],
+    [[], [["out_AB"], ["out_ABC"]], [["out_AB", "out_ABC"]], [StageRange("out_AB", "E")], [["out_ABC", "E"]]],
 )
 def test_outlined_2mm_matches_numpy(ctx, groups):
     rng = np.random.default_rng(0)
@@ -478,27 +475,27 @@ DEF_CALL = """module {
       %v = memref.load %x[%i] : memref<4xi32>
       %w = arith.addi %v, %v : i32
       memref.store %w, %y[%i] : memref<4xi32>
-    } {loop_name = "i"}
+    } {hcl.loop_name = "i"}
     return
   }
   func.func @top(%A: memref<4xi32>, %B: memref<4xi32>, %C: memref<4xi32>) attributes {hcl.top,
       hcl.arg_names = ["A", "B", "C"], hcl.arg_types = ["int32", "int32", "int32"]} {
-    %t = memref.alloc() {name = "t", hcl.dtype = "int32"} : memref<4xi32>
+    %t = memref.alloc() {hcl.name = "t", hcl.dtype = "int32"} : memref<4xi32>
     %c3 = arith.constant 3 : i32
     %n = arith.index_cast %c3 : i32 to index
     affine.for %s = 0 to 1 {
       func.call @scale(%A, %t) : (memref<4xi32>, memref<4xi32>) -> ()
-    } {loop_name = "p_stage", op_name = "p"}
+    } {hcl.loop_name = "p_stage", hcl.op_name = "p"}
     affine.for %i = 0 to 4 {
       %v = memref.load %t[%i] : memref<4xi32>
       %u = memref.load %A[%n] : memref<4xi32>
       %w = arith.addi %v, %u : i32
       memref.store %w, %B[%i] : memref<4xi32>
-    } {loop_name = "i", op_name = "q"}
+    } {hcl.loop_name = "i", hcl.op_name = "q"}
     affine.for %i = 0 to 4 {
       %v = memref.load %B[%i] : memref<4xi32>
       memref.store %v, %C[%i] : memref<4xi32>
-    } {loop_name = "i", op_name = "r"}
+    } {hcl.loop_name = "i", hcl.op_name = "r"}
     memref.dealloc %t : memref<4xi32>
     return
   }
@@ -510,13 +507,13 @@ def test_def_call_effects_scalar_args_and_deallocs(ctx):
 
     module = parse(DEF_CALL)
     # the dataflow graph sees through the call: p writes t (through @scale), q reads it
-    assert outline_stages(module, [("range", "p", "q")]) == ["Stage_p_q"]
+    assert outline_stages(module, [StageRange("p", "q")]) == ["Stage_p_q"]
     assert module.operation.verify()
     fs = funcs(module)
     fn = fs["Stage_p_q"]
     # t is internal (its dealloc moves too); the index computed outside is a scalar argument
-    assert strings(fn, "hcl.arg_names") == ["A", "B", "arg2"]
-    assert strings(fn, "hcl.arg_types") == ["int32", "int32", "index"]
+    assert attrs.arg_names(fn) == ["A", "B", "arg2"]
+    assert attrs.arg_types(fn) == ["int32", "int32", "index"]
     assert allocs_in(fn) == ["t"]
     assert "memref.dealloc" in str(fn) and "memref.dealloc" not in str(fs["top"])
     assert [c for c, _ in calls(fs["top"])] == ["@Stage_p_q"]
@@ -586,7 +583,7 @@ def test_per_group_unify_flags(ctx):
 def test_range_and_convexity_look_only_inside_the_group_window(ctx):
     module = parse(chain_of(12))
     # a range in the middle of a long chain and a convex pair next to it
-    assert outline_stages(module, [("range", "s3", "s6"), ["s7", "s8"]]) == ["Stage_s3_s6", "Stage_s7_s8"]
+    assert outline_stages(module, [StageRange("s3", "s6"), ["s7", "s8"]]) == ["Stage_s3_s6", "Stage_s7_s8"]
     fs = funcs(module)
     assert op_names(fs["Stage_s3_s6"]) == ["s3", "s4", "s5", "s6"]
     with pytest.raises(APIError, match="not convex: stage 's5' consumes from the group"):

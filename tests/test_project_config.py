@@ -140,7 +140,10 @@ M = 64
         ("[reference]\nseed = -3\n", "project.toml:2: reference.seed must be >= 0, got -3"),
         ("[sizes]\nN = 0\n", "project.toml:2: sizes.N must be > 0, got 0"),
         ('[sizes]\nN = "64"\n', 'project.toml:2: sizes.N must be an integer, got string "64"'),
-        ("[hls\nx = 1\n", "project.toml:1:5: invalid TOML: Expected ']' at the end of a table declaration"),
+        (
+            "[hls\nx = 1\n",
+            "project.toml:1: invalid TOML: Expected ']' at the end of a table declaration (column 5)",
+        ),
     ],
 )
 def test_invalid_config_message(tmp_path: Path, toml: str, message: str) -> None:

@@ -143,6 +143,6 @@ def test_a_kernel_reading_an_unset_size_fails_in_one_line(tmp_path: Path) -> Non
     with pytest.raises(ConfigError) as info:
         kernel_schedule(project)
     assert str(info.value) == (
-        "proj: schedule() failed at kernel.py:8: ConfigError: project.toml "
+        f"{project.kernel_path}:8: schedule() failed: ConfigError: project.toml "
         "[sizes.SMALL] or [sizes] sets no size 'STEPS' (sizes: TSTEPS, N, M)"
     )

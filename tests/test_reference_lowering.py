@@ -40,7 +40,7 @@ func.func private @big(%A: memref<512x512xf32>) attributes {hcl.outlined} {
 func.func @top(%A: memref<4x4xf32>, %B: memref<4x4xf32>, %C: memref<512x512xf32>)
     attributes {hcl.top, hcl.arg_names = ["A", "B", "C"],
                 hcl.arg_types = ["float32", "float32", "float32"]} {
-  %T = memref.alloc() {name = "T"} : memref<4x4xf32>
+  %T = memref.alloc() {hcl.name = "T"} : memref<4x4xf32>
   affine.for %r = 0 to 3 {
     func.call @small(%A, %T) : (memref<4x4xf32>, memref<4x4xf32>) -> ()
   }

@@ -190,7 +190,7 @@ def test_a_tool_error_fails_its_task_with_the_workers_reason_and_the_others_go_o
     (builds.build / "def_import" / "csim" / "top.json").unlink()  # so that a later run checks the good source
     assert proc.returncode != 0
     reason = next(
-        line for line in (proc.stdout + proc.stderr).splitlines() if line.startswith("def_import/top: ")
+        line for line in proc.stderr.splitlines() if line.startswith("hclbuild: error: def_import/top: ")
     )
     assert "g++ failed (exit 1): top.cpp:" in reason and "error:" in reason
     assert reason.endswith(tuple(f"(on worker {address})" for address in builds.cluster.addresses.values()))

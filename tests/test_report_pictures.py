@@ -78,6 +78,28 @@ def test_dot_source_has_every_function_as_a_box_around_its_stages(two_mm) -> Non
     assert '"stage:E" -> "outputs" [label="E"];' in dot
 
 
+def test_the_graph_of_a_streamed_design_marks_its_stream_edges() -> None:
+    import hclbuild as hcl
+    from hclbuild.compiler.design_graph import design_graph
+
+    hcl.init()
+    A = hcl.placeholder((4, 8), "A")
+
+    def kernel(A):
+        B = hcl.compute((4, 8), lambda i, j: A[i, j] + 1, "B")
+        return hcl.compute((4, 8), lambda i, j: B[i, j] * 2, "C")
+
+    s = hcl.create_schedule([A], kernel)
+    s.to(kernel.B, s[kernel.C], depth=4)
+    s.outline(kernel.B)
+    graph = design_graph(hcl.lower(s)).to_json()
+    assert [(e["source"], e["target"], e["tensor"], e["stream"]) for e in graph["edges"]] == [
+        ("inputs", "B", "A", False),
+        ("B", "C", "B", True),
+        ("C", "outputs", "C", False),
+    ]
+
+
 def test_stream_edges_are_dashed() -> None:
     graph = {
         "top": "top",

@@ -190,15 +190,15 @@ def test_line_and_window_buffers_in_the_ir() -> None:
     s, lb, wb = _conv_schedule(partition=False)
     assert lb.shape is None  # known once lowered
     text = str(hcl.lower(s))
-    assert re.search(r'hcl.partition = \["complete:1:0"\], name = "LB"\} : memref<3x10xi32>', text)
+    assert re.search(r'hcl.name = "LB", hcl.partition = \["complete:1:0"\]\} : memref<3x10xi32>', text)
     assert re.search(
-        r'hcl.partition = \["complete:0:0"\], hcl.zero_init, name = "WB"\} : memref<3x3xi32>', text
+        r'hcl.name = "WB", hcl.partition = \["complete:0:0"\], hcl.zero_init\} : memref<3x3xi32>', text
     )
     # both loops run two iterations more than the 8 outputs, to fill the buffers
     assert re.search(
-        r"affine.for %\w+ = 0 to 10 \{.*\n(.*\n)*.*\} \{loop_name = \"x\", pipeline_ii = 1", text
+        r"affine.for %\w+ = 0 to 10 \{.*\n(.*\n)*.*\} \{hcl.loop_name = \"x\", hcl.pipeline_ii = 1", text
     )
-    assert re.search(r'\} \{loop_name = "y", op_name = "B"\}', text)
+    assert re.search(r'\} \{hcl.loop_name = "y", hcl.op_name = "B"\}', text)
     assert (lb.shape, wb.shape) == ((3, 10), (3, 3))
 
 
@@ -292,7 +292,7 @@ def _time_steps(steps: int) -> Any:
 
 def test_a_nested_stage_reads_through_its_buffer_in_every_time_step(rng: np.random.Generator) -> None:
     s = _time_steps(3)
-    assert re.search(r'hcl.nested_stage = "sweep_A", loop_name = "i"', str(hcl.lower(s)))
+    assert re.search(r'hcl.loop_name = "i", hcl.nested_stage = "sweep_A"', str(hcl.lower(s)))
     code = hcl.build(s, target="vhls")
     assert code.count("= {};") == 2 and "src" not in code
     a, b = rng.random(12, dtype=np.float32), rng.random(12, dtype=np.float32)

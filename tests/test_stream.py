@@ -44,11 +44,11 @@ def _chain_np(a: np.ndarray) -> np.ndarray:
 def test_streams_in_the_ir() -> None:
     s, _ = _chain()
     text = str(hcl.lower(s))
-    assert re.search(r'hcl.stream = 4 : i64, name = "B"\} : memref<4x8xi32>', text)
-    assert re.search(r'hcl.stream = 8 : i64, name = "C"\} : memref<4x8xi32>', text)
+    assert re.search(r'hcl.name = "B", hcl.stream = 4 : i64\} : memref<4x8xi32>', text)
+    assert re.search(r'hcl.name = "C", hcl.stream = 8 : i64\} : memref<4x8xi32>', text)
     assert 'hcl.arg_streams = ["", "write:4"]' in text  # Stage_B(A, B)
     assert 'hcl.arg_streams = ["read:4", "write:8"]' in text  # Stage_C(B, C)
-    assert re.search(r"func.func @top\(.*\) attributes \{dataflow,", text)
+    assert re.search(r"func.func @top\(.*\) attributes \{hcl.arg_names = .*, hcl.dataflow, hcl.top\}", text)
 
 
 def test_streams_in_the_cpp() -> None:

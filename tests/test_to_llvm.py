@@ -29,7 +29,7 @@ def run_top(text: str, *args, opt_level: int = 2):
 
 SCALE = """
 func.func @top(%A: memref<2x3xf32>, %B: memref<2x3xf32>)
-    attributes {hcl.top, dataflow, hcl.arg_names = ["A", "B"], hcl.arg_types = ["float32", "float32"],
+    attributes {hcl.top, hcl.dataflow, hcl.arg_names = ["A", "B"], hcl.arg_types = ["float32", "float32"],
                 hcl.arg_partitions = [["complete:1:0"], []]} {
   %two = arith.constant 2.0 : f32
   affine.for %i = 0 to 2 {
@@ -37,8 +37,8 @@ func.func @top(%A: memref<2x3xf32>, %B: memref<2x3xf32>)
       %a = memref.load %A[%i, %j] : memref<2x3xf32>
       %b = arith.mulf %a, %two : f32
       memref.store %b, %B[%i, %j] : memref<2x3xf32>
-    } {loop_name = "j", pipeline_ii = 1 : i32}
-  } {loop_name = "i", op_name = "B", unroll = 0 : i32}
+    } {hcl.loop_name = "j", hcl.pipeline_ii = 1 : i32}
+  } {hcl.loop_name = "i", hcl.op_name = "B", hcl.unroll = 0 : i32}
   return
 }
 """
@@ -130,7 +130,7 @@ func.func @top(%A: memref<6xi33>, %B: memref<6xi33>, %F: memref<6xi33>, %E: memr
     %c3 = arith.constant 3 : i33
     %pow = math.ipowi %b, %c3 : i33
     memref.store %pow, %POW[%i] : memref<6xi33>
-  } {loop_name = "i", op_name = "S"}
+  } {hcl.loop_name = "i", hcl.op_name = "S"}
   return
 }
 """
@@ -163,7 +163,7 @@ SUB_BYTE = """
 func.func @top(%A: memref<4xi4>, %B: memref<4xi4>, %S: memref<4xi4>, %U: memref<4xi7>, %L: memref<4xi1>)
     attributes {hcl.top, hcl.arg_names = ["A", "B", "S", "U", "L"],
                 hcl.arg_types = ["int4", "int4", "int4", "uint7", "uint1"]} {
-  %tmp = memref.alloc() {name = "tmp", hcl.dtype = "uint1"} : memref<4xi1>
+  %tmp = memref.alloc() {hcl.name = "tmp", hcl.dtype = "uint1"} : memref<4xi1>
   affine.for %i = 0 to 4 {
     %a = memref.load %A[%i] : memref<4xi4>
     %b = memref.load %B[%i] : memref<4xi4>
@@ -175,11 +175,11 @@ func.func @top(%A: memref<4xi4>, %B: memref<4xi4>, %S: memref<4xi4>, %U: memref<
     memref.store %u, %U[%i] : memref<4xi7>
     %l = arith.cmpi ult, %a, %b : i4
     affine.store %l, %tmp[%i] : memref<4xi1>
-  } {loop_name = "i", op_name = "S"}
+  } {hcl.loop_name = "i", hcl.op_name = "S"}
   affine.for %i = 0 to 4 {
     %l = affine.load %tmp[%i] : memref<4xi1>
     memref.store %l, %L[%i] : memref<4xi1>
-  } {loop_name = "i", op_name = "L"}
+  } {hcl.loop_name = "i", hcl.op_name = "L"}
   return
 }
 """
@@ -227,7 +227,7 @@ func.func @top(%X: memref<4xf64>, %P: memref<4xf64>, %I: memref<4xf64>, %E: memr
     memref.store %at, %AT[%i] : memref<4xf64>
     %lg = math.log %ax : f64
     memref.store %lg, %LG[%i] : memref<4xf64>
-  } {loop_name = "i", op_name = "S"}
+  } {hcl.loop_name = "i", hcl.op_name = "S"}
   return
 }
 """
@@ -255,7 +255,7 @@ func.func @top(%A: memref<8xi32>, %n: i32, %C: memref<8xi32>)
   %c1 = arith.constant 1 : index
   %zero = arith.constant 0 : i32
   %one = arith.constant 1 : i32
-  %k = memref.alloc() {name = "k", hcl.dtype = "int32"} : memref<1xi32>
+  %k = memref.alloc() {hcl.name = "k", hcl.dtype = "int32"} : memref<1xi32>
   %ub = arith.index_cast %n : i32 to index
   scf.for %i = %c0 to %ub step %c1 {
     %a = memref.load %A[%i] : memref<8xi32>
@@ -266,7 +266,7 @@ func.func @top(%A: memref<8xi32>, %n: i32, %C: memref<8xi32>)
     } else {
       memref.store %a, %C[%i] : memref<8xi32>
     }
-  } {loop_name = "i", op_name = "C"}
+  } {hcl.loop_name = "i", hcl.op_name = "C"}
   memref.store %n, %k[%c0] : memref<1xi32>
   scf.while : () -> () {
     %kv = memref.load %k[%c0] : memref<1xi32>
@@ -281,7 +281,7 @@ func.func @top(%A: memref<8xi32>, %n: i32, %C: memref<8xi32>)
     %next = arith.addi %kv, %one : i32
     memref.store %next, %k[%c0] : memref<1xi32>
     scf.yield
-  } attributes {loop_name = "w", op_name = "W"}
+  } attributes {hcl.loop_name = "w", hcl.op_name = "W"}
   return
 }
 """

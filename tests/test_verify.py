@@ -10,11 +10,11 @@ from hclbuild.compiler.passes.verify import VerifyPass, verify_module
 from hclbuild.errors import CompileError
 
 STAGES = """module {
-  func.func private @Stage_a(%x: memref<4xf32>) attributes {hcl.outlined, hcl.stages = "a",
+  func.func private @Stage_a(%x: memref<4xf32>) attributes {hcl.outlined, hcl.stages = ["a"],
       hcl.arg_names = ["x"], hcl.arg_types = ["float32"]} {
     return
   }
-  func.func private @Stage_b(%x: memref<8xf32>) attributes {hcl.outlined, hcl.stages = "b",
+  func.func private @Stage_b(%x: memref<8xf32>) attributes {hcl.outlined, hcl.stages = ["b"],
       hcl.arg_names = ["x"], hcl.arg_types = ["float32"]} {
     return
   }
@@ -25,7 +25,7 @@ STAGES = """module {
     affine.for %i = 0 to 4 {
       %v = memref.load %A[%i] : memref<4xf32>
       memref.store %v, %B[%i] : memref<8xf32>
-    } {loop_name = "i", op_name = "c"}
+    } {hcl.loop_name = "i", hcl.op_name = "c"}
     return
   }
 }"""
@@ -36,7 +36,7 @@ ONE_STAGE = """module {
     affine.for %i = 0 to 4 {
       %v = memref.load %A[%i] : memref<4xf32>
       memref.store %v, %B[%i] : memref<4xf32>
-    } {loop_name = "i", op_name = "copy"}
+    } {hcl.loop_name = "i", hcl.op_name = "copy"}
     return
   }
 }"""

@@ -420,7 +420,9 @@ def test_top_assembled_from_the_functions_rtl(fake_vitis, tmp_path: Path, tool: 
         check=False,
     )
     assert "HEAVY [] CODE 0" in out.stdout, out.stdout + out.stderr
-    assert "-- blackbox:asm/Stage_doubled" in out.stdout and "-- csynth:asm/top" in out.stdout
+    assert out.stdout.startswith("up to date: "), (
+        out.stdout
+    )  # every csynth and blackbox task checked, none ran
     assert len(fake_vitis.calls()) == len(calls)
     # a CI job that gets hls/ and csynth/ from other jobs (no doit state of their runs) synthesizes
     # only the top: the functions' reports carry the digest of what they were made from

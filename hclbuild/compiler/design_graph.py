@@ -1,7 +1,7 @@
 """The design as a graph: stages as nodes, tensors as edges, each function a box around its stages.
 
 Read from the IR contract (docs/IR.md) of the whole design after outlining: a stage is a top-level
-op with `op_name`; a `func.call` of an `hcl.outlined` function stands for that function's stages,
+op with `hcl.op_name`; a `func.call` of an `hcl.outlined` function stands for that function's stages,
 drawn inside its box; an edge goes from the last stage that wrote a tensor to each stage that reads
 it (top-level inputs come from "inputs", the design's outputs go to "outputs"). A tensor that
 `s.to` made a stream (its alloc carries `hcl.stream`) is marked as a stream. Plain data out, so
@@ -15,7 +15,8 @@ from typing import Any
 
 from mlir import ir
 
-from hclbuild.compiler.passes.stream import STREAM_ATTR
+from hclbuild.compiler import attrs
+from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.errors import CompileError
 
 INPUTS = "inputs"
@@ -71,15 +72,16 @@ def design_graph(module: ir.Module) -> DesignGraph:
     functions = {}
     for op in module.body.operations:
         if op.operation.name == "func.func" and len(op.operation.regions[0].blocks):
-            functions[ir.StringAttr(op.attributes["sym_name"]).value] = op.operation
-    tops = [name for name, op in functions.items() if "hcl.top" in op.attributes]
+            functions[upstream.symbol_name(op)] = op.operation
+    tops = [name for name, op in functions.items() if attrs.is_top(op)]
     if len(tops) != 1:
         raise CompileError(f"design_graph: expected one hcl.top function, found {len(tops)}")
     builder = _GraphBuilder(functions)
     top = functions[tops[0]]
-    names = _arg_names(top)
+    names = attrs.arg_names(top) or []
+    ports = attrs.arg_streams(top) or [None] * len(names)
     block = top.regions[0].blocks[0]
-    tensors = {arg: _Tensor(name, False) for arg, name in zip(block.arguments, names)}
+    tensors = {arg: _Tensor(name, port is not None) for arg, name, port in zip(block.arguments, names, ports)}
     graph = builder.graph
     graph.top = tops[0]
     graph.functions.append(tops[0])
@@ -111,19 +113,20 @@ class _GraphBuilder:
         block = func.regions[0].blocks[0]
         for op in block.operations:
             operation = op.operation
-            if operation.name == "memref.alloc" and "name" in operation.attributes:
-                name = ir.StringAttr(operation.attributes["name"]).value
-                tensors[operation.results[0]] = _Tensor(name, STREAM_ATTR in operation.attributes)
+            name = attrs.buffer_name(operation) if operation.name == "memref.alloc" else None
+            if name is not None:
+                stream = attrs.buffer_stream_depth(operation) is not None
+                tensors[operation.results[0]] = _Tensor(name, stream)
                 continue
             if operation.name == "func.call":
-                callee = ir.FlatSymbolRefAttr(operation.attributes["callee"]).value
+                callee = upstream.callee(operation)
                 target = self.functions.get(callee)
-                if target is not None and "hcl.outlined" in target.attributes:
+                if target is not None and attrs.is_outlined(target):
                     self._call(operation, callee, target, func_name, tensors)
                     continue
-            if "op_name" not in operation.attributes:
+            stage = attrs.stage_name(operation)
+            if stage is None:
                 continue
-            stage = ir.StringAttr(operation.attributes["op_name"]).value
             self.graph.stages.append(GraphStage(stage, func_name))
             reads, writes = _accesses(operation)
             for value in reads:
@@ -177,7 +180,3 @@ def _accesses(operation: ir.Operation) -> tuple[list[Any], list[Any]]:
 
     walk(operation)
     return reads, writes
-
-
-def _arg_names(func: ir.Operation) -> list[str]:
-    return [ir.StringAttr(name).value for name in ir.ArrayAttr(func.attributes["hcl.arg_names"])]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from hclbuild.compiler import attrs
+
 LOOP_OPS = ("affine.for", "scf.for", "scf.while")
 
 
@@ -28,7 +30,7 @@ def get_affine_loop_nests(func: Any) -> list[list[dict[str, Any]]]:
 def _band(loop: Any) -> list[dict[str, Any]]:
     band = []
     while loop is not None:
-        name = loop.attributes["loop_name"].value if "loop_name" in loop.attributes else ""
+        name = attrs.loop_name(loop) or ""
         band.append({"name": name, "body": loop})
         inner = [
             op.operation

@@ -7,6 +7,7 @@ from typing import Any
 
 from hclbuild.errors import CompileError
 from hclbuild.schedule import memory as M
+from hclbuild.schedule.directives import ArrayPartition
 from hclbuild.schedule.schedule import Schedule
 
 
@@ -17,6 +18,12 @@ class CompiledDesign:
     module: Any  # mlir.ir.Module
     top: str
     outlined: list[str]
+
+    def top_function(self) -> Any:
+        """The top func.func of the module (an OpView)."""
+        from hclbuild.compiler import upstream_attrs as upstream
+
+        return upstream.symbols(self.module)[self.top].opview
 
 
 def compile_schedule(schedule: Schedule) -> CompiledDesign:
@@ -42,9 +49,8 @@ def compile_schedule(schedule: Schedule) -> CompiledDesign:
             outlined.append(
                 OutlineAxisPass(axis_request.stage, axis_request.axis, axis_request.unify).run(module)
             )
-        # every s.outline() request in one pass: the program is analysed once, not once per request;
-        # the pass takes a list of stage names for a set and ("range", start, end) for a range
-        groups = [list(g[1]) if g[0] == "set" else g for r in schedule.outlines for g in r.groups]
+        # every s.outline() request in one pass: the program is analysed once, not once per request
+        groups = [g for r in schedule.outlines for g in r.groups]
         unify = [bool(r.unify) for r in schedule.outlines for _ in r.groups]
         if groups:
             outlined.extend(outline_stages(module, groups, unify=unify))
@@ -54,8 +60,8 @@ def compile_schedule(schedule: Schedule) -> CompiledDesign:
     return CompiledDesign(module, schedule.name, outlined)
 
 
-def _partition_strings(schedule: Schedule, tensor: object) -> tuple[str, ...]:
-    return tuple(f"{kind}:{dim}:{factor}" for kind, dim, factor in schedule.partitions.get(id(tensor), []))
+def _partitions(schedule: Schedule, tensor: object) -> tuple[ArrayPartition, ...]:
+    return tuple(schedule.partitions.get(id(tensor), []))
 
 
 def apply_memory_records(module: Any, schedule: Schedule) -> None:
@@ -74,7 +80,7 @@ def apply_memory_records(module: Any, schedule: Schedule) -> None:
                 record.axis,
                 record.buffer.name,
                 stage.reduction_loop_names(),
-                _partition_strings(schedule, record.buffer),
+                _partitions(schedule, record.buffer),
             ).run(module)
             record.buffer.shape = shape
         elif isinstance(record, M.BufferAt):
@@ -83,7 +89,7 @@ def apply_memory_records(module: Any, schedule: Schedule) -> None:
                 record.stage,
                 record.axis,
                 record.buffer.name,
-                _partition_strings(schedule, record.buffer),
+                _partitions(schedule, record.buffer),
             ).run(module)
         elif isinstance(record, M.ComputeAt):
             axis = schedule.stages[record.consumer].current_loop(record.axis)

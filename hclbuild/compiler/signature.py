@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from mlir import ir
 
+from hclbuild.compiler import attrs
+from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.dsl.types import DType, parse_dtype
 from hclbuild.errors import CompileError, DTypeError
 from hclbuild.runtime.signature import ArgSpec, FunctionSignature
@@ -16,18 +20,17 @@ def signature_of(func_op: ir.Operation | ir.OpView) -> FunctionSignature:
     operation = func_op.operation
     if operation.name != "func.func":
         raise CompileError(f"signature_of: expected a func.func, got {operation.name}")
-    attributes = operation.attributes
-    name = ir.StringAttr(attributes["sym_name"]).value
-    function_type = ir.FunctionType(ir.TypeAttr(attributes["function_type"]).value)
+    name = upstream.symbol_name(operation)
+    function_type = upstream.function_type(operation)
     inputs = list(function_type.inputs)
-    arg_names = _string_list(attributes, "hcl.arg_names", name)
-    arg_types = _string_list(attributes, "hcl.arg_types", name)
+    arg_names = _required(attrs.arg_names, operation, attrs.ARG_NAMES, name)
+    arg_types = _required(attrs.arg_types, operation, attrs.ARG_TYPES, name)
     if not len(arg_names) == len(arg_types) == len(inputs):
         raise CompileError(
             f"@{name}: {len(inputs)} arguments but {len(arg_names)} hcl.arg_names"
             f" and {len(arg_types)} hcl.arg_types"
         )
-    streams = _stream_directions(attributes, len(inputs), name)
+    streams = _stream_directions(operation, len(inputs), name)
     args = []
     for arg_name, type_name, mlir_type, stream in zip(arg_names, arg_types, inputs, streams):
         dtype = _dtype(type_name, f"@{name} argument '{arg_name}'")
@@ -44,44 +47,45 @@ def signature_of(func_op: ir.Operation | ir.OpView) -> FunctionSignature:
         )
     ret = None
     if results:
-        if "hcl.ret_type" not in attributes:
-            raise CompileError(f"@{name}: returns a value but has no hcl.ret_type attribute")
-        ret = _dtype(ir.StringAttr(attributes["hcl.ret_type"]).value, f"@{name} result")
+        ret_type = attrs.ret_type(operation)
+        if ret_type is None:
+            raise CompileError(f"@{name}: returns a value but has no {attrs.RET_TYPE} attribute")
+        ret = _dtype(ret_type, f"@{name} result")
         _check_element(ret, results[0], f"@{name} result")
     return FunctionSignature(name, args, ret)
 
 
 def top_signature(module: ir.Module) -> FunctionSignature:
     """The signature of the module's `hcl.top` function."""
-    tops = [
-        op
-        for op in module.body.operations
-        if op.operation.name == "func.func" and "hcl.top" in op.operation.attributes
-    ]
+    tops = attrs.top_functions(module)
     if len(tops) != 1:
         raise CompileError(f"the module has {len(tops)} functions marked hcl.top, expected exactly one")
     return signature_of(tops[0])
 
 
-def _string_list(attributes: ir.OpAttributeMap, key: str, func_name: str) -> list[str]:
-    if key not in attributes:
-        raise CompileError(f"@{func_name}: missing the {key} attribute (docs/IR.md)")
+def _required(
+    read: Callable[[ir.Operation], list[str] | None], op: ir.Operation, key: str, func_name: str
+) -> list[str]:
     try:
-        return [ir.StringAttr(item).value for item in ir.ArrayAttr(attributes[key])]
-    except (ValueError, TypeError):
-        raise CompileError(f"@{func_name}: {key} must be an array of strings") from None
+        values = read(op)
+    except CompileError as err:
+        raise CompileError(f"@{func_name}: {err}") from None
+    if values is None:
+        raise CompileError(f"@{func_name}: missing the {key} attribute (docs/IR.md)")
+    return values
 
 
-def _stream_directions(attributes: ir.OpAttributeMap, count: int, func_name: str) -> list[str]:
-    """ "read"/"write"/"" per argument, from the optional hcl.arg_streams ("<direction>:<depth>")."""
-    if "hcl.arg_streams" not in attributes:
+def _stream_directions(op: ir.Operation, count: int, func_name: str) -> list[str]:
+    """ "read"/"write"/"" per argument, from the optional hcl.arg_streams."""
+    where = f"@{func_name}"
+    ports = attrs.arg_streams(op, where)
+    if ports is None:
         return [""] * count
-    entries = _string_list(attributes, "hcl.arg_streams", func_name)
-    if len(entries) != count or any(e and e.split(":")[0] not in ("read", "write") for e in entries):
+    if len(ports) != count:
         raise CompileError(
-            f"@{func_name}: hcl.arg_streams must hold one '' or '<read|write>:<depth>' per argument"
+            f"{where}: {attrs.ARG_STREAMS} must hold one '' or '<read|write>:<depth>' per argument"
         )
-    return [e.split(":")[0] if e else "" for e in entries]
+    return [port.direction if port is not None else "" for port in ports]
 
 
 def _dtype(type_name: str, where: str) -> DType:

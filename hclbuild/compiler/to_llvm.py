@@ -8,6 +8,7 @@ from mlir.dialects import arith
 from mlir.dialects.llvm import translate_module_to_llvmir
 from mlir.passmanager import PassManager
 
+from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.compiler.context import new_context
 from hclbuild.compiler.dense import dense_array
 from hclbuild.compiler.passes.dealloc import dealloc_allocs
@@ -61,11 +62,6 @@ _LIBC_ALLOC = {"calloc": "declare ptr @calloc(i64, i64)", "free": "declare void 
 # With run_once, a function making at most this many memory accesses per run is compiled without
 # optimisation (LLVM `optnone`): O3 would cost more than the run (see work_estimate).
 RUN_ONCE_OPTNONE_WORK = 1 << 16
-_OPTNONE = "llvm.passthrough"
-
-# Inherent attributes of func.func; everything else on a function (hcl.*, dataflow...) is
-# dropped so func-to-llvm does not carry it onto llvm.func.
-_FUNC_ATTRS_KEPT = frozenset({"sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs"})
 
 
 def lower_to_llvm_ir(
@@ -154,28 +150,23 @@ def _prepare_functions(module: ir.Module) -> None:
     for op in module.body.operations:
         if op.operation.name != "func.func":
             continue
-        attributes = op.operation.attributes
-        for name in list(attributes.keys()):
-            if name not in _FUNC_ATTRS_KEPT and not name.startswith("llvm."):
-                del attributes[name]
-        visibility = attributes["sym_visibility"].value if "sym_visibility" in attributes else "public"
+        upstream.keep_only_inherent(op)
         is_declaration = len(op.regions[0].blocks) == 0
-        if visibility == "public" and not is_declaration:
-            attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+        if upstream.is_public(op) and not is_declaration:
+            upstream.mark_c_interface(op)
 
 
 def _mark_light_functions(module: ir.Module) -> None:
     """`optnone noinline` on every function whose static work is at most RUN_ONCE_OPTNONE_WORK."""
     work = function_work(module)
-    attribute = ir.ArrayAttr.get([ir.StringAttr.get("optnone"), ir.StringAttr.get("noinline")])
     for op in module.body.operations:
         op = op.operation
         if (
             op.name == "func.func"
-            and work.get(ir.StringAttr(op.attributes["sym_name"]).value, 0) <= RUN_ONCE_OPTNONE_WORK
+            and work.get(upstream.symbol_name(op), 0) <= RUN_ONCE_OPTNONE_WORK
             and op.regions[0].blocks
         ):
-            op.attributes[_OPTNONE] = attribute
+            upstream.set_passthrough(op, ["optnone", "noinline"])
 
 
 def _prepare_for_vectorising(module: ir.Module) -> None:
@@ -183,7 +174,7 @@ def _prepare_for_vectorising(module: ir.Module) -> None:
     pipeline = PassManager.parse(f"func.func({', '.join(VECTORISE_PASSES)})")
     for op in module.body.operations:
         op = op.operation
-        if op.name == "func.func" and op.regions[0].blocks and _OPTNONE not in op.attributes:
+        if op.name == "func.func" and op.regions[0].blocks and not upstream.has_passthrough(op):
             try:
                 pipeline.run(op)
             except ir.MLIRError as err:
@@ -195,10 +186,8 @@ def _prepare_for_vectorising(module: ir.Module) -> None:
 def _passthrough_attributes(module: ir.Module) -> None:
     """func-to-llvm keeps `llvm.passthrough` as a plain attribute; LLVM IR export wants `passthrough`."""
     for op in module.body.operations:
-        attributes = op.operation.attributes
-        if op.operation.name == "llvm.func" and _OPTNONE in attributes:
-            attributes["passthrough"] = attributes[_OPTNONE]
-            del attributes[_OPTNONE]
+        if op.operation.name == "llvm.func":
+            upstream.export_passthrough(op)
 
 
 def _check_llvm_dialect_only(module: ir.Module) -> None:
@@ -244,7 +233,7 @@ def _widen_to_containers(module: ir.Module) -> None:
     def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name == "func.func":
             functions.append(op)
-        if op.name == "memref.global" and _container(ir.TypeAttr(op.attributes["type"]).value):
+        if op.name == "memref.global" and _container(upstream.global_type(op)):
             globals_.append(op)
         for region in op.regions:
             for block in region.blocks:
@@ -258,16 +247,16 @@ def _widen_to_containers(module: ir.Module) -> None:
 
     module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
     for op in functions:
-        function_type = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+        function_type = upstream.function_type(op)
         inputs = [_widened(t) for t in function_type.inputs]
         results = [_widened(t) for t in function_type.results]
-        op.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, results))
+        upstream.set_function_type(op, ir.FunctionType.get(inputs, results))
     for op in globals_:
         # hcl.const_tensor values, zero-extended into their containers like every such buffer
-        narrow = ir.MemRefType(ir.TypeAttr(op.attributes["type"]).value)
+        narrow = upstream.global_type(op)
         width = ir.IntegerType(narrow.element_type).width
         wide = _container(narrow)
-        raw = dense_array(op.attributes["initial_value"]) & ((1 << width) - 1)
+        raw = dense_array(upstream.global_initial_value(op)) & ((1 << width) - 1)
         text = np.array2string(
             np.asarray(raw, dtype=object),
             separator=", ",
@@ -276,8 +265,8 @@ def _widen_to_containers(module: ir.Module) -> None:
             formatter={"all": str},
         )
         shaped = ir.RankedTensorType.get(narrow.shape, wide)
-        op.attributes["type"] = ir.TypeAttr.get(_widened(narrow))
-        op.attributes["initial_value"] = ir.Attribute.parse(f"dense<{text}> : {shaped}")
+        upstream.set_global_type(op, _widened(narrow))
+        upstream.set_global_initial_value(op, ir.Attribute.parse(f"dense<{text}> : {shaped}"))
     for value in values:
         value.set_type(_widened(value.type))
     for op, container in loads:

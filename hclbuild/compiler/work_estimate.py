@@ -18,6 +18,8 @@ import math
 
 from mlir import ir
 
+from hclbuild.compiler import upstream_attrs as upstream
+
 UNKNOWN = math.inf
 _ACCESS_OPS = frozenset(
     {
@@ -37,12 +39,11 @@ def _constant_index(value: ir.Value) -> int | None:
     owner = value.owner
     if isinstance(owner, ir.Block) or owner.name != "arith.constant":
         return None
-    attr = owner.attributes["value"]
+    attr = upstream.constant_value(owner)
     return ir.IntegerAttr(attr).value if isinstance(attr, ir.IntegerAttr) else None
 
 
-def _constant_bound(attr: ir.Attribute) -> int | None:
-    bound = ir.AffineMapAttr(attr).value
+def _constant_bound(bound: ir.AffineMap) -> int | None:
     if bound.n_dims or bound.n_symbols or len(bound.results) != 1:
         return None
     result = bound.results[0]
@@ -52,9 +53,9 @@ def _constant_bound(attr: ir.Attribute) -> int | None:
 def constant_loop_bounds(loop: ir.Operation) -> tuple[int, int, int] | None:
     """(lower, upper, step) of an affine.for or scf.for whose bounds and step are constants, else None."""
     if loop.name == "affine.for":
-        lo = _constant_bound(loop.attributes["lowerBoundMap"])
-        hi = _constant_bound(loop.attributes["upperBoundMap"])
-        step = ir.IntegerAttr(loop.attributes["step"]).value
+        lo = _constant_bound(upstream.lower_bound_map(loop))
+        hi = _constant_bound(upstream.upper_bound_map(loop))
+        step = upstream.loop_step(loop)
     elif loop.name == "scf.for":
         lo, hi, step = (_constant_index(v) for v in list(loop.operands)[:3])
     else:
@@ -88,7 +89,7 @@ def _own_work(func_op: ir.Operation) -> tuple[float, dict[str, float]]:
                     if name in _ACCESS_OPS:
                         work += times
                     elif name == "func.call":
-                        callee = ir.FlatSymbolRefAttr(inner.attributes["callee"]).value
+                        callee = upstream.callee(inner)
                         calls[callee] = calls.get(callee, 0.0) + times
                     inside = times
                     if name in ("affine.for", "scf.for"):
@@ -110,13 +111,9 @@ def function_work(module: ir.Module) -> dict[str, float]:
         op = op.operation
         if op.name != "func.func" or not op.regions[0].blocks:
             continue
-        name = ir.StringAttr(op.attributes["sym_name"]).value
+        name = upstream.symbol_name(op)
         bodies[name] = op
-        private = (
-            "sym_visibility" in op.attributes
-            and ir.StringAttr(op.attributes["sym_visibility"]).value != "public"
-        )
-        if not private:
+        if upstream.is_public(op):
             public.append(name)
     own = {name: _own_work(op) for name, op in bodies.items()}
     runs: dict[str, float] = dict.fromkeys(bodies, 0.0)

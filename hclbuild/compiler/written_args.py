@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from mlir import ir
 
+from hclbuild.compiler import attrs
 from hclbuild.compiler.passes.outline import callee_name, functions, symbol_name
 
 _STORES = frozenset({"memref.store", "affine.store"})
@@ -35,7 +36,7 @@ def written_arguments(module: ir.Module) -> dict[str, list[str]]:
 
     result = {}
     for name, func in bodies.items():
-        names = [ir.StringAttr(a).value for a in ir.ArrayAttr(func.attributes["hcl.arg_names"])]
+        names = attrs.arg_names(func) or []
         result[name] = [arg_name for index, arg_name in enumerate(names) if writes(name, index)]
     return result
 

@@ -435,7 +435,7 @@ def load_config(
         if position:
             reason = reason[: position.start()]
             raise ConfigError(
-                f"{path}:{position.group(1)}:{position.group(2)}: invalid TOML: {reason}"
+                f"{path}:{position.group(1)}: invalid TOML: {reason} (column {position.group(2)})"
             ) from None
         raise ConfigError(f"{path}: invalid TOML: {reason}") from None
 
@@ -543,6 +543,15 @@ def _sizes(path: Path, text: str, table: dict[str, Any], dataset: str | None) ->
 def is_project_name(name: str) -> bool:
     """Whether `name` can be a project name (it becomes a folder and doit task names)."""
     return bool(_PROJECT_NAME.match(name))
+
+
+def unnamed_project_error(folder: str | Path, name: str) -> str:
+    """Why a project folder whose name is no project name, and whose project.toml names none, is
+    refused before any task exists (as `hclbuild new` refuses to make it)."""
+    return (
+        f"{folder}: {name!r} is not a valid project name (letters, digits, '_', '-', '.'; it names the "
+        "build folder and the doit tasks): rename the folder or set [project] name in its project.toml"
+    )
 
 
 def _interfaces(path: Path, text: str, table: dict[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:

@@ -74,6 +74,7 @@ def write_design_ir(schedule: Any, layout: BuildLayout, name: str) -> dict[str, 
     from hclbuild.compiler.passes.split_functions import call_graph, callees_first, function_modules
     from hclbuild.compiler.pipeline import compile_schedule
     from hclbuild.compiler.signature import signature_of
+    from hclbuild.compiler.upstream_attrs import symbols
     from hclbuild.compiler.work_estimate import function_work
     from hclbuild.compiler.written_args import written_arguments
     from hclbuild.project.memory import allocated_buffers
@@ -89,11 +90,7 @@ def write_design_ir(schedule: Any, layout: BuildLayout, name: str) -> dict[str, 
     functions = [design.top] + list(dict.fromkeys(design.outlined))
     signatures, c_args = {}, {}
     with module.context:
-        by_name = {
-            op.attributes["sym_name"].value: op
-            for op in module.body.operations
-            if "sym_name" in op.attributes
-        }
+        by_name = symbols(module)
         graph = call_graph(module)
         for func in functions:
             signatures[func] = signature_of(by_name[func]).to_json()
@@ -140,14 +137,12 @@ def write_design_ir(schedule: Any, layout: BuildLayout, name: str) -> dict[str, 
 def _rename_reserved_top(design: Any) -> None:
     """A schedule named `main` (HeteroCL's examples) becomes function `top`: C++'s main() is the testbench's."""
     from hclbuild.api import _rename_reserved_top as rename
+    from hclbuild.compiler.attrs import top_functions
+    from hclbuild.compiler.upstream_attrs import symbol_name
 
     with design.module.context:
         rename(design)
-        design.top = next(
-            op.attributes["sym_name"].value
-            for op in design.module.body.operations
-            if "hcl.top" in op.attributes
-        )
+        design.top = symbol_name(top_functions(design.module)[0])
 
 
 # one parsed manifest per file version: a doit process emits every function of a design, and
@@ -482,6 +477,7 @@ def emit_design_function(layout: BuildLayout, config: Any, func: str) -> list[Pa
     from mlir import ir
 
     from hclbuild.compiler.emit_hls import c_signature, emit_function_files
+    from hclbuild.compiler.upstream_attrs import symbols
     from hclbuild.project.hls_project import keep_compiled_templates, write_function_project
     from hclbuild.project.interfaces import blackboxes_of, function_interfaces, is_blackboxed
 
@@ -495,11 +491,7 @@ def emit_design_function(layout: BuildLayout, config: Any, func: str) -> list[Pa
     blackboxes = blackboxes_of(config, func, manifest["functions"], top)
     with _mlir_context(), ir.Location.unknown():
         module = ir.Module.parse(func_ir_path(layout, manifest, func).read_text(encoding="utf-8"))
-        fn_op = next(
-            op
-            for op in module.body.operations
-            if "sym_name" in op.attributes and op.attributes["sym_name"].value == func
-        )
+        fn_op = symbols(module)[func]
         signature = c_signature(fn_op)
         interfaces = function_interfaces(config, func, top, signature)
         cpp, header = emit_function_files(module, func, interfaces, blackboxes)

@@ -21,6 +21,7 @@ from typing import Any
 
 from hclbuild.errors import ConfigError, HCLError
 from hclbuild.project.config import Project
+from hclbuild.schedule.schedule import missing_stage_error
 
 ENTRY_POINT = "schedule"
 SIZES_PARAMETER = "sizes"
@@ -38,24 +39,26 @@ def _call_entry(project: Project, fn: Any, *args: Any) -> Any:
 
 
 def _where(exc: BaseException, kernel_path: Path) -> str:
-    """`kernel.py:LINE` of the deepest frame in the user's project folder, if any."""
+    """`<file>:<line>` of the deepest frame in the user's project folder (kernel.py or a sibling
+    module), else the kernel's path."""
     frames = traceback.extract_tb(exc.__traceback__)
     folder = kernel_path.parent.resolve()
     for frame in reversed(frames):
         try:
             if Path(frame.filename).resolve().parent == folder:
-                return f"{Path(frame.filename).name}:{frame.lineno}"
+                return f"{frame.filename}:{frame.lineno}"
         except OSError:
             continue
-    return kernel_path.name
+    return str(kernel_path)
 
 
 def _one_line(project: Project, exc: BaseException, doing: str) -> ConfigError:
+    """`<file>:<line>: <doing> failed: <exception>: <message>`, as a compiler names a line."""
+    where = _where(exc, project.kernel_path)
+    # kernel.edges of a stage that does not exist: what s["edges"] says, not a bare AttributeError
+    exc = missing_stage_error(exc) or exc
     message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    kind = type(exc).__name__
-    return ConfigError(
-        f"{project.name}: {doing} failed at {_where(exc, project.kernel_path)}: {kind}: {message}"
-    )
+    return ConfigError(f"{where}: {doing} failed: {type(exc).__name__}: {message}")
 
 
 # modules imported from a project's folder (its kernel's siblings) by load_kernel
@@ -168,8 +171,7 @@ def _outlined_names(schedule: Any) -> list[str] | None:
         if request.unify:
             return None
         for group in request.groups:
-            stages = group[1] if group[0] == "set" else list(group[1:])
-            names.append("Stage_" + "_".join(stages))
+            names.append("Stage_" + "_".join(group.stages))
     return names
 
 

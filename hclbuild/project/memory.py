@@ -34,22 +34,21 @@ def allocated_buffers(module: Any) -> list[dict[str, Any]]:
     shape, element bytes (for ir/manifest.json)."""
     from mlir import ir
 
+    from hclbuild.compiler import attrs
+    from hclbuild.compiler import upstream_attrs as upstream
     from hclbuild.dsl.types import parse_dtype
 
     found: list[dict[str, Any]] = []
-    for func in module.body.operations:
-        if "sym_name" not in func.attributes:
-            continue
-        owner = func.attributes["sym_name"].value
+    for owner, func in upstream.symbols(module).items():
 
         def visit(op: Any, owner: str = owner) -> Any:
             if op.name in ("memref.alloc", "memref.alloca"):
                 kind = ir.MemRefType(op.results[0].type)
                 if kind.has_static_shape:
-                    attrs = op.attributes
-                    name = attrs["name"].value if "name" in attrs else "(unnamed)"
-                    if "hcl.dtype" in attrs:
-                        element = parse_dtype(attrs["hcl.dtype"].value).storage_bits // 8
+                    name = attrs.buffer_name(op) or "(unnamed)"
+                    dtype = attrs.buffer_dtype(op)
+                    if dtype is not None:
+                        element = parse_dtype(dtype).storage_bits // 8
                     else:
                         element = _element_bytes(kind.element_type)
                     found.append(
@@ -57,7 +56,7 @@ def allocated_buffers(module: Any) -> list[dict[str, Any]]:
                     )
             return ir.WalkResult.ADVANCE
 
-        func.operation.walk(visit)
+        func.walk(visit)
     return found
 
 

@@ -157,6 +157,7 @@ def publish_blackbox(project: Project, layout: BuildLayout, func: str, top: str)
 
     from hclbuild.compiler.context import new_context
     from hclbuild.compiler.emit_hls import c_signature
+    from hclbuild.compiler.upstream_attrs import symbols
     from hclbuild.project.blackbox import blackbox_json, verilog_files
     from hclbuild.runtime.report import parse_csynth_xml, parse_rtl_ports
 
@@ -167,11 +168,7 @@ def publish_blackbox(project: Project, layout: BuildLayout, func: str, top: str)
         )
     with new_context(), ir.Location.unknown():
         module = ir.Module.parse(layout.func_mlir(func).read_text(encoding="utf-8"))
-        func_op = next(
-            op
-            for op in module.body.operations
-            if "sym_name" in op.attributes and op.attributes["sym_name"].value == func
-        )
+        func_op = symbols(module)[func]
         signature = c_signature(func_op)
     top_dir = layout.hls_dir(top)
     verilog = verilog_files(_verilog_dir(layout.hls_dir(func), func))

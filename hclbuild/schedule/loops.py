@@ -9,13 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from hclbuild.errors import APIError
+from hclbuild.schedule.directives import LoopDirectives
 
 
 @dataclass
 class Leaf:
     name: str
     extent: int
-    attrs: dict[str, int | bool] = field(default_factory=dict)
+    directives: LoopDirectives = field(default_factory=LoopDirectives)
 
 
 # index expressions over leaf names: ("leaf", name) | ("split", outer, inner, factor)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,9 +15,20 @@ from hclbuild.dsl.trace import Program, program_scope, take_module_program
 from hclbuild.errors import APIError, HCLNotImplementedError
 from hclbuild.hls_interface import MAX_AXI_BURST
 from hclbuild.schedule import memory as M
+from hclbuild.schedule.directives import ArrayPartition
 from hclbuild.schedule.stage import LoopHandle, Stage
 
-__all__ = ["LoopHandle", "Partition", "Schedule", "Stage", "StageFunction", "create_schedule"]
+__all__ = [
+    "LoopHandle",
+    "OutlineGroup",
+    "Partition",
+    "Schedule",
+    "Stage",
+    "StageFunction",
+    "StageRange",
+    "StageSet",
+    "create_schedule",
+]
 
 
 class Partition(enum.IntEnum):
@@ -27,9 +39,32 @@ class Partition(enum.IntEnum):
     Cyclic = 2
 
 
+@dataclass(frozen=True)
+class StageSet:
+    """A group of s.outline: these stages become one function."""
+
+    stages: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class StageRange:
+    """s.outline(start, end): the two stages and every stage on a dataflow path between them."""
+
+    start: str
+    end: str
+
+    @property
+    def stages(self) -> tuple[str, ...]:
+        """The two stages named (the ones between are known once the program is analysed)."""
+        return (self.start, self.end)
+
+
+OutlineGroup = StageSet | StageRange
+
+
 @dataclass
 class OutlineRequest:
-    groups: list[Any]  # each: ("set", [stage names]) or ("range", start, end)
+    groups: list[OutlineGroup]
     unify: bool
 
 
@@ -72,7 +107,7 @@ class Schedule:
         for stmt in program.top.body:
             if isinstance(stmt, StageStmt):
                 self._add_stage(stmt, None)
-        self.partitions: dict[int, list[tuple[str, int, int]]] = {}
+        self.partitions: dict[int, list[ArrayPartition]] = {}  # id(tensor) -> its partitions
         self.reshapes: dict[int, tuple[int, ...]] = {}
         self.outlines: list[OutlineRequest] = []
         self.axis_outlines: list[AxisOutline] = []
@@ -104,19 +139,20 @@ class Schedule:
     @property
     def module(self) -> Any:
         """The MLIR module of this schedule (HeteroCL's s.module), built and verified."""
-        from hclbuild.compiler.pipeline import compile_schedule
-
-        # kept on the schedule: ops taken from it (s.top_func) must not outlive their module
-        self._module = compile_schedule(self).module
-        return self._module
+        return self._compiled().module
 
     @property
     def top_func(self) -> Any:
         """The top func.func of s.module (HeteroCL's s.top_func)."""
-        for op in self.module.body.operations:
-            if "hcl.top" in op.attributes:
-                return op
-        raise APIError(f"schedule {self.name!r}: the module has no top function")
+        return self._compiled().top_function()
+
+    def _compiled(self) -> Any:
+        from hclbuild.compiler.pipeline import compile_schedule
+
+        design = compile_schedule(self)
+        # kept on the schedule: ops taken from it (s.top_func) must not outlive their module
+        self._module = design.module
+        return design
 
     # HeteroCL's older names of module and top_func (its tests read s.device_top)
     device_module = module
@@ -178,7 +214,9 @@ class Schedule:
             raise APIError(f"partition: dim {dim!r} out of range for {tensor.name!r} of shape {shape}")
         if kind != "complete" and (not isinstance(factor, int) or factor < 1):
             raise APIError(f"partition: {kind} partitioning of {tensor.name!r} needs a factor >= 1")
-        self.partitions.setdefault(id(tensor), []).append((kind, dim, 0 if kind == "complete" else factor))
+        self.partitions.setdefault(id(tensor), []).append(
+            ArrayPartition(kind, dim, 0 if kind == "complete" else factor)
+        )
 
     def reshape(self, target: object, shape: object) -> None:
         """reshape(tensor, shape): same elements in row-major order, new shape."""
@@ -377,15 +415,15 @@ class Schedule:
             if len(stage_list) != 1 or isinstance(stage_list[0], (list, tuple)):
                 raise APIError("outline(..., axis=...) takes exactly one stage")
             return self.stage_of(stage_list[0]).outline(axis=axis, unify=unify)
-        groups: list[Any] = []
+        groups: list[OutlineGroup] = []
         handles: list[StageFunction] = []
         if all(not isinstance(x, (list, tuple)) for x in stage_list):
             names = [self.stage_of(x).name for x in stage_list]
             if len(names) == 1:
-                groups.append(("set", names))
+                groups.append(StageSet(tuple(names)))
                 handles.append(StageFunction(f"Stage_{names[0]}", names))
             elif len(names) == 2:
-                groups.append(("range", names[0], names[1]))
+                groups.append(StageRange(names[0], names[1]))
                 handles.append(StageFunction(f"Stage_{names[0]}_{names[1]}", names))
             else:
                 raise APIError("outline(a, b, c): give one stage, a start and end stage, or lists of stages")
@@ -395,10 +433,10 @@ class Schedule:
                 names = [self.stage_of(x).name for x in items]
                 if not names:
                     raise APIError("outline: an empty list of stages")
-                groups.append(("set", names))
+                groups.append(StageSet(tuple(names)))
                 handles.append(StageFunction("Stage_" + "_".join(names), names))
         for group in groups:
-            names = group[1] if group[0] == "set" else list(group[1:])
+            names = list(group.stages)
             seen: set[str] = set()
             moved = {r.producer: r.consumer for r in self.memory if isinstance(r, M.ComputeAt)}
             for name in names:
@@ -477,7 +515,32 @@ def trace_schedule(
         # builtins and bound methods take no attributes; s["name"] still works
         with contextlib.suppress(AttributeError, TypeError):
             setattr(func, stage_name, stage)
+    with contextlib.suppress(TypeError):  # not every callable can be weakly referenced
+        _STAGE_HOLDERS[func] = (schedule.name, tuple(schedule.stages))
     return schedule
+
+
+# algorithm function -> (schedule name, its stages): a Python function's attribute lookup cannot be
+# changed, so `kernel.edges` of a missing stage raises a bare AttributeError; missing_stage_error
+# turns it into the message s["edges"] gives
+_STAGE_HOLDERS: weakref.WeakKeyDictionary[Callable[..., Any], tuple[str, tuple[str, ...]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def missing_stage_error(exc: BaseException) -> APIError | None:
+    """`schedule 'top' has no stage 'edges' (stages: ...)` for the AttributeError of `kernel.edges`
+    on an algorithm function that create_schedule traced (HeteroCL's stage handles); else None."""
+    if not isinstance(exc, AttributeError) or exc.name is None:
+        return None
+    try:
+        held = _STAGE_HOLDERS.get(exc.obj)
+    except TypeError:  # an object that cannot be weakly referenced is no algorithm function
+        return None
+    if held is None:
+        return None
+    name, stages = held
+    return APIError(f"schedule {name!r} has no stage {exc.name!r} (stages: {', '.join(stages)})")
 
 
 def _name_argument(program: Program, tensor: Tensor) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from hclbuild.dsl.expr import Const, Reduce, Var
@@ -280,8 +280,7 @@ class Stage:
         """unroll(axis, factor=0): 0 unrolls fully."""
         if not isinstance(factor, int) or isinstance(factor, bool) or factor < 0:
             raise APIError(f"unroll: factor must be an int >= 0, got {factor!r}")
-        name = self._loop_name(var)
-        self._nest_of(name).leaf(name).attrs["unroll"] = factor
+        self._direct(var, unroll=factor)
 
     def pipeline(self, var: object, initiation_interval: int = 1) -> None:
         """pipeline(axis, initiation_interval=1)."""
@@ -291,13 +290,17 @@ class Stage:
             or initiation_interval < 1
         ):
             raise APIError(f"pipeline: initiation_interval must be an int >= 1, got {initiation_interval!r}")
-        name = self._loop_name(var)
-        self._nest_of(name).leaf(name).attrs["pipeline_ii"] = initiation_interval
+        self._direct(var, pipeline_ii=initiation_interval)
 
     def parallel(self, var: object) -> None:
-        """parallel(axis): mark the loop parallel."""
+        """parallel(axis): mark the loop parallel (the LLVM reference runs it in order; the HLS emitter
+        refuses it, Vitis HLS has no parallel pragma: see docs/schedule.md)."""
+        self._direct(var, parallel=True)
+
+    def _direct(self, var: object, **directives: int | bool) -> None:
         name = self._loop_name(var)
-        self._nest_of(name).leaf(name).attrs["parallel"] = True
+        leaf = self._nest_of(name).leaf(name)
+        leaf.directives = replace(leaf.directives, **directives)
 
     def dataflow(self, axis: object = None) -> None:
         """dataflow(): #pragma HLS dataflow in this stage's outermost loop (or the given loop)."""

@@ -18,6 +18,7 @@ from typing import Any
 
 from doit.exceptions import TaskFailed
 
+from hclbuild.atomic import sweep_stale_temps
 from hclbuild.errors import HCLError
 from hclbuild.project.config import KERNEL_FILE, PROJECT_FILE, Project, load_project
 from hclbuild.project.layout import BuildLayout
@@ -129,8 +130,27 @@ def plan(
         except HCLError as exc:
             entry.error = str(exc).splitlines()[0]
         plans.append(entry)
+    _check_names(plans)
     _check_unique_names(plans, build_root)
     return plans
+
+
+def _refuse(message: str) -> None:
+    """Stop before any task exists: one line, exit status 1 (under `hclbuild` and plain `doit`)."""
+    import sys
+
+    print(f"hclbuild: error: {message}", file=sys.stderr)
+    raise SystemExit(1)
+
+
+def _check_names(plans: list[ProjectPlan]) -> None:
+    """A project named after a folder that is no project name (`my sobel`) is refused up front, as
+    `hclbuild new` refuses it: its tasks had been named `compile:my sobel` and failed one by one."""
+    from hclbuild.project.config import is_project_name, unnamed_project_error
+
+    for entry in plans:
+        if not is_project_name(entry.name):
+            _refuse(unnamed_project_error(entry.folder, entry.name))
 
 
 def _check_unique_names(plans: list[ProjectPlan], build_root: Path | None) -> None:
@@ -145,14 +165,10 @@ def _check_unique_names(plans: list[ProjectPlan], build_root: Path | None) -> No
         )
         other = first.setdefault((root, entry.name), entry.folder)
         if other != entry.folder:
-            import sys
-
-            print(
-                f"hclbuild: error: {other} and {entry.folder} are both project {entry.name!r} (they would share "
-                f"build/{entry.name}/ and its tasks): give one another [project] name",
-                file=sys.stderr,
+            _refuse(
+                f"{other} and {entry.folder} are both project {entry.name!r} (they would share "
+                f"build/{entry.name}/ and its tasks): give one another [project] name"
             )
-            raise SystemExit(1)
 
 
 def _source_files(folder: str, prefix: str = "") -> Iterator[tuple[str, os.DirEntry]]:
@@ -233,8 +249,6 @@ def _run(
     """
 
     def action() -> Any:
-        from hclbuild.atomic import sweep_stale_temps
-
         try:
             if layout.root not in _SWEPT:  # once per process and project: a sweep walks the whole folder
                 sweep_stale_temps(layout.root)
@@ -517,6 +531,9 @@ def tasks_for(folders: list[Path], build_root: Path) -> Iterator[dict]:
     prefetch_task_states()  # under doit: its saved states in one query, not one per task checked
     vitis = _vitis_found() or dask_requested()
     _BUILD_ROOTS.add(Path(build_root))
+    # what a killed run left beside the files below (the sources stamp's temporary); one listing of
+    # the build folder, not a walk of it (each task's action sweeps its project's folder)
+    sweep_stale_temps(build_root, recursive=False)
     fingerprint = source_fingerprint(Path(build_root) / SOURCES_STAMP)
     fingerprint_file = write_fingerprint(Path(build_root), fingerprint)
     yield from group_tasks(vitis)

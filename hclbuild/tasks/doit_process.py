@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from hclbuild.errors import HCLError
+from hclbuild.tasks.progress import BUILD_ROOTS, BuildReporter
 
-_BUILD_ROOTS: set[Path] = set()  # what tasks_for was given in this process: after_interrupt prunes them
+_BUILD_ROOTS = BUILD_ROOTS  # what tasks_for was given in this process: after_interrupt prunes them
+_WORKERS_GRACE = 10.0  # seconds doit's terminated workers have to end before they are killed
 
 
 def after_interrupt() -> None:
@@ -23,6 +25,7 @@ def after_interrupt() -> None:
 
     Under `-n N` doit terminates its workers when the interrupt reaches it, which can cut a task's
     own clean-up short (the action's KeyboardInterrupt branch), so the parent cleans up too."""
+    import os
     import sys
 
     from hclbuild import tool_processes
@@ -33,8 +36,18 @@ def after_interrupt() -> None:
         sys.modules["hclbuild.runtime.remote"].stop()
     if "multiprocessing" in sys.modules:
         import multiprocessing
+        import signal
+        import time
 
+        deadline = time.monotonic() + _WORKERS_GRACE
         for child in multiprocessing.active_children():
+            child.join(timeout=max(0.0, deadline - time.monotonic()))
+        for child in multiprocessing.active_children():
+            # a worker that SIGTERM did not end: its tools first, then itself (a worker left alive
+            # also kept this process from exiting: multiprocessing joins its children at exit)
+            tool_processes.kill_groups_below(child.pid)
+            with contextlib.suppress(ProcessLookupError, TypeError):
+                os.kill(child.pid, signal.SIGKILL)
             child.join(timeout=10)
     for root in sorted(_BUILD_ROOTS):
         # this process writes nothing more either: its own temporaries go too (a precompiled header
@@ -109,6 +122,8 @@ def doit_config(build_root: Path) -> dict:
         "dep_file": str(Path(build_root) / ".doit.db"),
         "backend": "sqlite3",
         "verbosity": 1,
+        # [k/N] lines, each error once, a summary naming the build folder (`--reporter console`: doit's)
+        "reporter": BuildReporter,
         # `doit clean` removes what every task made, not only the default (build) tasks
         "cleanall": True,
     }

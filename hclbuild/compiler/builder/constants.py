@@ -15,6 +15,8 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import func, memref
 
+from hclbuild.compiler import attrs
+from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.compiler.builder.state import FunctionState, mlir_type
 from hclbuild.dsl.tensor import Tensor
 from hclbuild.dsl.types import DType, raw_ints
@@ -48,11 +50,9 @@ class ConstantLowering(FunctionState):
         """A `memref.get_global` of the tensor's global (declared once per module)."""
         symbol = self.mb.declare_global(tensor)
         op = memref.GetGlobalOp(ir.MemRefType.get(list(tensor.shape), mlir_type(tensor.dtype)), symbol)
-        op.attributes["hcl.name"] = ir.StringAttr.get(tensor.name)  # `name` is the global's symbol
-        op.attributes["hcl.dtype"] = ir.StringAttr.get(tensor.dtype.name)
-        partitions = self.mb.partitions_of(tensor)
-        if partitions:
-            op.attributes["hcl.partition"] = ir.ArrayAttr.get([ir.StringAttr.get(p) for p in partitions])
+        attrs.set_buffer_name(op, tensor.name)
+        attrs.set_buffer_dtype(op, tensor.dtype.name)
+        attrs.set_buffer_partitions(op, self.mb.partitions_of(tensor))
         return op.result
 
     def check_read_only_arguments(self, callee: str, args: list[Any], values: list[ir.Value]) -> None:
@@ -83,7 +83,7 @@ def writes_argument(
         if name in ("memref.store", "affine.store") and op.operands[1] == target:
             found = True
         elif name == "func.call":
-            inner = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+            inner = upstream.callee(op)
             for k, operand in enumerate(op.operands):
                 if operand == target and writes_argument(module_ops, inner, k, seen):
                     found = True

@@ -9,13 +9,16 @@ from typing import Any
 from mlir import ir
 from mlir.dialects import arith, func, memref
 
+from hclbuild.compiler import attrs
+from hclbuild.compiler import upstream_attrs as upstream
+from hclbuild.compiler.attrs import ArrayPartition
 from hclbuild.compiler.builder.bits import BitLowering
 from hclbuild.compiler.builder.constants import ConstantLowering, dense_values, writes_argument
 from hclbuild.compiler.builder.conversions import ConversionLowering
 from hclbuild.compiler.builder.expressions import ExpressionLowering
 from hclbuild.compiler.builder.reductions import ReductionLowering
 from hclbuild.compiler.builder.stages import StageLowering
-from hclbuild.compiler.builder.state import ReturnTarget, mlir_type, str_array
+from hclbuild.compiler.builder.state import ReturnTarget, mlir_type
 from hclbuild.compiler.builder.statements import StatementLowering
 from hclbuild.compiler.context import new_context
 from hclbuild.dsl import expr as E
@@ -60,8 +63,8 @@ class ModuleBuilder:
     def shape_of(self, tensor: Tensor) -> tuple[int, ...]:
         return self.reshape_of.get(id(tensor), tensor.shape)
 
-    def partitions_of(self, tensor: Tensor) -> list[str]:
-        return [f"{kind}:{dim}:{factor}" for kind, dim, factor in self.partition_of.get(id(tensor), [])]
+    def partitions_of(self, tensor: Tensor) -> list[ArrayPartition]:
+        return list(self.partition_of.get(id(tensor), []))
 
     def declare_global(self, tensor: Tensor) -> str:
         """The symbol of the constant memref.global holding a const tensor, created at the module's
@@ -87,16 +90,16 @@ class ModuleBuilder:
             name = f"hcl_print_{len(self.prints)}"
             with ir.InsertionPoint.at_block_begin(self.module.body):
                 op = func.FuncOp(name, ir.FunctionType.get([mlir_type(d) for d in dtypes], []))
-            op.attributes["sym_visibility"] = ir.StringAttr.get("private")
-            op.attributes["hcl.print"] = ir.StringAttr.get(fmt)
-            op.attributes["hcl.arg_names"] = str_array([f"v{k}" for k in range(len(dtypes))])
-            op.attributes["hcl.arg_types"] = str_array([d.name for d in dtypes])
+            upstream.set_private(op)
+            attrs.set_print_format(op, fmt)
+            attrs.set_arg_names(op, [f"v{k}" for k in range(len(dtypes))])
+            attrs.set_arg_types(op, [d.name for d in dtypes])
             self.prints[key] = name
         return self.prints[key]
 
     def writes_argument(self, callee: str, index: int) -> bool:
         """Whether the def_ function @callee (built already: callees come first) writes argument index."""
-        ops = {ir.StringAttr(op.attributes["sym_name"]).value: op for op in self.function_ops.values()}
+        ops = {upstream.symbol_name(op): op for op in self.function_ops.values()}
         return writes_argument(ops, callee, index)
 
     def param_type(self, param: Any) -> ir.Type:
@@ -117,21 +120,19 @@ class ModuleBuilder:
     def _func(self, name: str, params: list[Any], results: list[ir.Type]) -> func.FuncOp:
         ftype = ir.FunctionType.get([self.param_type(p) for p in params], results)
         op = func.FuncOp(name, ftype)
-        op.attributes["hcl.arg_names"] = str_array([p.name for p in params])
-        op.attributes["hcl.arg_types"] = str_array([p.dtype.name for p in params])
-        parts = [list(self.partitions_of(p)) if isinstance(p, Tensor) else [] for p in params]
-        if any(parts):
-            op.attributes["hcl.arg_partitions"] = ir.ArrayAttr.get([str_array(p) for p in parts])
+        attrs.set_arg_names(op, [p.name for p in params])
+        attrs.set_arg_types(op, [p.dtype.name for p in params])
+        attrs.set_arg_partitions(op, [self.partitions_of(p) if isinstance(p, Tensor) else [] for p in params])
         return op
 
     def build_function(self, traced: TracedFunction) -> None:
         scope = traced.scope
         results = [mlir_type(traced.ret_dtype)] if traced.ret_dtype is not None else []
         op = self._func(traced.name, scope.params, results)
-        op.attributes["sym_visibility"] = ir.StringAttr.get("private")
-        op.attributes["hcl.def"] = ir.UnitAttr.get()
+        upstream.set_private(op)
+        attrs.mark_def(op)
         if traced.ret_dtype is not None:
-            op.attributes["hcl.ret_type"] = ir.StringAttr.get(traced.ret_dtype.name)
+            attrs.set_ret_type(op, traced.ret_dtype.name)
         self.function_ops[id(traced)] = op
         fb = FunctionBuilder(self, op, scope, scope.params)
         with ir.InsertionPoint(fb.entry):
@@ -168,16 +169,16 @@ class ModuleBuilder:
         made = len(fb.entry.operations) - before
         if made != 1:
             raise CompileError(f"builder: call of {stmt.function.name!r} produced {made} ops, expected 1")
-        fb.entry.operations[before].attributes["op_name"] = ir.StringAttr.get(_call_root_name(taken, stmt))
+        attrs.set_stage_name(fb.entry.operations[before], _call_root_name(taken, stmt))
         return True
 
     def build_top(self) -> None:
         sched = self.schedule
         params = list(sched.inputs) + list(sched.outputs)
         op = self._func(sched.name, params, [])
-        op.attributes["hcl.top"] = ir.UnitAttr.get()
+        attrs.mark_top(op)
         if sched.top_dataflow:
-            op.attributes["dataflow"] = ir.UnitAttr.get()
+            attrs.mark_dataflow(op)
         scope = sched.program.top
         fb = FunctionBuilder(self, op, scope, params)
         # the Reduce of each top-level stage whose reduction loops were reordered among its spatial
@@ -211,7 +212,7 @@ class ModuleBuilder:
                     wrapper = S.StageStmt(name, "imperative", [stmt])
                     fb.stmt_StageStmt(wrapper, top_level=False)
                     last = fb.entry.operations[len(fb.entry.operations) - 1]
-                    last.attributes["op_name"] = ir.StringAttr.get(name)
+                    attrs.set_stage_name(last, name)
             func.ReturnOp([])
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from mlir import ir
 from mlir.dialects import affine, arith, memref, scf
 
+from hclbuild.compiler import attrs
 from hclbuild.compiler.builder.state import FunctionState, ReturnTarget, walk_nodes
 from hclbuild.dsl import expr as E
 from hclbuild.dsl import stmt as S
@@ -31,7 +32,7 @@ class ReductionLowering(FunctionState):
         assert sched.spatial is not None
         self._reductions = sched.reductions  # reductions nested in the value keep their own loops
         wrapper = affine.AffineForOp(0, 1, 1)
-        wrapper.attributes["loop_name"] = ir.StringAttr.get(f"{stage.name}_stage")
+        attrs.set_loop_name(wrapper, f"{stage.name}_stage")
         with ir.InsertionPoint(wrapper.body):
             init_nest = LoopNest.of_axes([(f"{ax.name}_init", ax.extent) for ax in loops.axes])
 

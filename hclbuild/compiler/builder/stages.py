@@ -9,8 +9,9 @@ from collections.abc import Callable
 from mlir import ir
 from mlir.dialects import affine, arith, scf
 
+from hclbuild.compiler import attrs
 from hclbuild.compiler.builder.state import FunctionState, ReturnTarget
-from hclbuild.compiler.builder.statements import is_affine_for, set_pragmas
+from hclbuild.compiler.builder.statements import is_affine_for
 from hclbuild.dsl import stmt as S
 from hclbuild.errors import CompileError
 from hclbuild.schedule.loops import LoopNest
@@ -51,7 +52,7 @@ class StageLowering(FunctionState):
                 self.stmt_For(stage.body[0])  # a top-level hcl.for_ with constant bounds is its own root
             else:
                 loop = affine.AffineForOp(0, 1, 1)
-                loop.attributes["loop_name"] = ir.StringAttr.get(f"{stage.name}_stage")
+                attrs.set_loop_name(loop, f"{stage.name}_stage")
                 with ir.InsertionPoint(loop.body):
                     self.emit_block(stage.body)
                     affine.AffineYieldOp([])
@@ -62,9 +63,7 @@ class StageLowering(FunctionState):
         if block is None:
             if nested is not None and len(nested.operations) == nested_before + 1:
                 # a stage nested in another's body (docs/IR.md): reuse_at finds it by this name
-                nested.operations[nested_before].attributes["hcl.nested_stage"] = ir.StringAttr.get(
-                    stage.name
-                )
+                attrs.set_nested_stage(nested.operations[nested_before], stage.name)
             return None  # type: ignore[return-value]
         after = len(block.operations)
         if after - before != 1:
@@ -72,9 +71,9 @@ class StageLowering(FunctionState):
                 f"builder: stage {stage.name!r} produced {after - before} top-level ops, expected 1"
             )
         root = block.operations[before]
-        root.attributes["op_name"] = ir.StringAttr.get(stage.name)
+        attrs.set_stage_name(root, stage.name)
         if sched_stage is not None and sched_stage.is_dataflow and sched_stage.dataflow_loop is None:
-            root.attributes["dataflow"] = ir.UnitAttr.get()
+            attrs.mark_dataflow(root)
         return root
 
     def stmt_ComputeLoops(self, loops: S.ComputeLoops) -> None:
@@ -131,10 +130,10 @@ class StageLowering(FunctionState):
                 return
             leaf = nest.leaves[k]
             loop = affine.AffineForOp(0, leaf.extent, 1)
-            loop.attributes["loop_name"] = ir.StringAttr.get(leaf.name)
-            set_pragmas(loop, leaf.attrs)
+            attrs.set_loop_name(loop, leaf.name)
+            attrs.set_loop_directives(loop, leaf.directives)
             if dataflow_loop == leaf.name:
-                loop.attributes["dataflow"] = ir.UnitAttr.get()
+                attrs.mark_dataflow(loop)
             leaf_values[leaf.name] = loop.induction_variable
             with ir.InsertionPoint(loop.body):
                 level(k + 1)

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 from mlir import ir
 from mlir.dialects import arith, func, memref, scf
 
+from hclbuild.compiler import attrs
+from hclbuild.compiler.attrs import ArrayPartition
 from hclbuild.dsl import expr as E
 from hclbuild.dsl import stmt as S
 from hclbuild.dsl.functions import ScalarParam, TracedFunction
@@ -29,10 +31,6 @@ def mlir_type(dtype: DType) -> ir.Type:
     if dtype.is_index:
         return ir.IndexType.get()
     return ir.IntegerType.get_signless(dtype.bits)
-
-
-def str_array(values: list[str]) -> ir.ArrayAttr:
-    return ir.ArrayAttr.get([ir.StringAttr.get(v) for v in values])
 
 
 def walk_nodes(node: Any, visit: Callable[[Any], None]) -> None:
@@ -92,13 +90,12 @@ class FunctionState:
 
     # ---- buffers -------------------------------------------------------------
     def alloc(
-        self, name: str, dtype: DType, shape: tuple[int, ...], partitions: list[str] | None = None
+        self, name: str, dtype: DType, shape: tuple[int, ...], partitions: list[ArrayPartition] | None = None
     ) -> ir.Value:
         op = memref.AllocOp(ir.MemRefType.get(list(shape), mlir_type(dtype)), [], [])
-        op.attributes["name"] = ir.StringAttr.get(name)
-        op.attributes["hcl.dtype"] = ir.StringAttr.get(dtype.name)
-        if partitions:
-            op.attributes["hcl.partition"] = str_array(partitions)
+        attrs.set_buffer_name(op, name)
+        attrs.set_buffer_dtype(op, dtype.name)
+        attrs.set_buffer_partitions(op, partitions or [])
         return op.result
 
     def prepare(self, body: list[S.Stmt], local_tensors: list[Tensor], skip: set[int]) -> None:

@@ -10,6 +10,8 @@ from typing import Any
 from mlir import ir
 from mlir.dialects import affine, arith, func, memref, scf
 
+from hclbuild.compiler import attrs
+from hclbuild.compiler.attrs import LoopDirectives
 from hclbuild.compiler.builder.state import FunctionState
 from hclbuild.dsl import expr as E
 from hclbuild.dsl import stmt as S
@@ -52,7 +54,7 @@ class StatementLowering(FunctionState):
         if plan is not None and (len(plan.leaves) != 1 or plan.leaves[0].name != stmt.name):
             self.emit_planned_for(stmt, plan)  # split or fused by the schedule
             return
-        pragmas = plan.leaves[0].attrs if plan is not None else {}
+        pragmas = plan.leaves[0].directives if plan is not None else LoopDirectives()
         lo, hi, step = stmt.lo, stmt.hi, stmt.step
         if isinstance(step, E.Expr):
             self.emit_runtime_step_for(stmt, pragmas)
@@ -79,12 +81,10 @@ class StatementLowering(FunctionState):
             body_block = loop.body
             iv = None
             terminator = _scf_yield
-        loop.attributes["loop_name"] = ir.StringAttr.get(stmt.name)
-        set_pragmas(loop, pragmas)
+        attrs.set_loop_name(loop, stmt.name)
+        attrs.set_loop_directives(loop, pragmas)
         if iv is None and stmt.max_trip is not None:
-            loop.attributes["hcl.max_trip"] = ir.IntegerAttr.get(
-                ir.IntegerType.get_signless(32), stmt.max_trip
-            )
+            attrs.set_max_trip(loop, stmt.max_trip)
         with ir.InsertionPoint(body_block):
             if iv is None:
                 k = loop.induction_variable
@@ -102,15 +102,15 @@ class StatementLowering(FunctionState):
         else:
             self.emit_block(stmt.body)
 
-    def emit_runtime_step_for(self, stmt: S.For, pragmas: dict[str, int | bool]) -> None:
+    def emit_runtime_step_for(self, stmt: S.For, pragmas: LoopDirectives) -> None:
         """hcl.for_(lo, hi, step) with a runtime step (positive, as HeteroCL's scf.for needs):
         max(0, ceil((hi - lo) / step)) trips of scf.for, the variable lo + k * step."""
         lo_v, hi_v, step_v = self.ev_index(stmt.lo), self.ev_index(stmt.hi), self.ev_index(stmt.step)
         count = arith.CeilDivSIOp(arith.SubIOp(hi_v, lo_v).result, step_v).result
         count = arith.MaxSIOp(count, self.index_const(0)).result
         loop = scf.ForOp(self.index_const(0), count, self.index_const(1))
-        loop.attributes["loop_name"] = ir.StringAttr.get(stmt.name)
-        set_pragmas(loop, pragmas)
+        attrs.set_loop_name(loop, stmt.name)
+        attrs.set_loop_directives(loop, pragmas)
         with ir.InsertionPoint(loop.body):
             offset = arith.MulIOp(loop.induction_variable, step_v).result
             self.emit_loop_body(stmt, arith.AddIOp(lo_v, offset).result)
@@ -152,7 +152,7 @@ class StatementLowering(FunctionState):
 
     def stmt_While(self, stmt: S.While) -> None:
         op = scf.WhileOp([], [])
-        op.attributes["loop_name"] = ir.StringAttr.get(self.mb.fresh_loop_name("while"))
+        attrs.set_loop_name(op, self.mb.fresh_loop_name("while"))
         before = op.before.blocks.append()
         after = op.after.blocks.append()
         with ir.InsertionPoint(before):
@@ -197,12 +197,3 @@ def is_affine_for(stmt: S.Stmt) -> bool:
         and isinstance(stmt.step, int)
         and stmt.step > 0
     )
-
-
-def set_pragmas(loop: Any, attrs: dict[str, int | bool]) -> None:
-    """Loop pragma attributes (docs/IR.md): unit for True, i32 otherwise."""
-    for key, value in attrs.items():
-        if value is True:
-            loop.attributes[key] = ir.UnitAttr.get()
-        else:
-            loop.attributes[key] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), int(value))

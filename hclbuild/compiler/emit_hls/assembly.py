@@ -12,6 +12,8 @@ from collections.abc import Collection
 
 from mlir import ir
 
+from hclbuild.compiler import attrs
+from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.compiler.emit_hls.c_types import CPP_RESERVED, CArg, CSignature, memref_shape, sanitize, unique
 from hclbuild.compiler.emit_hls.constants import CONSTANT_HANDLERS, ConstantOps
 from hclbuild.compiler.emit_hls.core import Memory, merge_handlers, walk
@@ -55,7 +57,7 @@ def c_signature(func_op: ir.Operation | ir.OpView, function_names: set[str] | No
     name = signature.name
     if not re.fullmatch(r"[A-Za-z_]\w*", name) or name in CPP_RESERVED:
         raise CompileError(f"@{name}: the function name is not a usable C++ identifier")
-    inputs = list(ir.FunctionType(ir.TypeAttr(operation.attributes["function_type"]).value).inputs)
+    inputs = list(upstream.function_type(operation).inputs)
     # an argument must not hide a function of the module (a callee) or another argument
     siblings = _sibling_function_names(operation) if function_names is None else function_names
     taken = set(CPP_RESERVED) | siblings
@@ -91,7 +93,7 @@ def emit_module(module: ir.Module, interfaces: FunctionInterfaces | None = None)
     signatures = {name: c_signature(op, names) for name, op in functions.items()}
     bodies = []
     for name in order:
-        is_top = "hcl.top" in functions[name].attributes
+        is_top = attrs.is_top(functions[name])
         emitter = _function_emitter(name, functions, signatures, interfaces if is_top else None, is_top)
         emitter.prints = prints
         bodies.append(emitter.emit())
@@ -173,7 +175,7 @@ def _function_emitter(
     func = functions[name]
     signature = signatures[name]
     if not is_top:
-        return FunctionEmitter(func, signature, signatures, inline_off="hcl.outlined" in func.attributes)
+        return FunctionEmitter(func, signature, signatures, inline_off=attrs.is_outlined(func))
     ports = interfaces if interfaces is not None else default_interfaces(signature)
     if [arg.port for arg in ports.args] != [arg.name for arg in signature.args]:
         raise CompileError(
@@ -295,7 +297,7 @@ def _defined_functions(module: ir.Module) -> dict[str, ir.Operation]:
         operation = op.operation
         if operation.name != "func.func" or not len(operation.regions[0].blocks):
             continue
-        functions[ir.StringAttr(operation.attributes["sym_name"]).value] = operation
+        functions[upstream.symbol_name(operation)] = operation
     return functions
 
 
@@ -306,7 +308,7 @@ def _call_graph(functions: dict[str, ir.Operation], prints: dict[str, str]) -> d
         callees: list[str] = []
         for op in walk(operation):
             if op.name == "func.call":
-                callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+                callee = upstream.callee(op)
                 if callee in prints:
                     continue
                 if callee not in functions:
@@ -380,5 +382,5 @@ def _sibling_function_names(operation: ir.Operation) -> set[str]:
         for block in region.blocks:
             for op in block.operations:
                 if op.operation.name == "func.func":
-                    names.add(ir.StringAttr(op.operation.attributes["sym_name"]).value)
+                    names.add(upstream.symbol_name(op))
     return names

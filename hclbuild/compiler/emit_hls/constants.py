@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 from mlir import ir
 
+from hclbuild.compiler import attrs
+from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.compiler.dense import dense_array
 from hclbuild.compiler.emit_hls.c_types import (
     c_int,
@@ -29,19 +31,21 @@ class ConstantOps(EmitterCore):
     """The handler of memref.get_global (registered in CONSTANT_HANDLERS below)."""
 
     def _get_global(self, op: ir.Operation) -> None:
-        symbol = ir.FlatSymbolRefAttr(op.attributes["name"]).value
-        attributes = op.attributes
-        base = ir.StringAttr(attributes["hcl.name"]).value if "hcl.name" in attributes else symbol
+        symbol = upstream.global_symbol(op)
+        base = attrs.buffer_name(op) or symbol
         where = self._where(f"{op.name} '{base}'")
         memref_type = ir.MemRefType(op.results[0].type)
-        dtype = parse_dtype_at(ir.StringAttr(attributes["hcl.dtype"]).value, where)
+        dtype_name = attrs.buffer_dtype(op)
+        if dtype_name is None:
+            raise self._fail_where(where, f"has no {attrs.DTYPE} attribute")
+        dtype = parse_dtype_at(dtype_name, where)
         check_element(dtype, memref_type.element_type, where)
         shape = memref_shape(memref_type, where)
-        values = dense_array(self._global(symbol, where).attributes["initial_value"]).reshape(shape)
+        values = dense_array(upstream.global_initial_value(self._global(symbol, where))).reshape(shape)
         name = self.names.fresh(base)
         dims = "".join(f"[{dim}]" for dim in shape)
         self._line(f"static const {c_type(dtype)} {name}{dims} = {_initializer(values, dtype, where)};")
-        for pragma in buffer_pragmas(attributes, name, len(shape), where):
+        for pragma in buffer_pragmas(op, name, len(shape), where):
             self._line(pragma)
         self.memories[op.results[0]] = Memory(name, dtype, len(memref_type.shape), read_only=True)
 
@@ -50,10 +54,9 @@ class ConstantOps(EmitterCore):
         for region in module.regions:
             for block in region.blocks:
                 for candidate in block.operations:
-                    attrs = candidate.operation.attributes
                     if (
                         candidate.operation.name == "memref.global"
-                        and ir.StringAttr(attrs["sym_name"]).value == symbol
+                        and upstream.symbol_name(candidate) == symbol
                     ):
                         return candidate.operation
         raise self._fail_where(where, f"no memref.global @{symbol} in the module")

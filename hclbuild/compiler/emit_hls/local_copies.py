@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 from mlir import ir
 
+from hclbuild.compiler import upstream_attrs as upstream
+from hclbuild.compiler.attrs import ArrayPartition
 from hclbuild.compiler.emit_hls.c_types import CArg, unique
 from hclbuild.compiler.emit_hls.core import EmitterCore, walk
 from hclbuild.compiler.emit_hls.interfaces import FunctionInterfaces
@@ -36,7 +38,7 @@ class LocalCopy:
 
     index: int
     arg: CArg
-    partitions: tuple[str, ...]  # on the local array ("" entries never occur)
+    partitions: tuple[ArrayPartition, ...]  # on the local array
     copy_in: bool
     copy_out: bool
     note: str = ""  # why the schedule's partitions are not on the copy, when they are not
@@ -45,7 +47,7 @@ class LocalCopy:
 def plan_local_copies(
     func: ir.Operation,
     args: list[CArg],
-    partitions: list[list[str]],
+    partitions: list[list[ArrayPartition]],
     interfaces: FunctionInterfaces,
     functions: dict[str, ir.Operation],
     blackboxes: Collection[str],
@@ -85,7 +87,7 @@ def argument_access(
         elif name in _STORES and use.operand_number == 1:
             writes = True
         elif name == "func.call":
-            callee = ir.FlatSymbolRefAttr(owner.attributes["callee"]).value
+            callee = upstream.callee(owner)
             if callee in functions and callee not in _seen:
                 read, written = argument_access(
                     functions, functions[callee], use.operand_number, _seen | {callee}
@@ -103,7 +105,7 @@ def values_to_blackboxes(func: ir.Operation, blackboxes: Collection[str]) -> dic
     found: dict[ir.Value, str] = {}
     for op in walk(func):
         if op.name == "func.call":
-            callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+            callee = upstream.callee(op)
             if callee in blackboxes:
                 for operand in op.operands:
                     if isinstance(operand.type, ir.MemRefType):
@@ -116,7 +118,7 @@ def _passed_to(value: ir.Value, blackboxes: Collection[str]) -> str:
     for use in value.uses:
         owner = use.owner.operation if hasattr(use.owner, "operation") else use.owner
         if owner.name == "func.call":
-            callee = ir.FlatSymbolRefAttr(owner.attributes["callee"]).value
+            callee = upstream.callee(owner)
             if callee in blackboxes:
                 return callee
     return ""

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from mlir import ir
 
+from hclbuild.compiler import attrs
+from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.compiler.emit_hls.c_types import (
     INDEX,
     CArg,
@@ -36,12 +38,12 @@ class MemoryLoopOps(EmitterCore):
     def _alloc(self, op: ir.Operation) -> None:
         result = op.results[0]
         memref_type = ir.MemRefType(result.type)
-        attributes = op.attributes
-        base = ir.StringAttr(attributes["name"]).value if "name" in attributes else "buf"
+        base = attrs.buffer_name(op) or "buf"
         where = self._where(f"{op.name} '{base}'")
         shape = memref_shape(memref_type, where)
-        if "hcl.dtype" in attributes:
-            dtype = parse_dtype_at(ir.StringAttr(attributes["hcl.dtype"]).value, where)
+        dtype_name = attrs.buffer_dtype(op)
+        if dtype_name is not None:
+            dtype = parse_dtype_at(dtype_name, where)
             check_element(dtype, memref_type.element_type, where)
         else:
             dtype = default_dtype(memref_type.element_type, where)
@@ -53,9 +55,9 @@ class MemoryLoopOps(EmitterCore):
                 self._line(pragma)
             self.memories[result] = Memory(name, dtype, len(memref_type.shape), stream=True)
             return
-        zero = " = {}" if "hcl.zero_init" in attributes else ""
+        zero = " = {}" if attrs.is_zero_init(op) else ""
         self._line(f"{c_type(dtype)} {name}{''.join(f'[{dim}]' for dim in shape)}{zero};")
-        pragmas = buffer_pragmas(attributes, name, len(shape), where)
+        pragmas = buffer_pragmas(op, name, len(shape), where)
         if pragmas and result in self.unpartitioned:
             pragmas = [f"// {name} is not partitioned here: {self.unpartitioned[result]}"]
         for pragma in pragmas:
@@ -82,7 +84,7 @@ class MemoryLoopOps(EmitterCore):
 
     def _subscripts(self, op: ir.Operation, memory: Memory, indices: list[ir.Value]) -> str:
         if op.name.startswith("affine."):
-            affine_map = ir.AffineMapAttr(op.attributes["map"]).value
+            affine_map = upstream.access_map(op)
             dims = [self._view(v) for v in indices[: affine_map.n_dims]]
             symbols = [self._view(v) for v in indices[affine_map.n_dims :]]
             texts = [self._affine_expr(expr, dims, symbols, op) for expr in affine_map.results]
@@ -133,7 +135,7 @@ class MemoryLoopOps(EmitterCore):
         self._line(f"{memory.name}.write({text});")
 
     def _affine_apply(self, op: ir.Operation) -> None:
-        affine_map = ir.AffineMapAttr(op.attributes["map"]).value
+        affine_map = upstream.access_map(op)
         operands = [self._view(v) for v in op.operands]
         dims, symbols = operands[: affine_map.n_dims], operands[affine_map.n_dims :]
         self._define(op.results[0], INDEX, self._affine_expr(affine_map.results[0], dims, symbols, op))
@@ -164,15 +166,14 @@ class MemoryLoopOps(EmitterCore):
 
     def _affine_for(self, op: ir.Operation) -> None:
         view = op.opview
-        lower = self._affine_bound(op, "lowerBoundMap", list(view.lowerBoundOperands))
-        upper = self._affine_bound(op, "upperBoundMap", list(view.upperBoundOperands))
-        step = ir.IntegerAttr(op.attributes["step"]).value
+        lower = self._affine_bound(op, upstream.lower_bound_map(op), list(view.lowerBoundOperands))
+        upper = self._affine_bound(op, upstream.upper_bound_map(op), list(view.upperBoundOperands))
+        step = upstream.loop_step(op)
         self._for_loop(op, INDEX, lower, upper, c_int(step), step == 1, "<", list(view.inits))
 
-    def _affine_bound(self, op: ir.Operation, key: str, operands: list[ir.Value]) -> str:
-        affine_map = ir.AffineMapAttr(op.attributes[key]).value
+    def _affine_bound(self, op: ir.Operation, affine_map: ir.AffineMap, operands: list[ir.Value]) -> str:
         if len(affine_map.results) != 1:
-            raise self._fail(op, f"{key} {affine_map} has several results (max/min bounds are not supported)")
+            raise self._fail(op, f"bound {affine_map} has several results (max/min bounds are not supported)")
         texts = [self._view(v) for v in operands]
         return self._affine_expr(
             affine_map.results[0], texts[: affine_map.n_dims], texts[affine_map.n_dims :], op
@@ -180,11 +181,11 @@ class MemoryLoopOps(EmitterCore):
 
     def _scf_for(self, op: ir.Operation) -> None:
         lower, upper, step = list(op.operands)[:3]
-        iv_type = ctype_of(lower.type, "unsignedCmp" not in op.attributes)
+        iv_type = ctype_of(lower.type, not upstream.unsigned_compare(op))
         signed = None if iv_type.kind == "index" else iv_type.signed
         compare = "<"
         bound = self._view(upper, signed)
-        if iv_type.kind == "index" and "unsignedCmp" in op.attributes:
+        if iv_type.kind == "index" and upstream.unsigned_compare(op):
             bound = self._view(upper, False)
         unit_step = self._scalar(step).const == 1
         self._for_loop(
@@ -228,7 +229,7 @@ class MemoryLoopOps(EmitterCore):
 
     def _loop_body(self, op: ir.Operation, block: ir.Block, carried: list[Carried | None]) -> None:
         self.indent += 1
-        for pragma in loop_pragmas(op):
+        for pragma in loop_pragmas(op, self._where_loop()):
             self._line(pragma)
         terminator = self._emit_ops(block)
         if terminator is not None:
@@ -251,7 +252,7 @@ class MemoryLoopOps(EmitterCore):
         else:
             self._line(f"{label}: while (true) {{")
         self.indent += 1
-        for pragma in loop_pragmas(op):
+        for pragma in loop_pragmas(op, self._where_loop()):
             self._line(pragma)
         if not simple:
             condition = self._emit_ops(before)
@@ -321,12 +322,16 @@ class MemoryLoopOps(EmitterCore):
         for c, text in pending:
             self._line(f"{c.name} = {text};")
 
+    def _where_loop(self) -> str:
+        """Where a loop is, for messages: its function and stage."""
+        return self._where(f"stage {self.stages[-1]}") if self.stages else f"@{self.func_name}"
+
     def _label(self, op: ir.Operation) -> tuple[str, bool]:
         """`l_<stage>_<loop>` unique in the function; pushes the stage when the loop is a stage root."""
-        attributes = op.attributes
-        pushed = "op_name" in attributes
+        stage = attrs.stage_name(op)
+        pushed = stage is not None
         if pushed:
-            self.stages.append(sanitize(ir.StringAttr(attributes["op_name"]).value))
+            self.stages.append(sanitize(stage))
         loop = sanitize(_loop_name(op) or "loop")
         base = f"l_{self.stages[-1]}_{loop}" if self.stages else f"l_{loop}"
         label = unique(base, self.labels)
@@ -336,7 +341,7 @@ class MemoryLoopOps(EmitterCore):
     # ---- calls ---------------------------------------------------------------------------------
 
     def _call(self, op: ir.Operation) -> None:
-        callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+        callee = upstream.callee(op)
         if callee in self.prints:
             self._print_call(op, self.prints[callee])
             return
@@ -398,8 +403,7 @@ class MemoryLoopOps(EmitterCore):
 
 
 def _loop_name(op: ir.Operation) -> str | None:
-    attributes = op.attributes
-    return ir.StringAttr(attributes["loop_name"]).value if "loop_name" in attributes else None
+    return attrs.loop_name(op)
 
 
 def _has_content(block: ir.Block, carried: list[Carried | None]) -> bool:

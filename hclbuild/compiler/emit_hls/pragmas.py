@@ -8,15 +8,15 @@ case in the function for its place.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 
 from mlir import ir
 
+from hclbuild.compiler import attrs
+from hclbuild.compiler.attrs import ArrayPartition
 from hclbuild.compiler.emit_hls.c_types import CSignature
 from hclbuild.compiler.emit_hls.interfaces import FunctionInterfaces
-from hclbuild.errors import CompileError
-
-_PARTITION_TYPES = ("complete", "block", "cyclic")
+from hclbuild.errors import CompileError, HCLNotImplementedError
 
 
 def function_pragmas(
@@ -39,7 +39,7 @@ def function_pragmas(
     if inline_off:
         # keep the function a module of its own: Vitis inlines small functions by default
         pragmas.append("#pragma HLS inline off")
-    if "dataflow" in func.attributes:
+    if attrs.is_dataflow(func):
         pragmas.append("#pragma HLS dataflow")
     where = f"@{signature.name}"
     for arg, partitions in zip(signature.args, arg_partitions(func, len(signature.args), where)):
@@ -52,14 +52,9 @@ def function_pragmas(
     return pragmas
 
 
-def buffer_pragmas(attributes: ir.OpAttributeMap, name: str, rank: int, where: str) -> list[str]:
+def buffer_pragmas(op: ir.Operation, name: str, rank: int, where: str) -> list[str]:
     """The pragmas following the declaration of local array `name`: its hcl.partition entries."""
-    partitions = (
-        [ir.StringAttr(s).value for s in ir.ArrayAttr(attributes["hcl.partition"])]
-        if "hcl.partition" in attributes
-        else []
-    )
-    return partition_pragmas(name, partitions, rank, where)
+    return partition_pragmas(name, attrs.buffer_partitions(op, where), rank, where)
 
 
 def stream_pragmas(name: str, depth: int) -> list[str]:
@@ -67,56 +62,61 @@ def stream_pragmas(name: str, depth: int) -> list[str]:
     return [f"#pragma HLS stream variable={name} depth={depth}"]
 
 
-def loop_pragmas(op: ir.Operation) -> list[str]:
-    """The pragmas opening a loop body: pipeline, unroll, dataflow."""
-    attributes = op.attributes
+def loop_pragmas(op: ir.Operation, where: str) -> list[str]:
+    """The pragmas opening a loop body: pipeline, unroll, dataflow, loop_tripcount.
+
+    `parallel` is refused (HCLNotImplementedError naming `where`): Vitis HLS has no parallel pragma,
+    and guessing one (a full unroll replicates the body as many times as the loop runs) would change
+    the hardware silently; HeteroCL's own emitter drops it without a word (docs/schedule.md).
+    """
+    directives = attrs.loop_directives(op)
+    if directives.parallel:
+        loop = attrs.loop_name(op) or "?"
+        raise HCLNotImplementedError(
+            f"{where}: parallel({loop}) has no Vitis HLS pragma; use unroll({loop}) to replicate the "
+            f"loop body, or pipeline({loop}) to overlap its iterations"
+        )
     pragmas = []
-    if "pipeline_ii" in attributes:
-        pragmas.append(f"#pragma HLS pipeline II={ir.IntegerAttr(attributes['pipeline_ii']).value}")
-    if "unroll" in attributes:
-        factor = ir.IntegerAttr(attributes["unroll"]).value
+    if directives.pipeline_ii is not None:
+        pragmas.append(f"#pragma HLS pipeline II={directives.pipeline_ii}")
+    if directives.unroll is not None:
+        factor = directives.unroll
         pragmas.append("#pragma HLS unroll" if factor == 0 else f"#pragma HLS unroll factor={factor}")
-    if "dataflow" in attributes:
+    if directives.dataflow:
         pragmas.append("#pragma HLS dataflow")
-    if "hcl.max_trip" in attributes:  # a runtime trip count: tells csynth its bound (docs/IR.md)
-        pragmas.append(f"#pragma HLS loop_tripcount max={ir.IntegerAttr(attributes['hcl.max_trip']).value}")
+    trips = attrs.max_trip(op)
+    if trips is not None:  # a runtime trip count: tells csynth its bound (docs/IR.md)
+        pragmas.append(f"#pragma HLS loop_tripcount max={trips}")
     return pragmas
 
 
-def arg_partitions(func: ir.Operation, count: int, where: str) -> list[list[str]]:
-    attributes = func.attributes
-    if "hcl.arg_partitions" not in attributes:
+def arg_partitions(func: ir.Operation, count: int, where: str) -> list[list[ArrayPartition]]:
+    per_arg = attrs.arg_partitions(func, where)
+    if per_arg is None:
         return [[] for _ in range(count)]
-    per_arg = [
-        [ir.StringAttr(s).value for s in ir.ArrayAttr(a)]
-        for a in ir.ArrayAttr(attributes["hcl.arg_partitions"])
-    ]
     if len(per_arg) != count:
-        raise CompileError(f"{where}: hcl.arg_partitions has {len(per_arg)} entries for {count} arguments")
+        raise CompileError(
+            f"{where}: {attrs.ARG_PARTITIONS} has {len(per_arg)} entries for {count} arguments"
+        )
     return per_arg
 
 
-def partition_pragmas(name: str, partitions: list[str], rank: int, where: str) -> list[str]:
-    """`#pragma HLS array_partition` lines from "<type>:<dim>:<factor>" strings (dim 0 = all)."""
+def partition_pragmas(name: str, partitions: Sequence[ArrayPartition], rank: int, where: str) -> list[str]:
+    """`#pragma HLS array_partition` lines (dim 0 = all dimensions)."""
     pragmas = []
-    for text in partitions:
-        parts = text.split(":")
-        if (
-            len(parts) != 3
-            or parts[0] not in _PARTITION_TYPES
-            or not parts[1].isdigit()
-            or not parts[2].isdigit()
-        ):
+    for partition in partitions:
+        text = attrs.format_partition(partition)
+        if partition.dim > rank:
             raise CompileError(
-                f"{where}: malformed partition '{text}' (expected '<complete|block|cyclic>:<dim>:<factor>')"
+                f"{where}: partition '{text}' names dimension {partition.dim} of a rank-{rank} array"
             )
-        kind, dim, factor = parts[0], int(parts[1]), int(parts[2])
-        if dim > rank:
-            raise CompileError(f"{where}: partition '{text}' names dimension {dim} of a rank-{rank} array")
-        if kind == "complete":
-            pragmas.append(f"#pragma HLS array_partition variable={name} complete dim={dim}")
-        elif factor < 1:
+        if partition.kind == "complete":
+            pragmas.append(f"#pragma HLS array_partition variable={name} complete dim={partition.dim}")
+        elif partition.factor < 1:
             raise CompileError(f"{where}: partition '{text}' needs a factor >= 1")
         else:
-            pragmas.append(f"#pragma HLS array_partition variable={name} {kind} dim={dim} factor={factor}")
+            pragmas.append(
+                f"#pragma HLS array_partition variable={name} {partition.kind} dim={partition.dim} "
+                f"factor={partition.factor}"
+            )
     return pragmas

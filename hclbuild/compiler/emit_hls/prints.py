@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from mlir import ir
 
+from hclbuild.compiler import attrs
+from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.compiler.emit_hls.core import EmitterCore
 from hclbuild.dsl.printing import conversions
 
@@ -31,9 +33,9 @@ def print_formats(module: ir.Module) -> dict[str, str]:
     """hcl.print declarations of a module: function name -> format."""
     found = {}
     for op in module.body.operations:
-        attrs = op.operation.attributes
-        if op.operation.name == "func.func" and "hcl.print" in attrs:
-            found[ir.StringAttr(attrs["sym_name"]).value] = ir.StringAttr(attrs["hcl.print"]).value
+        fmt = attrs.print_format(op) if op.operation.name == "func.func" else None
+        if fmt is not None:
+            found[upstream.symbol_name(op)] = fmt
     return found
 
 

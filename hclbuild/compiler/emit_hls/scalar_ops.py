@@ -10,6 +10,7 @@ import re
 
 from mlir import ir
 
+from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.compiler.emit_hls.c_types import (
     BOOL,
     INDEX,
@@ -122,7 +123,7 @@ class ScalarOps(WideIntOps):
     def _constant(self, op: ir.Operation) -> None:
         result = op.results[0]
         ctype = ctype_of(result.type)
-        attr = op.attributes["value"]
+        attr = upstream.constant_value(op)
         if ctype.kind == "float":
             self.values[result] = Scalar(ctype, float_literal(ir.FloatAttr(attr).value, ctype.bits))
             return
@@ -251,7 +252,7 @@ class ScalarOps(WideIntOps):
         return f"(unsigned){self._view(amount, False)}"
 
     def _cmpi(self, op: ir.Operation) -> None:
-        predicate = ir.IntegerAttr(op.attributes["predicate"]).value
+        predicate = upstream.compare_predicate(op)
         symbol, signed = _CMPI[predicate]
         lhs, rhs = op.operands
         if lhs == rhs:
@@ -273,7 +274,7 @@ class ScalarOps(WideIntOps):
         self._define(op.results[0], BOOL, f"{self._view(lhs, signed)} {symbol} {self._view(rhs, signed)}")
 
     def _cmpf(self, op: ir.Operation) -> None:
-        template = _CMPF[ir.IntegerAttr(op.attributes["predicate"]).value]
+        template = _CMPF[upstream.compare_predicate(op)]
         a, b = (self._view(v) for v in op.operands)
         self._define(op.results[0], BOOL, template.format(a=a, b=b))
 

@@ -9,13 +9,16 @@ error naming the stage and the tensor.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from mlir import ir
 from mlir.dialects import arith, memref, scf
 
-from hclbuild.errors import APIError, HCLNotImplementedError
+from hclbuild.compiler import attrs
+from hclbuild.compiler import upstream_attrs as upstream
+from hclbuild.compiler.attrs import ArrayPartition
+from hclbuild.errors import APIError, CompileError, HCLNotImplementedError
 
 _PASS_THROUGH = frozenset(
     {"arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci"}
@@ -56,7 +59,7 @@ def _constant(value: ir.Value) -> int | None:
     owner = value.owner if isinstance(value, ir.OpResult) else None
     if owner is None or owner.name != "arith.constant":
         return None
-    attr = owner.attributes["value"]
+    attr = upstream.constant_value(owner)
     return ir.IntegerAttr(attr).value if isinstance(attr, ir.IntegerAttr) else None
 
 
@@ -186,15 +189,15 @@ def value_range(form: Linear, extents: dict[ir.Value, int]) -> tuple[int, int]:
 
 
 def loop_name(op: ir.Operation) -> str | None:
-    return ir.StringAttr(op.attributes["loop_name"]).value if "loop_name" in op.attributes else None
+    return attrs.loop_name(op)
 
 
 def constant_extent(loop: ir.Operation) -> int | None:
     """N for `affine.for 0 to N step 1` with constant bounds, else None."""
-    if loop.name != "affine.for" or ir.IntegerAttr(loop.attributes["step"]).value != 1:
+    if loop.name != "affine.for" or upstream.loop_step(loop) != 1:
         return None
-    lower = ir.AffineMapAttr(loop.attributes["lowerBoundMap"]).value
-    upper = ir.AffineMapAttr(loop.attributes["upperBoundMap"]).value
+    lower = upstream.lower_bound_map(loop)
+    upper = upstream.upper_bound_map(loop)
     if lower.n_inputs or upper.n_inputs or len(lower.results) != 1 or len(upper.results) != 1:
         return None
     low, high = lower.results[0], upper.results[0]
@@ -205,7 +208,8 @@ def constant_extent(loop: ir.Operation) -> int | None:
 
 def set_extent(loop: ir.Operation, extent: int) -> None:
     """Make a constant-bound affine.for run 0..extent."""
-    loop.attributes["upperBoundMap"] = ir.AffineMapAttr.get(ir.AffineMap.get_constant(int(extent)))
+    with loop.context:
+        upstream.set_upper_bound_map(loop, ir.AffineMap.get_constant(int(extent)))
 
 
 def loop_variable(loop: ir.Operation) -> ir.Value:
@@ -247,10 +251,10 @@ def enclosing(op: ir.Operation, stop: ir.Operation) -> list[ir.Operation]:
 def stage_root(func_op: ir.Operation, stage: str, what: str) -> ir.Operation:
     """The top-level op of `func_op` whose op_name is `stage`."""
     for op in body_ops(body_block(func_op)):
-        if "op_name" in op.attributes and ir.StringAttr(op.attributes["op_name"]).value == stage:
+        if attrs.stage_name(op) == stage:
             return op
     raise APIError(
-        f"{what}: stage {stage!r} is not a stage of @{ir.StringAttr(func_op.attributes['sym_name']).value} "
+        f"{what}: stage {stage!r} is not a stage of @{upstream.symbol_name(func_op)} "
         "(was it moved by compute_at or outlined?)"
     )
 
@@ -268,16 +272,11 @@ def loop_named(root: ir.Operation, name: str, stage: str, what: str) -> ir.Opera
 def memref_named(func_op: ir.Operation, name: str) -> ir.Value | None:
     """The argument (by hcl.arg_names) or entry-block alloc (by `name`) called `name`."""
     block = body_block(func_op)
-    if "hcl.arg_names" in func_op.attributes:
-        for arg, arg_name in zip(block.arguments, ir.ArrayAttr(func_op.attributes["hcl.arg_names"])):
-            if ir.StringAttr(arg_name).value == name and isinstance(arg.type, ir.MemRefType):
-                return arg
+    for arg, arg_name in zip(block.arguments, attrs.arg_names(func_op) or []):
+        if arg_name == name and isinstance(arg.type, ir.MemRefType):
+            return arg
     for op in body_ops(block):
-        if (
-            op.name == "memref.alloc"
-            and "name" in op.attributes
-            and ir.StringAttr(op.attributes["name"]).value == name
-        ):
+        if op.name == "memref.alloc" and attrs.buffer_name(op) == name:
             return op.results[0]
     return None
 
@@ -285,12 +284,20 @@ def memref_named(func_op: ir.Operation, name: str) -> ir.Value | None:
 def memref_dtype(func_op: ir.Operation, value: ir.Value) -> str:
     """The DSL dtype name of a memref: its alloc's hcl.dtype or the function's hcl.arg_types."""
     if isinstance(value, ir.BlockArgument):
-        return ir.StringAttr(ir.ArrayAttr(func_op.attributes["hcl.arg_types"])[value.arg_number]).value
-    return ir.StringAttr(value.owner.attributes["hcl.dtype"]).value
+        return (attrs.arg_types(func_op) or [])[value.arg_number]
+    dtype = attrs.buffer_dtype(value.owner)
+    if dtype is None:
+        raise CompileError(f"@{upstream.symbol_name(func_op)}: a buffer has no {attrs.DTYPE} attribute")
+    return dtype
 
 
 def insert_alloc(
-    func_op: ir.Operation, name: str, dtype: str, element: ir.Type, shape: list[int], partitions: list[str]
+    func_op: ir.Operation,
+    name: str,
+    dtype: str,
+    element: ir.Type,
+    shape: list[int],
+    partitions: Sequence[ArrayPartition],
 ) -> ir.Value:
     """A named buffer after the allocs at the top of the function (docs/IR.md: buffers come first)."""
     block = body_block(func_op)
@@ -299,10 +306,9 @@ def insert_alloc(
     point = ir.InsertionPoint.after(allocs[-1]) if allocs else ir.InsertionPoint.at_block_begin(block)
     with point:
         op = memref.AllocOp(ir.MemRefType.get(list(shape), element), [], [])
-    op.attributes["name"] = ir.StringAttr.get(name)
-    op.attributes["hcl.dtype"] = ir.StringAttr.get(dtype)
-    if partitions:
-        op.attributes["hcl.partition"] = ir.ArrayAttr.get([ir.StringAttr.get(p) for p in partitions])
+    attrs.set_buffer_name(op, name)
+    attrs.set_buffer_dtype(op, dtype)
+    attrs.set_buffer_partitions(op, partitions)
     return op.result
 
 

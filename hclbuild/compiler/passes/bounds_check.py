@@ -16,6 +16,8 @@ from typing import Any
 from mlir import ir
 from mlir.dialects import arith, func, scf
 
+from hclbuild.compiler import attrs
+from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.compiler.work_estimate import constant_loop_bounds
 from hclbuild.probes import PHASE_OUT_OF_BOUNDS, PROBE_FUNCTION
 
@@ -55,15 +57,14 @@ def out_of_bounds_message(check: dict[str, Any], dim: int, index: int) -> str:
 def tensor_names(fn: ir.OpView) -> dict[Any, str]:
     """memref value -> tensor name (alloc `name`, or the function's hcl.arg_names)."""
     names: dict[Any, str] = {}
-    attrs = fn.operation.attributes
     block = fn.regions[0].blocks[0]
-    if "hcl.arg_names" in attrs:
-        for arg, name in zip(block.arguments, ir.ArrayAttr(attrs["hcl.arg_names"])):
-            names[arg] = ir.StringAttr(name).value
+    for arg, name in zip(block.arguments, attrs.arg_names(fn) or []):
+        names[arg] = name
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name in ("memref.alloc", "memref.alloca") and "name" in op.attributes:
-            names[op.results[0]] = ir.StringAttr(op.attributes["name"]).value
+        name = attrs.buffer_name(op) if op.name in ("memref.alloc", "memref.alloca") else None
+        if name is not None:
+            names[op.results[0]] = name
         return ir.WalkResult.ADVANCE
 
     fn.operation.walk(visit)
@@ -75,8 +76,7 @@ def stage_of(op: ir.Operation, fn: ir.Operation) -> str:
     stage = ""
     node = op
     while node is not None and node != fn:
-        if "op_name" in node.attributes:
-            stage = ir.StringAttr(node.attributes["op_name"]).value
+        stage = attrs.stage_name(node) or stage
         parent = node.parent
         node = parent.operation if parent is not None else None
     return stage
@@ -84,12 +84,12 @@ def stage_of(op: ir.Operation, fn: ir.Operation) -> str:
 
 def declare_probe(module: ir.Module) -> None:
     for op in module.body.operations:
-        if "sym_name" in op.attributes and ir.StringAttr(op.attributes["sym_name"]).value == PROBE_FUNCTION:
+        if upstream.has_symbol(op) and upstream.symbol_name(op) == PROBE_FUNCTION:
             return
     i64 = ir.IntegerType.get_signless(64)
     with ir.InsertionPoint.at_block_begin(module.body):
         decl = func.FuncOp(PROBE_FUNCTION, ir.FunctionType.get([i64] * 4, []))
-        decl.attributes["sym_visibility"] = ir.StringAttr.get("private")
+        upstream.set_private(decl)
 
 
 class _IndexRanges:
@@ -119,7 +119,7 @@ class _IndexRanges:
         op = value.owner
         name = op.name
         if name == "arith.constant":
-            attr = op.attributes["value"]
+            attr = upstream.constant_value(op)
             return (attr.value, attr.value) if isinstance(attr, ir.IntegerAttr) else None
         if name == "arith.index_cast":
             return self.range(op.operands[0])
@@ -210,7 +210,7 @@ def bounds_check(module: ir.Module) -> list[BoundsCheck]:
         for fn in module.body.operations:
             if fn.operation.name != "func.func" or not fn.regions[0].blocks:
                 continue
-            fn_name = ir.StringAttr(fn.operation.attributes["sym_name"]).value
+            fn_name = upstream.symbol_name(fn)
             names = tensor_names(fn)
 
             def visit(

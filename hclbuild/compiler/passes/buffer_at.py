@@ -17,6 +17,9 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import affine, memref
 
+from hclbuild.compiler import attrs
+from hclbuild.compiler import upstream_attrs as upstream
+from hclbuild.compiler.attrs import ArrayPartition, LoopDirectives
 from hclbuild.compiler.passes.affine_access import (
     Linear,
     access_ranges,
@@ -92,9 +95,9 @@ def _copy_nest(region: _Region, suffix: str, body) -> None:
     points = []
     for k, (size, name) in enumerate(zip(region.sizes, region.loop_names)):
         loop = affine.AffineForOp(0, size, 1)
-        loop.attributes["loop_name"] = ir.StringAttr.get(f"{name}_{suffix}")
+        attrs.set_loop_name(loop, f"{name}_{suffix}")
         if k == len(region.sizes) - 1:
-            loop.attributes["pipeline_ii"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1)
+            attrs.set_loop_directives(loop, LoopDirectives(pipeline_ii=1))
         variables.append(loop.induction_variable)
         point = ir.InsertionPoint(loop.body)
         point.__enter__()
@@ -111,7 +114,12 @@ def _copy_nest(region: _Region, suffix: str, body) -> None:
 
 
 def buffer_at(
-    module: ir.Module, target: str, stage: str, axis: str, buffer: str, partitions: tuple[str, ...] = ()
+    module: ir.Module,
+    target: str,
+    stage: str,
+    axis: str,
+    buffer: str,
+    partitions: tuple[ArrayPartition, ...] = (),
 ) -> tuple[int, ...]:
     """Apply one buffer_at (in place); the shape of the buffer it creates.
 
@@ -123,9 +131,7 @@ def buffer_at(
         loop = loop_named(root, axis, stage, "buffer_at")
         source = memref_named(top, target)
         if source is None:
-            raise APIError(
-                f"buffer_at: @{ir.StringAttr(top.attributes['sym_name']).value} has no tensor {target!r}"
-            )
+            raise APIError(f"buffer_at: @{upstream.symbol_name(top)} has no tensor {target!r}")
         outer = {loop_variable(op) for op in enclosing(loop, root) + [loop] if op.name in _LOOPS}
         found = accesses(loop, source, stage, target, "buffer_at", computed_from(outer))
         if not found:
@@ -194,7 +200,7 @@ class BufferAtPass:
     stage: str
     axis: str
     buffer: str
-    partitions: tuple[str, ...] = ()
+    partitions: tuple[ArrayPartition, ...] = ()
 
     def run(self, module: ir.Module) -> tuple[int, ...]:
         """Create the buffer and route the loop's accesses through it; the buffer's shape."""

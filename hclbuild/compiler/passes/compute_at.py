@@ -18,6 +18,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, memref
 
+from hclbuild.compiler import attrs
 from hclbuild.compiler.passes.affine_access import (
     Linear,
     access_ranges,
@@ -35,6 +36,7 @@ from hclbuild.compiler.passes.affine_access import (
     loop_named,
     loop_variable,
     materialize,
+    memref_dtype,
     memref_named,
     memrefs_touched,
     replace_in,
@@ -109,9 +111,7 @@ def compute_at(module: ir.Module, producer: str, consumer: str, axis: str, tenso
                 and op.name != "memref.alloc"
                 and any(any(v == buffer for v in inner.operands) for inner in walk(op))
             ):
-                name = (
-                    ir.StringAttr(op.attributes["op_name"]).value if "op_name" in op.attributes else op.name
-                )
+                name = attrs.stage_name(op) or op.name
                 raise APIError(
                     f"compute_at: stage {name!r} also uses {tensor!r}; only its consumer "
                     f"{consumer!r} may read it"
@@ -143,25 +143,18 @@ def compute_at(module: ir.Module, producer: str, consumer: str, axis: str, tenso
         bases = [fixed.plus(Linear({}, low)) for fixed, low, _ in ranges]
         p_loops = _producer_loops(stores, shape, producer, tensor)
 
-        attrs = buffer.owner.attributes
-        partitions = (
-            [ir.StringAttr(p).value for p in ir.ArrayAttr(attrs["hcl.partition"])]
-            if "hcl.partition" in attrs
-            else []
-        )
         local = insert_alloc(
             top,
             tensor,
-            ir.StringAttr(attrs["hcl.dtype"]).value,
+            memref_dtype(top, buffer),
             ir.MemRefType(buffer.type).element_type,
             sizes,
-            partitions,
+            attrs.buffer_partitions(buffer.owner, f"compute_at: {tensor!r}"),
         )
         anchor = body_ops(block)[0] if body_ops(block) else list(block.operations)[-1].operation
         p_root.move_before(anchor)
-        for name in ("op_name", "dataflow"):
-            if name in p_root.attributes:
-                del p_root.attributes[name]
+        attrs.clear_stage_name(p_root)
+        attrs.mark_dataflow(p_root, False)
         with ir.InsertionPoint(p_root):
             origins = [None if not base.terms and not base.const else materialize(base) for base in bases]
             zero = index_const(0)
@@ -220,7 +213,7 @@ def _check_order(
         _, writes = memrefs_touched(op)
         clash = writes & p_reads
         if clash:
-            name = ir.StringAttr(op.attributes["op_name"]).value if "op_name" in op.attributes else op.name
+            name = attrs.stage_name(op) or op.name
             raise APIError(
                 f"compute_at: stage {name!r} writes a tensor that stage {producer!r} reads, so "
                 f"{producer!r} cannot move into {consumer!r}"

@@ -11,6 +11,8 @@ from typing import Any
 
 from mlir import ir
 
+from hclbuild.compiler import upstream_attrs as upstream
+
 # value-preserving for the small constants that matter here (0, -1, a subscript)
 _CASTS = frozenset(
     {"arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci", "arith.bitcast"}
@@ -25,7 +27,7 @@ def constant_int(value: ir.Value) -> int | None:
             return None  # a block argument: a loop variable or a function argument
         op = owner.operation if isinstance(owner, ir.OpView) else owner
         if op.name == "arith.constant":
-            attr = op.attributes["value"]
+            attr = upstream.constant_value(op)
             return attr.value if isinstance(attr, ir.IntegerAttr) else None
         if op.name in _CASTS:
             value = op.operands[0]
@@ -43,7 +45,7 @@ def defined_functions(module: ir.Module) -> Iterator[tuple[Any, str]]:
     """(func.func op, its name) of every function with a body."""
     for fn in module.body.operations:
         if fn.operation.name == "func.func" and fn.regions[0].blocks:
-            yield fn, ir.StringAttr(fn.operation.attributes["sym_name"]).value
+            yield fn, upstream.symbol_name(fn)
 
 
 def first_op(fn: Any, matches: Callable[[ir.Operation], bool]) -> ir.Operation | None:

@@ -17,7 +17,6 @@ from typing import Any, ClassVar
 from mlir.dialects import arith, memref
 from mlir.dialects import func as func_d
 from mlir.ir import (
-    ArrayAttr,
     FunctionType,
     IndexType,
     InsertionPoint,
@@ -28,19 +27,18 @@ from mlir.ir import (
     Module,
     Operation,
     ShapedType,
-    StringAttr,
-    TypeAttr,
     Value,
     WalkOrder,
     WalkResult,
 )
 
+from hclbuild.compiler import attrs
+from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.compiler.passes.outline import (
     callee_name,
     dtype_of_type,
     find_top_function,
     functions,
-    string_list,
     symbol_name,
 )
 from hclbuild.errors import APIError, CompileError
@@ -101,7 +99,7 @@ def instrument_calls(module: Module) -> list[ProbeSite]:
     def visit(op: Operation) -> WalkResult:
         if op.name == "func.call":
             callee = defined.get(callee_name(op))
-            if callee is not None and "hcl.outlined" in callee.attributes:
+            if callee is not None and attrs.is_outlined(callee):
                 calls.append(op)
         return WalkResult.ADVANCE
 
@@ -119,23 +117,20 @@ def _declare_probe(module: Module, defined: dict[str, Operation]) -> None:
     want = FunctionType.get([i64] * 4, [], ctx)
     existing = defined.get(PROBE_FUNCTION)
     if existing is not None:
-        if TypeAttr(existing.attributes["function_type"]).value != want:
+        if upstream.function_type(existing) != want:
             raise CompileError(f"instrument: @{PROBE_FUNCTION} exists with another signature")
         return
     with InsertionPoint(module.body), Location.unknown(ctx):
         probe = func_d.FuncOp(PROBE_FUNCTION, want, visibility="private")
-    attrs = probe.operation.attributes
-    attrs["hcl.arg_names"] = ArrayAttr.get(
-        [StringAttr.get(n, ctx) for n in ("site", "phase", "arg", "ptr")], ctx
-    )
-    attrs["hcl.arg_types"] = ArrayAttr.get([StringAttr.get("int64", ctx)] * 4, ctx)
+    attrs.set_arg_names(probe, ["site", "phase", "arg", "ptr"])
+    attrs.set_arg_types(probe, ["int64"] * 4)
 
 
 def _instrument(site: int, call: Operation, callee: Operation) -> ProbeSite:
     ctx = call.context
     i64 = IntegerType.get_signless(64, ctx)
-    names = string_list(callee, "hcl.arg_names") or []
-    types = string_list(callee, "hcl.arg_types") or []
+    names = attrs.arg_names(callee) or []
+    types = attrs.arg_types(callee) or []
     operands = list(call.operands)
     args: list[ProbeArg] = []
     for k, value in enumerate(operands):
@@ -165,9 +160,10 @@ def _instrument(site: int, call: Operation, callee: Operation) -> ProbeSite:
             for k in probed:
                 func_d.CallOp([], PROBE_FUNCTION, [site_id, after, arg_ids[k], pointers[k]])
     # a unified callee holds other stages than the ones this call replaces: the call says which
-    holder = call if "hcl.stages" in call.attributes else callee
-    stages = holder.attributes.get("hcl.stages", None)
-    stage_names = tuple(StringAttr(stages).value.split(",")) if stages is not None else ()
+    stages = attrs.outlined_stages(call)
+    if stages is None:
+        stages = attrs.outlined_stages(callee)
+    stage_names = tuple(stages or ())
     return ProbeSite(site, symbol_name(callee), tuple(args), stage_names)
 
 

@@ -1,7 +1,7 @@
 """Outline groups of stages of the top function into private `Stage_...` functions (HeteroCL outline).
 
-A group is a list of stage names (one function holding them, in program order) or a range
-`("range", start, end)`: the two stages and every stage on a dataflow path between them. All
+A group is a StageSet or a list of stage names (one function holding them, in program order) or
+a StageRange: the two stages and every stage on a dataflow path between them. All
 groups of a design are planned in one pass over one analysis of the program (outline_plan), so
 an APIError leaves the module untouched and the cost is linear in the number of stages; then
 the stages move into new functions and a `func.call` takes the place of each group's last
@@ -17,22 +17,21 @@ from typing import ClassVar
 
 from mlir.dialects import func as func_d
 from mlir.ir import (
-    ArrayAttr,
     Block,
     BlockArgument,
-    FlatSymbolRefAttr,
     FunctionType,
     InsertionPoint,
     Location,
     Module,
     Operation,
-    StringAttr,
-    UnitAttr,
     Value,
     WalkOrder,
     WalkResult,
 )
 
+from hclbuild.compiler import attrs
+from hclbuild.compiler import upstream_attrs as upstream
+from hclbuild.compiler.attrs import ArrayPartition
 from hclbuild.compiler.passes.outline_analysis import (
     ALLOC_OPS,
     READ,
@@ -48,14 +47,11 @@ from hclbuild.compiler.passes.outline_analysis import (
     functions,
     is_memref,
     ops_inside,
-    string_list,
     symbol_name,
 )
 from hclbuild.compiler.passes.outline_plan import Group, GroupPlan, StageProgram, plan_groups
 from hclbuild.errors import APIError
-
-# attributes that name things rather than describe structure (ignored when unifying)
-_NAMING_ATTRS = frozenset({"op_name", "loop_name", "name"})
+from hclbuild.schedule.schedule import StageRange, StageSet
 
 # ---------------------------------------------------------------- rewriting
 
@@ -67,33 +63,29 @@ class _Arg:
     value: Value
     name: str
     dtype: str
-    partitions: ArrayAttr | None
+    partitions: list[ArrayPartition]
 
 
-def _describe(value: Value, top: Operation, fallback: str) -> tuple[str, str, ArrayAttr | None]:
+def _describe(value: Value, top: Operation, fallback: str) -> tuple[str, str, list[ArrayPartition]]:
     """(name, dtype name, partitions) of a caller value, from its alloc or the caller's attributes."""
     if isinstance(value, BlockArgument) and value.owner.owner.operation == top:
         k = value.arg_number
-        names = string_list(top, "hcl.arg_names") or []
-        types = string_list(top, "hcl.arg_types") or []
-        parts = (
-            ArrayAttr(top.attributes["hcl.arg_partitions"])
-            if "hcl.arg_partitions" in top.attributes
-            else None
-        )
+        names = attrs.arg_names(top) or []
+        types = attrs.arg_types(top) or []
+        parts = attrs.arg_partitions(top) or []
         return (
             names[k] if k < len(names) else fallback,
             types[k] if k < len(types) else dtype_of_type(value.type),
-            ArrayAttr(parts[k]) if parts is not None and k < len(parts) else None,
+            parts[k] if k < len(parts) else [],
         )
     op = defining_op(value)
     if op is not None:
-        attrs = op.attributes
-        name = StringAttr(attrs["name"]).value if "name" in attrs else fallback
-        dtype = StringAttr(attrs["hcl.dtype"]).value if "hcl.dtype" in attrs else dtype_of_type(value.type)
-        parts = ArrayAttr(attrs["hcl.partition"]) if "hcl.partition" in attrs else None
-        return name, dtype, parts
-    return fallback, dtype_of_type(value.type), None
+        return (
+            attrs.buffer_name(op) or fallback,
+            attrs.buffer_dtype(op) or dtype_of_type(value.type),
+            attrs.buffer_partitions(op),
+        )
+    return fallback, dtype_of_type(value.type), []
 
 
 def c_identifier(name: str) -> str:
@@ -118,7 +110,7 @@ def unique_names(names: Sequence[str]) -> list[str]:
 
 
 def _constant_key(op: Operation) -> str:
-    return f"{op.name} {op.attributes['value']} : {op.results[0].type}"
+    return f"{op.name} {upstream.constant_value(op)} : {op.results[0].type}"
 
 
 class _Outliner:
@@ -131,7 +123,7 @@ class _Outliner:
         # the top's original op order: moved allocs keep it in their new function
         self.position = {op: k for k, op in enumerate(block_ops(entry_block(top)))}
         # unify candidates in module order; hashed only when a group asks, each at most once
-        self._unhashed = [f for f in functions(module) if "hcl.outlined" in f.attributes]
+        self._unhashed = [f for f in functions(module) if attrs.is_outlined(f)]
         self._by_structure: dict[tuple, str] = {}
 
     def outline(self, plan: GroupPlan, stage_ops: dict[str, Operation]) -> str:
@@ -169,13 +161,13 @@ class _Outliner:
         mapping: dict[Value, Value] = {a.value: block.arguments[k] for k, a in enumerate(args)}
         seen_constants: dict[str, Value] = {}
         for op in clones:
-            key = _constant_key(op) if op.name == "arith.constant" else str(op.attributes["name"])
+            key = _constant_key(op) if op.name == "arith.constant" else upstream.global_symbol(op)
             if key not in seen_constants:
                 seen_constants[key] = op.clone(ip=InsertionPoint(ret)).results[0]
             mapping[op.results[0]] = seen_constants[key]
         with InsertionPoint(stages[-1]), Location.unknown(self.module.context):
             call = func_d.CallOp([], plan.func_name, [a.value for a in args]).operation
-        call.attributes["hcl.stages"] = StringAttr.get(",".join(plan.stages), self.module.context)
+        attrs.set_outlined_stages(call, plan.stages)
         for stage in stages:
             stage.move_before(ret)
         for dealloc in self._deallocs(local_allocs):
@@ -186,7 +178,7 @@ class _Outliner:
             twin = self._find_twin(func_op)
             if twin is not None:
                 func_op.erase()
-                call.attributes["callee"] = FlatSymbolRefAttr.get(twin, self.module.context)
+                upstream.set_callee(call, twin)
                 return twin
         self._unhashed.append(func_op)
         return plan.func_name
@@ -236,17 +228,12 @@ class _Outliner:
             block = fn.add_entry_block()
             with InsertionPoint(block):
                 ret = func_d.ReturnOp([]).operation
-        attrs = fn.operation.attributes
-        attrs["sym_visibility"] = StringAttr.get("private", ctx)
-        attrs["hcl.outlined"] = UnitAttr.get(ctx)
-        attrs["hcl.stages"] = StringAttr.get(",".join(plan.stages), ctx)
-        attrs["hcl.arg_names"] = ArrayAttr.get([StringAttr.get(a.name, ctx) for a in args], ctx)
-        attrs["hcl.arg_types"] = ArrayAttr.get([StringAttr.get(a.dtype, ctx) for a in args], ctx)
-        if any(a.partitions is not None and len(a.partitions) for a in args):
-            empty = ArrayAttr.get([], ctx)
-            attrs["hcl.arg_partitions"] = ArrayAttr.get(
-                [a.partitions if a.partitions is not None else empty for a in args], ctx
-            )
+        upstream.set_private(fn)
+        attrs.mark_outlined(fn)
+        attrs.set_outlined_stages(fn, plan.stages)
+        attrs.set_arg_names(fn, [a.name for a in args])
+        attrs.set_arg_types(fn, [a.dtype for a in args])
+        attrs.set_arg_partitions(fn, [a.partitions for a in args])
         return fn.operation, block, ret
 
     def _remap(self, roots: Sequence[Operation], mapping: dict[Value, Value]) -> None:
@@ -271,11 +258,10 @@ class _Outliner:
 
 def _function_structure(func_op: Operation) -> tuple:
     """What makes two outlined functions interchangeable: types, dtypes, partitions, body ops."""
-    attrs = func_op.attributes
     header = (
-        str(attrs["function_type"]),
-        str(attrs["hcl.arg_types"]) if "hcl.arg_types" in attrs else "",
-        str(attrs["hcl.arg_partitions"]) if "hcl.arg_partitions" in attrs else "",
+        str(upstream.function_type(func_op)),
+        tuple(attrs.arg_types(func_op) or ()),
+        tuple(tuple(parts) for parts in attrs.arg_partitions(func_op) or ()),
     )
     numbers: dict[Value, int] = {}
     body: list[tuple] = []
@@ -290,8 +276,7 @@ def _function_structure(func_op: Operation) -> tuple:
             for arg in entry_block(op).arguments:
                 number(arg)
             return WalkResult.ADVANCE
-        attrs = op.attributes
-        kept = sorted((key, str(attrs[key])) for key in attrs if key not in _NAMING_ATTRS)
+        kept = attrs.structural_attributes(op)
         blocks = tuple(
             tuple((number(arg), str(arg.type)) for arg in blk.arguments)
             for region in op.regions
@@ -321,10 +306,10 @@ def outline_stages(
     """Outline each group of stages of the `hcl.top` function into one function; return their names.
 
     HeteroCL: `s.outline(*stage_lists, unify=False)`. A group is a list of stage names or
-    `("range", start, end)`. `unify=True` reuses an earlier outlined function with an identical
+    a StageRange. `unify=True` reuses an earlier outlined function with an identical
     body; a list gives the flag per group (all of a schedule's s.outline() requests in one pass).
     """
-    if isinstance(groups, (str, tuple)) and _looks_like_one_group(groups):
+    if isinstance(groups, (str, StageSet, StageRange)):
         raise APIError(f"outline: groups must be a list of groups, got {groups!r}")
     groups = list(groups)
     flags = [bool(unify)] * len(groups) if isinstance(unify, bool) else [bool(u) for u in unify]
@@ -337,13 +322,6 @@ def outline_stages(
     plans = plan_groups(program, groups, flags, existing)
     outliner = _Outliner(module, top, analysis)
     return [outliner.outline(plan, program.stage_ops) for plan in plans]
-
-
-def _looks_like_one_group(groups: object) -> bool:
-    # a bare ("range", a, b) or "stage" passed where a list of groups is expected
-    return isinstance(groups, str) or (
-        isinstance(groups, tuple) and len(groups) == 3 and groups[0] == "range"
-    )
 
 
 @dataclass(frozen=True)
@@ -368,6 +346,5 @@ __all__ = [
     "find_top_function",
     "functions",
     "outline_stages",
-    "string_list",
     "symbol_name",
 ]

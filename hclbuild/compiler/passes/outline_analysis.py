@@ -11,10 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mlir.ir import (
-    ArrayAttr,
     Block,
     BlockArgument,
-    FlatSymbolRefAttr,
     FloatType,
     IndexType,
     IntegerType,
@@ -22,13 +20,15 @@ from mlir.ir import (
     Module,
     Operation,
     OpResult,
-    StringAttr,
     Type,
     Value,
     WalkOrder,
     WalkResult,
 )
 
+from hclbuild.compiler import attrs
+from hclbuild.compiler.upstream_attrs import callee as callee_name
+from hclbuild.compiler.upstream_attrs import symbol_name
 from hclbuild.errors import CompileError
 
 # Ops whose result is a view of operand 0: accesses through the view are accesses of the base.
@@ -71,29 +71,12 @@ def functions(module: Module) -> list[Operation]:
     return [op.operation for op in module.body.operations if op.operation.name == "func.func"]
 
 
-def symbol_name(op: Operation) -> str:
-    """The `sym_name` of a function op."""
-    return StringAttr(op.attributes["sym_name"]).value
-
-
 def find_top_function(module: Module, stage: str = "outline") -> Operation:
     """The function carrying `hcl.top`; CompileError naming `stage` if there is none or several."""
-    tops = [f for f in functions(module) if "hcl.top" in f.attributes]
+    tops = attrs.top_functions(module)
     if len(tops) != 1:
         raise CompileError(f"{stage}: expected one func.func with hcl.top, found {len(tops)}")
     return tops[0]
-
-
-def callee_name(call: Operation) -> str:
-    """The function a `func.call` names."""
-    return FlatSymbolRefAttr(call.attributes["callee"]).value
-
-
-def string_list(op: Operation, attr: str) -> list[str] | None:
-    """An ArrayAttr of StringAttr attribute as a list, or None when absent."""
-    if attr not in op.attributes:
-        return None
-    return [StringAttr(a).value for a in ArrayAttr(op.attributes[attr])]
 
 
 def dtype_of_type(ty: Type) -> str:
@@ -259,6 +242,5 @@ __all__ = [
     "functions",
     "is_memref",
     "ops_inside",
-    "string_list",
     "symbol_name",
 ]

@@ -24,6 +24,9 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import func as func_d
 
+from hclbuild.compiler import attrs
+from hclbuild.compiler import upstream_attrs as upstream
+from hclbuild.compiler.attrs import ArrayPartition, AxisSite
 from hclbuild.compiler.passes.affine_access import (
     body_block,
     body_ops,
@@ -76,20 +79,18 @@ def _memref_order(ops: list[ir.Operation], memrefs: list[ir.Value]) -> list[ir.V
     return ordered + [v for v in memrefs if v not in ordered]
 
 
-def _describe(top: ir.Operation, value: ir.Value, fallback: str) -> tuple[str, str, ir.Attribute | None]:
+def _describe(top: ir.Operation, value: ir.Value, fallback: str) -> tuple[str, str, list[ArrayPartition]]:
     """(name, dtype, partitions) of a value the body takes as an argument."""
     if isinstance(value.type, ir.MemRefType):
         if isinstance(value, ir.BlockArgument):
-            name = ir.StringAttr(ir.ArrayAttr(top.attributes["hcl.arg_names"])[value.arg_number]).value
-            parts = top.attributes.get("hcl.arg_partitions", None)
-            partitions = ir.ArrayAttr(parts)[value.arg_number] if parts is not None else None
-            return name, memref_dtype(top, value), partitions
-        attrs = value.owner.attributes
-        name = ir.StringAttr(attrs["name"]).value if "name" in attrs else fallback
-        return name, memref_dtype(top, value), attrs.get("hcl.partition", None)
+            name = (attrs.arg_names(top) or [])[value.arg_number]
+            parts = attrs.arg_partitions(top)
+            return name, memref_dtype(top, value), parts[value.arg_number] if parts is not None else []
+        name = attrs.buffer_name(value.owner) or fallback
+        return name, memref_dtype(top, value), attrs.buffer_partitions(value.owner)
     if is_loop_variable(value):
-        return loop_name(value.owner.owner) or fallback, "index", None
-    return fallback, dtype_of_type(value.type), None
+        return loop_name(value.owner.owner) or fallback, "index", []
+    return fallback, dtype_of_type(value.type), []
 
 
 def _private_to_each_call(value: ir.Value, body: list[ir.Operation], inside: set[ir.Operation]) -> bool:
@@ -159,21 +160,17 @@ def outline_axis(module: ir.Module, stage: str, axis: str, unify: bool | str = F
         block = fn.add_entry_block()
         with ir.InsertionPoint(block):
             ret = func_d.ReturnOp([])
-        attrs = fn.operation.attributes
-        attrs["sym_visibility"] = ir.StringAttr.get("private")
-        attrs["hcl.outlined"] = ir.UnitAttr.get()
+        upstream.set_private(fn)
+        attrs.mark_outlined(fn)
         # not hcl.stages: the stage itself stays where it was, only its loop body moved
-        attrs["hcl.outline_axis"] = ir.StringAttr.get(f"{stage}:{axis}")
-        attrs["hcl.arg_names"] = ir.ArrayAttr.get([ir.StringAttr.get(n) for n in arg_names])
-        attrs["hcl.arg_types"] = ir.ArrayAttr.get([ir.StringAttr.get(d[1]) for d in described])
-        if any(d[2] is not None and len(ir.ArrayAttr(d[2])) for d in described):
-            attrs["hcl.arg_partitions"] = ir.ArrayAttr.get(
-                [d[2] if d[2] is not None else ir.ArrayAttr.get([]) for d in described]
-            )
+        attrs.set_outline_axis(fn, AxisSite(stage, axis))
+        attrs.set_arg_names(fn, arg_names)
+        attrs.set_arg_types(fn, [d[1] for d in described])
+        attrs.set_arg_partitions(fn, [d[2] for d in described])
 
         with ir.InsertionPoint(body[0]):
             call = func_d.CallOp([], name, args).operation
-        call.attributes["hcl.stages"] = ir.StringAttr.get(stage)
+        attrs.set_outlined_stages(call, [stage])
         positions = {op: k for k, op in enumerate(body_ops(entry))}
         for value in sorted(locals_, key=lambda v: positions[v.owner.operation]):
             value.owner.operation.move_before(ret)

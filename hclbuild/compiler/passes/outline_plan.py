@@ -12,22 +12,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mlir.ir import Operation, StringAttr, Value
+from mlir.ir import Operation, Value
 
+from hclbuild.compiler import attrs
 from hclbuild.compiler.passes.outline_analysis import (
     ALLOC_OPS,
     AccessAnalysis,
     block_ops,
     callee_name,
     entry_block,
-    string_list,
     symbol_name,
 )
 from hclbuild.errors import APIError, CompileError
+from hclbuild.schedule.schedule import StageRange, StageSet
 
-StageList = Sequence[str]
-StageRange = tuple[str, str, str]
-Group = StageList | StageRange | str
+# a group: a record of the schedule, or (for passes called directly) a list of stage names / one name
+Group = StageSet | StageRange | Sequence[str] | str
 
 
 @dataclass(frozen=True)
@@ -61,8 +61,8 @@ class StageProgram:
         self.value_names: dict[Value, str] = memref_names(top)
         for op in block_ops(entry_block(top)):
             reads, writes = analysis.reads_writes([op])
-            if "op_name" in op.attributes:
-                stage = StringAttr(op.attributes["op_name"]).value
+            stage = attrs.stage_name(op)
+            if stage is not None:
                 if stage in self.stage_ops:
                     # only an error if a group names it: other stages may still be outlined
                     self.duplicated.add(stage)
@@ -113,10 +113,12 @@ class StageProgram:
 
     def resolve(self, group: Group, unify: bool = False) -> GroupPlan:
         """The stages of one group in program order, with its function name."""
+        if isinstance(group, StageRange):
+            return self._resolve_range(group.start, group.end, unify)
+        if isinstance(group, StageSet):
+            group = list(group.stages)
         if isinstance(group, str):
             group = [group]
-        if isinstance(group, tuple) and len(group) == 3 and group[0] == "range":
-            return self._resolve_range(group[1], group[2], unify)
         if not isinstance(group, Sequence) or not group:
             raise APIError(f"outline: a group must be a non-empty list of stage names, got {group!r}")
         spec = "[" + ", ".join(str(s) for s in group) + "]"
@@ -208,12 +210,13 @@ def memref_names(top: Operation) -> dict[Value, str]:
     """Readable names of the top function's arguments and allocs."""
     names: dict[Value, str] = {}
     block = entry_block(top)
-    arg_names = string_list(top, "hcl.arg_names") or []
+    arg_names = attrs.arg_names(top) or []
     for k, arg in enumerate(block.arguments):
         names[arg] = arg_names[k] if k < len(arg_names) else f"arg{k}"
     for op in block_ops(block):
-        if op.name in ALLOC_OPS and "name" in op.attributes:
-            names[op.results[0]] = StringAttr(op.attributes["name"]).value
+        name = attrs.buffer_name(op) if op.name in ALLOC_OPS else None
+        if name is not None:
+            names[op.results[0]] = name
     return names
 
 

@@ -11,6 +11,9 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import func, llvm
 
+from hclbuild.compiler import attrs
+from hclbuild.compiler import upstream_attrs as upstream
+
 _PRINTF = "printf"
 _FFLUSH = "fflush"
 
@@ -21,7 +24,7 @@ def print_declarations(module: ir.Module) -> list[ir.Operation]:
         op.operation
         for op in module.body.operations
         if op.operation.name == "func.func"
-        and "hcl.print" in op.operation.attributes
+        and attrs.print_format(op) is not None
         and not len(op.operation.regions[0].blocks)
     ]
 
@@ -38,8 +41,8 @@ def define_print_functions(module: ir.Module) -> None:
         llvm.LLVMFuncOp(_PRINTF, ir.TypeAttr.get(printf_type))
         llvm.LLVMFuncOp(_FFLUSH, ir.TypeAttr.get(ir.Type.parse("!llvm.func<i32 (ptr)>")))
     for op in declarations:
-        name = ir.StringAttr(op.attributes["sym_name"]).value
-        text = ir.StringAttr(op.attributes["hcl.print"]).value + "\0"
+        name = upstream.symbol_name(op)
+        text = attrs.print_format(op) + "\0"
         data = text.encode()
         with ir.InsertionPoint(op):
             llvm.GlobalOp(
@@ -49,7 +52,7 @@ def define_print_functions(module: ir.Module) -> None:
                 constant=True,
                 value=ir.StringAttr.get(text),
             )
-        function_type = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+        function_type = upstream.function_type(op)
         block = op.regions[0].blocks.append(*function_type.inputs)
         with ir.InsertionPoint(block):
             address = llvm.AddressOfOp(ptr, f"{name}_format").result

@@ -33,6 +33,8 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import affine, arith, memref
 
+from hclbuild.compiler import attrs
+from hclbuild.compiler.attrs import ArrayPartition, LoopDirectives
 from hclbuild.compiler.passes.affine_access import (
     Access,
     Linear,
@@ -61,11 +63,9 @@ from hclbuild.compiler.passes.affine_access import (
     value_range,
     walk,
 )
-from hclbuild.compiler.passes.outline import find_top_function
+from hclbuild.compiler.passes.outline import find_top_function, symbol_name
 from hclbuild.errors import APIError, HCLNotImplementedError
 
-FILL_MARK = "hcl.reuse_fill"
-ZERO_INIT = "hcl.zero_init"
 _PURE_PREFIX = ("arith.constant", "arith.addi", "arith.subi", "arith.muli", "arith.cmpi", "arith.index_cast")
 
 
@@ -205,19 +205,19 @@ def _check_bounds(
             )
 
 
-def _auto_partitions(plan: _Plan) -> list[str]:
+def _auto_partitions(plan: _Plan) -> list[ArrayPartition]:
     """Complete partitioning of the dimensions one iteration reads whole (window and reuse)."""
     whole = [k for k, d in enumerate(plan.dims) if d.kind != "full"]
     if len(whole) == len(plan.dims):
-        return ["complete:0:0"]
-    return [f"complete:{k + 1}:0" for k in whole]
+        return [ArrayPartition("complete", 0)]
+    return [ArrayPartition("complete", k + 1) for k in whole]
 
 
 def _new_loop(extent: int, name: str, unroll: bool = False) -> affine.AffineForOp:
     loop = affine.AffineForOp(0, extent, 1)
-    loop.attributes["loop_name"] = ir.StringAttr.get(name)
+    attrs.set_loop_name(loop, name)
     if unroll:
-        loop.attributes["unroll"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 0)
+        attrs.set_loop_directives(loop, LoopDirectives(unroll=0))
     return loop
 
 
@@ -230,7 +230,7 @@ def _emit_fill(plan: _Plan, buffer: ir.Value, source: ir.Value, axis_iv: ir.Valu
             continue
         if dim.kind == "full":
             loop = _new_loop(dim.size, f"{name}_{loop_name(dim.spatial.owner.owner) or f'd{dim.tensor_dim}'}")
-            loop.attributes[FILL_MARK] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), position)
+            attrs.set_reuse_fill(loop, position)
         else:
             loop = _new_loop(dim.size, f"{name}_d{dim.tensor_dim}", unroll=True)
         loops[position] = loop.induction_variable
@@ -291,9 +291,8 @@ def _redirect(
 def _stage_anywhere(top: ir.Operation, stage: str) -> ir.Operation:
     """The root of `stage` in the top function: a top-level stage or one nested in another's body."""
     for op in walk(top):
-        for key in ("op_name", "hcl.nested_stage"):
-            if op != top and key in op.attributes and ir.StringAttr(op.attributes[key]).value == stage:
-                return op
+        if op != top and stage in (attrs.stage_name(op), attrs.nested_stage(op)):
+            return op
     return stage_root(top, stage, "reuse_at")  # its error names what may have moved the stage
 
 
@@ -304,12 +303,12 @@ def reuse_at(
     axis: str,
     buffer: str,
     reduction_loops: frozenset[str] = frozenset(),
-    partitions: tuple[str, ...] = (),
+    partitions: tuple[ArrayPartition, ...] = (),
 ) -> tuple[int, ...]:
     """Apply one reuse_at (in place); the shape of the buffer it creates.
 
     HeteroCL: `s.reuse_at(target, parent, axis, name=None)`. `reduction_loops` are the names of the
-    stage's reduction loops; `partitions` (partition strings, docs/IR.md) replace the automatic ones.
+    stage's reduction loops; `partitions` (the schedule's s.partition of the buffer) replace the automatic ones.
     """
     where = _Where(target, stage, axis)
     with module.context, ir.Location.unknown():
@@ -321,9 +320,7 @@ def reuse_at(
             raise where.unsupported("the loop must run from 0 with step 1 to a constant bound")
         source = memref_named(top, target)
         if source is None:
-            raise APIError(
-                f"reuse_at: @{ir.StringAttr(top.attributes['sym_name']).value} has no tensor {target!r}"
-            )
+            raise APIError(f"reuse_at: @{symbol_name(top)} has no tensor {target!r}")
         axis_iv = loop_variable(loop)
         # the loops around the reuse loop, up to the function (a nested stage's parents too), are
         # fixed while it runs: each of their iterations runs the whole warm-up again
@@ -362,7 +359,7 @@ def reuse_at(
             # a register (shift register, window): its warm-up shifts move lanes not yet loaded,
             # whose values never reach an output; zeroing it costs no cycle in registers and lets
             # g++ -Werror see every read preceded by a write (a line buffer in BRAM is left as is)
-            alloc.owner.attributes[ZERO_INIT] = ir.UnitAttr.get()
+            attrs.mark_zero_init(alloc.owner)
         set_extent(loop, extent + plan.span - 1)
         block = body_block(loop)
         original = body_ops(block)
@@ -416,10 +413,10 @@ def _candidate(fill: ir.Operation) -> tuple[ir.Operation | None, ir.Operation | 
 
 def _fusable(fill: ir.Operation, loop: ir.Operation) -> bool:
     extent = constant_extent(loop)
-    if extent is None or extent != constant_extent(fill) or FILL_MARK in loop.attributes:
+    if extent is None or extent != constant_extent(fill) or attrs.reuse_fill(loop) is not None:
         return False
     buffer = _buffer_of(fill)
-    position = ir.IntegerAttr(fill.attributes[FILL_MARK]).value
+    position = attrs.reuse_fill(fill)
     touched = {op.operands[0] for op in walk(fill) if op.name == "memref.load"} | {buffer}
     column = loop_variable(loop)
     for op in walk(loop):
@@ -463,7 +460,7 @@ def fuse_fill_loops(module: ir.Module) -> int:
         while changed:
             changed = False
             for op in walk(module.operation):
-                if op.name == "affine.for" and FILL_MARK in op.attributes:
+                if op.name == "affine.for" and attrs.reuse_fill(op) is not None:
                     wrapper, loop = _candidate(op)
                     if loop is not None and _fusable(op, loop):
                         _fuse(op, wrapper, loop)
@@ -471,8 +468,7 @@ def fuse_fill_loops(module: ir.Module) -> int:
                         changed = True
                         break
         for op in walk(module.operation):
-            if FILL_MARK in op.attributes:
-                del op.attributes[FILL_MARK]
+            attrs.clear_reuse_fill(op)
     return fused
 
 
@@ -486,7 +482,7 @@ class ReuseAtPass:
     axis: str
     buffer: str
     reduction_loops: frozenset[str] = frozenset()
-    partitions: tuple[str, ...] = ()
+    partitions: tuple[ArrayPartition, ...] = ()
 
     def run(self, module: ir.Module) -> tuple[int, ...]:
         """Create the buffer and rewrite the stage; the buffer's shape."""
@@ -495,4 +491,4 @@ class ReuseAtPass:
         )
 
 
-__all__ = ["FILL_MARK", "ZERO_INIT", "ReuseAtPass", "fuse_fill_loops", "reuse_at"]
+__all__ = ["ReuseAtPass", "fuse_fill_loops", "reuse_at"]

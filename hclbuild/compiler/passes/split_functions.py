@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from mlir.ir import FlatSymbolRefAttr, InsertionPoint, Location, Module, Operation, WalkOrder, WalkResult
+from mlir.ir import InsertionPoint, Location, Module, Operation, WalkOrder, WalkResult
 
 from hclbuild.compiler.passes.outline import callee_name, functions, symbol_name
+from hclbuild.compiler.upstream_attrs import global_symbol
 from hclbuild.errors import CompileError
 
 
@@ -87,7 +88,7 @@ def _globals_read(func_op: Operation) -> set[str]:
 
     def visit(op: Operation) -> WalkResult:
         if op.name == "memref.get_global":
-            found.add(FlatSymbolRefAttr(op.attributes["name"]).value)
+            found.add(global_symbol(op))
         return WalkResult.ADVANCE
 
     func_op.walk(visit, WalkOrder.PRE_ORDER)

@@ -20,16 +20,15 @@ from typing import ClassVar
 
 from mlir import ir
 
+from hclbuild.compiler import attrs
+from hclbuild.compiler.attrs import StreamPort
 from hclbuild.compiler.passes.affine_access import body_block, body_ops, memref_named, walk
 from hclbuild.compiler.passes.outline import callee_name, find_top_function, functions, symbol_name
 from hclbuild.errors import APIError, CompileError, HCLNotImplementedError
 
-STREAM_ATTR = "hcl.stream"
-ARG_STREAMS_ATTR = "hcl.arg_streams"
-
 
 def _stage_name(op: ir.Operation) -> str:
-    return ir.StringAttr(op.attributes["op_name"]).value if "op_name" in op.attributes else op.name
+    return attrs.stage_name(op) or op.name
 
 
 def mark_stream(module: ir.Module, tensor: str, producer: str, consumer: str, depth: int) -> None:
@@ -59,7 +58,7 @@ def mark_stream(module: ir.Module, tensor: str, producer: str, consumer: str, de
                 if other and (inner.name != "func.call" or stage not in (producer, consumer)):
                     raise APIError(f"s.to: stage {stage!r} uses stream {tensor!r} through {inner.name}")
         _read_each_element_once(top, buffer, consumer)
-        buffer.owner.attributes[STREAM_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), depth)
+        attrs.set_buffer_stream_depth(buffer.owner, depth)
 
 
 def _read_each_element_once(top: ir.Operation, buffer: ir.Value, consumer: str) -> None:
@@ -112,10 +111,8 @@ def _equal(a: ir.Value, b: ir.Value) -> bool:
     op_a, op_b = a.owner, b.owner
     if op_a.name != op_b.name or not (op_a.name.startswith("arith.") or op_a.name == "affine.apply"):
         return False
-    attrs_a = {named.name: str(named.attr) for named in op_a.attributes}
-    attrs_b = {named.name: str(named.attr) for named in op_b.attributes}
     return (
-        attrs_a == attrs_b
+        attrs.all_attributes(op_a) == attrs.all_attributes(op_b)
         and len(op_a.operands) == len(op_b.operands)
         and all(_equal(x, y) for x, y in zip(op_a.operands, op_b.operands))
     )
@@ -123,18 +120,22 @@ def _equal(a: ir.Value, b: ir.Value) -> bool:
 
 def stream_depth(value: ir.Value) -> int | None:
     """The depth of a stream alloc or argument, None for plain memory."""
-    if isinstance(value, ir.OpResult) and STREAM_ATTR in value.owner.attributes:
-        return ir.IntegerAttr(value.owner.attributes[STREAM_ATTR]).value
+    if isinstance(value, ir.OpResult):
+        return attrs.buffer_stream_depth(value.owner)
     if isinstance(value, ir.BlockArgument):
         fn = value.owner.owner
         fn = fn.operation if fn is not None else None  # (an OpView's `name` is a func's sym_name)
-        if fn is not None and fn.name == "func.func" and ARG_STREAMS_ATTR in fn.attributes:
-            entry = ir.StringAttr(ir.ArrayAttr(fn.attributes[ARG_STREAMS_ATTR])[value.arg_number]).value
-            return int(entry.split(":")[1]) if entry else None
+        if fn is not None and fn.name == "func.func":
+            ports = attrs.arg_streams(fn, f"@{symbol_name(fn)}")
+            port = ports[value.arg_number] if ports is not None else None
+            return port.depth if port is not None else None
     return None
 
 
-def _direction(fn: ir.Operation, arg: ir.Value, entries: dict[str, list[str]]) -> str:
+Ports = dict[str, list[StreamPort | None]]  # function name -> the stream port of each argument
+
+
+def _direction(fn: ir.Operation, arg: ir.Value, entries: Ports) -> str:
     """ "read" or "write": what `fn` does with stream argument `arg` (never both)."""
     kinds = set()
     for op in walk(fn):
@@ -146,9 +147,10 @@ def _direction(fn: ir.Operation, arg: ir.Value, entries: dict[str, list[str]]) -
             for k, operand in enumerate(op.operands):
                 if operand == arg:
                     callee = entries.get(callee_name(op))
-                    if callee is not None and callee[k]:
-                        kinds.add(callee[k].split(":")[0])
-    name = ir.StringAttr(ir.ArrayAttr(fn.attributes["hcl.arg_names"])[arg.arg_number]).value
+                    port = callee[k] if callee is not None else None
+                    if port is not None and port.direction:
+                        kinds.add(port.direction)
+    name = (attrs.arg_names(fn) or [])[arg.arg_number]
     if len(kinds) > 1:
         raise APIError(f"s.to: @{symbol_name(fn)} both reads and writes stream argument {name!r}")
     if not kinds:
@@ -160,7 +162,7 @@ def annotate_stream_arguments(module: ir.Module) -> None:
     """hcl.arg_streams on every function a stream reaches; dataflow on every function holding one."""
     with module.context, ir.Location.unknown():
         fns = {symbol_name(f): f for f in functions(module) if len(f.regions[0].blocks)}
-        entries: dict[str, list[str]] = {n: [""] * len(list(body_block(f).arguments)) for n, f in fns.items()}
+        entries: Ports = {n: [None] * len(list(body_block(f).arguments)) for n, f in fns.items()}
         calls = [
             (name, op)
             for name, fn in fns.items()
@@ -174,50 +176,48 @@ def annotate_stream_arguments(module: ir.Module) -> None:
                 callee = callee_name(op)
                 for k, operand in enumerate(op.operands):
                     depth = _depth_in(operand, name, entries)
-                    if depth is not None and "hcl.outline_axis" in fns[callee].attributes:
+                    if depth is not None and attrs.outline_axis(fns[callee]) is not None:
                         # its golden case is one iteration, which takes part of the stream only
                         raise HCLNotImplementedError(
                             f"s.to: a stream reaches @{callee}, a loop body outlined with axis=; outline "
                             "the whole stage instead"
                         )
-                    if depth is not None and not entries[callee][k]:
-                        entries[callee][k] = f"?:{depth}"
+                    if depth is not None and entries[callee][k] is None:
+                        entries[callee][k] = StreamPort("", depth)  # its direction is found next
                         changed = True
             for name, fn in fns.items():
-                for k, entry in enumerate(entries[name]):
-                    if entry.startswith("?:"):
+                for k, port in enumerate(entries[name]):
+                    if port is not None and not port.direction:
                         direction = _direction(fn, body_block(fn).arguments[k], entries)
-                        entries[name][k] = f"{direction}:{entry[2:]}"
+                        entries[name][k] = StreamPort(direction, port.depth)
                         changed = True
         for name, op in calls:
             callee = callee_name(op)
             for k, operand in enumerate(op.operands):
-                if entries[callee][k] and _depth_in(operand, name, entries) is None:
+                if entries[callee][k] is not None and _depth_in(operand, name, entries) is None:
                     raise APIError(
                         f"s.to: @{callee} takes a stream as argument {k} from one call and an "
                         f"array from @{name} (a shared function cannot take both)"
                     )
         for name, fn in fns.items():
-            if any(entries[name]):
-                fn.attributes[ARG_STREAMS_ATTR] = ir.ArrayAttr.get(
-                    [ir.StringAttr.get(e) for e in entries[name]]
-                )
+            attrs.set_arg_streams(fn, entries[name])
             if any(
-                op.name == "memref.alloc" and STREAM_ATTR in op.attributes for op in body_ops(body_block(fn))
+                op.name == "memref.alloc" and attrs.buffer_stream_depth(op) is not None
+                for op in body_ops(body_block(fn))
             ):
-                fn.attributes["dataflow"] = ir.UnitAttr.get()
+                attrs.mark_dataflow(fn)
 
 
-def _depth_in(value: ir.Value, fn_name: str, entries: dict[str, list[str]]) -> int | None:
-    if isinstance(value, ir.OpResult) and STREAM_ATTR in value.owner.attributes:
-        return ir.IntegerAttr(value.owner.attributes[STREAM_ATTR]).value
+def _depth_in(value: ir.Value, fn_name: str, entries: Ports) -> int | None:
+    if isinstance(value, ir.OpResult):
+        return attrs.buffer_stream_depth(value.owner)
     if (
         isinstance(value, ir.BlockArgument)
         and value.owner.owner is not None
         and value.owner.owner.operation.name == "func.func"
     ):
-        entry = entries[fn_name][value.arg_number]
-        return int(entry.split(":")[1]) if entry else None
+        port = entries[fn_name][value.arg_number]
+        return port.depth if port is not None else None
     return None
 
 
@@ -237,8 +237,6 @@ class StreamPass:
 
 
 __all__ = [
-    "ARG_STREAMS_ATTR",
-    "STREAM_ATTR",
     "StreamPass",
     "annotate_stream_arguments",
     "mark_stream",

@@ -16,6 +16,7 @@ from mlir import ir
 from mlir.dialects import arith, memref
 from mlir.dialects import func as func_d
 
+from hclbuild.compiler import attrs
 from hclbuild.compiler.passes.affine_access import walk
 from hclbuild.compiler.passes.bounds_check import declare_probe, stage_of, tensor_names
 from hclbuild.compiler.passes.outline import functions, symbol_name
@@ -49,9 +50,9 @@ def _stage(op: ir.Operation, fn: ir.Operation) -> str:
     """The stage an access belongs to: its enclosing stage root, else the function's stage list."""
     stage = stage_of(op, fn)
     if not stage:  # an axis-outlined body holds no stage root
-        for key in ("hcl.stages", "hcl.outline_axis"):
-            if key in fn.attributes:
-                stage = ir.StringAttr(fn.attributes[key]).value.split(":")[0]
+        site = attrs.outline_axis(fn)
+        stages = attrs.outlined_stages(fn)
+        stage = site.stage if site is not None else ",".join(stages) if stages else ""
     return stage or symbol_name(fn)
 
 

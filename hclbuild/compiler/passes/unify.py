@@ -13,17 +13,18 @@ from mlir import ir
 from mlir.dialects import affine, arith
 from mlir.dialects import func as func_d
 
+from hclbuild.compiler import attrs
+from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.compiler.passes.affine_access import body_block, body_ops, constant_extent, loop_name, walk
 from hclbuild.compiler.passes.outline import callee_name, functions, symbol_name, unique_names
 from hclbuild.errors import APIError
 
-_NAMING_ATTRS = frozenset({"op_name", "loop_name", "name", "hcl.stages", "hcl.outline_axis"})
-_BOUND_ATTRS = frozenset({"upperBoundMap", "operandSegmentSizes"})
+_IGNORED = attrs.NAMING | attrs.OUTLINE_RECORDS
 
 
 def _bound_argument(loop: ir.Operation, fn: ir.Operation) -> int | None:
     """The index of the function argument a loop of `fn` runs to, if its bound is one."""
-    upper = ir.AffineMapAttr(loop.attributes["upperBoundMap"]).value
+    upper = upstream.upper_bound_map(loop)
     operands = list(loop.operands)
     if upper.n_inputs != 1 or len(operands) != 1 or not isinstance(operands[0], ir.BlockArgument):
         return None
@@ -37,7 +38,7 @@ def _compare(target: ir.Operation, candidate: ir.Operation) -> list[tuple[ir.Ope
     t_args, c_args = list(body_block(target).arguments), list(body_block(candidate).arguments)
     if len(t_args) < len(c_args) or [a.type for a in t_args[: len(c_args)]] != [a.type for a in c_args]:
         return None
-    if _types(target, "hcl.arg_types")[: len(c_args)] != _types(candidate, "hcl.arg_types"):
+    if (attrs.arg_types(target) or [])[: len(c_args)] != (attrs.arg_types(candidate) or []):
         return None
     mapping: dict[ir.Value, ir.Value] = dict(zip(t_args, c_args))
     t_ops, c_ops = list(walk(target))[1:], list(walk(candidate))[1:]
@@ -50,7 +51,7 @@ def _compare(target: ir.Operation, candidate: ir.Operation) -> list[tuple[ir.Ope
         skip_operands = False
         if t.name == "affine.for":
             extent = constant_extent(c)
-            if extent is None or str(t.attributes["lowerBoundMap"]) != str(c.attributes["lowerBoundMap"]):
+            if extent is None or upstream.lower_bound_map(t) != upstream.lower_bound_map(c):
                 return None
             argument = _bound_argument(t, target)
             if argument is not None or constant_extent(t) != extent:
@@ -82,17 +83,9 @@ def _compare(target: ir.Operation, candidate: ir.Operation) -> list[tuple[ir.Ope
     return bounds
 
 
-def _types(fn: ir.Operation, key: str) -> list[str]:
-    return [ir.StringAttr(a).value for a in ir.ArrayAttr(fn.attributes[key])]
-
-
 def _attrs(op: ir.Operation) -> list[tuple[str, str]]:
-    kept = []
-    for key in op.attributes:
-        if key in _NAMING_ATTRS or (op.name == "affine.for" and key in _BOUND_ATTRS):
-            continue
-        kept.append((key, str(op.attributes[key])))
-    return sorted(kept)
+    ignored = _IGNORED | upstream.UPPER_BOUND_ATTRIBUTES if op.name == "affine.for" else _IGNORED
+    return attrs.structural_attributes(op, ignored)
 
 
 def _calls_of(module: ir.Module, name: str) -> list[ir.Operation]:
@@ -103,8 +96,7 @@ def _recall(call: ir.Operation, callee: str, operands: list[ir.Value]) -> ir.Ope
     """The call again, to `callee` with `operands`, keeping its hcl.stages."""
     with ir.InsertionPoint(call), call.location:
         new = func_d.CallOp([], callee, operands).operation
-    if "hcl.stages" in call.attributes:
-        new.attributes["hcl.stages"] = call.attributes["hcl.stages"]
+    attrs.copy_outlined_stages(call, new)
     call.erase()
     return new
 
@@ -115,24 +107,19 @@ def _add_bound_argument(module: ir.Module, target: ir.Operation, loop: ir.Operat
     block = body_block(target)
     index = ir.IndexType.get()
     argument = block.add_argument(index, ir.Location.unknown())
-    function_type = ir.FunctionType(ir.TypeAttr(target.attributes["function_type"]).value)
-    target.attributes["function_type"] = ir.TypeAttr.get(
-        ir.FunctionType.get(list(function_type.inputs) + [index], list(function_type.results))
+    function_type = upstream.function_type(target)
+    upstream.set_function_type(
+        target, ir.FunctionType.get(list(function_type.inputs) + [index], list(function_type.results))
     )
-    names = _types(target, "hcl.arg_names")
-    names = unique_names(names + [f"{loop_name(loop) or 'loop'}_bound"])
-    target.attributes["hcl.arg_names"] = ir.ArrayAttr.get([ir.StringAttr.get(n) for n in names])
-    target.attributes["hcl.arg_types"] = ir.ArrayAttr.get(
-        [ir.StringAttr.get(t) for t in _types(target, "hcl.arg_types") + ["index"]]
-    )
-    if "hcl.arg_partitions" in target.attributes:
-        parts = list(ir.ArrayAttr(target.attributes["hcl.arg_partitions"]))
-        target.attributes["hcl.arg_partitions"] = ir.ArrayAttr.get(parts + [ir.ArrayAttr.get([])])
+    names = unique_names((attrs.arg_names(target) or []) + [f"{loop_name(loop) or 'loop'}_bound"])
+    attrs.set_arg_names(target, names)
+    attrs.set_arg_types(target, (attrs.arg_types(target) or []) + ["index"])
+    partitions = attrs.arg_partitions(target)
+    if partitions is not None:
+        attrs.set_arg_partitions(target, partitions + [[]])
     with ir.InsertionPoint(loop), loop.location:
         new = affine.AffineForOp(0, argument, 1)
-    for key in loop.attributes:
-        if key not in ("lowerBoundMap", "upperBoundMap", "step", "operandSegmentSizes"):
-            new.attributes[key] = loop.attributes[key]
+    attrs.copy_contract_attributes(loop, new)
     with ir.InsertionPoint(new.body):
         terminator = affine.AffineYieldOp([]).operation
     for op in body_ops(body_block(loop)):
@@ -154,7 +141,7 @@ def unify_with(
     With `target_name` the candidate must unify with that function (APIError otherwise); without,
     the first earlier `hcl.outlined` function that fits is taken, else the candidate stays.
     """
-    earlier = [f for f in functions(module) if "hcl.outlined" in f.attributes and f != candidate]
+    earlier = [f for f in functions(module) if attrs.is_outlined(f) and f != candidate]
     if target_name is not None:
         earlier = [f for f in earlier if symbol_name(f) == target_name]
         if not earlier:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from mlir.ir import FunctionType, MLIRError, Module, Operation, StringAttr, TypeAttr, WalkOrder, WalkResult
+from mlir.ir import MLIRError, Module, Operation, WalkOrder, WalkResult
 
+from hclbuild.compiler import attrs
+from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.compiler.passes.outline import callee_name, functions, symbol_name
 from hclbuild.errors import CompileError
 
@@ -46,7 +48,7 @@ def _check_call(caller: str, call: Operation, defined: dict[str, Operation]) -> 
     callee = callee_name(call)
     if callee not in defined:
         raise CompileError(f"verify: call from @{caller} to @{callee}: no definition")
-    expected = FunctionType(TypeAttr(defined[callee].attributes["function_type"]).value)
+    expected = upstream.function_type(defined[callee])
     got_inputs = [str(v.type) for v in call.operands]
     got_results = [str(r.type) for r in call.results]
     want_inputs = [str(t) for t in expected.inputs]
@@ -63,9 +65,8 @@ def _check_stages_gone(functions_: list[Operation]) -> None:
     """A stage moved into an outlined function must not remain in any other function."""
     holder: dict[str, str] = {}
     for func_op in functions_:
-        if "hcl.stages" in func_op.attributes:
-            for stage in StringAttr(func_op.attributes["hcl.stages"]).value.split(","):
-                holder.setdefault(stage, symbol_name(func_op))
+        for stage in attrs.outlined_stages(func_op) or []:
+            holder.setdefault(stage, symbol_name(func_op))
     if not holder:
         return
     for func_op in functions_:
@@ -81,8 +82,9 @@ def _op_names(func_op: Operation) -> list[str]:
     found: list[str] = []
 
     def visit(op: Operation) -> WalkResult:
-        if "op_name" in op.attributes:
-            found.append(StringAttr(op.attributes["op_name"]).value)
+        stage = attrs.stage_name(op)
+        if stage is not None:
+            found.append(stage)
         return WalkResult.ADVANCE
 
     func_op.walk(visit, WalkOrder.PRE_ORDER)

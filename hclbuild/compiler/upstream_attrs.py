@@ -1,0 +1,178 @@
+"""MLIR's own attributes that hclbuild reads or sets, behind typed functions.
+
+The counterpart of hclbuild.compiler.attrs for what upstream dialects define: the inherent
+attributes of func, affine, arith and memref ops (a symbol's name, a call's callee, loop bounds,
+a constant's value...) and the llvm dialect's function attributes to_llvm sets. With these two
+modules no other hclbuild module spells an attribute name or touches `.attributes`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mlir import ir
+
+Op = ir.Operation | ir.OpView
+
+# inherent attributes of func.func: to_llvm keeps these and drops the rest (hcl.*), so
+# func-to-llvm does not carry them onto llvm.func
+_FUNC_INHERENT = frozenset({"sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs"})
+# the attributes of an affine.for that hold its upper bound (unify compares loops without them)
+UPPER_BOUND_ATTRIBUTES = frozenset({"upperBoundMap", "operandSegmentSizes"})
+_LLVM_PREFIX = "llvm."
+_C_INTERFACE = "llvm.emit_c_interface"
+# func-to-llvm keeps `llvm.passthrough` on the llvm.func as a plain attribute; LLVM IR export reads
+# `passthrough`
+_FUNC_PASSTHROUGH = "llvm.passthrough"
+_LLVM_PASSTHROUGH = "passthrough"
+
+
+def _attributes(op: Op) -> ir.OpAttributeMap:
+    return op.operation.attributes
+
+
+def _put(op: Op, key: str, build: Callable[[], ir.Attribute]) -> None:
+    """Set attribute `key` to what `build` makes in the op's own context (callers need none active)."""
+    with op.operation.context:
+        _attributes(op)[key] = build()
+
+
+# ---- symbols and functions ----------------------------------------------------------------------------
+def symbol_name(op: Op) -> str:
+    """The `sym_name` of a function or global."""
+    return ir.StringAttr(_attributes(op)["sym_name"]).value
+
+
+def has_symbol(op: Op) -> bool:
+    return "sym_name" in _attributes(op)
+
+
+def symbols(module: ir.Module) -> dict[str, ir.Operation]:
+    """The module's top-level symbols (functions, globals) by name."""
+    return {symbol_name(op): op.operation for op in module.body.operations if has_symbol(op)}
+
+
+def set_symbol_name(op: Op, name: str) -> None:
+    _put(op, "sym_name", lambda: ir.StringAttr.get(name))
+
+
+def is_public(op: Op) -> bool:
+    """Whether a symbol is public (no `sym_visibility`, or "public")."""
+    attributes = _attributes(op)
+    return "sym_visibility" not in attributes or ir.StringAttr(attributes["sym_visibility"]).value == "public"
+
+
+def set_private(op: Op) -> None:
+    _put(op, "sym_visibility", lambda: ir.StringAttr.get("private"))
+
+
+def function_type(op: Op) -> ir.FunctionType:
+    """The type of a func.func."""
+    return ir.FunctionType(ir.TypeAttr(_attributes(op)["function_type"]).value)
+
+
+def set_function_type(op: Op, value: ir.FunctionType) -> None:
+    _put(op, "function_type", lambda: ir.TypeAttr.get(value))
+
+
+def callee(op: Op) -> str:
+    """The function a func.call names."""
+    return ir.FlatSymbolRefAttr(_attributes(op)["callee"]).value
+
+
+def set_callee(op: Op, name: str) -> None:
+    _put(op, "callee", lambda: ir.FlatSymbolRefAttr.get(name))
+
+
+# ---- arith ----------------------------------------------------------------------------------------------
+def constant_value(op: Op) -> ir.Attribute:
+    """The `value` of an arith.constant."""
+    return _attributes(op)["value"]
+
+
+def compare_predicate(op: Op) -> int:
+    """The predicate number of an arith.cmpi / arith.cmpf."""
+    return ir.IntegerAttr(_attributes(op)["predicate"]).value
+
+
+# ---- affine ---------------------------------------------------------------------------------------------
+def loop_step(op: Op) -> int:
+    """The step of an affine.for."""
+    return ir.IntegerAttr(_attributes(op)["step"]).value
+
+
+def lower_bound_map(op: Op) -> ir.AffineMap:
+    return ir.AffineMapAttr(_attributes(op)["lowerBoundMap"]).value
+
+
+def upper_bound_map(op: Op) -> ir.AffineMap:
+    return ir.AffineMapAttr(_attributes(op)["upperBoundMap"]).value
+
+
+def set_upper_bound_map(op: Op, value: ir.AffineMap) -> None:
+    _put(op, "upperBoundMap", lambda: ir.AffineMapAttr.get(value))
+
+
+def unsigned_compare(op: Op) -> bool:
+    """Whether an scf.for compares its variable unsigned (`unsignedCmp`)."""
+    return "unsignedCmp" in _attributes(op)
+
+
+def access_map(op: Op) -> ir.AffineMap:
+    """The subscript map of an affine.load / affine.store / affine.apply."""
+    return ir.AffineMapAttr(_attributes(op)["map"]).value
+
+
+# ---- memref globals --------------------------------------------------------------------------------------
+def global_symbol(op: Op) -> str:
+    """The memref.global a memref.get_global reads."""
+    return ir.FlatSymbolRefAttr(_attributes(op)["name"]).value
+
+
+def global_type(op: Op) -> ir.MemRefType:
+    """The memref type of a memref.global."""
+    return ir.MemRefType(ir.TypeAttr(_attributes(op)["type"]).value)
+
+
+def set_global_type(op: Op, value: ir.MemRefType) -> None:
+    _put(op, "type", lambda: ir.TypeAttr.get(value))
+
+
+def global_initial_value(op: Op) -> ir.Attribute:
+    """The dense initial value of a memref.global."""
+    return _attributes(op)["initial_value"]
+
+
+def set_global_initial_value(op: Op, value: ir.Attribute) -> None:
+    _attributes(op)["initial_value"] = value
+
+
+# ---- the llvm dialect's function attributes (to_llvm) --------------------------------------------------
+def keep_only_inherent(op: Op) -> None:
+    """Drop every attribute of a func.func that is neither inherent nor llvm.* (hclbuild's hcl.*)."""
+    attributes = _attributes(op)
+    for name in list(attributes.keys()):
+        if name not in _FUNC_INHERENT and not name.startswith(_LLVM_PREFIX):
+            del attributes[name]
+
+
+def mark_c_interface(op: Op) -> None:
+    """Ask func-to-llvm for a `_mlir_ciface_<name>` wrapper of this function."""
+    _put(op, _C_INTERFACE, ir.UnitAttr.get)
+
+
+def set_passthrough(op: Op, flags: list[str]) -> None:
+    """LLVM function attributes (`optnone`, `noinline`) for a func.func to carry through lowering."""
+    _put(op, _FUNC_PASSTHROUGH, lambda: ir.ArrayAttr.get([ir.StringAttr.get(f) for f in flags]))
+
+
+def has_passthrough(op: Op) -> bool:
+    return _FUNC_PASSTHROUGH in _attributes(op)
+
+
+def export_passthrough(op: Op) -> None:
+    """On an llvm.func: move `llvm.passthrough` to the `passthrough` LLVM IR export reads."""
+    attributes = _attributes(op)
+    if _FUNC_PASSTHROUGH in attributes:
+        attributes[_LLVM_PASSTHROUGH] = attributes[_FUNC_PASSTHROUGH]
+        del attributes[_FUNC_PASSTHROUGH]
