@@ -107,7 +107,13 @@ def test_the_pipelines_artifacts_are_where_its_commands_build(
     monkeypatch.chdir(tmp_path)
     workflow = yaml.safe_load(github_workflow(plan([folder]), root=tmp_path, install="pip install hclbuild"))
     steps = workflow["jobs"]["build-csim"]["steps"]
-    (command,) = [step["run"] for step in steps if str(step.get("run", "")).startswith("hclbuild csim")]
+    # the build-csim step runs `hclbuild report PATHS --continue` (with --compare when a base exists)
+    (command,) = [
+        line.strip()
+        for step in steps
+        for line in str(step.get("run", "")).splitlines()
+        if line.strip().startswith("hclbuild report") and "--compare" not in line
+    ]
     (upload,) = [
         step["with"]["path"].split() for step in steps if step.get("uses") == "actions/upload-artifact@v4"
     ]

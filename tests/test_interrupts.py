@@ -94,7 +94,8 @@ def files(root: Path) -> list[Path]:
 
 
 def tree(root: Path) -> dict[str, bytes]:
-    """Every file below build/ but doit's database; csim timings and run reuse (in csim/ and reports/) dropped.
+    """Every file below build/ but doit's database; csim timings and run reuse (in csim/, reports/ and the
+    build's summary.json) dropped.
     A task plan (build/.plans/) is named by its project's absolute path: it counts by its content
     but its folder and file stats; the sources stamp (a cache of file stats) is left out, and so is
     csim's compile.log: it says whether this run compiled an object or reused one a killed run made."""
@@ -108,7 +109,8 @@ def tree(root: Path) -> dict[str, bytes]:
             rel = ".plans/" + path.name.rsplit("-", 1)[0]
             plan = {k: v for k, v in json.loads(data).items() if k not in ("folder", "stats")}
             data = json.dumps(plan, sort_keys=True).encode()
-        elif path.suffix == ".json" and rel.split("/")[1] in ("csim", "reports"):
+        elif path.suffix == ".json" and ("/" not in rel or rel.split("/")[1] in ("csim", "reports")):
+            # build/summary.json gathers every project's reports/summary.json
             data = json.dumps(_without_timings(json.loads(data)), sort_keys=True).encode()
         result[rel] = data
     return result
