@@ -68,12 +68,23 @@ def headers_identity(include: Path | None) -> list[Any]:
     return found
 
 
+_SWEPT: set[Path] = set()  # cache roots this process has swept of a killed writer's temporaries
+
+
 class ObjectCache:
-    """Objects by key under `root`/objects; `shared` when other folders' csims use it too."""
+    """Objects by key under `root`/objects; `shared` when other folders' csims use it too.
+
+    The first cache of a root in a process removes what killed writers left there (an object g++
+    was writing, a header it was precompiling): no task project's sweep walks the build's cache,
+    and a build starts no task before the tools of a SIGKILLed one are dead (tool_processes), so
+    their temporaries are final by then. Once per process: the root may hold thousands of objects."""
 
     def __init__(self, root: Path, shared: bool):
         self.folder = root / OBJECTS
         self.shared = shared
+        if root not in _SWEPT:
+            sweep_stale_temps(root)
+            _SWEPT.add(root)
 
     def path(self, stem: str, key: str) -> Path:
         return self.folder / f"{stem}-{key}.o"
@@ -119,7 +130,7 @@ class ObjectCache:
             return
         if self.shared:
             if len(objects) <= limit:
-                return  # the common case: no sweep either (a killed writer's temporaries wait for one)
+                return  # the common case
             objects.sort(key=lambda entry: entry.stat().st_mtime_ns)
             stale = objects[: len(objects) - limit * 3 // 4]
         else:
