@@ -1,6 +1,6 @@
 """The LLVM reference against the kernel's numpy model, for every project at its MEDIUM sizes.
 
-The reference is what `doit` runs: the instrumented, bounds-checked llvm/top.ll, compiled per
+The reference is what `doit` runs: the instrumented, bounds-checked llvm/units/, compiled per
 function (light functions unoptimised, the rest at O3), called with the probes recording the
 first call of every function as the reference run does. Its compile time is reported apart;
 the ratio compares one run of the compiled design with one run of model().
@@ -14,18 +14,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from hclbuild.dsl.array import Array
-from hclbuild.dsl.types import from_storage, parse_dtype
+from hclbuild.dsl.storage import from_storage
 from hclbuild.errors import ConfigError
-from hclbuild.probes import PHASE_DIVISION, PHASE_OUT_OF_BOUNDS
-from hclbuild.project import flow
 from hclbuild.project.config import load_project
+from hclbuild.project.flow import compile_design
 from hclbuild.project.kernel import call_optional, kernel_schedule, load_kernel
 from hclbuild.project.layout import BuildLayout
-from hclbuild.runtime.llvm import JITModule, read_buffer
-from hclbuild.runtime.signature import FunctionSignature
+from hclbuild.project.lowering import read_llvm_units
+from hclbuild.project.reference import ProbeRecorder, reference_inputs
+from hclbuild.runtime.llvm import JITModule
 
 DATASET = "MEDIUM"
 
@@ -55,43 +53,30 @@ def measure(folder: Path, work: Path, repeat: int = 5) -> dict | None:
         return None
     layout = BuildLayout(work, project.name)
     start = time.perf_counter()
-    manifest = flow.compile_design(kernel_schedule(project, module), layout, project.name)
+    compiled = compile_design(kernel_schedule(project, module), layout, project.name)
     compile_s = time.perf_counter() - start
-    signature = FunctionSignature.from_json(manifest["signatures"][manifest["top"]])
-    n_inputs = len(manifest["inputs"])
-    storages = flow._user_inputs(
-        project.name,
-        project.config,
-        lambda rng: call_optional(project, module, "inputs", rng),
-        signature,
-        n_inputs,
+    manifest = compiled.design
+    signature = manifest.signatures[manifest.top]
+    n_inputs = len(manifest.inputs)
+    storages = reference_inputs(
+        project.name, project.config, manifest, lambda rng: call_optional(project, module, "inputs", rng)
     )
-    if storages is None:
-        storages = flow.random_inputs(signature, project.config.seed)
     start = time.perf_counter()
-    jit = JITModule(layout.top_ll.read_text(), cache_dir=layout.llvm_objects_dir)
+    jit = JITModule(read_llvm_units(layout, compiled.lowered), cache_dir=layout.llvm_objects_dir)
     function = jit.function(signature)
     jit_s = time.perf_counter() - start
-    sites = {int(site["site"]): site for site in manifest["probes"]}
 
     def reference() -> float:
-        """Seconds of one reference call on fresh copies of the inputs (made before the clock starts)."""
-        captured: dict[tuple[int, int, int], np.ndarray] = {}
-
-        def probe(site: int, phase: int, argidx: int, ptr: int) -> None:
-            if phase in (PHASE_OUT_OF_BOUNDS, PHASE_DIVISION):
-                raise RuntimeError(f"{project.name}: a bounds or division check fired")
-            spec = sites[site]["args"][argidx]
-            key = (site, phase, argidx)
-            if key not in captured and spec["shape"] != []:
-                captured[key] = read_buffer(ptr, parse_dtype(spec["dtype"]), tuple(spec["shape"]))
-
-        probe.stream_events = lambda events: None  # type: ignore[attr-defined] - timed, not checked
+        """Seconds of one reference call on fresh copies of the inputs (made before the clock starts),
+        its probes handled as the reference run handles them."""
+        recorder = ProbeRecorder(compiled.lowered)
         arrays = [Array(s.copy(), spec.dtype) for s, spec in zip(storages, signature.args)]
         start = time.perf_counter()
-        with jit.probing(probe):
+        with jit.probing(recorder):
             function(*arrays)
-        return time.perf_counter() - start
+        seconds = time.perf_counter() - start
+        recorder.raise_failures(project.name)
+        return seconds
 
     runs = [reference()]
     while len(runs) < repeat and sum(runs) < 20.0:
@@ -106,7 +91,7 @@ def measure(folder: Path, work: Path, repeat: int = 5) -> dict | None:
         "reference": reference_s,
         "numpy": numpy_s,
         "sizes": dict(project.config.sizes),
-        "functions": len(manifest["functions"]),
+        "functions": len(manifest.functions),
     }
 
 

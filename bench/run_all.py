@@ -181,7 +181,7 @@ def _section_reference(work: Path) -> list[str]:
         "## LLVM reference vs numpy at MEDIUM sizes",
         "",
         "Every project with a `[sizes.MEDIUM]` table and a numpy model. The reference is the build's own: "
-        "instrumented and bounds-checked llvm/top.ll, compiled one function at a time (functions doing "
+        "instrumented and bounds-checked llvm/units/ (one LLVM module per function), compiled one at a time (functions doing "
         "little work unoptimised, the others at O3), called with probes recording the first call of each "
         "function. numpy runs with one BLAS thread, like the reference (both medians of up to 5 runs).",
         "",

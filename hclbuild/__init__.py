@@ -24,7 +24,9 @@ from hclbuild.errors import (
 
 # public name -> the module defining it
 _LAZY: dict[str, str] = {
-    **dict.fromkeys(("build", "lower"), "hclbuild.api"),
+    **dict.fromkeys(
+        ("Schedule", "build", "create_schedule", "create_schedule_from_scheme", "lower"), "hclbuild.api"
+    ),
     **dict.fromkeys(("Array", "asarray"), "hclbuild.dsl.array"),
     "init": "hclbuild.dsl.context",
     **dict.fromkeys(("bitcast", "cast_np", "const_tensor", "copy", "pack", "unpack"), "hclbuild.dsl.dataops"),
@@ -78,11 +80,9 @@ _LAZY: dict[str, str] = {
         ),
         "hclbuild.dsl.types",
     ),
-    **dict.fromkeys(
-        ("Partition", "Schedule", "Stage", "StageFunction", "create_schedule"), "hclbuild.schedule.schedule"
-    ),
+    **dict.fromkeys(("Partition", "Stage", "StageFunction"), "hclbuild.schedule.schedule"),
     "Platform": "hclbuild.platform",
-    **dict.fromkeys(("Scheme", "create_schedule_from_scheme", "create_scheme"), "hclbuild.schedule.scheme"),
+    **dict.fromkeys(("Scheme", "create_scheme"), "hclbuild.schedule.scheme"),
     "get_affine_loop_nests": "hclbuild.compiler.loop_nests",
     # HeteroCL users import from these modules: hcl.operation, hcl.report
     **dict.fromkeys(("operation", "report"), ""),

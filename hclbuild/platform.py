@@ -17,7 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hclbuild.dsl.array import Array
 from hclbuild.errors import APIError, HCLNotImplementedError, ToolError
+from hclbuild.project.config import TOP_INTERFACE, ProjectConfig
+from hclbuild.project.in_process import hls_text, llvm_function, run_design
+from hclbuild.project.layout import BuildLayout
+from hclbuild.report import report_of
+from hclbuild.runtime.host_args import convert_argument
+from hclbuild.runtime.vitis import find_vitis, run_hls_steps
 
 MODES = ("sw_sim", "debug", "csim", "csyn", "cosim", "impl")
 _STEPS = {"csyn": ["csynth"], "cosim": ["csynth", "cosim"], "impl": ["csynth", "impl"]}
@@ -97,18 +104,16 @@ Platform.intel_vlab = Platform(
 
 def build_for_platform(schedule: Any, platform: Platform) -> Any:
     """hcl.build(s, target=platform): C++ text, an LLVM function, or a project-flow function."""
-    from hclbuild.api import build
-
     if platform.compiler == "aocl":
         raise HCLNotImplementedError(
             f"{platform.name}: Intel OpenCL (aocl) projects are not generated; "
             "use a Xilinx platform (aws_f1, xilinx_zc706)"
         )
     if platform.mode == "debug":
-        return build(schedule, target="vhls")
+        return hls_text(schedule)
     if platform.mode == "sw_sim":
-        return build(schedule)
-    return ProjectFunction(schedule, platform, build(schedule))
+        return llvm_function(schedule)
+    return ProjectFunction(schedule, platform, llvm_function(schedule))
 
 
 class ProjectFunction:
@@ -126,8 +131,6 @@ class ProjectFunction:
         self.layout: Any = None
 
     def __call__(self, *args: Any) -> None:
-        from hclbuild.dsl.array import Array
-
         # the project's golden data is what the arrays hold before the call
         before = [a.storage.copy() if isinstance(a, Array) else a for a in args]
         self._llvm(*args)
@@ -136,17 +139,10 @@ class ProjectFunction:
             self._vitis_steps()
 
     def _project_flow(self, before: list[Any]) -> None:
-        from hclbuild.dsl.array import Array
-        from hclbuild.host_args import _convert
-        from hclbuild.project.config import ProjectConfig
-        from hclbuild.project.flow import compile_design, emit_design_function, reference_design
-        from hclbuild.project.layout import BuildLayout
-        from hclbuild.runtime.csim import run_csim
-
         params = list(self.schedule.inputs) + list(self.schedule.outputs)
         storages = []
         for param, value in zip(params, before):
-            value = _convert(param, value)
+            value = convert_argument(param, value)
             storages.append(value.storage if isinstance(value, Array) else value)
         name = self.schedule.name
         layout = BuildLayout(self.project, name)
@@ -158,17 +154,12 @@ class ProjectFunction:
             flow_target=flow_target,
             interfaces=_burst_interfaces(self.schedule, params, flow_target),
         )
-        manifest = compile_design(self.schedule, layout, name)
-        reference_design(layout, name, config, lambda rng: storages[: len(manifest["inputs"])])
-        for func in manifest["functions"]:
-            emit_design_function(layout, config, func)
-            self.csim[func] = run_csim(layout.hls_dir(func), layout.csim_json(func), project=name).check()
-        self.functions = list(manifest["functions"])
+        run = run_design(self.schedule, layout, config, lambda rng: storages[: len(self.schedule.inputs)])
+        self.csim = run.csim
+        self.functions = run.functions
         self.layout = layout
 
     def _vitis_steps(self) -> None:
-        from hclbuild.runtime.vitis import find_vitis, run_hls_steps
-
         tools = find_vitis()
         if tools is None:
             raise ToolError(
@@ -181,8 +172,6 @@ class ProjectFunction:
 
     def report(self) -> Any:
         """The top function's csynth report as HeteroCL's displayer (needs a csyn run)."""
-        from hclbuild.report import report_of
-
         if self.layout is None:
             raise APIError(
                 f"{self.platform.name}: call the built function first; report() reads its csynth report"
@@ -195,8 +184,6 @@ def _burst_interfaces(
 ) -> dict[str, dict[str, dict[str, Any]]]:
     """[interface] settings from `s.to(A, platform.xcel, burst_len=n)`: the m_axi port of A reads and
     writes bursts of up to n beats. Only the vitis flow has m_axi ports; vivado's ap_memory has no bursts."""
-    from hclbuild.project.config import TOP_INTERFACE
-
     if flow_target != "vitis":
         return {}
     bursts = {}

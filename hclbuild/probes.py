@@ -2,7 +2,7 @@
 
 Every check the reference build inserts is a call `hcl_probe(i64 site, i64 phase, i64 a, i64 b)`:
 the passes emit them (compiler/passes/instrument.py, bounds_check.py, checked_division.py,
-stream_check.py), and the reference run reads them back (project/flow.py's reference_design,
+stream_check.py), and the reference run reads them back (project/reference.py's reference_design,
 runtime/fifo.py, api.build). A leaf module, so that the reference run, which imports no MLIR, and
 the passes that build with MLIR name the same symbol and the same numbers.
 """

@@ -12,6 +12,7 @@ import os
 import sys
 from pathlib import Path
 
+from hclbuild.atomic import write_text_atomic
 from hclbuild.errors import HCLError
 from hclbuild.project.config import KERNEL_FILE
 from hclbuild.project.layout import REPORT_SUMMARY, REPORTS_DIR
@@ -77,8 +78,6 @@ def gate(
     if metrics_path is None and os.environ.get("GITLAB_CI"):
         metrics_path = Path("metrics.txt")
     if metrics_path is not None:
-        from hclbuild.atomic import write_text_atomic
-
         write_text_atomic(metrics_path, metrics_text(new))
     for line in crossed:
         print(f"hclbuild: QoR: {line}", file=sys.stderr)

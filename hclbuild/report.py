@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from hclbuild.errors import ToolError
+from hclbuild.runtime.report.csynth import parse_csynth_xml
+from hclbuild.runtime.vitis import find_csynth_report
 
 COLUMNS = ("Trip Count", "Latency", "Iteration Latency", "Pipeline II", "Pipeline Depth")
 _FIELDS = {
@@ -84,8 +86,6 @@ def parse_xml(
 
 def report_of(folder: str | Path, func: str) -> Displayer:
     """The Displayer of function `func`'s csynth report in its HLS project folder."""
-    from hclbuild.runtime.report.csynth import parse_csynth_xml
-    from hclbuild.runtime.vitis import find_csynth_report
 
     found = find_csynth_report(folder, func)
     if found is None:

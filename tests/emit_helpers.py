@@ -18,7 +18,8 @@ import pytest
 from mlir import ir
 
 from hclbuild.compiler.emit_hls import CArg, CSignature
-from hclbuild.dsl.types import DType, Int, UInt, parse_dtype, raw_ints, to_storage
+from hclbuild.dsl.storage import raw_ints, to_storage
+from hclbuild.dsl.types import DType, Int, UInt, parse_dtype
 from hclbuild.runtime.aptypes import ap_types_include_dir
 
 GXX_FLAGS = ("-std=c++17", "-O1", "-Wall", "-Werror", "-Wno-unknown-pragmas")

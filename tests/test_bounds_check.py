@@ -12,8 +12,9 @@ from hclbuild.compiler.passes.bounds_check import bounds_check
 from hclbuild.compiler.pipeline import compile_schedule
 from hclbuild.errors import CsimError
 from hclbuild.project.config import ProjectConfig
-from hclbuild.project.flow import compile_design, reference_design
+from hclbuild.project.flow import compile_design
 from hclbuild.project.layout import BuildLayout
+from hclbuild.project.reference import reference_design
 
 
 def _checks(s):
@@ -45,8 +46,8 @@ def test_a_guard_reports_the_original_dimension(tmp_path: Path) -> None:
     A = hcl.placeholder((8, 8), "A")
     s = hcl.create_schedule([A], lambda A: hcl.compute((8, 8), lambda i, j: A[j, i + 1], name="shift"))
     layout = BuildLayout(tmp_path, "shift")
-    manifest = compile_design(s, layout, "shift")
-    assert len(manifest["bounds"]) == 1  # only A's second subscript can leave the shape
+    compiled = compile_design(s, layout, "shift")
+    assert len(compiled.lowered.bounds) == 1  # only A's second subscript can leave the shape
     config = ProjectConfig(name="shift")
     with pytest.raises(CsimError, match=r"stage shift reads A outside its shape \(8, 8\): subscript 1 is 8"):
         reference_design(layout, "shift", config)
@@ -59,7 +60,7 @@ def test_in_bounds_reference_matches_numpy(tmp_path: Path) -> None:
         [A], lambda A: hcl.compute((7, 8), lambda i, j: A[i + 1, 7 - j] - A[i, j], name="d")
     )
     layout = BuildLayout(tmp_path, "diff")
-    assert compile_design(s, layout, "diff")["bounds"] == []
+    assert compile_design(s, layout, "diff").lowered.bounds == []
     a = np.arange(64, dtype=np.int32).reshape(8, 8)
     result = reference_design(
         layout,
@@ -68,4 +69,4 @@ def test_in_bounds_reference_matches_numpy(tmp_path: Path) -> None:
         inputs_fn=lambda rng: [a],
         model_fn=lambda A: A[1:, ::-1] - A[:-1],
     )
-    assert result["model_checked"]
+    assert result.model_checked

@@ -16,8 +16,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from calibration import CalibrationCase, load_cases
 from hclbuild.project.config import load_project
-from hclbuild.project.flow import compile_project, emit_function, run_reference
+from hclbuild.project.flow import compile_project, emit_function
 from hclbuild.project.layout import BuildLayout
+from hclbuild.project.reference import run_reference
 from hclbuild.runtime.csim import run_csim
 
 CASES = load_cases()
@@ -31,9 +32,9 @@ def test_port_matches_its_model_in_llvm_and_csim_and_names_its_loops(
 ) -> None:
     project = load_project(case.folder)
     layout = BuildLayout(tmp_path, project.name)
-    manifest = compile_project(project, layout)
-    assert manifest["functions"] == [case.top]  # the ports outline nothing: one function, the top
-    assert run_reference(project, layout)["model_checked"] is True
+    manifest = compile_project(project, layout).design
+    assert manifest.functions == [case.top]  # the ports outline nothing: one function, the top
+    assert run_reference(project, layout).model_checked is True
     emit_function(project, layout, case.top)
     csim = run_csim(layout.hls_dir(case.top), layout.csim_json(case.top), project=project.name)
     assert csim.passed and csim.compared > 0, csim.summary

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hclbuild.ci import AP_TYPES_INSTALL, github_workflow, gitlab_pipeline, install_commands
+from hclbuild.cli.ci import AP_TYPES_INSTALL, github_workflow, gitlab_pipeline, install_commands
 from hclbuild.errors import ConfigError
 from hclbuild.tasks import plan
 

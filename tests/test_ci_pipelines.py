@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hclbuild.ci import github_workflow, gitlab_pipeline
+from hclbuild.cli.ci import github_workflow, gitlab_pipeline
 from hclbuild.tasks import plan
 
 REPO = Path(__file__).resolve().parents[1]

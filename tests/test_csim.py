@@ -12,9 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hclbuild.dsl.types import DType, Fixed, Float, Int, UInt, raw_ints, to_storage
+from hclbuild.dsl.storage import raw_ints, to_storage
+from hclbuild.dsl.types import DType, Fixed, Float, Int, UInt
 from hclbuild.errors import CsimError, ToolError
 from hclbuild.project.config import ProjectConfig
+from hclbuild.project.golden import RETURN_NAME, write_golden
 from hclbuild.project.hls_project import FunctionArg, write_function_project
 from hclbuild.runtime.aptypes import ap_types_include_dir
 from hclbuild.runtime.csim import run_csim
@@ -47,21 +49,18 @@ class Signature:
     name: str
     args: list[FunctionArg]
     ret_c_type: str
+    ret_dtype: DType | None = None
 
 
 def write_case(tmp_path: Path, case: Case, config: ProjectConfig | None = None) -> Path:
+    """The function's HLS folder, and its golden data where the reference run would link it."""
     func_dir = tmp_path / "build" / PROJECT / "hls" / case.func
-    signature = Signature(case.func, case.args, case.ret_c_type)
+    returned = case.golden_out.get(RETURN_NAME)
+    signature = Signature(case.func, case.args, case.ret_c_type, returned[1] if returned else None)
     write_function_project(
-        func_dir,
-        case.func,
-        case.cpp,
-        case.header,
-        signature,
-        case.golden_in,
-        case.golden_out,
-        config or ProjectConfig(name=PROJECT),
+        func_dir, case.func, case.cpp, case.header, signature, config or ProjectConfig(name=PROJECT)
     )
+    write_golden(func_dir / "data", case.golden_in, case.golden_out)
     return func_dir
 
 

@@ -14,8 +14,9 @@ import pytest
 
 import hclbuild as hcl
 from hclbuild.project.config import ProjectConfig
-from hclbuild.project.flow import compile_design, emit_design_function, reference_design
+from hclbuild.project.flow import compile_design, emit_design_function
 from hclbuild.project.layout import HARNESS_HEADER, HARNESS_SOURCE, BuildLayout
+from hclbuild.project.reference import reference_design
 from hclbuild.runtime import csim, testbench_build
 from hclbuild.runtime.csim import optimization_level, run_csim
 
@@ -44,9 +45,9 @@ def design(tmp_path: Path) -> BuildLayout:
     """top calling Stage_X and Stage_Y, built, run and emitted in tmp_path/build."""
     layout = BuildLayout(tmp_path / "build", NAME)
     config = ProjectConfig(name=NAME)
-    manifest = compile_design(_schedule(), layout, NAME)
+    compiled = compile_design(_schedule(), layout, NAME)
     reference_design(layout, NAME, config)
-    for func in manifest["functions"]:
+    for func in compiled.design.functions:
         emit_design_function(layout, config, func)
     return layout
 

@@ -12,8 +12,9 @@ import pytest
 
 import hclbuild as hcl
 from hclbuild.project.config import ProjectConfig
-from hclbuild.project.flow import compile_design, csim_function, emit_design_function, reference_design
+from hclbuild.project.flow import compile_design, csim_function, emit_design_function
 from hclbuild.project.layout import BuildLayout
+from hclbuild.project.reference import reference_design
 
 N = 8
 
@@ -32,14 +33,14 @@ def _schedule(outline: Any = None) -> tuple[Any, Any]:
     return s, lambda a: (a + 1) * 3
 
 
-def _flow(schedule: Any, model: Any, tmp_path: Path) -> tuple[dict, dict[str, Any]]:
+def _flow(schedule: Any, model: Any, tmp_path: Path) -> tuple[Any, dict[str, Any]]:
     layout = BuildLayout(tmp_path, "dead")
     config = ProjectConfig(name="dead", seed=3)
-    manifest = compile_design(schedule, layout, "dead")
-    assert reference_design(layout, "dead", config, None, model)["model_checked"] is True
+    manifest = compile_design(schedule, layout, "dead").design
+    assert reference_design(layout, "dead", config, None, model).model_checked is True
     project = SimpleNamespace(name="dead", config=config)
     results = {}
-    for func in manifest["functions"]:
+    for func in manifest.functions:
         emit_design_function(layout, config, func)
         results[func] = csim_function(project, layout, func)
         saved = json.loads(layout.csim_json(func).read_text())
@@ -55,7 +56,7 @@ def _cpp(tmp_path: Path, func: str) -> str:
 def test_a_dead_stage_in_top_compiles_and_top_compares_its_output(tmp_path: Path) -> None:
     schedule, model = _schedule()
     manifest, results = _flow(schedule, model, tmp_path)
-    assert manifest["functions"] == ["top"]
+    assert manifest.functions == ["top"]
     assert "(void)D;" in _cpp(tmp_path, "top")  # kept, as the user wrote it
     assert "l_D_i: for" in _cpp(tmp_path, "top")
     assert results["top"].outputs == ["C"] and results["top"].outputs_compared == N
@@ -66,7 +67,7 @@ def test_a_dead_stage_in_top_compiles_and_top_compares_its_output(tmp_path: Path
 def test_a_dead_stage_inside_an_outlined_group_compiles(tmp_path: Path) -> None:
     schedule, model = _schedule(lambda s, k: s.outline([k.D, k.B]))
     manifest, results = _flow(schedule, model, tmp_path)
-    assert manifest["writes"]["Stage_D_B"] == ["B"]
+    assert manifest.writes["Stage_D_B"] == ["B"]
     assert "(void)D;" in _cpp(tmp_path, "Stage_D_B")
     assert results["Stage_D_B"].outputs_compared == N
     assert "0 output elements" not in results["Stage_D_B"].summary
@@ -76,7 +77,7 @@ def test_a_dead_stage_inside_an_outlined_group_compiles(tmp_path: Path) -> None:
 def test_an_outlined_function_that_computes_nothing_observable_says_so(tmp_path: Path) -> None:
     schedule, model = _schedule(lambda s, k: s.outline(k.D))
     manifest, results = _flow(schedule, model, tmp_path)
-    assert manifest["writes"] == {"top": ["C"], "Stage_D": []}
+    assert manifest.writes == {"top": ["C"], "Stage_D": []}
     assert "void Stage_D(int32_t A[8])" in _cpp(tmp_path, "Stage_D")  # the function still exists
     dead = results["Stage_D"]
     assert dead.passed and dead.outputs == [] and dead.outputs_compared == 0 and dead.compared == N

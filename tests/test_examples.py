@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from hclbuild.project.config import load_project
-from hclbuild.project.flow import compile_project, run_reference
+from hclbuild.project.flow import compile_project
 from hclbuild.project.kernel import design_functions, kernel_schedule, load_kernel
 from hclbuild.project.layout import BuildLayout
+from hclbuild.project.reference import run_reference
 
 REPO = Path(__file__).resolve().parents[1]
 PROJECTS = sorted(p for p in (REPO / "projects").iterdir() if (p / "kernel.py").is_file())
@@ -81,7 +82,7 @@ def test_medium_dataset_reference_agrees_with_the_numpy_model(folder: Path, tmp_
     project = load_project(folder, dataset="MEDIUM")
     layout = BuildLayout(tmp_path, project.name)
     compile_project(project, layout)
-    assert run_reference(project, layout)["model_checked"] is True
+    assert run_reference(project, layout).model_checked is True
 
 
 @pytest.mark.slow

@@ -98,7 +98,7 @@ def test_the_pipelines_artifacts_are_where_its_commands_build(
 
     import yaml
 
-    from hclbuild.ci import github_workflow, gitlab_pipeline
+    from hclbuild.cli.ci import github_workflow, gitlab_pipeline
     from hclbuild.tasks import plan
 
     folder = tmp_path / where / "p"

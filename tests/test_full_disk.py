@@ -31,7 +31,7 @@ def test_a_task_that_finds_the_disk_full_fails_in_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
     folder = project(tmp_path)
-    monkeypatch.setattr("hclbuild.project.flow.emit_function", no_space)
+    monkeypatch.setattr("hclbuild.tasks.steps.emit_function", no_space)  # what the emit task calls
     assert main(["csim", str(folder), "-n", "1"]) == 1
     out, err = capsys.readouterr()
     build = tmp_path / "build" / "p"

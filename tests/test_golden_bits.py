@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hclbuild.dsl.types import Int, UInt, to_storage
+from hclbuild.dsl.storage import to_storage
+from hclbuild.dsl.types import Int, UInt
 from hclbuild.project.golden import decode_vector, encode_vector
 
 

@@ -18,8 +18,9 @@ from flow_helpers import check_numpy_llvm_cpp
 
 import hclbuild as hcl
 from hclbuild.project.config import ProjectConfig
-from hclbuild.project.flow import compile_design, emit_design_function, reference_design
+from hclbuild.project.flow import compile_design, emit_design_function
 from hclbuild.project.layout import BuildLayout
+from hclbuild.project.reference import reference_design
 from hclbuild.runtime.csim import run_csim
 
 KERNELS: dict[str, Callable[[], tuple[Any, Callable | None, Callable | None]]] = {}
@@ -387,9 +388,9 @@ def test_printed_text_in_c_simulation(tmp_path: Path) -> None:
     schedule, inputs_fn, model_fn = KERNELS["constants_copies_and_prints"]()
     layout = BuildLayout(tmp_path, "prints")
     config = ProjectConfig(name="prints", seed=3)
-    manifest = compile_design(schedule, layout, "prints")
+    manifest = compile_design(schedule, layout, "prints").design
     reference_design(layout, "prints", config, inputs_fn, model_fn)
-    top = manifest["top"]
+    top = manifest.top
     emit_design_function(layout, config, top)
     assert run_csim(layout.hls_dir(top), layout.csim_json(top), project="prints").passed
     folder = layout.hls_dir(top)

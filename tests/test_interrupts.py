@@ -272,7 +272,7 @@ def test_a_forked_worker_dies_of_sigterm_without_a_traceback() -> None:
     # and a traceback beside the build's one line
     script = (
         "import multiprocessing, os, signal, time\n"
-        "from hclbuild import termination\n"
+        "from hclbuild.tasks import termination\n"
         "termination.install()\n"
         "def work():\n"
         "    time.sleep(60)\n"

@@ -19,7 +19,7 @@ from hclbuild.dsl.array import Array, asarray
 from hclbuild.dsl.types import Float, Int, parse_dtype
 from hclbuild.errors import APIError, CompileError
 from hclbuild.runtime.llvm import JITModule, read_buffer
-from hclbuild.runtime.signature import ArgSpec, FunctionSignature
+from hclbuild.schedule.signature import ArgSpec, FunctionSignature
 
 
 def parse(text: str) -> ir.Module:
@@ -519,7 +519,7 @@ def test_ll_file_runs_in_a_process_without_mlir(tmp_path: Path) -> None:
 import json, sys
 import numpy as np
 from hclbuild.runtime.llvm import JITModule
-from hclbuild.runtime.signature import FunctionSignature
+from hclbuild.schedule.signature import FunctionSignature
 
 signature = FunctionSignature.from_json(open(sys.argv[2]).read())
 add = JITModule(open(sys.argv[1]).read()).function(signature)

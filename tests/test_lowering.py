@@ -1,4 +1,4 @@
-"""project.lowering: ir/top.mlir -> llvm/top.ll once per design, relowered when either file changes."""
+"""project.lowering: ir/top.mlir -> llvm/units/ once per design, relowered when either changes."""
 
 from __future__ import annotations
 
@@ -12,10 +12,12 @@ import hclbuild as hcl
 from hclbuild.errors import CompileError, ConfigError
 from hclbuild.project import lowering
 from hclbuild.project.config import ProjectConfig
-from hclbuild.project.flow import reference_design, write_design_ir
+from hclbuild.project.flow import write_design_ir
 from hclbuild.project.golden import read_vectors
 from hclbuild.project.layout import BuildLayout
-from hclbuild.project.lowering import lower_design, read_llvm_manifest
+from hclbuild.project.lowering import lower_design
+from hclbuild.project.manifest import read_lowered_design
+from hclbuild.project.reference import reference_design
 
 
 def _schedule(offset: int):
@@ -40,10 +42,24 @@ def _lowered(tmp_path: Path, offset: int = 1) -> BuildLayout:
 
 def test_lowering_records_its_source_and_the_reference_runs_from_it(tmp_path: Path) -> None:
     layout = _lowered(tmp_path)
-    manifest = read_llvm_manifest(layout)
-    assert [site["callee"] for site in manifest["probes"]] == ["Stage_B"]
-    assert len(manifest["source"]) == len(manifest["top_ll"]) == 64
-    assert "define" in layout.top_ll.read_text()
+    manifest = read_lowered_design(layout)
+    assert [site["callee"] for site in manifest.probes] == ["Stage_B"]
+    assert len(manifest.source) == 64
+    # one file per function (the C-interface wrapper of the top is one), each defining just it
+    assert [(unit["name"], unit["file"]) for unit in manifest.units] == [
+        ("Stage_B", "Stage_B.ll"),
+        ("top", "top.ll"),
+        ("_mlir_ciface_top", "mlir_ciface_top.ll"),
+    ]
+    top = (layout.llvm_units_dir / "top.ll").read_text()
+    assert (
+        "define void @top(" in top and "declare void @Stage_B(" in top and "define void @Stage_B(" not in top
+    )
+    assert sorted(p.name for p in layout.llvm_units_dir.iterdir()) == [
+        "Stage_B.ll",
+        "mlir_ciface_top.ll",
+        "top.ll",
+    ]
     config = ProjectConfig(name="low", seed=3)
     reference_design(layout, "low", config)
     golden = read_vectors(layout.golden_dir("Stage_B"))
@@ -53,27 +69,38 @@ def test_lowering_records_its_source_and_the_reference_runs_from_it(tmp_path: Pa
 
 def test_same_ir_is_not_lowered_again_and_a_changed_one_is(tmp_path: Path, monkeypatch) -> None:
     layout = _lowered(tmp_path)
-    source, text = read_llvm_manifest(layout)["source"], layout.top_ll.read_text()
+    stage_b = layout.llvm_units_dir / "Stage_B.ll"
+    source, text, low = (
+        read_lowered_design(layout).source,
+        stage_b.read_text(),
+        (layout.llvm_units_dir / "top.ll"),
+    )
+    low_before = low.stat().st_mtime_ns
     calls = []
     real = lowering._instrument_and_lower
     monkeypatch.setattr(lowering, "_instrument_and_lower", lambda *args: calls.append(1) or real(*args))
-    layout.top_ll.touch()
+    stage_b.touch()
     layout.top_mlir.touch()  # later mtimes: only the bytes count
     lower_design(layout)
     assert calls == []
     write_design_ir(_schedule(5), layout, "low")
     lower_design(layout)
     assert calls == [1]
-    assert "5" in layout.top_ll.read_text() and layout.top_ll.read_text() != text
-    assert read_llvm_manifest(layout)["source"] != source
+    assert "5" in stage_b.read_text() and stage_b.read_text() != text
+    assert low.stat().st_mtime_ns == low_before  # the unchanged function's unit is not rewritten
+    assert read_lowered_design(layout).source != source
 
 
-def test_a_damaged_top_ll_is_lowered_again(tmp_path: Path) -> None:
+def test_a_damaged_or_missing_unit_is_lowered_again(tmp_path: Path) -> None:
     layout = _lowered(tmp_path)
-    good = layout.top_ll.read_text()
-    layout.top_ll.write_text("garbage\n")
+    unit = layout.llvm_units_dir / "Stage_B.ll"
+    good = unit.read_text()
+    unit.write_text("garbage\n")
     lower_design(layout)
-    assert layout.top_ll.read_text() == good
+    assert unit.read_text() == good
+    unit.unlink()
+    lower_design(layout)
+    assert unit.read_text() == good
 
 
 def test_missing_or_broken_inputs_are_one_line_errors(tmp_path: Path) -> None:
@@ -81,7 +108,7 @@ def test_missing_or_broken_inputs_are_one_line_errors(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"top.mlir: unreadable .*run compile first"):
         lower_design(layout)
     with pytest.raises(ConfigError, match="unreadable LLVM manifest"):
-        read_llvm_manifest(layout)
+        read_lowered_design(layout)
     layout.top_mlir.parent.mkdir(parents=True)
     layout.top_mlir.write_text("func.func @f( {\n")
     with pytest.raises(CompileError, match=r"top.mlir: does not parse \(.*\); run compile again"):
@@ -89,4 +116,4 @@ def test_missing_or_broken_inputs_are_one_line_errors(tmp_path: Path) -> None:
     layout.llvm_dir.mkdir(parents=True)
     layout.llvm_manifest.write_text(json.dumps({"format": "other"}))
     with pytest.raises(ConfigError, match="not an hclbuild LLVM manifest"):
-        read_llvm_manifest(layout)
+        read_lowered_design(layout)

@@ -12,9 +12,13 @@ from pathlib import Path
 import pytest
 
 from hclbuild.cli import main
+from hclbuild.compiler.buffers import AllocatedBuffer
+from hclbuild.dsl.types import Int
 from hclbuild.errors import ConfigError, CsimError
-from hclbuild.project.memory import available_memory, check_reference_memory
+from hclbuild.project.manifest import DesignManifest
+from hclbuild.project.reference_memory import available_memory, check_reference_memory
 from hclbuild.runtime.isolate import run_isolated
+from hclbuild.schedule.signature import ArgSpec, FunctionSignature
 
 HUGE = """
 import hclbuild as hcl
@@ -33,25 +37,26 @@ def schedule():
 """
 
 
-def manifest(shape: list[int], buffers: list[dict] | None = None) -> dict:
-    arg = {"dtype": "int32", "shape": shape}
-    return {
-        "top": "top",
-        "functions": ["top", "Stage_B"],
-        "signatures": {
-            "top": {"args": [{"name": "A", **arg}, {"name": "C", **arg}]},
-            "Stage_B": {
-                "args": [
-                    {"name": "A", **arg},
-                    {"name": "B", **arg},
-                    {"name": "n", "dtype": "int32", "shape": []},
-                ]
-            },
+def manifest(shape: list[int], buffers: list[AllocatedBuffer] | None = None) -> DesignManifest:
+    def arg(name: str, arg_shape: list[int] = shape) -> ArgSpec:
+        return ArgSpec(name, Int(32), tuple(arg_shape))
+
+    return DesignManifest(
+        project="p",
+        top="top",
+        functions=["top", "Stage_B"],
+        signatures={
+            "top": FunctionSignature("top", [arg("A"), arg("C")]),
+            "Stage_B": FunctionSignature("Stage_B", [arg("A"), arg("B"), arg("n", [])]),
         },
-        "buffers": buffers
-        if buffers is not None
-        else [{"function": "top", "name": "B", "shape": shape, "element_bytes": 4}],
-    }
+        c_args={},
+        writes={},
+        inputs=["A"],
+        outputs=["C"],
+        structs={},
+        buffers=buffers if buffers is not None else [AllocatedBuffer("top", "B", shape, 4)],
+        graph={},
+    )
 
 
 def test_the_estimate_and_the_message() -> None:
@@ -68,9 +73,7 @@ def test_the_estimate_and_the_message() -> None:
 
 
 def test_more_tensors_than_the_message_names() -> None:
-    buffers = [
-        {"function": "top", "name": f"T{k}", "shape": [10, k + 1], "element_bytes": 8} for k in range(5)
-    ]
+    buffers = [AllocatedBuffer("top", f"T{k}", [10, k + 1], 8) for k in range(5)]
     with pytest.raises(
         ConfigError,
         match=r"\(A 1000x1000 int32 4\.0 MB, C 1000x1000 int32 4\.0 MB, T4 10x5 400 B "
@@ -83,7 +86,7 @@ def test_without_a_setting_the_limit_is_the_memory_available(monkeypatch: pytest
     available = available_memory()
     assert available is not None and 0 < available <= os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     # a fixed figure: the machine's own changes while other processes run
-    monkeypatch.setattr("hclbuild.project.memory.available_memory", lambda: 40_000_000)
+    monkeypatch.setattr("hclbuild.project.reference_memory.available_memory", lambda: 40_000_000)
     check_reference_memory("p", manifest([900, 900]))
     with pytest.raises(
         ConfigError,

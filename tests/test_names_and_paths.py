@@ -94,7 +94,7 @@ def test_task_files_are_the_strings_of_the_layout_paths(tmp_path: Path) -> None:
         assert files.golden_dir == str(layout.golden_dir(func))
         assert files.golden_manifest == str(layout.golden_dir(func) / "manifest.json")
         assert files.hls_dir == str(layout.hls_dir(func))
-        assert files.hls == [str(path) for path in layout.hls_files(func)]
+        assert list(files.hls) == [str(path) for path in layout.hls_files(func)]
         assert files.csim_json == str(layout.csim_json(func))
         assert files.data_dir == str(layout.hls_data_dir(func))
     assert layout.hls_files("top")[-1] == layout.hls_data_dir("top") / "manifest.json"
@@ -104,7 +104,6 @@ def test_task_files_are_the_strings_of_the_layout_paths(tmp_path: Path) -> None:
         "top_mlir",
         "ir_manifest",
         "llvm_dir",
-        "top_ll",
         "llvm_manifest",
         "reports_dir",
         "report_summary",
@@ -128,7 +127,7 @@ def test_function_names_with_a_trailing_newline_are_refused(tmp_path: Path) -> N
 
 def test_project_inputs_are_what_a_glob_of_py_files_lists(tmp_path: Path) -> None:
     # input_paths lists with os.scandir; it must name what Path.glob("*.py") did, then project.toml
-    from hclbuild.project.discovery import input_paths
+    from hclbuild.project.plans import input_paths
 
     for name in ("kernel.py", "weights.py", ".hidden.py", "notes.txt", "a.pyc", "project.toml"):
         (tmp_path / name).write_text("x = 1\n")

@@ -81,7 +81,7 @@ M = 64
         sizes={"N": 128, "M": 64},
     )
     assert isinstance(config.clock_period_ns, float) and isinstance(config.atol, float)
-    assert config.as_dict()["sizes"] == {"N": 128, "M": 64}
+    assert config.to_json()["sizes"] == {"N": 128, "M": 64}
 
 
 @pytest.mark.parametrize(
@@ -195,7 +195,7 @@ def test_build_layout_paths(tmp_path: Path) -> None:
     assert layout.top_mlir == root / "ir" / "top.mlir"
     assert layout.func_mlir("Stage_C") == root / "ir" / "Stage_C.mlir"
     assert layout.ir_manifest == root / "ir" / "manifest.json"
-    assert layout.top_ll == root / "llvm" / "top.ll"
+    assert layout.llvm_units_dir == root / "llvm" / "units"
     assert layout.golden_dir("Stage_C") == root / "golden" / "Stage_C"
     assert layout.hls_dir("top") == root / "hls" / "top"
     assert layout.hls_cpp("top") == root / "hls" / "top" / "top.cpp"

@@ -12,7 +12,8 @@ import pytest
 
 from hclbuild import atomic
 from hclbuild.atomic import link_if_changed, write_bytes_atomic, write_if_changed, write_text_atomic
-from hclbuild.dsl.types import Fixed, Float, Int, UFixed, UInt, to_storage
+from hclbuild.dsl.storage import to_storage
+from hclbuild.dsl.types import Fixed, Float, Int, UFixed, UInt
 from hclbuild.errors import APIError, CsimError, DTypeError
 from hclbuild.project.golden import (
     link_golden,
@@ -292,8 +293,9 @@ def test_stored_vectors_check_sizes(tmp_path: Path) -> None:
 def test_emitted_data_links_to_the_golden_vectors_under_c_names(tmp_path: Path) -> None:
     import hclbuild as hcl
     from hclbuild.project.config import ProjectConfig
-    from hclbuild.project.flow import compile_design, emit_design_function, reference_design
+    from hclbuild.project.flow import compile_design, emit_design_function
     from hclbuild.project.layout import BuildLayout
+    from hclbuild.project.reference import reference_design
 
     hcl.init(hcl.Int(16))
     A = hcl.placeholder((4,), "main")  # C++'s main is the testbench's: the C argument is renamed

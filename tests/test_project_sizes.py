@@ -54,7 +54,7 @@ def test_first_dataset_is_the_default_and_common_sizes_join_it(tmp_path: Path) -
     config = load_project(make_project(tmp_path, DATASETS)).config
     assert config.dataset == "SMALL"
     assert config.sizes == {"TSTEPS": 4, "N": 8, "M": 6}
-    assert config.as_dict()["dataset"] == "SMALL"
+    assert config.to_json()["dataset"] == "SMALL"
 
 
 def test_dataset_key_chooses_the_table(tmp_path: Path) -> None:

@@ -11,9 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hclbuild.dsl.types import Int, to_storage
+from hclbuild.dsl.types import Int
 from hclbuild.errors import CompileError
 from hclbuild.project.config import ProjectConfig
+from hclbuild.project.golden import write_golden
 from hclbuild.project.hls_project import (
     FunctionArg,
     format_clock,
@@ -73,19 +74,13 @@ HEADER = "#pragma once\n#include <cstdint>\nvoid vadd(int32_t a[4], int32_t b[4]
 
 
 def write_vadd(folder: Path, config: ProjectConfig, **kwargs) -> list[Path]:
+    """The HLS folder of a 4-element vadd, with the golden data the reference run would link there."""
     t = Int(32)
     a = np.arange(4, dtype=np.int32)
     args = [FunctionArg("a", "int32_t", "int32", (4,)), FunctionArg("b", "int32_t", "int32", (4,))]
-    return write_function_project(
-        folder,
-        "vadd",
-        CPP,
-        HEADER,
-        args,
-        {"a": (a, t), "b": (np.zeros(4, np.int32), t)},
-        {"a": (a, t), "b": (a + 1, t)},
-        config,
-        **kwargs,
+    written = write_function_project(folder, "vadd", CPP, HEADER, args, config, **kwargs)
+    return written + write_golden(
+        folder / "data", {"a": (a, t), "b": (np.zeros(4, np.int32), t)}, {"a": (a, t), "b": (a + 1, t)}
     )
 
 
@@ -464,16 +459,12 @@ def test_makefile_adds_ap_types_only_when_needed(tmp_path: Path) -> None:
     plain = (tmp_path / "plain" / "Makefile").read_text()
     assert "INCLUDES := -I.\n" in plain and "isystem" not in plain
 
-    t = Int(12)
-    a = to_storage(np.arange(4), t)
     write_function_project(
         tmp_path / "ap",
         "inc12",
         '#include "inc12.h"\nvoid inc12(ap_int<12> a[4]) {}\n',
         "#pragma once\n#include <ap_int.h>\nvoid inc12(ap_int<12> a[4]);\n",
         [FunctionArg("a", "ap_int<12>", "int12", (4,))],
-        {"a": (a, t)},
-        {"a": (a, t)},
         ProjectConfig(name="demo"),
         ap_include_dir="/opt/ap_types",
     )
@@ -501,45 +492,7 @@ def test_testbench_bakes_in_tolerances(tmp_path: Path) -> None:
     assert '  const Function function = {"vadd", 0.001, 2e-07, 10, args, 2, call};\n' in text
 
 
-def test_missing_golden_output_is_compile_error(tmp_path: Path) -> None:
-    t = Int(32)
-    a = np.arange(4, dtype=np.int32)
-    with pytest.raises(CompileError, match=r"^demo/vadd: no golden output vector for argument b$"):
-        write_function_project(
-            tmp_path,
-            "vadd",
-            CPP,
-            HEADER,
-            [FunctionArg("a", "int32_t", "int32", (4,)), FunctionArg("b", "int32_t", "int32", (4,))],
-            {"a": (a, t), "b": (a, t)},
-            {"a": (a, t)},
-            ProjectConfig(name="demo"),
-        )
-
-
-def test_golden_shape_must_match_signature(tmp_path: Path) -> None:
-    t = Int(32)
-    a = np.arange(4, dtype=np.int32)
-    with pytest.raises(
-        CompileError,
-        match=r"^demo/vadd: golden input vector a has shape \(4,\), "
-        r"the C signature says \(2, 2\)$",
-    ):
-        write_function_project(
-            tmp_path,
-            "vadd",
-            CPP,
-            HEADER,
-            [FunctionArg("a", "int32_t", "int32", (2, 2))],
-            {"a": (a, t)},
-            {"a": (a, t)},
-            ProjectConfig(name="demo"),
-        )
-
-
 def test_c_type_must_hold_dtype(tmp_path: Path) -> None:
-    t = Int(32)
-    a = np.arange(4, dtype=np.int32)
     with pytest.raises(CompileError, match=r"^demo/vadd: argument a: C type int16_t does not hold int32$"):
         write_function_project(
             tmp_path,
@@ -547,92 +500,27 @@ def test_c_type_must_hold_dtype(tmp_path: Path) -> None:
             CPP,
             HEADER,
             [FunctionArg("a", "int16_t", "int32", (4,))],
-            {"a": (a, t)},
-            {"a": (a, t)},
             ProjectConfig(name="demo"),
         )
 
 
-def test_extra_golden_vector_is_compile_error(tmp_path: Path) -> None:
-    t = Int(32)
-    a = np.arange(4, dtype=np.int32)
-    with pytest.raises(
-        CompileError, match=r"^demo/vadd: golden input vectors z match no argument \(arguments: a\)$"
-    ):
-        write_function_project(
-            tmp_path,
-            "vadd",
-            CPP,
-            HEADER,
-            [FunctionArg("a", "int32_t", "int32", (4,))],
-            {"a": (a, t), "z": (a, t)},
-            {"a": (a, t)},
-            ProjectConfig(name="demo"),
-        )
-
-
-def test_return_vector_must_match_declared_dtype(tmp_path: Path) -> None:
+def test_a_returned_value_takes_the_dtype_its_signature_declares(tmp_path: Path) -> None:
     from types import SimpleNamespace
 
-    t16, t32 = Int(16), Int(32)
-    x = np.arange(4, dtype=np.int16)
-    signature = SimpleNamespace(
-        name="total",
-        args=[FunctionArg("x", "int16_t", "int16", (4,))],
-        ret_c_type="int32_t",
-        ret_dtype="int32",
-    )
-    with pytest.raises(
-        CompileError,
-        match=r"^demo/total: golden output vector return is int16, "
-        r"the C signature says int32$",
-    ):
-        write_function_project(
-            tmp_path,
-            "total",
-            "",
-            "",
-            signature,
-            {"x": (x, t16)},
-            {"x": (x, t16), "return": (np.array(6, np.int16), t16)},
-            ProjectConfig(name="demo"),
-        )
-    write_function_project(
-        tmp_path,
-        "total",
-        "",
-        "",
-        signature,
-        {"x": (x, t16)},
-        {"x": (x, t16), "return": (np.array(6, np.int32), t32)},
-        ProjectConfig(name="demo"),
-    )
+    args = [FunctionArg("x", "int16_t", "int16", (4,))]
+    signature = SimpleNamespace(name="total", args=args, ret_c_type="int32_t", ret_dtype="int32")
+    write_function_project(tmp_path, "total", "", "", signature, ProjectConfig(name="demo"))
     assert "ret_value = total(arg_x);" in (tmp_path / "tb_total.cpp").read_text()
-
-
-def test_golden_inputs_without_outputs_are_refused(tmp_path: Path) -> None:
-    t = Int(32)
-    a = np.arange(4, dtype=np.int32)
-    args = [FunctionArg("a", "int32_t", "int32", (4,)), FunctionArg("b", "int32_t", "int32", (4,))]
+    undeclared = SimpleNamespace(name="total", args=args, ret_c_type="int32_t")
     with pytest.raises(
-        CompileError,
-        match=r"^demo/vadd: golden input and output vectors must both be given, "
-        r"or neither$",
+        CompileError, match=r"^demo/total: the function returns int32_t, of a dtype its signature"
     ):
-        write_function_project(
-            tmp_path / "vadd",
-            "vadd",
-            CPP,
-            HEADER,
-            args,
-            {"a": (a, t), "b": (a, t)},
-            None,
-            ProjectConfig(name="demo"),
-        )
-    # neither: data/ is left to the reference run
-    write_function_project(
-        tmp_path / "vadd", "vadd", CPP, HEADER, args, None, None, ProjectConfig(name="demo")
-    )
+        write_function_project(tmp_path, "total", "", "", undeclared, ProjectConfig(name="demo"))
+
+
+def test_the_folder_holds_no_data_until_the_reference_links_it(tmp_path: Path) -> None:
+    args = [FunctionArg("a", "int32_t", "int32", (4,)), FunctionArg("b", "int32_t", "int32", (4,))]
+    write_function_project(tmp_path / "vadd", "vadd", CPP, HEADER, args, ProjectConfig(name="demo"))
     assert not (tmp_path / "vadd" / "data").exists() and (tmp_path / "vadd" / "tb_vadd.cpp").is_file()
 
 
@@ -642,7 +530,8 @@ from pathlib import Path
 sys.path.insert(0, sys.argv[3])
 from test_project_tcl import write_vadd
 from hclbuild.project.config import ProjectConfig
-from hclbuild.project.hls_project import _environment, keep_compiled_templates
+from hclbuild.project.golden import write_golden
+from hclbuild.project.templates import _environment, keep_compiled_templates
 keep_compiled_templates(Path(sys.argv[1]))
 compiled = []
 original = _environment().compile
@@ -678,7 +567,7 @@ def test_compiled_templates_are_kept_and_a_damaged_one_is_compiled_again(tmp_pat
 
 
 def test_a_template_cache_folder_removed_since_costs_only_the_compile(tmp_path: Path) -> None:
-    from hclbuild.project.hls_project import _environment, keep_compiled_templates
+    from hclbuild.project.templates import _environment, keep_compiled_templates
 
     environment = _environment()
     kept = environment.bytecode_cache

@@ -12,8 +12,9 @@ import pytest
 import hclbuild as hcl
 from hclbuild.errors import CsimError
 from hclbuild.project.config import ProjectConfig
-from hclbuild.project.flow import compile_design, reference_design
+from hclbuild.project.flow import compile_design
 from hclbuild.project.layout import BuildLayout
+from hclbuild.project.reference import reference_design
 from hclbuild.runtime.isolate import run_isolated
 
 

@@ -9,12 +9,14 @@ import numpy as np
 import pytest
 from mlir import ir
 
+from hclbuild.code_units import unresolved
+from hclbuild.compiler.passes.split_llvm_units import split_llvm_units
 from hclbuild.compiler.signature import top_signature
-from hclbuild.compiler.to_llvm import RUN_ONCE_OPTNONE_WORK, lower_to_llvm_ir
+from hclbuild.compiler.to_llvm import RUN_ONCE_OPTNONE_WORK, lower_to_llvm_ir, lower_to_llvm_units
 from hclbuild.compiler.work_estimate import UNKNOWN, function_work
 from hclbuild.runtime import llvm_objects
 from hclbuild.runtime.llvm import JITModule, _host_cpu, _target_machine
-from hclbuild.runtime.llvm_objects import compile_objects, split_units
+from hclbuild.runtime.llvm_objects import compile_objects
 
 DESIGN = """
 func.func private @small(%A: memref<4x4xf32>, %B: memref<4x4xf32>) attributes {hcl.outlined} {
@@ -98,29 +100,56 @@ def test_run_once_buffers_start_zeroed_and_results_match_numpy() -> None:
     a = np.arange(16, dtype=np.float32).reshape(4, 4)
     b = np.zeros((4, 4), np.float32)
     c = np.ones((512, 512), np.float32)
-    JITModule(text).function(top_signature(module))(a, b, c)
+    JITModule(lower_to_llvm_units(module, run_once=True)).function(top_signature(module))(a, b, c)
     np.testing.assert_array_equal(b, a)
     np.testing.assert_array_equal(c, 2 * np.ones((512, 512), np.float32))
 
 
 def test_units_are_one_per_function_with_callee_declarations() -> None:
-    text = lower_to_llvm_ir(parse(DESIGN), run_once=True)
-    units = {unit.name: unit for unit in split_units(text)}
-    assert set(units) == {"small", "big", "top", "_mlir_ciface_top"}
-    top = units["top"].text
-    assert re.search(r"^declare void @small\(", top, re.M) and re.search(r"^declare void @big\(", top, re.M)
-    assert "define void @small(" not in top
-    # the zeroing allocator is internal: the unit using it gets its own copy
-    assert "define internal ptr @_mlir_memref_to_llvm_alloc(i64 %0)" in top
-    assert units["small"].light and units["top"].light and not units["big"].light
-
-
-def test_a_module_with_globals_is_one_unit() -> None:
-    text = (
-        "@table = private constant [2 x i32] [i32 1, i32 2]\n"
-        "define i32 @f() {\n  ret i32 0\n}\ndefine i32 @g() {\n  ret i32 1\n}\n"
+    units = {unit.name: unit for unit in lower_to_llvm_units(parse(DESIGN), run_once=True)}
+    assert list(units) == ["small", "big", "top", "_mlir_ciface_top"]
+    top = units["top"]
+    assert re.search(r"^declare void @small\(", top.text, re.M) and re.search(
+        r"^declare void @big\(", top.text, re.M
     )
-    assert [unit.name for unit in split_units(text)] == ["<module>"]
+    assert "define void @small(" not in top.text
+    # the zeroing allocator is internal: the unit using it gets its own copy, calling calloc/free
+    assert "define internal ptr @_mlir_memref_to_llvm_alloc(i64 %0)" in top.text
+    assert top.defines == ("top",) and set(top.externals) == {"small", "big", "calloc", "free"}
+    assert units["_mlir_ciface_top"].entry and not top.entry
+    assert units["small"].light and units["top"].light and not units["big"].light
+    assert unresolved(list(units.values())) == {"calloc", "free"}
+
+
+LOWERED = """
+llvm.mlir.global private constant @table(dense<[1, 2]> : tensor<2xi32>) : !llvm.array<2 x i32>
+llvm.mlir.global internal @{counter}() : i32
+llvm.func @f() -> i32 {
+  %p = llvm.mlir.addressof @table : !llvm.ptr
+  %v = llvm.load %p : !llvm.ptr -> i32
+  llvm.return %v : i32
+}
+llvm.func @g() -> i32 {
+  %v = llvm.call @f() : () -> i32
+  llvm.return %v : i32
+}
+"""
+
+
+def test_a_constant_global_goes_with_each_unit_reading_it() -> None:
+    module = parse(LOWERED.replace("llvm.mlir.global internal @{counter}() : i32\n", ""))
+    with module.context:
+        units = {unit.name: unit for unit in split_llvm_units(module)}
+    assert list(units) == ["f", "g"]
+    assert "@table = private constant [2 x i32] [i32 1, i32 2]" in units["f"].text
+    assert "@table" not in units["g"].text and units["g"].externals == ("f",)
+
+
+def test_a_module_with_a_global_it_writes_is_one_unit() -> None:
+    module = parse(LOWERED.replace("{counter}", "counter"))
+    with module.context:
+        units = split_llvm_units(module)
+    assert [(unit.name, unit.defines) for unit in units] == [("<module>", ("f", "g"))]
 
 
 def test_objects_on_disk_are_reused_and_only_a_changed_function_recompiles(
@@ -130,14 +159,13 @@ def test_objects_on_disk_are_reused_and_only_a_changed_function_recompiles(
     JITModule("")  # sets up LLVM
     machines = {0: _target_machine(0), 3: _target_machine(3)}
     cpu, features = _host_cpu()
-    text = lower_to_llvm_ir(parse(DESIGN), run_once=True)
-    units = split_units(text)
+    units = lower_to_llvm_units(parse(DESIGN), run_once=True)
     _, compiled = compile_objects(units, 3, machines, cpu, features, tmp_path)
     assert compiled == len(units) == len(list(tmp_path.glob("*.o")))
     monkeypatch.setattr(llvm_objects, "_OBJECTS", {})
     _, compiled = compile_objects(units, 3, machines, cpu, features, tmp_path)
     assert compiled == 0
-    changed = split_units(lower_to_llvm_ir(parse(DESIGN.replace("2.0 : f32", "3.0 : f32")), run_once=True))
+    changed = lower_to_llvm_units(parse(DESIGN.replace("2.0 : f32", "3.0 : f32")), run_once=True)
     _, compiled = compile_objects(changed, 3, machines, cpu, features, tmp_path)
     assert compiled == 1  # only @big
     assert len(list(tmp_path.glob("*.o"))) == len(units)  # the old @big object was removed

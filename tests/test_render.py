@@ -198,7 +198,7 @@ def test_stream_design_graph_draws_streams_dashed(tmp_path: Path) -> None:
 
     project = load_project(REPO / "projects" / "stream_pipeline")
     layout = BuildLayout(tmp_path, project.name)
-    graph = write_project_ir(project, layout)["graph"]
+    graph = write_project_ir(project, layout).graph
     streams = {(e["source"], e["target"], e["tensor"]) for e in graph["edges"] if e["stream"]}
     assert streams == {("gray", "blur", "gray"), ("blur", "binarize", "blur")}
     dot = graph_dot(graph, project.name)

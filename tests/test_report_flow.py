@@ -9,8 +9,9 @@ from shared_fixtures import real_report
 
 from hclbuild.cli import run_doit, summary_rows
 from hclbuild.project.config import load_project
-from hclbuild.project.flow import read_ir_manifest, write_report
+from hclbuild.project.flow import write_report
 from hclbuild.project.layout import BuildLayout
+from hclbuild.project.manifest import read_design_manifest
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -21,12 +22,12 @@ def test_report_has_csim_and_csynth_columns(tmp_path: Path) -> None:
     layout = BuildLayout(tmp_path / "build", project.name)
     # through the tasks: the report shows only verdicts of attempts they recorded
     assert run_doit(["csim"], [project.dir], tmp_path / "build") == 0
-    manifest = read_ir_manifest(layout)
+    manifest = read_design_manifest(layout)
     # stand in for a csynth run of one function with a real report (values below are the file's)
     xml = layout.csynth_xml("Stage_out_AB")
     xml.parent.mkdir(parents=True)
     shutil.copyfile(fixture, xml)
-    write_report(project, layout, manifest["functions"])
+    write_report(project, layout, manifest.functions)
     rows = [
         line
         for line in layout.report_markdown.read_text().splitlines()

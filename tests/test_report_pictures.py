@@ -28,7 +28,7 @@ WHICH = shutil.which
 def two_mm(tmp_path_factory: pytest.TempPathFactory) -> tuple:
     project = load_project(REPO / "tests" / "data" / "projects" / "two_mm")  # frozen copy
     layout = BuildLayout(tmp_path_factory.mktemp("build"), project.name)
-    manifest = compile_project(project, layout)
+    manifest = compile_project(project, layout).design
     return project, layout, manifest
 
 
@@ -44,7 +44,7 @@ def graph_of(layout: BuildLayout) -> dict:
 def test_graph_of_two_mm(two_mm) -> None:
     _, layout, manifest = two_mm
     graph = graph_of(layout)
-    assert graph["functions"] == manifest["functions"] == ["top", "Stage_out_AB", "Stage_out_ABC"]
+    assert graph["functions"] == manifest.functions == ["top", "Stage_out_AB", "Stage_out_ABC"]
     assert graph["parents"] == {"Stage_out_AB": "top", "Stage_out_ABC": "top"}
     assert [(s["name"], s["function"]) for s in graph["stages"]] == [
         ("out_AB", "Stage_out_AB"),
@@ -66,7 +66,7 @@ def test_graph_of_two_mm(two_mm) -> None:
 def test_dot_source_has_every_function_as_a_box_around_its_stages(two_mm) -> None:
     _, layout, manifest = two_mm
     dot = graph_dot(graph_of(layout), "two_mm")
-    for func in manifest["functions"]:
+    for func in manifest.functions:
         assert f'subgraph "cluster_{func}" {{' in dot
         assert f'label="{func}";' in dot
     # the outlined boxes sit inside the top's box, each around its own stage
@@ -154,7 +154,7 @@ def test_report_md_links_the_pictures(two_mm, tmp_path: Path, monkeypatch: pytes
     monkeypatch.setattr(
         shutil, "which", lambda name, *a, **k: None if name == "dot" else WHICH(name, *a, **k)
     )
-    write_report(project, layout, manifest["functions"])
+    write_report(project, layout, manifest.functions)
     text = layout.report_markdown.read_text()
     assert "![design graph: stages, tensors, one box per function](design.png)" in text
     assert "![C synthesis: latency and utilization per function](csynth.png)" in text
@@ -173,7 +173,7 @@ def test_svg_through_graphviz(two_mm) -> None:
     files = graph_files(graph_of(layout), "two_mm")
     svg = files["design.svg"]
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg
-    assert all(f">{func}<" in svg for func in manifest["functions"])
+    assert all(f">{func}<" in svg for func in manifest.functions)
 
 
 def test_without_matplotlib_or_dot_the_report_says_how(
@@ -191,7 +191,7 @@ def test_without_matplotlib_or_dot_the_report_says_how(
 
     monkeypatch.setattr(graph_module, "_pyplot", no_matplotlib)
     monkeypatch.setattr(graph_module.shutil, "which", lambda name, *a, **k: None)
-    write_report(project, layout, manifest["functions"])
+    write_report(project, layout, manifest.functions)
     text = layout.report_markdown.read_text()
     assert "The design graph is [design.dot](design.dot) (Graphviz source)." in text
     assert "- design graph: drawing PNG reports needs matplotlib: pip install 'hclbuild[plot]'" in text

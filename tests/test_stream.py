@@ -12,9 +12,10 @@ import pytest
 import hclbuild as hcl
 from hclbuild.errors import APIError, CsimError, HCLNotImplementedError
 from hclbuild.project.config import ProjectConfig
-from hclbuild.project.flow import compile_design, reference_design
+from hclbuild.project.flow import compile_design
 from hclbuild.project.golden import read_vectors
 from hclbuild.project.layout import BuildLayout
+from hclbuild.project.reference import reference_design
 from tests.memory_helpers import csim_flow
 
 

@@ -309,7 +309,7 @@ def test_doit_list_shows_docs_and_no_vitis_tasks(built: Path) -> None:
 def test_clean_removes_targets(tmp_path: Path) -> None:
     root = make_tree(tmp_path, {"tri": KERNEL})
     doit(root, "build")
-    assert (root / "build" / "tri" / "llvm" / "top.ll").exists()
+    assert (root / "build" / "tri" / "llvm" / "units" / "top.ll").exists()
     doit(root, "csim")
     doit(root, "clean")
     left = [p for p in (root / "build" / "tri").rglob("*") if p.is_file()]
@@ -364,6 +364,7 @@ def test_compile_takes_the_schedule_planning_traced_unless_the_kernel_changed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import hclbuild.project.kernel as kernel_module
+    from hclbuild.project.config import Project
     from hclbuild.project.flow import compile_project
     from hclbuild.project.layout import BuildLayout
     from hclbuild.tasks import plan
@@ -380,7 +381,7 @@ def test_compile_takes_the_schedule_planning_traced_unless_the_kernel_changed(
     kernel, layout = root / "projects" / "tri" / "kernel.py", BuildLayout(root / "build", "tri")
     (entry,) = plan([kernel.parent], root / "build")
     assert traces == ["schedule"]
-    assert compile_project(entry.project, layout)["functions"] == ["top", "Stage_X", "Stage_Y"]
+    assert compile_project(Project.from_plan(entry), layout).design.functions == ["top", "Stage_X", "Stage_Y"]
     assert traces == ["schedule"]  # compile took the planned trace
     # planned, then edited before compile: compile traces the kernel on disk
     shutil.rmtree(root / "build" / ".plans")
@@ -390,7 +391,7 @@ def test_compile_takes_the_schedule_planning_traced_unless_the_kernel_changed(
     (entry,) = plan([kernel.parent], root / "build")
     assert entry.functions == ["top", "Stage_X", "Stage_Y", "Stage_Z"]
     kernel.write_text(KERNEL)
-    assert compile_project(entry.project, layout)["functions"] == ["top", "Stage_X", "Stage_Y"]
+    assert compile_project(Project.from_plan(entry), layout).design.functions == ["top", "Stage_X", "Stage_Y"]
     assert traces == ["schedule"] * 3
 
 

@@ -15,7 +15,7 @@ from hclbuild.dsl.array import asarray
 from hclbuild.dsl.types import Fixed, Float, Int, UInt, parse_dtype
 from hclbuild.errors import CompileError
 from hclbuild.runtime.llvm import JITModule
-from hclbuild.runtime.signature import ArgSpec, FunctionSignature
+from hclbuild.schedule.signature import ArgSpec, FunctionSignature
 
 
 def parse(text: str) -> ir.Module:

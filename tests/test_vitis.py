@@ -80,7 +80,7 @@ def test_find_vitis_finds_tools_on_path(tmp_path):
     vpp = make_tool(bin_dir, "v++", RECORDING_TOOL)
     tools = find_vitis({"PATH": str(bin_dir)})
     assert tools is not None
-    assert (tools.vitis_hls, tools.vpp, tools.vitis_run) == (hls, vpp, None)
+    assert (tools.path("vitis_hls"), tools.path("v++"), tools.path("vitis-run")) == (hls, vpp, None)
     assert tools.include_dir is None  # no include/ beside bin/
 
 
@@ -92,7 +92,7 @@ def test_find_vitis_uses_xilinx_hls_for_binary_and_include_dir(tmp_path):
     empty.mkdir()
     tools = find_vitis({"PATH": str(empty), "XILINX_HLS": str(install)})
     assert tools is not None
-    assert tools.vitis_hls == hls
+    assert tools.path("vitis_hls") == hls
     assert tools.xilinx_hls == install
     assert tools.include_dir == install / "include"
 
@@ -173,13 +173,13 @@ def test_run_tcl_without_tools_raises_and_runs_nothing(tmp_path, project, monkey
 def test_run_tcl_falls_back_to_vitis_run(tmp_path, project):
     make_tool(tmp_path / "bin", "vitis-run", RECORDING_TOOL)
     tools = find_vitis({"PATH": str(tmp_path / "bin")})
-    assert tools is not None and tools.vitis_hls is None
+    assert tools is not None and tools.path("vitis_hls") is None
     run_tcl("run_hls.tcl", ["csim=1"], project, timeout=60, tools=tools)
     assert recorded_argv(project) == ["--mode", "hls", "--tcl", "run_hls.tcl", "csim=1"]
 
 
 def test_run_tcl_missing_script_raises(tmp_path, project):
-    tools = VitisTools(make_tool(tmp_path / "bin", "vitis_hls", RECORDING_TOOL), None, None, None, None)
+    tools = VitisTools({"vitis_hls": make_tool(tmp_path / "bin", "vitis_hls", RECORDING_TOOL)})
     with pytest.raises(ToolError, match="Tcl script not found"):
         run_tcl("absent.tcl", [], project, timeout=60, tools=tools)
     assert not (project / "argv.txt").exists()
@@ -206,7 +206,7 @@ def test_run_cfg_nonzero_exit_raises(tmp_path, project, monkeypatch):
 
 
 def test_run_cfg_without_vpp_raises(tmp_path, project):
-    tools = VitisTools(make_tool(tmp_path / "bin", "vitis_hls", RECORDING_TOOL), None, None, None, None)
+    tools = VitisTools({"vitis_hls": make_tool(tmp_path / "bin", "vitis_hls", RECORDING_TOOL)})
     with pytest.raises(ToolError, match="v\\+\\+ is not on PATH"):
         run_cfg("hls_config.cfg", project, timeout=60, tools=tools)
 
@@ -217,7 +217,7 @@ def test_run_cfg_without_vpp_raises(tmp_path, project):
 @pytest.mark.vitis
 def test_real_vitis_hls_runs_a_tcl_script(tmp_path):
     tools = find_vitis()
-    if tools is None or tools.vitis_hls is None:
+    if tools is None or tools.path("vitis_hls") is None:
         pytest.skip("vitis_hls is not on PATH and XILINX_HLS is unset")
     (tmp_path / "hello.tcl").write_text('puts "hclbuild-hello"\nexit\n')
     run = run_tcl("hello.tcl", [], tmp_path, timeout=300, tools=tools)

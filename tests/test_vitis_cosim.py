@@ -66,7 +66,7 @@ def test_a_cosim_without_a_current_synthesis_says_which_task_to_run(fake_vitis, 
     from test_vitis_flow import vadd_project
 
     from hclbuild.errors import ToolError
-    from hclbuild.project.vitis_flow import synthesize_function
+    from hclbuild.project.synthesis import synthesize_function
 
     fake_vitis.install("vitis_hls")
     project, layout = vadd_project(tmp_path)

@@ -14,11 +14,11 @@ from hclbuild.errors import ToolError
 from hclbuild.project.attempts import read_attempt
 from hclbuild.project.config import Project, ProjectConfig, load_project
 from hclbuild.project.layout import BuildLayout
-from hclbuild.project.vitis_flow import function_reports, synthesize_function
+from hclbuild.project.synthesis import function_reports, synthesize_function
 from hclbuild.runtime.report import parse_cosim_rpt, parse_csynth_xml
 from hclbuild.runtime.vitis import (
     VitisTools,
-    choose_flow,
+    choose_front_end,
     find_csynth_report,
     find_vitis,
     ordered_steps,
@@ -33,7 +33,7 @@ pytestmark = pytest.mark.skipif(os.name != "posix", reason="the stand-in tools a
 
 def tools(*names: str) -> VitisTools:
     where = {name: Path("/opt/x/bin") / name for name in names}
-    return VitisTools(where.get("vitis_hls"), where.get("v++"), where.get("vitis-run"), None, None)
+    return VitisTools(where)
 
 
 def vadd_folder(tmp_path: Path, **config) -> Path:
@@ -58,21 +58,21 @@ def vadd_folder(tmp_path: Path, **config) -> Path:
     ],
 )
 def test_auto_prefers_vitis_hls_then_vitis_run_then_vpp(installed: tuple[str, ...], chosen: str) -> None:
-    assert choose_flow(tools(*installed)) == chosen
+    assert choose_front_end(tools(*installed)).name == chosen
 
 
 def test_project_choice_wins_when_installed() -> None:
-    assert choose_flow(tools("vitis_hls", "vitis-run", "v++"), "v++") == "v++"
+    assert choose_front_end(tools("vitis_hls", "vitis-run", "v++"), "v++").name == "v++"
 
 
 def test_project_choice_that_is_missing_is_an_error() -> None:
     with pytest.raises(ToolError, match=r"asks for \[hls\] tool = 'v\+\+', which is not on PATH"):
-        choose_flow(tools("vitis_hls"), "v++")
+        choose_front_end(tools("vitis_hls"), "v++")
 
 
 def test_no_tool_is_an_error() -> None:
     with pytest.raises(ToolError, match="no Vitis HLS tool"):
-        choose_flow(None)
+        choose_front_end(None)
 
 
 def test_steps_are_ordered_and_synthesis_comes_first() -> None:

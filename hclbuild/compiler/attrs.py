@@ -516,14 +516,3 @@ def markdown_table() -> str:
     rows = ["| attribute | on | value | meaning |", "|---|---|---|---|"]
     rows += [f"| `{a.name}` | {a.holders} | {a.value} | {a.meaning} |" for a in ATTRIBUTES]
     return "\n".join(rows) + "\n"
-
-
-__all__ = [
-    "ATTRIBUTES",
-    "PREFIX",
-    "ArrayPartition",
-    "AttributeSpec",
-    "AxisSite",
-    "LoopDirectives",
-    "StreamPort",
-]

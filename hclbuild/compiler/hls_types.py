@@ -24,6 +24,16 @@ def c_type(dtype: DType | str) -> str:
     return f"ap_{'fixed' if dt.is_signed else 'ufixed'}<{dt.bits}, {dt.int_bits}>"
 
 
+def ap_family(dtype: DType | str) -> str | None:
+    """ "int" when c_type(dtype) is ap_int/ap_uint, "fixed" for ap_fixed/ap_ufixed, None for C types."""
+    dt = parse_dtype(dtype)
+    if dt.is_float or dt.is_index or (dt.kind == "uint" and dt.bits == 1):
+        return None
+    if dt.is_int:
+        return None if dt.bits in _STANDARD_WIDTHS else "int"
+    return "fixed"
+
+
 def needs_ap_types(dtype: DType | str) -> bool:
     """True when c_type(dtype) is an ap_* type, so the file must include ap_int.h/ap_fixed.h."""
-    return c_type(dtype).startswith("ap_")
+    return ap_family(dtype) is not None

@@ -5,6 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from hclbuild.compiler import upstream_attrs as upstream
+from hclbuild.compiler.builder import build_module
+from hclbuild.compiler.passes.buffer_at import BufferAtPass
+from hclbuild.compiler.passes.compute_at import ComputeAtPass
+from hclbuild.compiler.passes.constant_divisor import check_constant_divisors
+from hclbuild.compiler.passes.constant_subscript import check_constant_subscripts
+from hclbuild.compiler.passes.outline import outline_stages
+from hclbuild.compiler.passes.outline_axis import OutlineAxisPass
+from hclbuild.compiler.passes.reuse_at import ReuseAtPass, fuse_fill_loops
+from hclbuild.compiler.passes.stream import StreamPass, annotate_stream_arguments
+from hclbuild.compiler.passes.verify import verify_module
 from hclbuild.errors import CompileError
 from hclbuild.schedule import memory as M
 from hclbuild.schedule.directives import ArrayPartition
@@ -21,21 +32,11 @@ class CompiledDesign:
 
     def top_function(self) -> Any:
         """The top func.func of the module (an OpView)."""
-        from hclbuild.compiler import upstream_attrs as upstream
-
         return upstream.symbols(self.module)[self.top].opview
 
 
 def compile_schedule(schedule: Schedule) -> CompiledDesign:
     """Build the module, apply s.outline() requests, verify calls; every backend starts here."""
-    from hclbuild.compiler.builder import build_module
-    from hclbuild.compiler.passes.constant_divisor import check_constant_divisors
-    from hclbuild.compiler.passes.constant_subscript import check_constant_subscripts
-    from hclbuild.compiler.passes.outline import outline_stages
-    from hclbuild.compiler.passes.outline_axis import OutlineAxisPass
-    from hclbuild.compiler.passes.stream import annotate_stream_arguments
-    from hclbuild.compiler.passes.verify import verify_module
-
     module = build_module(schedule)
     with module.context:
         if not module.operation.verify():
@@ -66,11 +67,6 @@ def _partitions(schedule: Schedule, tensor: object) -> tuple[ArrayPartition, ...
 
 def apply_memory_records(module: Any, schedule: Schedule) -> None:
     """reuse_at, buffer_at, compute_at and s.to records, in the order the schedule made them."""
-    from hclbuild.compiler.passes.buffer_at import BufferAtPass
-    from hclbuild.compiler.passes.compute_at import ComputeAtPass
-    from hclbuild.compiler.passes.reuse_at import ReuseAtPass, fuse_fill_loops
-    from hclbuild.compiler.passes.stream import StreamPass
-
     for record in schedule.memory:
         if isinstance(record, M.ReuseAt):
             stage = schedule.stages[record.stage]

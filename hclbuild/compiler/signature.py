@@ -10,7 +10,7 @@ from hclbuild.compiler import attrs
 from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.dsl.types import DType, parse_dtype
 from hclbuild.errors import CompileError, DTypeError
-from hclbuild.runtime.signature import ArgSpec, FunctionSignature
+from hclbuild.schedule.signature import ArgSpec, FunctionSignature
 
 __all__ = ["ArgSpec", "FunctionSignature", "signature_of", "top_signature"]
 

@@ -8,11 +8,13 @@ from mlir.dialects import arith
 from mlir.dialects.llvm import translate_module_to_llvmir
 from mlir.passmanager import PassManager
 
+from hclbuild.code_units import CodeUnit
 from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.compiler.context import new_context
 from hclbuild.compiler.dense import dense_array
 from hclbuild.compiler.passes.dealloc import dealloc_allocs
 from hclbuild.compiler.passes.print_calls import define_print_functions
+from hclbuild.compiler.passes.split_llvm_units import split_llvm_units
 from hclbuild.compiler.work_estimate import function_work
 from hclbuild.errors import CompileError
 
@@ -47,27 +49,35 @@ VECTORISE_PASSES: tuple[str, ...] = (
     "canonicalize",
 )
 
-# With run_once, memref.alloc goes through MLIR's generic allocation functions, defined here to
-# calloc/free: every buffer of the reference starts zeroed, so golden vectors of buffers a
-# function only writes depend on the design and the seed alone, not on what malloc returned.
+# With run_once, memref.alloc goes through MLIR's generic allocation functions, which the module
+# defines before lowering (finalize-memref-to-llvm then calls them) as calloc/free: every buffer of
+# the reference starts zeroed, so golden vectors of buffers a function only writes depend on the
+# design and the seed alone, not on what malloc returned.
 _GENERIC_ALLOC = "finalize-memref-to-llvm{use-generic-functions=1}"
-_ZEROED_ALLOC = {
-    "declare ptr @_mlir_memref_to_llvm_alloc(i64)": "define internal ptr @_mlir_memref_to_llvm_alloc(i64 %0) {\n"
-    "  %2 = call ptr @calloc(i64 1, i64 %0)\n  ret ptr %2\n}",
-    "declare void @_mlir_memref_to_llvm_free(ptr)": "define internal void @_mlir_memref_to_llvm_free(ptr %0) {\n"
-    "  call void @free(ptr %0)\n  ret void\n}",
+_ZEROED_ALLOC = """
+llvm.func @calloc(i64, i64) -> !llvm.ptr
+llvm.func @free(!llvm.ptr)
+llvm.func internal @_mlir_memref_to_llvm_alloc(%size: i64) -> !llvm.ptr {
+  %one = llvm.mlir.constant(1 : i64) : i64
+  %zeroed = llvm.call @calloc(%one, %size) : (i64, i64) -> !llvm.ptr
+  llvm.return %zeroed : !llvm.ptr
 }
-_LIBC_ALLOC = {"calloc": "declare ptr @calloc(i64, i64)", "free": "declare void @free(ptr)"}
+llvm.func internal @_mlir_memref_to_llvm_free(%buffer: !llvm.ptr) {
+  llvm.call @free(%buffer) : (!llvm.ptr) -> ()
+  llvm.return
+}
+"""
 
 # With run_once, a function making at most this many memory accesses per run is compiled without
 # optimisation (LLVM `optnone`): O3 would cost more than the run (see work_estimate).
 RUN_ONCE_OPTNONE_WORK = 1 << 16
 
 
-def lower_to_llvm_ir(
+def lower_to_llvm_units(
     module: ir.Module | ir.Operation, opt_level: int = 2, run_once: bool = False, in_place: bool = False
-) -> str:
-    """LLVM IR text of an IR-contract module; public functions get `_mlir_ciface_<name>` entry points.
+) -> list[CodeUnit]:
+    """The code units of an IR-contract module (one per function, hclbuild.code_units), lowered and
+    split in MLIR (passes/split_llvm_units.py); public functions get `_mlir_ciface_<name>` entry points.
 
     The module is verified, then copied into a fresh Context, so the caller's module is unchanged;
     with in_place (an ir.Module the caller no longer needs) it is lowered itself, without the copy.
@@ -76,6 +86,25 @@ def lower_to_llvm_ir(
     run_once (the reference run) marks functions doing little work `optnone` and zero-fills every
     allocation. Any failure raises CompileError with the MLIR diagnostic.
     """
+    lowered = _lower(module, opt_level, run_once, in_place)
+    with lowered.context:
+        return split_llvm_units(lowered)
+
+
+def lower_to_llvm_ir(
+    module: ir.Module | ir.Operation, opt_level: int = 2, run_once: bool = False, in_place: bool = False
+) -> str:
+    """The whole module as one LLVM IR text (to read, or to run as one unit); see lower_to_llvm_units."""
+    lowered = _lower(module, opt_level, run_once, in_place)
+    with lowered.context:
+        try:
+            return translate_module_to_llvmir(lowered.operation)
+        except (ir.MLIRError, RuntimeError, ValueError) as err:
+            raise CompileError(_format("to_llvm: translation to LLVM IR failed", err)) from None
+
+
+def _lower(module: ir.Module | ir.Operation, opt_level: int, run_once: bool, in_place: bool) -> ir.Module:
+    """The module (a copy, unless in_place) lowered to the LLVM dialect and verified."""
     if not isinstance(opt_level, int) or not 0 <= opt_level <= 3:
         raise CompileError(f"to_llvm: opt_level must be 0..3, got {opt_level!r}")
     operation = module.operation
@@ -100,6 +129,8 @@ def lower_to_llvm_ir(
             _prepare_for_vectorising(copy)
         dealloc_allocs(copy)  # malloc'd buffers of the design would leak on every call
         _widen_to_containers(copy)
+        if run_once and _allocates(copy):
+            _define_zeroed_alloc(copy)
         _verify(copy.operation, "to_llvm: internal error, the prepared module does not verify")
         passes = (CLEANUP_PASSES if opt_level >= 1 else ()) + LOWERING_PASSES
         if run_once:
@@ -117,24 +148,27 @@ def lower_to_llvm_ir(
         _check_llvm_dialect_only(copy)  # names an op left unlowered, before the verifier's message
         _verify(copy.operation, "to_llvm: internal error, the lowered module does not verify")
         _passthrough_attributes(copy)
-        try:
-            text = translate_module_to_llvmir(copy.operation)
-        except (ir.MLIRError, RuntimeError, ValueError) as err:
-            raise CompileError(_format("to_llvm: translation to LLVM IR failed", err)) from None
-    return _define_zeroed_alloc(text) if run_once else text
+    return copy
 
 
-def _define_zeroed_alloc(text: str) -> str:
-    """Replace the generic allocation functions' declarations by calloc/free wrappers (see _ZEROED_ALLOC)."""
-    if not any(declaration in text for declaration in _ZEROED_ALLOC):
-        return text
-    lines = text.split("\n")
-    for k, line in enumerate(lines):
-        if line in _ZEROED_ALLOC:
-            lines[k] = _ZEROED_ALLOC[line]
-    needed = [decl for name, decl in _LIBC_ALLOC.items() if f"@{name}(" not in text]
-    first = next(k for k, line in enumerate(lines) if line.startswith(("declare", "define")))
-    return "\n".join(lines[:first] + needed + lines[first:])
+def _allocates(module: ir.Module) -> bool:
+    found = False
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        nonlocal found
+        found = op.name == "memref.alloc"
+        return ir.WalkResult.INTERRUPT if found else ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def _define_zeroed_alloc(module: ir.Module) -> None:
+    """The generic allocation functions as calloc/free wrappers, at the module's start (see _ZEROED_ALLOC)."""
+    helpers = ir.Module.parse(_ZEROED_ALLOC, module.context)
+    point = ir.InsertionPoint.at_block_begin(module.body)
+    for op in helpers.body.operations:
+        op.operation.clone(ip=point)
 
 
 def _verify(operation: ir.Operation, summary: str) -> None:

@@ -25,6 +25,15 @@ _C_INTERFACE = "llvm.emit_c_interface"
 # `passthrough`
 _FUNC_PASSTHROUGH = "llvm.passthrough"
 _LLVM_PASSTHROUGH = "passthrough"
+_LOCAL_LINKAGES = (
+    "private",
+    "internal",
+    "linkonce",
+    "linkonce_odr",
+    "weak",
+    "weak_odr",
+    "available_externally",
+)
 
 
 def _attributes(op: Op) -> ir.OpAttributeMap:
@@ -168,6 +177,48 @@ def set_passthrough(op: Op, flags: list[str]) -> None:
 
 def has_passthrough(op: Op) -> bool:
     return _FUNC_PASSTHROUGH in _attributes(op)
+
+
+def is_optnone(op: Op) -> bool:
+    """Whether an llvm.func (after export_passthrough) is marked `optnone`."""
+    attributes = _attributes(op)
+    return _LLVM_PASSTHROUGH in attributes and any(
+        ir.StringAttr(flag).value == "optnone" for flag in ir.ArrayAttr(attributes[_LLVM_PASSTHROUGH])
+    )
+
+
+def has_local_linkage(op: Op) -> bool:
+    """Whether another object file cannot link to this llvm.func (internal, private, linkonce...: each
+    object that uses it needs its own copy)."""
+    attributes = _attributes(op)
+    if "linkage" not in attributes:
+        return False
+    with op.operation.context:
+        local = [ir.Attribute.parse(f"#llvm.linkage<{name}>") for name in _LOCAL_LINKAGES]
+    return attributes["linkage"] in local
+
+
+def set_internal_linkage(op: Op) -> None:
+    _put(op, "linkage", lambda: ir.Attribute.parse("#llvm.linkage<internal>"))
+
+
+def llvm_function_type(op: Op) -> ir.TypeAttr:
+    """The `!llvm.func<...>` type of an llvm.func, as its attribute (to declare the function elsewhere)."""
+    return ir.TypeAttr(_attributes(op)["function_type"])
+
+
+def is_constant_global(op: Op) -> bool:
+    """Whether an llvm.mlir.global is read-only."""
+    return "constant" in _attributes(op)
+
+
+def referenced_symbol(op: Op) -> str | None:
+    """The function an llvm.call calls or the global an llvm.mlir.addressof takes, else None."""
+    attributes = _attributes(op)
+    for key in ("callee", "global_name"):
+        if key in attributes:
+            return ir.FlatSymbolRefAttr(attributes[key]).value
+    return None
 
 
 def export_passthrough(op: Op) -> None:

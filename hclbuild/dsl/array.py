@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from hclbuild.dsl.types import DType, from_storage, parse_dtype, to_storage
+from hclbuild.dsl.context import current_default_dtype
+from hclbuild.dsl.storage import from_storage, to_storage
+from hclbuild.dsl.types import DType, parse_dtype
 from hclbuild.errors import APIError
 
 
@@ -36,8 +38,6 @@ def asarray(values: object, dtype: object = None) -> Array:
         raise APIError("asarray: give a dtype for an object array")
     if dtype is None:
         # HeteroCL: an untyped asarray takes the hcl.init dtype, not the numpy one
-        from hclbuild.dsl.context import current_default_dtype  # late: avoid an import cycle
-
         dt = current_default_dtype()
     else:
         dt = parse_dtype(dtype)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hclbuild.dsl.trace import take_module_program
 from hclbuild.dsl.types import DType, Int, parse_dtype
 
 _default_dtype: DType = Int(32)
@@ -10,8 +11,6 @@ _default_dtype: DType = Int(32)
 def init(init_dtype: object = None, raise_assert_exception: bool = True) -> None:
     """hcl.init(init_dtype=Int(32)): set the default dtype of placeholders, computes and asarray,
     and start a new module-level algorithm (what was written at module level so far is dropped)."""
-    from hclbuild.dsl.trace import take_module_program  # late: trace imports the tensors
-
     global _default_dtype
     _default_dtype = Int(32) if init_dtype is None else parse_dtype(init_dtype)
     take_module_program()

@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from hclbuild.dsl.bits import bitcast as bitcast_value
 from hclbuild.dsl.expr import BitCast, Cast, Const, Expr, GetSlice, as_expr, binary
 from hclbuild.dsl.operations import _check_name, _dtype_or_default, _new_tensor, compute
+from hclbuild.dsl.storage import from_storage, to_storage
 from hclbuild.dsl.tensor import Tensor
 from hclbuild.dsl.trace import active_program
-from hclbuild.dsl.types import DType, Index, Int, UInt, from_storage, parse_dtype, to_storage
+from hclbuild.dsl.types import DType, Index, Int, UInt, parse_dtype
 from hclbuild.errors import APIError, DTypeError
 
 
@@ -174,3 +174,15 @@ def copy(values: object, name: str | None = None, dtype: object = None) -> Tenso
         return compute(values.shape, lambda *i: as_expr(values[i]), name=name, dtype=out_dtype)
     source = const_tensor(values, None if name is None else f"{name}_init", dtype)
     return compute(source.shape, lambda *i: as_expr(source[i]), name=name, dtype=source.dtype)
+
+
+def bitcast_value(value: object, dtype: DType) -> Expr:
+    """The raw bits of value read as `dtype` (same width; floats, ints, fixed point and structs)."""
+    expr = as_expr(value)
+    if expr.dtype.is_index or dtype.is_index:
+        raise DTypeError("hcl.bitcast: index values have no fixed width; hcl.cast them to an integer first")
+    if expr.dtype.bits != dtype.bits:
+        raise DTypeError(
+            f"hcl.bitcast: {expr.dtype!r} has {expr.dtype.bits} bits, {dtype!r} has {dtype.bits}"
+        )
+    return BitCast(dtype, expr)

@@ -1,27 +1,38 @@
 """Expression trees of the DSL, with HeteroCL operator semantics and dtype inference.
 
-Nothing here touches MLIR: the builder walks these nodes. Type rules (documented in the README):
-- integers promote like C: the result is at least 32 bits wide, as wide as the widest operand,
-  signed when either operand is signed (a mixed pair widens the unsigned side by one bit);
-- fixed-point keeps full precision like ap_fixed (add: one more integer bit, mul: widths add);
-- any float operand makes the operation float (the wider float);
-- comparisons give UInt(1); Python numbers take the type of the other operand.
+Nothing here touches MLIR: the builder walks these nodes. Arithmetic computes in the dtype
+hclbuild.dsl.promotion gives; comparisons give UInt(1); Python numbers take the type of the other
+operand. Everything a Python operator on an expression builds is here, bit access included:
+
+- `x[i]` is bit i (UInt(1)), `x[lo:hi]` bits lo..hi-1 (hi exclusive), as UInt(hi - lo) whenever
+  hi - lo is a constant, which is found by reading both bounds as linear forms over the same
+  sub-expressions (`x[4*i : 4*i + 4]`, `x[A[0] : A[0] + 3]` are 4 and 3 bits wide) as HeteroCL's
+  simplifier does. When it is not (`x[0:A[1]]`), the slice keeps the width of x and its bits from
+  hi upwards are zero. A bit index or slice start at or beyond the width reads 0 and writes
+  nothing; the builder guards dynamic shifts so LLVM and C++ agree (a shift by the width is poison
+  in LLVM and undefined in C).
+- `x.field` of a struct value is its bits of that field (a struct is a packed unsigned integer,
+  see hclbuild.dsl.types); `A[i][b] = v` and `D[x].field = v` record a read-modify-write of the
+  element's bits.
 """
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from fractions import Fraction
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import TYPE_CHECKING, Any
 
-from hclbuild.dsl.types import MAX_INT_BITS, DType, Fixed, Float, Index, Int, UFixed, UInt
+from hclbuild.dsl.promotion import literal_type, promote
+from hclbuild.dsl.stmt import StoreBits
+from hclbuild.dsl.trace import record
+from hclbuild.dsl.types import DType, Float, Index, Int, UInt, parse_dtype
 from hclbuild.errors import APIError, DTypeError, HCLNotImplementedError
 
 if TYPE_CHECKING:
     from hclbuild.dsl.tensor import Tensor
+
+_INDEX_KINDS = ("int", "uint", "index")
 
 
 class Expr:
@@ -107,18 +118,12 @@ class Expr:
         return binary("xor", self, -1)
 
     def __abs__(self) -> Expr:
-        from hclbuild.dsl.operations import abs as hcl_abs
-
-        return hcl_abs(self)
+        return absolute(self)
 
     def __pow__(self, other: object) -> Expr:
-        from hclbuild.dsl.operations import power
-
         return power(self, other)
 
     def __rpow__(self, other: object) -> Expr:
-        from hclbuild.dsl.operations import power
-
         return power(other, self)
 
     # -- Python conversions: an expression has no value while the kernel is traced -------------
@@ -175,23 +180,17 @@ class Expr:
             "and hcl.and_/hcl.or_/hcl.not_ instead of and/or/not"
         )
 
-    # -- bits and struct fields (hclbuild.dsl.bits) ---------------------------------
+    # -- bits and struct fields (see the module docstring) ------------------------------
     def __getitem__(self, key: object) -> Expr:
         """x[i] is bit i, x[lo:hi] the bits lo..hi-1 (hi exclusive; lo, hi may be expressions)."""
-        from hclbuild.dsl.bits import bit_access
-
         return bit_access(self, key)
 
     def __setitem__(self, key: object, value: object) -> None:
         """(B[i] + 1)[0] = v sets a bit of a temporary, which nothing reads: HeteroCL keeps B as is."""
-        from hclbuild.dsl.bits import set_bits_of_temporary
-
         set_bits_of_temporary(self, key, value)
 
     def reverse(self) -> Expr:
         """The bits of an integer (a slice: of its width) in reverse order."""
-        from hclbuild.dsl.bits import reverse_bits
-
         return reverse_bits(self)
 
     def __getattr__(self, key: str) -> Expr:
@@ -204,16 +203,12 @@ class Expr:
             raise AttributeError(key) from None
         if not dtype.is_struct:
             raise AttributeError(f"{type(self).__name__} of type {dtype!r} has no attribute {key!r}")
-        from hclbuild.dsl.bits import struct_field
-
         try:
             return struct_field(self, key)
         except DTypeError as err:  # hasattr() and getattr(x, k, default) expect AttributeError
             raise AttributeError(str(err)) from None
 
     def astype(self, dtype: object) -> Expr:
-        from hclbuild.dsl.types import parse_dtype
-
         return Cast(parse_dtype(dtype), self)
 
 
@@ -252,8 +247,6 @@ class Load(Expr):
 
     def __setitem__(self, key: object, value: object) -> None:
         """A[i][bit] = v and A[i][lo:hi] = v: read-modify-write of one element's bits."""
-        from hclbuild.dsl.bits import store_bits
-
         store_bits(self, key, value)
 
     def __setattr__(self, key: str, value: object) -> None:
@@ -261,8 +254,6 @@ class Load(Expr):
         if key in ("tensor", "indices") or "tensor" not in self.__dict__ or not self.tensor.dtype.is_struct:
             object.__setattr__(self, key, value)
             return
-        from hclbuild.dsl.bits import store_struct_field
-
         store_struct_field(self, key, value)
 
 
@@ -287,24 +278,9 @@ class Compare(Expr):
 
 
 @dataclass(eq=False)
-class Logical(Expr):
-    op: str  # and or not
-    args: tuple[Expr, ...]
-    dtype: DType = field(default_factory=lambda: UInt(1))
-
-
-@dataclass(eq=False)
 class Cast(Expr):
     dtype: DType
     value: Expr
-
-
-@dataclass(eq=False)
-class Select(Expr):
-    cond: Expr
-    true_value: Expr
-    false_value: Expr
-    dtype: DType
 
 
 @dataclass(eq=False)
@@ -357,164 +333,33 @@ class BitCast(Expr):
     value: Expr
 
 
-@dataclass(eq=False)
-class Reduce(Expr):
-    """sum/max/min/reducer over reduce axes; the builder makes the accumulator and loops."""
+class Operand:
+    """What is not an expression but may stand for one: a tensor or a partly indexed one
+    (hclbuild.dsl.tensor, which builds on this module). as_expr asks it for its value."""
 
-    kind: str  # "sum" | "max" | "min" | "custom"
-    init: Expr
-    value: Expr
-    axes: tuple[Var, ...]
-    where: Expr | None
-    dtype: DType
-    name: str
-    combine: Any = None  # custom: Python function (acc_expr, value_expr) -> Expr
+    def as_value(self) -> Expr:
+        """The expression this stands for, or an APIError saying what to index."""
+        raise NotImplementedError
 
 
-@dataclass(eq=False)
-class Call(Expr):
-    """A call of a def_ function that returns a value."""
-
-    function: Any  # hclbuild.dsl.functions.TracedFunction
-    args: tuple[Any, ...]  # Tensor or Expr, already converted to the parameter types
-    dtype: DType
-
-
-@dataclass(eq=False)
-class AccRef(Expr):
-    """The running accumulator inside a custom reducer (builder-internal)."""
-
-    dtype: DType
-
-
-@dataclass(eq=False)
-class ImperativeValue(Expr):
-    """The value of imperative code: run `body` (statements); its hcl.return_ gives the value, and
-    `default` when no return_ runs (a reducer whose function uses hcl.if_ / hcl.return_)."""
-
-    body: list  # statements (hclbuild.dsl.stmt)
-    default: Expr
-    dtype: DType
-
-
-# ---- constructors and type rules ------------------------------------------------------
+# ---- constructors ----------------------------------------------------------------------
 
 
 def as_expr(value: object, like: DType | None = None) -> Expr:
     """A DSL expression for value: Exprs stay, Python numbers become Const of `like` or a default."""
     if isinstance(value, Expr):
         return value
-    from hclbuild.dsl.tensor import Tensor, TensorSlice
-
-    if isinstance(value, Tensor):
-        if value.is_scalar:
-            return value.v
-        raise APIError(f"tensor {value.name!r} used as a value: index it, e.g. {value.name}[i]")
-    if isinstance(value, TensorSlice):
-        value._value()  # raises, naming the tensor and the indices it lacks
+    if isinstance(value, Operand):
+        return value.as_value()
     if isinstance(value, tuple) and like is not None and like.is_struct:
-        from hclbuild.dsl.bits import pack_struct
-
         return pack_struct(value, like)
-    if isinstance(value, bool):
-        return Const(int(value), like if like is not None else UInt(1))
-    if isinstance(value, numbers.Integral):
-        if like is None:
-            like = Int(32) if -(2**31) <= int(value) < 2**31 else Int(64)
-        if like.is_float:
-            return Const(float(value), like)
-        if like.is_fixed:
-            return _fixed_literal(value, like)
-        if like.is_index:
-            return Const(int(value), like)
-        # a literal never wraps at the other operand's width: x + 300 on a UInt(8) is 300
-        wide = promote(like, like)
-        lo, hi = (-(1 << (wide.bits - 1)), 1 << (wide.bits - 1)) if wide.is_signed else (0, 1 << wide.bits)
-        if not lo <= int(value) < hi:
-            wide = Int(64) if -(2**63) <= int(value) < 2**63 else Int(_literal_bits(int(value)))
-        return Const(int(value), wide)
-    if isinstance(value, numbers.Real):
-        if like is not None and like.is_fixed:
-            return _fixed_literal(value, like)
-        if like is None or not like.is_float:
-            like = Float(64) if like is not None and like.is_int and like.bits > 32 else Float(32)
-        return Const(float(value), like)
+    if isinstance(value, numbers.Real):  # bool and int too
+        return Const(*literal_type(value, like))
     raise APIError(f"cannot use {type(value).__name__} {value!r} in a DSL expression")
-
-
-def _fixed_literal(value: numbers.Real, like: DType) -> Const:
-    """A literal beside a fixed-point operand: its fraction bits, and integer bits enough that the
-    value does not wrap (x * 2 on a Fixed(13, 11) doubles x; in the operand's own format 2 had
-    been -2), as an int or double converted by ap_fixed keeps its value."""
-    if not math.isfinite(float(value)):
-        return Const(float(value), like)
-    raw = math.floor(Fraction(value) * 2**like.frac)
-    signed = like.is_signed or raw < 0
-    needed = ((raw if raw >= 0 else ~raw).bit_length() + 1) if signed else raw.bit_length()
-    bits = _cap(max(like.bits + (1 if signed and not like.is_signed else 0), needed), f"the literal {value}")
-    return Const(float(value), Fixed(bits, like.frac) if signed else UFixed(bits, like.frac))
-
-
-def _literal_bits(value: int) -> int:
-    """Signed width of a literal beyond 64 bits: 128, else just wide enough."""
-    bits = (value if value >= 0 else ~value).bit_length() + 1
-    return _cap(max(bits, 128), f"the literal {value}")
 
 
 def _literal(value: object) -> bool:
     return isinstance(value, (numbers.Number, bool)) and not isinstance(value, Expr)
-
-
-def _cap(bits: int, what: str) -> int:
-    if bits > MAX_INT_BITS:
-        raise DTypeError(f"{what}: the result would need {bits} bits (more than {MAX_INT_BITS})")
-    return bits
-
-
-def promote(a: DType, b: DType, op: str = "add") -> DType:
-    """The dtype an arithmetic operation on a and b computes in (see the module docstring)."""
-    if a.is_float or b.is_float:
-        bits = max(x.bits for x in (a, b) if x.is_float)
-        return Float(bits)
-    if a.is_index and b.is_index:
-        return Index()
-    if a.is_index:
-        a = Int(32) if b.bits <= 32 else Int(b.bits)
-    if b.is_index:
-        b = Int(32) if a.bits <= 32 else Int(a.bits)
-    if a.is_fixed or b.is_fixed:
-        fa, fb = _as_fixed(a), _as_fixed(b)
-        signed = fa.is_signed or fb.is_signed
-        ia = fa.int_bits + (1 if signed and not fa.is_signed else 0)
-        ib = fb.int_bits + (1 if signed and not fb.is_signed else 0)
-        if op == "mul":
-            frac = fa.frac + fb.frac
-            ibits = ia + ib
-        elif op == "div":
-            # ap_fixed's quotient: the dividend's fraction bits; dividing by the smallest divisor
-            # (2**-frac) scales by 2**frac, and a signed divisor can flip the sign of the minimum
-            frac = fa.frac
-            ibits = fa.int_bits + fb.frac + (1 if fb.is_signed else 0)
-        elif op in ("add", "sub"):
-            frac = max(fa.frac, fb.frac)
-            ibits = max(ia, ib) + 1
-        else:
-            frac = max(fa.frac, fb.frac)
-            ibits = max(ia, ib)
-        width = _cap(ibits + frac, "fixed-point " + op)
-        return Fixed(width, frac) if signed else UFixed(width, frac)
-    # integers: C-like promotion to at least 32 bits
-    if a.is_signed == b.is_signed:
-        bits = max(a.bits, b.bits, 32)
-        return Int(bits) if a.is_signed else UInt(bits)
-    signed_bits = a.bits if a.is_signed else b.bits
-    unsigned_bits = b.bits if a.is_signed else a.bits
-    return Int(_cap(max(signed_bits, unsigned_bits + 1, 32), "mixed signed/unsigned " + op))
-
-
-def _as_fixed(t: DType) -> DType:
-    """An integer as the fixed-point type with no fraction bits."""
-    return t if t.is_fixed else DType("fixed" if t.is_signed else "ufixed", t.bits, 0)
 
 
 def binary(op: str, lhs: object, rhs: object) -> Expr:
@@ -569,3 +414,214 @@ def to_bool(value: object) -> Expr:
 
 def expr_list(values: Sequence[object], like: DType | None = None) -> tuple[Expr, ...]:
     return tuple(as_expr(v, like) for v in values)
+
+
+# ---- intrinsics that Python operators spell: abs(x), x ** y -------------------------
+
+
+def float_operand(x: object) -> Expr:
+    """x as an operand of a floating-point intrinsic: a float stays, an integer becomes float (double above 32 bits)."""
+    value = as_expr(x)
+    if value.dtype.is_float:
+        return value
+    return Cast(Float(64) if value.dtype.bits > 32 and not value.dtype.is_index else Float(32), value)
+
+
+def power(x: object, y: object) -> Expr:
+    """hcl.power(x, y): x ** y in floating point; in double when neither is a float (HeteroCL's
+    pow_rule), which is exact to 2**53: in float an int32 square above 2**24 was rounded."""
+    a, b = as_expr(x), as_expr(y)
+    if not (a.dtype.is_float or b.dtype.is_float):
+        a, b = Cast(Float(64), a), Cast(Float(64), b)
+    a, b = float_operand(a), float_operand(b)
+    dt = promote(a.dtype, b.dtype)
+    return Intrinsic("power", (a, b), dt)
+
+
+def absolute(x: object) -> Expr:
+    """hcl.abs(x): absolute value, in x's own type."""
+    value = as_expr(x)
+    if value.dtype.is_index:
+        value = Cast(promote(value.dtype, value.dtype), value)
+    if not value.dtype.is_float and not value.dtype.is_signed:
+        return value
+    return Intrinsic("abs", (value,), value.dtype)
+
+
+# ---- bits and struct fields -------------------------------------------------------------
+
+# expressions compared by identity: a call may have effects, a reduction owns its loops
+_OPAQUE = frozenset({"Call", "Reduce", "AccRef"})
+
+
+def _integer(value: Expr, what: str) -> DType:
+    dtype = value.dtype
+    if not dtype.is_integral_bits:  # fixed point too: its raw bits
+        raise APIError(
+            f"{what} needs an integer {'tensor' if isinstance(value, Load) else 'expression'}, "
+            f"got {dtype!r} (hcl.bitcast it to an integer first)"
+        )
+    return dtype
+
+
+def _bound(bound: object, what: str) -> Expr:
+    """A slice bound or bit index as an index-typed expression (ints and index values only)."""
+    expr = as_expr(bound, Index())
+    if expr.dtype.kind not in _INDEX_KINDS:
+        raise DTypeError(
+            f"{what} must be an integer or index expression, got {expr.dtype!r} "
+            "(convert it with hcl.cast(hcl.Index(), expr))"
+        )
+    return expr
+
+
+def _const_int(expr: Expr) -> int | None:
+    return int(expr.value) if isinstance(expr, Const) and isinstance(expr.value, numbers.Integral) else None
+
+
+# width of a slice: hi - lo as a constant when both are linear in the same terms -------------
+
+
+def _key(node: Any) -> Any:
+    """A hashable description of an expression: equal keys compute equal values."""
+    if isinstance(node, Var) or not is_dataclass(node) or type(node).__name__ in _OPAQUE:
+        if isinstance(node, (list, tuple)):
+            return tuple(_key(item) for item in node)
+        if isinstance(node, (int, float, str, DType)) or node is None:
+            return node
+        return ("id", id(node))  # tensors, functions, loop variables: by identity
+    return (type(node).__name__,) + tuple(_key(getattr(node, f.name)) for f in fields(node))
+
+
+def _linear(expr: Expr) -> tuple[dict[Any, int], int]:
+    """expr as (term -> coefficient, constant), terms being the sub-expressions it adds up."""
+    constant = _const_int(expr)
+    if constant is not None:
+        return {}, constant
+    if isinstance(expr, Cast) and expr.dtype.kind in _INDEX_KINDS:
+        return _linear(expr.value)
+    if isinstance(expr, Binary) and expr.op in ("add", "sub", "mul"):
+        (lt, lc), (rt, rc) = _linear(expr.lhs), _linear(expr.rhs)
+        if expr.op == "mul":
+            if not lt:
+                return {k: v * lc for k, v in rt.items()}, lc * rc
+            if not rt:
+                return {k: v * rc for k, v in lt.items()}, lc * rc
+        else:
+            sign = 1 if expr.op == "add" else -1
+            terms = dict(lt)
+            for k, v in rt.items():
+                terms[k] = terms.get(k, 0) + sign * v
+            return {k: v for k, v in terms.items() if v}, lc + sign * rc
+    return {_key(expr): 1}, 0
+
+
+def constant_distance(lo: Expr, hi: Expr) -> int | None:
+    """hi - lo when it does not depend on what the bounds read, else None."""
+    (lt, lc), (ht, hc) = _linear(lo), _linear(hi)
+    return hc - lc if lt == ht else None
+
+
+def _slice_bounds(key: slice, dtype: DType) -> tuple[Expr, int | None, Expr | None]:
+    """(lo, width, hi-if-the-width-is-not-constant) of x[lo:hi] on a value of `dtype`."""
+    if key.step is not None:
+        raise APIError("bit slices take no step")
+    if key.start is None or key.stop is None:
+        raise APIError("bit slices need both bounds: x[lo:hi] (hi exclusive)")
+    lo, hi = _bound(key.start, "a bit slice's lower bound"), _bound(key.stop, "a bit slice's upper bound")
+    clo, chi = _const_int(lo), _const_int(hi)
+    if clo is not None and chi is not None and clo > chi:
+        raise APIError(
+            f"bit slice [{clo}:{chi}]: the lower bound is above the upper one "
+            "(use .reverse() to reverse bits)"
+        )
+    width = constant_distance(lo, hi)
+    if width is None:
+        return lo, None, hi
+    if clo is not None and chi is not None and not 0 <= clo < chi <= dtype.bits:
+        raise APIError(f"bit slice [{clo}:{chi}] is out of range for {dtype!r} (hi is exclusive)")
+    if not 0 < width <= dtype.bits:
+        raise APIError(f"bit slice of width {width} on {dtype!r}: the width must be 1..{dtype.bits}")
+    return lo, width, None
+
+
+# reads ---------------------------------------------------------------------------------------
+
+
+def bit_access(value: Expr, key: object) -> Expr:
+    """value[i] (UInt(1)) or value[lo:hi] (see the module docstring for the width)."""
+    dtype = _integer(value, "bit access")
+    if isinstance(key, slice):
+        lo, width, hi = _slice_bounds(key, dtype)
+        return GetSlice(value, lo, width, hi)
+    if isinstance(key, tuple):
+        raise APIError("bit access takes one index: x[i] or x[lo:hi]")
+    index = _bound(key, "a bit index")
+    constant = _const_int(index)
+    if constant is not None and not 0 <= constant < dtype.bits:
+        raise APIError(f"bit {constant} is out of range for {dtype!r}")
+    return GetBit(value, index)
+
+
+def reverse_bits(value: Expr) -> Expr:
+    """x.reverse(): bit k of the result is bit width-1-k of x."""
+    _integer(value, ".reverse()")
+    return BitReverse(value)
+
+
+# writes --------------------------------------------------------------------------------------
+
+
+def store_bits(load: Load, key: object, value: object) -> None:
+    """A[i][bit] = v or A[i][lo:hi] = v: read-modify-write of one element's bits."""
+    dtype = _integer(load, "bit assignment")
+    load.tensor.check_writable("a bit assignment")
+    if isinstance(key, slice):
+        lo, width, hi = _slice_bounds(key, dtype)
+        target = UInt(width if width is not None else dtype.bits)
+        record(StoreBits(load.tensor, load.indices, lo, width, hi, as_expr(value, target)))
+        return
+    index = bit_access(load, key).index
+    record(StoreBits(load.tensor, load.indices, index, 1, None, as_expr(value, UInt(1))))
+
+
+def set_bits_of_temporary(expr: Expr, key: object, value: object) -> None:
+    """(B[i] + 1)[0] = v: checked like any bit assignment, then dropped (nothing holds the value)."""
+    dtype = _integer(expr, "bit assignment")
+    if isinstance(key, slice):
+        _slice_bounds(key, dtype)
+    else:
+        bit_access(expr, key)
+    as_expr(value)
+
+
+# structs -------------------------------------------------------------------------------------
+
+
+def struct_field(value: Expr, key: str) -> Expr:
+    """value.key of a struct value: its bits of that field read as the field's dtype."""
+    offset, dtype = value.dtype.field(key)
+    return BitCast(dtype, GetSlice(value, Const(offset, Index()), dtype.bits))
+
+
+def store_struct_field(load: Load, key: str, value: object) -> None:
+    """D[x].key = v: the field's bits of element D[x] are set to v converted to the field's dtype."""
+    offset, dtype = load.tensor.dtype.field(key)
+    load.tensor.check_writable(f"writing field {key!r}")
+    raw = BitCast(UInt(dtype.bits), Cast(dtype, as_expr(value, dtype)))
+    record(StoreBits(load.tensor, load.indices, Const(offset, Index()), dtype.bits, None, raw))
+
+
+def pack_struct(values: tuple, stype: DType) -> Expr:
+    """(v0, v1, ...) as a struct value: each converted to its field's dtype, field 0 in the low bits."""
+    if len(values) != len(stype.fields):
+        raise APIError(f"{stype!r} has {len(stype.fields)} fields, got a tuple of {len(values)} values")
+    packed: Expr | None = None
+    offset = 0
+    wide = UInt(stype.bits)
+    for value, (_, dtype) in zip(values, stype.fields):
+        raw = Cast(wide, BitCast(UInt(dtype.bits), Cast(dtype, as_expr(value, dtype))))
+        part = binary("shl", raw, Const(offset, Index())) if offset else raw
+        packed = part if packed is None else binary("or", packed, part)
+        offset += dtype.bits
+    return Cast(stype, packed)

@@ -15,9 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hclbuild.dsl.compound import Call
 from hclbuild.dsl.context import current_default_dtype
-from hclbuild.dsl.expr import Call, Expr, as_expr
-from hclbuild.dsl.stmt import CallStmt, contains_return
+from hclbuild.dsl.expr import Expr, as_expr
+from hclbuild.dsl.promotion import promote
+from hclbuild.dsl.stmt import CallStmt, Return, StageStmt, contains_return
 from hclbuild.dsl.tensor import Tensor, normalize_shape
 from hclbuild.dsl.trace import Scope, active_program, function_scope, record
 from hclbuild.dsl.types import DType, parse_dtype
@@ -200,9 +202,6 @@ class DefFunction:
 def _returned_dtype(stmts: list[Any]) -> DType:
     """The type of what a def_ function returns, as HeteroCL infers it from the returned value: the
     common type of its hcl.return_ values (promoted as arithmetic does), else the hcl.init() dtype."""
-    from hclbuild.dsl.expr import promote
-    from hclbuild.dsl.stmt import Return, StageStmt
-
     found: list[DType] = []
 
     def visit(items: list[Any]) -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numbers
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
-from hclbuild.dsl.expr import Const, Expr, Var, as_expr, to_bool
-from hclbuild.dsl.stmt import For, If, Return, StageStmt, While, inferred_max_trip
+from hclbuild.dsl.expr import Const, Expr, Load, Var, as_expr, to_bool
+from hclbuild.dsl.stmt import For, If, Return, StageStmt, Store, StoreBits, While
 from hclbuild.dsl.tensor import Tensor
 from hclbuild.dsl.trace import active_program, active_scope, at_scope_top, record, recording_into
 from hclbuild.dsl.types import Index
@@ -118,3 +119,29 @@ def return_(expr: object = None) -> None:
 def break_() -> None:
     """hcl.break_ is not supported (as in HeteroCL)."""
     raise APIError("hcl.break_ is not supported; restructure the loop with hcl.while_")
+
+
+def inferred_max_trip(loop: For) -> int | None:
+    """For a loop with runtime bounds from 0: the smallest extent of a tensor dimension that the
+    loop variable subscripts directly (C[step] with C of 63 elements: at most 63 trips), else None."""
+    extents: list[int] = []
+
+    def visit(node: Any) -> None:
+        if isinstance(node, (list, tuple)):
+            for item in node:
+                visit(item)
+            return
+        if isinstance(node, (Load, Store, StoreBits)):
+            for dim, index in enumerate(node.indices):
+                if index is loop.var and dim < len(node.tensor.shape):
+                    extents.append(node.tensor.shape[dim])
+        if hasattr(node, "__dataclass_fields__") and not isinstance(node, StageStmt):
+            for name in node.__dataclass_fields__:
+                value = getattr(node, name)
+                if name != "tensor" and (
+                    isinstance(value, (list, tuple)) or hasattr(value, "__dataclass_fields__")
+                ):
+                    visit(value)
+
+    visit(loop.body)
+    return min(extents) if extents else None

@@ -11,22 +11,22 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from hclbuild.dsl.compound import AccRef, ImperativeValue, Logical, Reduce, Select
 from hclbuild.dsl.context import current_default_dtype
 from hclbuild.dsl.expr import (
-    AccRef,
     Cast,
     Const,
     Expr,
-    ImperativeValue,
     Intrinsic,
-    Logical,
-    Reduce,
-    Select,
     Var,
+    absolute,
     as_expr,
-    promote,
+    float_operand,
     to_bool,
 )
+from hclbuild.dsl.expr import power as expr_power
+from hclbuild.dsl.imperative import inferred_max_trip
+from hclbuild.dsl.promotion import promote
 from hclbuild.dsl.stmt import (
     Alloc,
     ComputeLoops,
@@ -35,11 +35,10 @@ from hclbuild.dsl.stmt import (
     StageStmt,
     Store,
     contains_return,
-    inferred_max_trip,
 )
 from hclbuild.dsl.tensor import Tensor, normalize_shape
 from hclbuild.dsl.trace import active_program, active_scope, at_scope_top, record, recording_into, tracing
-from hclbuild.dsl.types import DType, Float, Index, UInt, parse_dtype
+from hclbuild.dsl.types import DType, Index, UInt, parse_dtype
 from hclbuild.errors import APIError, MLIRLimitationError
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -404,16 +403,9 @@ def not_(arg: object) -> Expr:
     return Logical("not", (to_bool(arg),))
 
 
-def _float_arg(x: object) -> Expr:
-    value = as_expr(x)
-    if value.dtype.is_float:
-        return value
-    return Cast(Float(64) if value.dtype.bits > 32 and not value.dtype.is_index else Float(32), value)
-
-
 def _unary(name: str) -> Callable[[object], Expr]:
     def intrinsic(x: object) -> Expr:
-        value = _float_arg(x)
+        value = float_operand(x)
         return Intrinsic(name, (value,), value.dtype)
 
     intrinsic.__name__ = name
@@ -431,25 +423,9 @@ cos = _unary("cos")
 tanh = _unary("tanh")
 
 
-def power(x: object, y: object) -> Expr:
-    """hcl.power(x, y): x ** y in floating point; in double when neither is a float (HeteroCL's
-    pow_rule), which is exact to 2**53: in float an int32 square above 2**24 was rounded."""
-    a, b = as_expr(x), as_expr(y)
-    if not (a.dtype.is_float or b.dtype.is_float):
-        a, b = Cast(Float(64), a), Cast(Float(64), b)
-    a, b = _float_arg(a), _float_arg(b)
-    dt = promote(a.dtype, b.dtype)
-    return Intrinsic("power", (a, b), dt)
-
-
-def abs(x: object) -> Expr:
-    """hcl.abs(x): absolute value, in x's own type."""
-    value = as_expr(x)
-    if value.dtype.is_index:
-        value = Cast(promote(value.dtype, value.dtype), value)
-    if not value.dtype.is_float and not value.dtype.is_signed:
-        return value
-    return Intrinsic("abs", (value,), value.dtype)
+# hcl.abs and hcl.power are the intrinsics that `abs(x)` and `x ** y` build (hclbuild.dsl.expr)
+abs = absolute
+power = expr_power
 
 
 def tan(x: object) -> Expr:

@@ -1,13 +1,14 @@
-"""Statements of a traced program: what the algorithm did, in order, as plain data."""
+"""Statements of a traced program: what the algorithm did, in order, as plain data (no behaviour:
+the expressions and tensors that record them build on this module)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hclbuild.dsl.expr import Expr, Var
-
 if TYPE_CHECKING:
+    # statements hold expressions and tensors, whose modules record statements (this one is below them)
+    from hclbuild.dsl.expr import Expr, Var
     from hclbuild.dsl.tensor import Tensor
 
 
@@ -44,34 +45,6 @@ class For(Stmt):
     body: list[Stmt] = field(default_factory=list)
     name: str = ""
     max_trip: int | None = None  # runtime bounds: the most trips the body's subscripts allow
-
-
-def inferred_max_trip(loop: For) -> int | None:
-    """For a loop with runtime bounds from 0: the smallest extent of a tensor dimension that the
-    loop variable subscripts directly (C[step] with C of 63 elements: at most 63 trips), else None."""
-    from hclbuild.dsl.expr import Load
-
-    extents: list[int] = []
-
-    def visit(node: Any) -> None:
-        if isinstance(node, (list, tuple)):
-            for item in node:
-                visit(item)
-            return
-        if isinstance(node, (Load, Store, StoreBits)):
-            for dim, index in enumerate(node.indices):
-                if index is loop.var and dim < len(node.tensor.shape):
-                    extents.append(node.tensor.shape[dim])
-        if hasattr(node, "__dataclass_fields__") and not isinstance(node, StageStmt):
-            for name in node.__dataclass_fields__:
-                value = getattr(node, name)
-                if name != "tensor" and (
-                    isinstance(value, (list, tuple)) or hasattr(value, "__dataclass_fields__")
-                ):
-                    visit(value)
-
-    visit(loop.body)
-    return min(extents) if extents else None
 
 
 @dataclass(eq=False)

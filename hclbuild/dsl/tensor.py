@@ -5,7 +5,9 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
-from hclbuild.dsl.expr import Expr, Load, as_expr
+from hclbuild.dsl.expr import Expr, Load, Operand, as_expr
+from hclbuild.dsl.stmt import Store
+from hclbuild.dsl.trace import record, tracing
 from hclbuild.dsl.types import DType, Index
 from hclbuild.errors import APIError
 
@@ -26,7 +28,7 @@ def normalize_shape(shape: object, what: str) -> tuple[int, ...]:
     return tuple(dims) if dims else (1,)
 
 
-class Tensor:
+class Tensor(Operand):
     """A named n-d buffer: `A[i, j]` reads an element, `A[i, j] = v` writes one (in imperative code)."""
 
     def __init__(self, name: str, shape: tuple[int, ...], dtype: DType, kind: str):
@@ -82,9 +84,6 @@ class Tensor:
         return Load(self, idx)
 
     def __setitem__(self, key: object, value: object) -> None:
-        from hclbuild.dsl.stmt import Store
-        from hclbuild.dsl.trace import record
-
         idx = self._indices(key)
         if len(idx) != self.ndim:
             raise APIError(f"tensor {self.name!r}: a store needs {self.ndim} indices, got {len(idx)}")
@@ -107,6 +106,12 @@ class Tensor:
     def __repr__(self) -> str:
         return f"Tensor({self.name!r}, {self.shape}, {self.dtype!r})"
 
+    def as_value(self) -> Expr:
+        """A one-element tensor's value; any other tensor is refused, naming what to index."""
+        if self.is_scalar:
+            return self.v
+        raise APIError(f"tensor {self.name!r} used as a value: index it, e.g. {self.name}[i]")
+
     def _value(self, op: str) -> Expr:
         if not self.is_scalar:
             raise APIError(f"tensor {self.name!r} used as a value in '{op}': index it, e.g. {self.name}[i]")
@@ -116,7 +121,7 @@ class Tensor:
         return True
 
 
-class TensorSlice:
+class TensorSlice(Operand):
     """A partially indexed tensor: A[i] of a 2-d A; index it again to reach an element."""
 
     def __init__(self, tensor: Tensor, prefix: tuple[Expr, ...]):
@@ -145,6 +150,10 @@ class TensorSlice:
     def __repr__(self) -> str:
         return f"TensorSlice({self.tensor.name!r}, {len(self.prefix)} of {len(self.tensor.shape)} indices)"
 
+    def as_value(self) -> Expr:
+        """Refused, naming the tensor and the indices the slice lacks."""
+        return self._value()
+
     def _value(self, op: str | None = None) -> Expr:
         """Refused: a slice has no value (as an operand of `op`, or anywhere an expression is needed)."""
         tensor = self.tensor
@@ -168,8 +177,6 @@ def _scalar_operator(name: str) -> Any:
 
 def _value_comparison(name: str) -> Any:
     def operator(self: Tensor | TensorSlice, other: object) -> Any:
-        from hclbuild.dsl.trace import tracing  # trace imports this module
-
         # against a number or a DSL expression: the value's comparison (`hcl.if_(v == 0)` on an
         # hcl.scalar, HeteroCL's issue 450), which had been Python's identity test, False, so the
         # if_ silently never ran; against anything else identity, so tensors stay usable in lists

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hclbuild.dsl.stmt import Stmt
-from hclbuild.dsl.tensor import Tensor
+if TYPE_CHECKING:
+    # the recorder is the DSL's lowest module: statements and tensors record into it
+    from hclbuild.dsl.stmt import Stmt
+    from hclbuild.dsl.tensor import Tensor
 
 
 @dataclass(eq=False)

@@ -30,13 +30,23 @@ against its working directory).
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from mlir import ir
+
+from hclbuild.atomic import write_if_changed
+from hclbuild.compiler.context import new_context
+from hclbuild.compiler.emit_hls import c_signature
+from hclbuild.compiler.upstream_attrs import symbols
 from hclbuild.errors import HCLNotImplementedError, ToolError
-from hclbuild.runtime.report import RtlPort
+from hclbuild.project.config import Project
+from hclbuild.project.layout import BuildLayout
+from hclbuild.runtime.report import RtlPort, parse_csynth_xml, parse_rtl_ports
+from hclbuild.runtime.vitis import report_dirs
 
 # rtl_ports keys of UG1399's RTL port protocol table, by the Vitis port-name suffix they take
 _RAM_KEYS = {
@@ -270,3 +280,39 @@ def _wire(func: str, name: str, protocol: str, ports: list[RtlPort]) -> dict[str
         f"{func}: the {protocol} ports of argument {name} ({', '.join(p.name for p in ports)}) "
         "do not form one wire interface"
     )
+
+
+def publish_blackbox(project: Project, layout: BuildLayout, func: str, top: str) -> Path:
+    """Write hls/<top>/<func>_blackbox.json from `func`'s published csynth report (csynth/<func>.xml)
+    and its Verilog, with the C argument names of ir/<func>.mlir."""
+    report_path = layout.csynth_result(func)
+    if not report_path.is_file():
+        raise ToolError(
+            f"{project.name}/{func}: no csynth report at {report_path} (run csynth:{project.name}/{func})"
+        )
+    with new_context(), ir.Location.unknown():
+        module = ir.Module.parse(layout.func_mlir(func).read_text(encoding="utf-8"))
+        func_op = symbols(module)[func]
+        signature = c_signature(func_op)
+    top_dir = layout.hls_dir(top)
+    verilog = verilog_files(_verilog_dir(layout.hls_dir(func), func))
+    text = blackbox_json(
+        func,
+        [arg.name for arg in signature.args],
+        signature.ret_c_type is not None,
+        parse_rtl_ports(report_path),
+        parse_csynth_xml(report_path),
+        os.path.relpath(layout.hls_cpp(func), top_dir),
+        [os.path.relpath(path, top_dir) for path in verilog],
+    )
+    target = layout.blackbox_json(top, func)
+    write_if_changed(target, text)
+    return target
+
+
+def _verilog_dir(folder: Path, func: str) -> Path:
+    """syn/verilog of the layout whose csynth report is newest (the run that was published)."""
+    roots = [root for root in report_dirs(folder, func) if (root / "syn" / "verilog").is_dir()]
+    if not roots:
+        return folder / f"{func}_prj" / "solution1" / "syn" / "verilog"
+    return max(roots, key=lambda root: (root / "syn").stat().st_mtime_ns) / "syn" / "verilog"

@@ -47,10 +47,13 @@ falls back to a default):
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import re
+import tomllib
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -63,130 +66,57 @@ from hclbuild.hls_interface import (
     SCALAR_MODES,
     STREAM_MODES,
 )
-
-PROJECT_FILE = "project.toml"
-KERNEL_FILE = "kernel.py"
+from hclbuild.project.layout import KERNEL_FILE, PROJECT_FILE, is_project_name
+from hclbuild.project.plans import ProjectPlan
+from hclbuild.render.thresholds import parse_thresholds
+from hclbuild.runtime.vitis import NAMES as FRONT_END_NAMES
 
 DEFAULT_PART = "xcu250-figd2104-2L-e"
 DEFAULT_CLOCK_PERIOD_NS = 10.0
 FLOW_TARGETS = ("vivado", "vitis")
-HLS_TOOLS = ("auto", "vitis_hls", "vitis-run", "v++")
+HLS_TOOLS = ("auto", *FRONT_END_NAMES)  # [hls] tool
 TOP_ASSEMBLIES = ("monolithic", "blackbox")
 TOP_INTERFACE = ""  # the key of [interface.<arg>] settings in ProjectConfig.interfaces: the design's top
 
 _C_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-# project names become folder names and doit task names (`csim:<project>/<func>`)
-_PROJECT_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 # a part is spliced into Tcl (`set_part {...}`) and the cfg file, so no spaces, braces or quotes
 _PART_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _VITIS_VERSION = re.compile(r"^20[0-9][0-9]\.[0-9]$")
 
 
-# Every setting of ProjectConfig but its name, with its default. A dict default stands for a new
-# empty dict per configuration (what dataclasses' default_factory=dict did).
-_SETTINGS: dict[str, Any] = {
-    "top": "top",
-    "part": DEFAULT_PART,
-    "clock_period_ns": DEFAULT_CLOCK_PERIOD_NS,
-    "flow_target": "vivado",
-    "hls_tool": "auto",
-    "vitis_version": None,
-    "top_assembly": "monolithic",
-    # [interface]: function name (TOP_INTERFACE for the design's top) -> argument -> settings
-    "interfaces": {},
-    "rtol": 1e-5,
-    "atol": 1e-6,
-    "seed": 0,
-    "reference_timeout": 600.0,  # seconds
-    "reference_memory_gb": None,  # None: what the machine has available when it runs
-    "sizes": {},  # the chosen dataset's sizes plus the common ones
-    "dataset": "",  # the chosen [sizes.<NAME>] table, "" when the project defines none
-    "ci_fail_on": "",  # [ci] fail_on: the thresholds of `report --compare`, "" for none
-}
+@dataclass(frozen=True)
+class ProjectConfig:
+    """The validated contents of one project.toml, with defaults filled in."""
 
-
-class _Frozen:
-    """An immutable record of __slots__ (base of ProjectConfig and Project). Not a dataclass:
-    defining one execs its generated methods, about 5 ms for these two at import, and every doit
-    run imports this module to rebuild its projects from their stored plans."""
-
-    __slots__: tuple[str, ...] = ()
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self.__slots__)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"{type(self).__name__} is immutable: cannot set {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"{type(self).__name__} is immutable: cannot delete {name!r}")
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return self._values() == other._values()  # type: ignore[attr-defined]
-
-    __hash__ = None  # type: ignore[assignment]  # mutable dicts inside, as before
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
-        return f"{type(self).__name__}({fields})"
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # pickled into doit's -n workers and Dask tasks; __setattr__ refuses the default way
-        return _rebuild, (type(self), dict(zip(self.__slots__, self._values())))
-
-
-def _rebuild(kind: type, values: dict[str, Any]) -> Any:
-    return kind(**values)
-
-
-class ProjectConfig(_Frozen):
-    """The validated contents of one project.toml, with defaults filled in (_SETTINGS)."""
-
-    __slots__ = ("name", *_SETTINGS)
     name: str
-    top: str
-    part: str
-    clock_period_ns: float
-    flow_target: str
-    hls_tool: str
-    vitis_version: str | None
-    top_assembly: str
-    interfaces: dict[str, dict[str, dict[str, Any]]]
-    rtol: float
-    atol: float
-    seed: int
-    reference_timeout: float
-    reference_memory_gb: float | None
-    sizes: dict[str, int]
-    dataset: str
-    ci_fail_on: str
+    top: str = "top"
+    part: str = DEFAULT_PART
+    clock_period_ns: float = DEFAULT_CLOCK_PERIOD_NS
+    flow_target: str = "vivado"
+    hls_tool: str = "auto"
+    vitis_version: str | None = None
+    top_assembly: str = "monolithic"
+    # [interface]: function name (TOP_INTERFACE for the design's top) -> argument -> settings
+    interfaces: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    rtol: float = 1e-5
+    atol: float = 1e-6
+    seed: int = 0
+    reference_timeout: float = 600.0  # seconds
+    reference_memory_gb: float | None = None  # None: what the machine has available when it runs
+    sizes: dict[str, int] = field(default_factory=dict)  # the chosen dataset's sizes plus the common ones
+    dataset: str = ""  # the chosen [sizes.<NAME>] table, "" when the project defines none
+    ci_fail_on: str = ""  # [ci] fail_on: the thresholds of `report --compare`, "" for none
 
-    def __init__(self, name: str, **settings: Any) -> None:
-        unknown = [key for key in settings if key not in _SETTINGS]
-        if unknown:
-            raise TypeError(f"ProjectConfig() got an unexpected keyword argument {unknown[0]!r}")
-        set_field = object.__setattr__
-        set_field(self, "name", name)
-        for key, default in _SETTINGS.items():
-            set_field(
-                self,
-                key,
-                settings[key] if key in settings else ({} if isinstance(default, dict) else default),
-            )
+    __hash__ = None  # type: ignore[assignment]  # dicts inside
 
-    def as_dict(self) -> dict[str, Any]:
-        """Plain, JSON-able dict of every setting (the stored plan's "config"), nested dicts copied."""
-        return {name: _copied(value) for name, value in zip(self.__slots__, self._values())}
+    def to_json(self) -> dict[str, Any]:
+        """Every setting as plain JSON data (a stored plan's "config"), nested dicts copied."""
+        return {item.name: copy.deepcopy(getattr(self, item.name)) for item in fields(self)}
 
-
-def _copied(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: _copied(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_copied(item) for item in value)
-    return value
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ProjectConfig:
+        """The configuration to_json wrote (validated when it was loaded from project.toml)."""
+        return cls(**data)
 
 
 class Sizes(Mapping[str, int]):
@@ -225,21 +155,21 @@ class Sizes(Mapping[str, int]):
         return f"Sizes({self._values!r}{dataset})"
 
 
-class Project(_Frozen):
+@dataclass(frozen=True)
+class Project:
     """A project folder: its name, folder, kernel.py and validated configuration."""
 
-    __slots__ = ("config", "dir", "kernel_path", "name")
     name: str
     dir: Path
     kernel_path: Path
     config: ProjectConfig
 
-    def __init__(self, name: str, dir: Path, kernel_path: Path, config: ProjectConfig) -> None:
-        set_field = object.__setattr__
-        set_field(self, "name", name)
-        set_field(self, "dir", dir)
-        set_field(self, "kernel_path", kernel_path)
-        set_field(self, "config", config)
+    @classmethod
+    def from_plan(cls, plan: ProjectPlan) -> Project:
+        """The project a plan describes, with the configuration as it was validated when planned."""
+        config = ProjectConfig.from_json(plan.config)
+        folder = Path(plan.folder)
+        return cls(config.name, folder, folder / KERNEL_FILE, config)
 
     @property
     def toml_path(self) -> Path:
@@ -285,6 +215,15 @@ def _string(pattern: re.Pattern[str], what: str):
         return value
 
     return check
+
+
+def _project_name(value: object) -> str:
+    # project names become folder names and doit task names (`csim:<project>/<func>`)
+    if not isinstance(value, str):
+        raise _Invalid(f"must be a string, got {_type_name(value)} {_toml_text(value)}")
+    if not is_project_name(value):
+        raise _Invalid(f"must be a name of letters, digits, '_', '-' and '.', got {_toml_text(value)}")
+    return value
 
 
 def _number(*, positive: bool):
@@ -347,9 +286,6 @@ def _fail_on(value: object) -> str:
         value = ",".join(value)
     if not isinstance(value, str):
         raise _Invalid(f"must be a string or a list of strings, got {_type_name(value)} {_toml_text(value)}")
-    # here, not at the top: a no-op doit imports this module and defines no threshold records
-    from hclbuild.render.thresholds import parse_thresholds
-
     try:
         parse_thresholds(value)
     except ConfigError as exc:
@@ -360,7 +296,7 @@ def _fail_on(value: object) -> str:
 _SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
     # section -> key -> (field name in ProjectConfig, checker)
     "project": {
-        "name": ("name", _string(_PROJECT_NAME, "a name of letters, digits, '_', '-' and '.'")),
+        "name": ("name", _project_name),
         "top": ("top", _string(_C_IDENTIFIER, "a C identifier")),
     },
     "hls": {
@@ -425,8 +361,6 @@ def load_config(
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
-    import tomllib  # here, not at the top: a no-op doit takes projects from their stored plans
-
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -540,20 +474,6 @@ def _sizes(path: Path, text: str, table: dict[str, Any], dataset: str | None) ->
     return {**sizes, **named[chosen]}, chosen
 
 
-def is_project_name(name: str) -> bool:
-    """Whether `name` can be a project name (it becomes a folder and doit task names)."""
-    return bool(_PROJECT_NAME.match(name))
-
-
-def unnamed_project_error(folder: str | Path, name: str) -> str:
-    """Why a project folder whose name is no project name, and whose project.toml names none, is
-    refused before any task exists (as `hclbuild new` refuses to make it)."""
-    return (
-        f"{folder}: {name!r} is not a valid project name (letters, digits, '_', '-', '.'; it names the "
-        "build folder and the doit tasks): rename the folder or set [project] name in its project.toml"
-    )
-
-
 def _interfaces(path: Path, text: str, table: dict[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
     """[interface.<arg>] (the design's top) and [interface.<function>.<arg>] tables, each value
     checked; whether the argument exists and its protocol fits it is checked when it is emitted."""
@@ -641,7 +561,7 @@ _INTERFACE_CHECKS = {
 
 
 def _default_name(path: Path, name: str) -> str:
-    if not _PROJECT_NAME.match(name):
+    if not is_project_name(name):
         raise ConfigError(
             f"{path}: project.name is not set and the folder name {name!r} is not a valid "
             "project name (letters, digits, '_', '-', '.')"

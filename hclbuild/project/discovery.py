@@ -1,33 +1,22 @@
-"""A project and its function names without tracing its kernel: a small JSON plan in build/.plans/.
+"""Planning a project whose stored plan is missing or stale (hclbuild.project.plans): load it,
+trace its kernel to learn its functions, and store the new plan.
 
-Task discovery needs each project's functions (one emit/csim task each). Tracing kernel.py to
-learn them imports numpy and the DSL and runs the user's code, which made a no-op `doit` cost
-2.7 times a bare `import doit`. The names depend only on kernel.py, the project's sibling
-modules, project.toml (its [sizes]) and hclbuild's own sources, so the plan stores them with
-
-- the size and mtime of every input: while those and hclbuild's source fingerprint are the same,
-  the stored plan (functions and validated configuration) is used as it is, as doit itself
-  trusts an unchanged timestamp;
-- a sha256 of the inputs' bytes: when only timestamps moved, the configuration is validated
-  again but the kernel is not traced.
-
-Anything else traces the kernel and stores a new plan. A project that fails to load or trace is
-not stored: its error is found again on the next load.
+When only timestamps moved (the inputs' bytes hash to the stored key), the configuration is
+validated again but the kernel is not traced. A project that fails to load or trace is not
+stored: its error is found again on the next load.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 from hclbuild.atomic import write_if_changed
-from hclbuild.project.config import KERNEL_FILE, PROJECT_FILE, Project, ProjectConfig, load_project
-
-PLAN_FORMAT = "hclbuild-plan-2"
-PLANS_DIR = ".plans"
+from hclbuild.project.config import Project, load_project
+from hclbuild.project.kernel import design_functions, kernel_schedule
+from hclbuild.project.plans import ProjectPlan, input_paths, plan_path, read_plan
 
 # folder -> (digest of its inputs and configuration, the schedule traced to plan it). The compile
 # task of the same doit process takes it instead of tracing the kernel again (doit's -n workers
@@ -35,40 +24,32 @@ PLANS_DIR = ".plans"
 _PLANNED: dict[Path, tuple[str, Any]] = {}
 
 
-def plan_path(build_root: Path, folder: Path) -> Path:
-    """`<build_root>/.plans/<folder>-<hash of its absolute path>.json` (folders in two places differ)."""
-    real = os.path.realpath(folder)
-    tag = hashlib.sha256(real.encode()).hexdigest()[:12]
-    return Path(build_root) / PLANS_DIR / f"{os.path.basename(real)}-{tag}.json"
+def trace_project(folder: Path) -> ProjectPlan:
+    """The plan of `folder` from its kernel traced now (nothing stored). Raises ConfigError like
+    load_project and kernel_schedule when the project is broken."""
+    project = load_project(folder)
+    functions = design_functions(kernel_schedule(project), project.name)
+    return ProjectPlan(Path(folder), project.name, functions, input_paths(folder), project.config.to_json())
 
 
-def input_paths(folder: Path | str) -> list[str]:
-    """Files of a project folder its design depends on, as paths: its Python modules (sorted), then
-    project.toml. Listed with os.scandir, not pathlib's glob: task discovery lists every project on
-    every doit run, and the glob was a fifth of hclbuild's share of a no-op."""
-    folder = os.fspath(folder)
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return []
-    # what pathlib's glob("*.py") listed before: every name ending in .py, hidden ones too
-    names = sorted(e.name for e in entries if e.name.endswith(".py"))
-    if any(e.name == PROJECT_FILE and e.is_file() for e in entries):
-        names.append(PROJECT_FILE)
-    return [os.path.join(folder, name) for name in names]
-
-
-def input_files(folder: Path) -> list[Path]:
-    """input_paths as Path objects."""
-    return [Path(path) for path in input_paths(folder)]
-
-
-def _stats(files: list[Path] | list[str]) -> list[list[Any]]:
-    stats = []
-    for path in files:
-        info = os.stat(path)
-        stats.append([os.path.basename(path), info.st_size, info.st_mtime_ns])
-    return stats
+def plan_project(folder: Path, build_root: Path, fingerprint: str) -> ProjectPlan:
+    """Plan `folder` again and store its plan below build_root (see the module docstring)."""
+    folder = Path(folder)
+    inputs = input_paths(folder)
+    project = load_project(folder)
+    files = [Path(name) for name in inputs]
+    key = _content_key(files, fingerprint)
+    path = plan_path(build_root, folder)
+    stored = read_plan(path)
+    if stored.get("key") == key and isinstance(stored.get("functions"), list):
+        functions = [str(name) for name in stored["functions"]]
+    else:
+        schedule = kernel_schedule(project)
+        functions = design_functions(schedule, project.name)
+        _PLANNED[folder.resolve()] = (_trace_key(project, files), schedule)
+    plan = ProjectPlan(folder, project.name, functions, inputs, project.config.to_json())
+    write_if_changed(path, json.dumps(plan.to_json(fingerprint, key), indent=1) + "\n")
+    return plan
 
 
 def _content_key(files: list[Path], fingerprint: str) -> str:
@@ -79,58 +60,8 @@ def _content_key(files: list[Path], fingerprint: str) -> str:
     return digest.hexdigest()
 
 
-def _read(path: Path) -> dict[str, Any]:
-    try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return stored if isinstance(stored, dict) and stored.get("format") == PLAN_FORMAT else {}
-
-
-def planned_project(folder: Path, build_root: Path, fingerprint: str) -> tuple[Project, list[str], list[str]]:
-    """The project of `folder`, its functions (top first) and its input_paths, from the stored plan
-    when it is current.
-
-    Raises ConfigError like load_project and kernel_schedule when the project is broken.
-    """
-    folder = Path(folder)
-    path = plan_path(build_root, folder)
-    inputs = input_paths(folder)
-    stats = _stats(inputs) if os.path.join(folder, KERNEL_FILE) in inputs else None
-    stored = _read(path)
-    if stats is not None and stored.get("fingerprint") == fingerprint and stored.get("stats") == stats:
-        try:
-            config = ProjectConfig(**stored["config"])
-            project = Project(name=config.name, dir=folder, kernel_path=folder / KERNEL_FILE, config=config)
-            return project, [str(name) for name in stored["functions"]], inputs
-        except (KeyError, TypeError):
-            pass  # a plan this version cannot read: load again
-    project = load_project(folder)
-    files = [Path(name) for name in inputs]
-    key = _content_key(files, fingerprint)
-    if stored.get("key") == key and isinstance(stored.get("functions"), list):
-        functions = [str(name) for name in stored["functions"]]
-    else:
-        from hclbuild.project.kernel import design_functions, kernel_schedule
-
-        schedule = kernel_schedule(project)
-        functions = design_functions(schedule, project.name)
-        _PLANNED[folder.resolve()] = (_trace_key(project, files), schedule)
-    record = {
-        "format": PLAN_FORMAT,
-        "folder": str(folder.resolve()),
-        "fingerprint": fingerprint,
-        "stats": _stats(files),
-        "key": key,
-        "config": project.config.as_dict(),
-        "functions": functions,
-    }
-    write_if_changed(path, json.dumps(record, indent=1) + "\n")
-    return project, functions, inputs
-
-
 def _trace_key(project: Project, files: list[Path]) -> str:
-    return _content_key(files, json.dumps(project.config.as_dict(), sort_keys=True))
+    return _content_key(files, json.dumps(project.config.to_json(), sort_keys=True))
 
 
 def traced_here() -> bool:
@@ -146,18 +77,10 @@ def take_planned_schedule(project: Project) -> Any | None:
         return None
     key, schedule = kept
     try:
-        current = _trace_key(project, input_files(project.dir))
+        current = _trace_key(project, [Path(path) for path in input_paths(project.dir)])
     except OSError:
         return None
     return schedule if current == key else None
 
 
-__all__ = [
-    "PLAN_FORMAT",
-    "input_files",
-    "input_paths",
-    "plan_path",
-    "planned_project",
-    "take_planned_schedule",
-    "traced_here",
-]
+__all__ = ["plan_project", "take_planned_schedule", "trace_project", "traced_here"]

@@ -84,7 +84,7 @@ def encode_vector(array: np.ndarray, dtype: DType, name: str = "vector") -> byte
         if arr.dtype.kind != "V" or arr.dtype.itemsize != width:
             raise DTypeError(
                 f"{name}: expected a {width}-byte void container array for {dt.name} "
-                f"(see hclbuild.dsl.types.to_storage), got {arr.dtype}"
+                f"(see hclbuild.dsl.storage.to_storage), got {arr.dtype}"
             )
         words = np.ascontiguousarray(arr).view(np.uint64).reshape(-1, dt.words).copy()
         full, rest = divmod(dt.bits, 64)
@@ -96,7 +96,7 @@ def encode_vector(array: np.ndarray, dtype: DType, name: str = "vector") -> byte
     if arr.dtype.kind not in "iu" or arr.dtype.itemsize != width:
         raise DTypeError(
             f"{name}: expected a {store} container array for {dt.name} "
-            f"(see hclbuild.dsl.types.to_storage), got {arr.dtype}"
+            f"(see hclbuild.dsl.storage.to_storage), got {arr.dtype}"
         )
     raw = np.ascontiguousarray(arr).view(np.dtype(f"u{width}"))
     if dt.bits < width * 8:
@@ -239,7 +239,7 @@ def write_vectors(
 ) -> list[Path]:
     """Write `<kind>_<name>.bin` for each array (mapping order = argument order) and update manifest.json.
 
-    Arrays are raw-bit storage arrays (`hclbuild.dsl.types.to_storage`). Files of the same kind
+    Arrays are raw-bit storage arrays (`hclbuild.dsl.storage.to_storage`). Files of the same kind
     that are no longer listed are removed. Returns the vector files, then the manifest.
     """
     if kind not in KINDS:

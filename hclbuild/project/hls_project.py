@@ -3,7 +3,7 @@
     <func>.cpp  <func>.h     the emitted function (given as text)
     tb_<func>.cpp            testbench: the argument table and the call
     hclbuild_tb.{h,cpp}      the harness it links: reads data/, compares, prints HCLBUILD_CSIM {...}
-    data/                    golden vectors (project.golden format)
+    data/                    golden vectors (project.golden format), the reference run's
     run_hls.tcl              classic flow, steps from `-tclargs`
     hls_config.cfg           Vitis unified flow (v++ -c --mode hls)
     Makefile, README.md
@@ -15,15 +15,12 @@ Every file goes through write_if_changed: an unchanged function keeps its timest
 
 from __future__ import annotations
 
-import contextlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
-import jinja2
 import numpy as np
 
 from hclbuild.atomic import write_if_changed
@@ -31,13 +28,13 @@ from hclbuild.dsl.types import DType, parse_dtype
 from hclbuild.errors import CompileError, DTypeError
 from hclbuild.hls_interface import RTL_BLACKBOX_MACRO
 from hclbuild.project.config import ProjectConfig
-from hclbuild.project.golden import RETURN_NAME, container_bytes, vector_file, write_golden
+from hclbuild.project.golden import RETURN_NAME, container_bytes, vector_file
 from hclbuild.project.layout import HARNESS_HEADER, HARNESS_SOURCE, blackbox_file_name, hls_project_files
+from hclbuild.project.templates import harness_text, render_template
 from hclbuild.runtime.aptypes import ap_types_include_dir
 from hclbuild.runtime.csim import AP_GXX_FLAGS, GXX_FLAGS, OUT_DIR, needs_ap_include, testbench_name
 from hclbuild.runtime.vitis import PACKAGE_FORMAT_SINCE, output_format_key
 
-TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
 MAX_PRINTED_MISMATCHES = 10
 DATA_DIR = "data"
 
@@ -97,61 +94,6 @@ class _TbArg:
     def harness_kind(self) -> str:
         """The hclbuild_tb::Kind of a real, int or bool element (ap types go through ap_arg)."""
         return {"real": "REAL", "int": "INT", "bool": "BOOL"}[self.kind]
-
-
-@lru_cache(maxsize=1)
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        autoescape=False,
-    )
-
-
-class _TemplateCache(jinja2.FileSystemBytecodeCache):
-    """jinja2's cache of compiled templates, which writes each entry atomically. A cache is never a
-    reason to fail: an entry it cannot read (damaged on disk) is compiled again, and one it cannot
-    write (the folder removed or read-only since) is not kept."""
-
-    def load_bytecode(self, bucket: Any) -> None:
-        try:
-            super().load_bytecode(bucket)
-        except Exception:
-            bucket.reset()
-
-    def dump_bytecode(self, bucket: Any) -> None:
-        with contextlib.suppress(OSError):
-            super().dump_bytecode(bucket)
-
-
-def keep_compiled_templates(folder: Path) -> None:
-    """Keep the compiled templates in `folder` from now on in this process. Compiling them is about
-    70 ms a process, the testbench's most, and every doit worker that emits a function pays it;
-    loading them compiled is about 3 ms."""
-    environment = _environment()
-    cache = environment.bytecode_cache
-    if isinstance(cache, _TemplateCache) and cache.directory == str(folder):
-        return
-    try:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return  # a build folder that cannot hold the cache only costs the compile
-    environment.bytecode_cache = _TemplateCache(str(folder))
-
-
-@cache
-def harness_text(name: str) -> str:
-    """A file of the C simulation harness (templates/hclbuild_tb.*), written as it is into every
-    function folder: the same bytes everywhere, so that csim compiles it once per compiler and flags."""
-    return (TEMPLATE_DIR / name).read_text(encoding="utf-8")
-
-
-def render_template(name: str, **values: Any) -> str:
-    """Render one template of hclbuild/templates with StrictUndefined (a missing value is a bug)."""
-    return _environment().get_template(name).render(**values)
 
 
 def format_clock(period_ns: float) -> str:
@@ -227,32 +169,6 @@ def _tb_arg(
     )
 
 
-def _check_vector(
-    where: str,
-    vectors: Mapping[str, tuple[np.ndarray, Any]],
-    name: str,
-    dtype: DType,
-    shape: tuple[int, ...],
-    is_array: bool,
-    what: str,
-) -> None:
-    if name not in vectors:
-        raise CompileError(f"{where}: no golden {what} vector for argument {name}")
-    array, vector_dtype = vectors[name]
-    got = parse_dtype(vector_dtype)
-    if got != dtype:
-        raise CompileError(
-            f"{where}: golden {what} vector {name} is {got.name}, the C signature says {dtype.name}"
-        )
-    got_shape = tuple(np.shape(array))
-    fits = got_shape == shape if is_array else int(np.prod(got_shape)) == 1
-    if not fits:
-        raise CompileError(
-            f"{where}: golden {what} vector {name} has shape {got_shape}, "
-            f"the C signature says {shape if is_array else 'a scalar'}"
-        )
-
-
 def _signature_parts(signature: Any) -> tuple[list[ArgLike], str, str | None]:
     """(args, return C type, function name or None) of a CSignature-like object or an arg list."""
     if hasattr(signature, "args"):
@@ -275,155 +191,32 @@ def write_function_project(
     cpp_text: str,
     header_text: str,
     signature: Sequence[ArgLike] | Any,
-    golden_in: Mapping[str, tuple[np.ndarray, DType | str]] | None,
-    golden_out: Mapping[str, tuple[np.ndarray, DType | str]] | None,
     config: ProjectConfig,
     *,
     ap_include_dir: str | Path | None = None,
     blackboxes: Sequence[str] = (),
     as_blackbox: bool = False,
 ) -> list[Path]:
-    """Write the whole HLS folder of one function; returns every file in it (written or kept).
+    """Write the HLS folder of one function but its data/ (the reference run's, which links the
+    golden vectors there); returns every file written or kept.
 
     `signature` is the emitter's CSignature (or a list of its args: name, c_type, dtype, shape,
-    is_array). `golden_in` has every argument, `golden_out` every array argument (plus `return`
-    when the function returns a value), as raw-bit storage arrays with their DTypes; both None
-    leave data/ to its writer (the reference run's link_testbench_data).
-    `blackboxes` are the functions whose RTL this project takes (their `<f>_blackbox.json` in this
-    folder); `as_blackbox` synthesizes the function to be a blackbox of its caller: vivado flow
-    (block-level ports, active-High reset) and a clock enable, which a blackbox needs (UG1399).
+    is_array). `blackboxes` are the functions whose RTL this project takes (their
+    `<f>_blackbox.json` in this folder); `as_blackbox` synthesizes the function to be a blackbox of
+    its caller: vivado flow (block-level ports, active-High reset) and a clock enable, which a
+    blackbox needs (UG1399).
     """
-    folder = Path(out_dir)
     where = f"{config.name}/{func_name}"
     if not _C_IDENTIFIER.match(func_name):
         raise CompileError(f"{where}: function name is not a C identifier")
-    args, ret_c_type, sig_name = _signature_parts(signature)
-    if sig_name is not None and sig_name != func_name:
-        raise CompileError(f"{where}: the C signature is for function {sig_name}")
-
-    if (golden_in is None) != (golden_out is None):
-        raise CompileError(f"{where}: golden input and output vectors must both be given, or neither")
-    with_data = golden_in is not None
-    tb_args: list[_TbArg] = []
-    seen: set[str] = set()
-    for arg in args:
-        if not _C_IDENTIFIER.match(arg.name) or arg.name in seen:
-            raise CompileError(f"{where}: argument name {arg.name!r} is not a unique C identifier")
-        seen.add(arg.name)
-        try:
-            dtype = parse_dtype(arg.dtype)
-        except DTypeError as exc:
-            raise CompileError(f"{where}: argument {arg.name}: {exc}") from None
-        shape = _shape_of(arg)
-        is_array = bool(arg.is_array)
-        stream = getattr(arg, "stream", "")
-        if with_data:
-            _check_vector(where, golden_in, arg.name, dtype, shape, is_array, "input")
-        if with_data and is_array and stream != "read":
-            _check_vector(where, golden_out, arg.name, dtype, shape, is_array, "output")
-        tb_args.append(
-            _tb_arg(
-                arg.name,
-                f"arg_{arg.name}",
-                arg.c_type.strip(),
-                dtype,
-                shape,
-                is_array,
-                f"{where}: argument {arg.name}",
-                stream,
-            )
-        )
-
-    ret: _TbArg | None = None
-    if ret_c_type.strip() != "void":
-        # the emitter's CSignature names the result's dtype; a plain arg list leaves it to the vector
-        declared = getattr(signature, "ret_dtype", None)
-        if with_data and RETURN_NAME not in golden_out:
-            raise CompileError(
-                f"{where}: the function returns {ret_c_type} but there is no golden "
-                f"'{RETURN_NAME}' output vector"
-            )
-        if declared is None and not with_data:
-            raise CompileError(
-                f"{where}: the function returns {ret_c_type}, of a dtype neither its signature "
-                "nor a golden vector gives"
-            )
-        ret_dtype = parse_dtype(declared if declared is not None else golden_out[RETURN_NAME][1])
-        if with_data:
-            _check_vector(where, golden_out, RETURN_NAME, ret_dtype, (), False, "output")
-        ret = _tb_arg(
-            RETURN_NAME, "ret_value", ret_c_type.strip(), ret_dtype, (), False, f"{where}: return value"
-        )
-
-    expected_in = [a.name for a in tb_args]
-    # a stream the function reads is consumed by the call: only what it writes is compared
-    expected_out = [a.name for a in tb_args if a.dims and a.stream != "read"] + ([RETURN_NAME] if ret else [])
-    for given, expected, what in (
-        (golden_in or {}, expected_in, "input"),
-        (golden_out or {}, expected_out, "output"),
-    ):
-        extra = [name for name in given if name not in expected]
-        if extra:
-            raise CompileError(
-                f"{where}: golden {what} vectors {', '.join(extra)} match no argument "
-                f"(arguments: {', '.join(expected_in) or 'none'})"
-            )
-
-    outputs = [a for a in tb_args if a.dims and a.stream != "read"] + ([ret] if ret else [])
-    ap_header = None
-    if any(a.kind in ("ap", "words") for a in (*tb_args, *([ret] if ret else []))):
-        uses_fixed = any(
-            a.kind in ("ap", "words") and "fixed" in a.c_type for a in (*tb_args, *([ret] if ret else []))
-        )
-        ap_header = "ap_fixed.h" if uses_fixed else "ap_int.h"
-
-    values = {
-        "project": config.name,
-        "func": func_name,
-        "header": f"{func_name}.h",
-        "part": config.part,
-        "clock_period": format_clock(config.clock_period_ns),
-        "flow_target": "vivado" if as_blackbox else config.flow_target,
-        "export_format": export_format("vivado" if as_blackbox else config.flow_target),
-        "blackbox_files": [blackbox_file_name(f) for f in blackboxes],
-        # what a synthesis reads: run_hls.tcl reuses one only when it is newer than all of these
-        "synthesis_sources": [
-            f"{func_name}.cpp",
-            f"{func_name}.h",
-            "run_hls.tcl",
-            *(blackbox_file_name(f) for f in blackboxes),
-        ],
-        "blackbox_macro": RTL_BLACKBOX_MACRO,
-        "clock_enable": as_blackbox,
-        "output_format_key": output_format_key(config.vitis_version),
-        "vitis_version": config.vitis_version or f"{PACKAGE_FORMAT_SINCE[0]}.{PACKAGE_FORMAT_SINCE[1]}+",
-        "rtol": repr(float(config.rtol)),
-        "atol": repr(float(config.atol)),
-        "max_printed": MAX_PRINTED_MISMATCHES,
-    }
-    compared = {a.name for a in outputs}
-    # the harness's table: every argument is read before the call; outputs (and the return value,
-    # which has no input) are compared after it
-    table = [replace(a, output="true" if a.name in compared else "false") for a in tb_args]
-    if ret is not None:
-        table.append(replace(ret, input="false", output="true"))
-    testbench = render_template(
-        "tb.cpp.j2",
-        **values,
-        args=tb_args,
-        ret=ret,
-        table=table,
-        ap_header=ap_header,
-        call_args=", ".join(a.var for a in tb_args),
-        call_result=f"{ret.var} = " if ret else "",
-    )
-
+    tb_args, ret = testbench_args(where, func_name, signature)
+    values = _project_values(config, func_name, blackboxes, as_blackbox)
+    testbench = _testbench(values, tb_args, ret)
     ap_dir: str | None = None
     if needs_ap_include(cpp_text, header_text, testbench):
         found = Path(ap_include_dir) if ap_include_dir is not None else ap_types_include_dir()
         # without a copy on this machine, the Makefile falls back to a Vitis installation's headers
         ap_dir = str(found) if found is not None else "$(XILINX_HLS)/include"
-
     files: dict[str, str] = {
         f"{func_name}.cpp": cpp_text,
         f"{func_name}.h": header_text,
@@ -440,20 +233,120 @@ def write_function_project(
         ),
         "README.md": render_template("README.md.j2", **values),
     }
+    folder = Path(out_dir)
     folder.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     for name, text in files.items():
-        path = folder / name
-        write_if_changed(path, text)
-        written.append(path)
-    if not with_data:
-        return written
-    written += write_golden(
-        folder / DATA_DIR,
-        {a.name: golden_in[a.name] for a in tb_args},
-        {a.name: golden_out[a.name] for a in outputs},
-    )
+        write_if_changed(folder / name, text)
+        written.append(folder / name)
     return written
+
+
+def testbench_args(
+    where: str, func_name: str, signature: Sequence[ArgLike] | Any
+) -> tuple[list[_TbArg], _TbArg | None]:
+    """What the testbench passes for each argument of the C signature, and for its return value."""
+    args, ret_c_type, sig_name = _signature_parts(signature)
+    if sig_name is not None and sig_name != func_name:
+        raise CompileError(f"{where}: the C signature is for function {sig_name}")
+    tb_args: list[_TbArg] = []
+    seen: set[str] = set()
+    for arg in args:
+        if not _C_IDENTIFIER.match(arg.name) or arg.name in seen:
+            raise CompileError(f"{where}: argument name {arg.name!r} is not a unique C identifier")
+        seen.add(arg.name)
+        try:
+            dtype = parse_dtype(arg.dtype)
+        except DTypeError as exc:
+            raise CompileError(f"{where}: argument {arg.name}: {exc}") from None
+        tb_args.append(
+            _tb_arg(
+                arg.name,
+                f"arg_{arg.name}",
+                arg.c_type.strip(),
+                dtype,
+                _shape_of(arg),
+                bool(arg.is_array),
+                f"{where}: argument {arg.name}",
+                getattr(arg, "stream", ""),
+            )
+        )
+    if ret_c_type.strip() == "void":
+        return tb_args, None
+    declared = getattr(signature, "ret_dtype", None)  # the emitter's CSignature names it
+    if declared is None:
+        raise CompileError(
+            f"{where}: the function returns {ret_c_type}, of a dtype its signature does not give"
+        )
+    ret = _tb_arg(
+        RETURN_NAME,
+        "ret_value",
+        ret_c_type.strip(),
+        parse_dtype(declared),
+        (),
+        False,
+        f"{where}: return value",
+    )
+    return tb_args, ret
+
+
+def _project_values(
+    config: ProjectConfig, func_name: str, blackboxes: Sequence[str], as_blackbox: bool
+) -> dict[str, Any]:
+    """What the templates of the project's files print about the project and the function."""
+    flow_target = "vivado" if as_blackbox else config.flow_target
+    return {
+        "project": config.name,
+        "func": func_name,
+        "header": f"{func_name}.h",
+        "part": config.part,
+        "clock_period": format_clock(config.clock_period_ns),
+        "flow_target": flow_target,
+        "export_format": export_format(flow_target),
+        "blackbox_files": [blackbox_file_name(f) for f in blackboxes],
+        # what a synthesis reads: run_hls.tcl reuses one only when it is newer than all of these
+        "synthesis_sources": [
+            f"{func_name}.cpp",
+            f"{func_name}.h",
+            "run_hls.tcl",
+            *(blackbox_file_name(f) for f in blackboxes),
+        ],
+        "blackbox_macro": RTL_BLACKBOX_MACRO,
+        "clock_enable": as_blackbox,
+        "output_format_key": output_format_key(config.vitis_version),
+        "vitis_version": config.vitis_version or f"{PACKAGE_FORMAT_SINCE[0]}.{PACKAGE_FORMAT_SINCE[1]}+",
+        "rtol": repr(float(config.rtol)),
+        "atol": repr(float(config.atol)),
+        "max_printed": MAX_PRINTED_MISMATCHES,
+    }
+
+
+def _testbench(values: dict[str, Any], tb_args: list[_TbArg], ret: _TbArg | None) -> str:
+    """tb_<func>.cpp: the table of the arguments the harness reads from data/ and compares, and the
+    call."""
+    # a stream the function reads is consumed by the call: only what it writes is compared
+    outputs = [a for a in tb_args if a.dims and a.stream != "read"] + ([ret] if ret else [])
+    passed = [*tb_args, *([ret] if ret else [])]
+    ap_header = None
+    if any(a.kind in ("ap", "words") for a in passed):
+        uses_fixed = any(a.kind in ("ap", "words") and "fixed" in a.c_type for a in passed)
+        ap_header = "ap_fixed.h" if uses_fixed else "ap_int.h"
+    compared = {a.name for a in outputs}
+    # the harness's table: every argument is read before the call; outputs (and the return value,
+    # which has no input) are compared after it
+    table = [replace(a, output="true" if a.name in compared else "false") for a in tb_args]
+    if ret is not None:
+        table.append(replace(ret, input="false", output="true"))
+    return render_template(
+        "tb.cpp.j2",
+        **values,
+        args=tb_args,
+        ret=ret,
+        table=table,
+        ap_header=ap_header,
+        call_args=", ".join(a.var for a in tb_args),
+        call_result=f"{ret.var} = " if ret else "",
+    )
 
 
 __all__ = [
@@ -462,7 +355,5 @@ __all__ = [
     "export_format",
     "format_clock",
     "function_project_files",
-    "keep_compiled_templates",
-    "render_template",
     "write_function_project",
 ]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hclbuild.compiler.emit_hls import blackbox_interfaces, default_interfaces, override_interfaces
 from hclbuild.errors import ConfigError
 from hclbuild.hls_interface import STREAM_MODES_BY_FLOW
 from hclbuild.project.config import TOP_INTERFACE, ProjectConfig
@@ -48,7 +49,6 @@ def check_interface_functions(config: ProjectConfig, functions: list[str]) -> No
 
 def function_interfaces(config: ProjectConfig, func: str, top: str, signature: Any) -> Any:
     """The FunctionInterfaces of `func` as the top of its own project (signature: its CSignature)."""
-    from hclbuild.compiler.emit_hls import blackbox_interfaces, default_interfaces, override_interfaces
 
     blackboxed = is_blackboxed(config, func, top)
     interfaces = (

@@ -19,9 +19,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from hclbuild.compiler.passes.reserved_top import c_top_name
+from hclbuild.compiler.pipeline import compile_schedule
+from hclbuild.dsl.context import init, reset_default_dtype
 from hclbuild.errors import ConfigError, HCLError
 from hclbuild.project.config import Project
-from hclbuild.schedule.schedule import missing_stage_error
+from hclbuild.schedule.schedule import Schedule, missing_stage_error
 
 ENTRY_POINT = "schedule"
 SIZES_PARAMETER = "sizes"
@@ -79,7 +82,6 @@ def _forget_project_modules() -> None:
 
 def load_kernel(project: Project) -> ModuleType:
     """Import projects/<name>/kernel.py as a fresh module (its folder importable while it loads)."""
-    from hclbuild.dsl.context import init
 
     init()  # one process builds many projects: start each from HeteroCL's default dtype
     module_name = f"hclbuild_kernel_{project.name.replace('-', '_').replace('.', '_')}"
@@ -112,8 +114,6 @@ def load_kernel(project: Project) -> ModuleType:
 
 def kernel_schedule(project: Project, module: ModuleType | None = None) -> Any:
     """Call kernel.schedule() and check it returned an hcl schedule."""
-    from hclbuild.dsl.context import reset_default_dtype
-    from hclbuild.schedule.schedule import Schedule
 
     module = module or load_kernel(project)
     # not init(): an algorithm written at kernel.py's module level must survive until schedule()
@@ -142,21 +142,15 @@ def design_functions(schedule: Any, project_name: str) -> list[str]:
     Names follow from the schedule alone, except where `unify=True` lets a body share any earlier
     function it matches: only compiling tells, so such a schedule is compiled here (its errors
     named after the project, as the compile task's are)."""
-    import keyword
-
     names = _outlined_names(schedule)
     if names is None:
-        from hclbuild.compiler.pipeline import compile_schedule
-
         try:
             names = compile_schedule(schedule).outlined
         except HCLError as exc:
             raise type(exc)(f"{project_name}: {exc}") from None
-    names = [schedule.name] + list(dict.fromkeys(names))
-    if names[0] == "main" or keyword.iskeyword(names[0]):
-        # as compile does (hclbuild.api._rename_reserved_top): C++'s main() is the testbench's
-        names[0] = "top" if "top" not in names[1:] else f"{names[0]}_top"
-    return names
+    outlined = list(dict.fromkeys(names))
+    # the top's name in C++, as compile renames it (a design named `main`: main() is the testbench's)
+    return [c_top_name(schedule.name, outlined), *outlined]
 
 
 def _outlined_names(schedule: Any) -> list[str] | None:

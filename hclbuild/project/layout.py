@@ -3,7 +3,7 @@
     build/<name>/ir/top.mlir              whole design after outlining
     build/<name>/ir/<func>.mlir           one file per function
     build/<name>/ir/manifest.json         the functions and their files
-    build/<name>/llvm/top.ll              cached LLVM IR of the reference
+    build/<name>/llvm/units/              cached LLVM IR of the reference, one module per function
     build/<name>/llvm/objects/            its native code, one object per function
     build/<name>/golden/<func>/           {in,out}_<arg>.bin + manifest.json
     build/<name>/hls/<func>/              per-function Vitis HLS project folder
@@ -31,6 +31,9 @@ from typing import NamedTuple
 from hclbuild.errors import CompileError
 
 HLS_SOLUTION = "solution1"
+# the files of a project folder
+KERNEL_FILE = "kernel.py"
+PROJECT_FILE = "project.toml"
 
 
 def _checked(func: str) -> str:
@@ -44,41 +47,81 @@ def _checked(func: str) -> str:
 
 # the folders of build/<name>/ and the file names that BuildLayout's Path methods and task_files share
 IR_DIR, TOP_MLIR, LLVM_DIR, GOLDEN_DIR, HLS_DIR, CSIM_DIR = "ir", "top.mlir", "llvm", "golden", "hls", "csim"
-IR_MANIFEST, TOP_LL, LLVM_MANIFEST = "manifest.json", "top.ll", "manifest.json"
+IR_MANIFEST, LLVM_UNITS, LLVM_MANIFEST = "manifest.json", "units", "manifest.json"
 REPORTS_DIR, REPORT_SUMMARY, REPORT_MARKDOWN, STATUS_DIR = "reports", "summary.json", "report.md", "status"
 VECTORS_MANIFEST = "manifest.json"  # of golden/<func>/ and hls/<func>/data/
 DATA_DIR = "data"  # hls/<func>/data/: the golden vectors the testbench reads
-
-
-# the C simulation harness (runtime.csim's HARNESS_FILES): the same two files in every folder
+# the C simulation harness (runtime.testbench_build): the same two files in every function folder
 HARNESS_HEADER, HARNESS_SOURCE = "hclbuild_tb.h", "hclbuild_tb.cpp"
 
 
-def hls_project_file_names(func: str) -> list[str]:
-    """The fixed files of one function's HLS folder, relative to it: top file, header, testbench,
-    the harness's header and source (what csim compiles: these five first, in that order), tcl, cfg,
-    Makefile, README and the data manifest (last)."""
-    return [
-        f"{func}.cpp",
-        f"{func}.h",
-        f"tb_{func}.cpp",
-        HARNESS_HEADER,
-        HARNESS_SOURCE,
-        "run_hls.tcl",
-        "hls_config.cfg",
-        "Makefile",
-        "README.md",
-        f"{DATA_DIR}/{VECTORS_MANIFEST}",
-    ]
+# The records of this module are NamedTuples: immutable, compared and pickled by value, and no
+# generated code to exec when they are defined (a no-op doit imports this module).
+class HlsFiles(NamedTuple):
+    """The fixed files of one function's HLS folder (emit writes all but data_manifest, which the
+    reference run writes); each a path below the folder, or a name relative to it."""
+
+    cpp: str  # the top file, <func>.cpp
+    header: str  # <func>.h
+    testbench: str  # tb_<func>.cpp: the argument table and the call
+    harness_header: str  # hclbuild_tb.h
+    harness_source: str  # hclbuild_tb.cpp: reads data/, compares, prints the result line
+    tcl: str  # run_hls.tcl
+    cfg: str  # hls_config.cfg
+    makefile: str
+    readme: str
+    data_manifest: str  # data/manifest.json: the golden vectors the testbench reads
+
+    @classmethod
+    def below(cls, folder: str, func: str) -> HlsFiles:
+        """The files of `func`'s HLS folder `folder` ("" for names relative to it)."""
+        prefix = f"{folder}{os.sep}" if folder else ""
+        return cls(
+            *(
+                prefix + name
+                for name in (
+                    f"{func}.cpp",
+                    f"{func}.h",
+                    f"tb_{func}.cpp",
+                    HARNESS_HEADER,
+                    HARNESS_SOURCE,
+                    "run_hls.tcl",
+                    "hls_config.cfg",
+                    "Makefile",
+                    "README.md",
+                    f"{DATA_DIR}{os.sep}{VECTORS_MANIFEST}",
+                )
+            )
+        )
+
+    @property
+    def emitted(self) -> list[str]:
+        """What emit writes: every file but the data manifest."""
+        return list(self[:-1])
+
+    @property
+    def compiled(self) -> list[str]:
+        """What csim compiles and reads: the top file, header, testbench and harness, and the data
+        manifest."""
+        return [*self.testbench_sources, self.data_manifest]
+
+    @property
+    def testbench_sources(self) -> list[str]:
+        """The C++ a testbench is made of: the top file, header, testbench and harness."""
+        return [self.cpp, self.header, self.testbench, self.harness_header, self.harness_source]
+
+    @property
+    def synthesized(self) -> list[str]:
+        """What synthesis reads: not the golden data (so new vectors rerun cosim, not csynth), nor the
+        Makefile and README, which Vitis never reads (the Makefile names this machine's ap_types)."""
+        return [*self.testbench_sources, self.tcl, self.cfg]
 
 
 def hls_project_files(folder: Path, func: str) -> list[Path]:
-    """hls_project_file_names below `folder`."""
-    return [folder / name for name in hls_project_file_names(func)]
+    """Every fixed file of func's HLS folder `folder` (HlsFiles, in its order)."""
+    return [Path(path) for path in HlsFiles.below(str(folder), func)]
 
 
-# These records and BuildLayout are plain classes, not dataclasses: defining a dataclass runs its
-# generated methods through exec, about 1 ms each at import, and every doit run imports this module.
 class TaskFiles(NamedTuple):
     """The files of one function's doit tasks, as strings (BuildLayout.task_files)."""
 
@@ -86,7 +129,7 @@ class TaskFiles(NamedTuple):
     golden_dir: str
     golden_manifest: str
     hls_dir: str
-    hls: list[str]  # hls_project_file_names below hls/<func>/
+    hls: HlsFiles
     data_dir: str  # hls/<func>/data/
     csim_json: str
 
@@ -98,12 +141,28 @@ class ProjectTaskFiles(NamedTuple):
     top_mlir: str
     ir_manifest: str
     llvm_dir: str
-    top_ll: str
     llvm_manifest: str
     reports_dir: str
     report_summary: str
     report_markdown: str
     status_dir: str
+
+
+def is_project_name(name: str) -> bool:
+    """Whether `name` can be a project name, which becomes a folder and doit task names: letters,
+    digits, '_', '-' and '.', not first '-' or '.' (tested without a regex: task planning asks)."""
+    return (
+        bool(name) and name[0] not in "-." and all(c.isascii() and (c.isalnum() or c in "_.-") for c in name)
+    )
+
+
+def unnamed_project_error(folder: str | Path, name: str) -> str:
+    """Why a project folder whose name is no project name, and whose project.toml names none, is
+    refused before any task exists (as `hclbuild new` refuses to make it)."""
+    return (
+        f"{folder}: {name!r} is not a valid project name (letters, digits, '_', '-', '.'; it names the "
+        "build folder and the doit tasks): rename the folder or set [project] name in its project.toml"
+    )
 
 
 def default_build_root(path: Path) -> Path:
@@ -122,46 +181,30 @@ def blackbox_file_name(func: str) -> str:
     return f"{_checked(func)}_blackbox.json"
 
 
-class BuildLayout:
-    """Paths of one project's build folder, `<build_root>/<project_name>/` (immutable)."""
-
-    __slots__ = ("_root", "_root_text", "build_root", "project_name")
+class _Folder(NamedTuple):
     build_root: Path
     project_name: str
 
-    def __init__(self, build_root: Path | str, project_name: str) -> None:
-        set_field = object.__setattr__
-        set_field(self, "build_root", Path(build_root))
-        set_field(self, "project_name", project_name)
-        # every path below starts here; task discovery asks for thousands of them on each doit run
-        set_field(self, "_root", self.build_root / project_name)
-        set_field(self, "_root_text", str(self._root))
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"BuildLayout is immutable: cannot set {name!r}")
+class BuildLayout(_Folder):
+    """Paths of one project's build folder, `<build_root>/<project_name>/` (immutable)."""
 
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"BuildLayout is immutable: cannot delete {name!r}")
+    __slots__ = ()
 
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not BuildLayout:
-            return NotImplemented
-        return (self.build_root, self.project_name) == (other.build_root, other.project_name)
+    def __new__(cls, build_root: Path | str, project_name: str) -> BuildLayout:
+        return super().__new__(cls, Path(build_root), project_name)
 
-    def __hash__(self) -> int:
-        return hash((self.build_root, self.project_name))
-
-    def __repr__(self) -> str:
-        return f"BuildLayout(build_root={self.build_root!r}, project_name={self.project_name!r})"
-
-    def __reduce__(self) -> tuple[type, tuple[Path, str]]:
-        # pickled into doit's -n workers and Dask tasks; __setattr__ refuses the default way
-        return BuildLayout, (self.build_root, self.project_name)
+    def __getnewargs__(self) -> tuple[Path, str]:
+        return (self.build_root, self.project_name)
 
     @property
     def root(self) -> Path:
         """`build/<name>/`."""
-        return self._root
+        return self.build_root / self.project_name
+
+    @property
+    def _root_text(self) -> str:
+        return os.path.join(self.build_root, self.project_name)
 
     # ---- ir/ ----------------------------------------------------------------------------
     @property
@@ -190,18 +233,19 @@ class BuildLayout:
         return self.root / LLVM_DIR
 
     @property
-    def top_ll(self) -> Path:
-        """`llvm/top.ll`: cached LLVM IR of the reference run."""
-        return self.llvm_dir / TOP_LL
+    def llvm_units_dir(self) -> Path:
+        """`llvm/units/`: the reference's LLVM IR, one file per code unit (function)."""
+        return self.llvm_dir / LLVM_UNITS
 
     @property
     def llvm_manifest(self) -> Path:
-        """`llvm/manifest.json`: probe sites and checks of top.ll, and the digests it was lowered from and to."""
+        """`llvm/manifest.json`: the code units with their digests, the digest of the ir/top.mlir they
+        were lowered from, and the probe sites and checks of the instrumentation."""
         return self.llvm_dir / LLVM_MANIFEST
 
     @property
     def llvm_objects_dir(self) -> Path:
-        """`llvm/objects/`: native code of each function of top.ll, named by a hash of its IR."""
+        """`llvm/objects/`: native code of each code unit, named by a hash of its IR."""
         return self.llvm_dir / "objects"
 
     # ---- golden/ ------------------------------------------------------------------------
@@ -249,7 +293,7 @@ class BuildLayout:
         return self.hls_dir(func) / DATA_DIR
 
     def hls_files(self, func: str) -> list[Path]:
-        """The files every emitted `hls/<func>/` folder has (doit targets); vectors vary by argument."""
+        """The files every emitted `hls/<func>/` folder has (HlsFiles); vectors vary by argument."""
         return hls_project_files(self.hls_dir(func), func)
 
     def task_files(self, func: str, is_top: bool) -> TaskFiles:
@@ -263,13 +307,13 @@ class BuildLayout:
             golden_dir=golden,
             golden_manifest=f"{golden}{sep}{VECTORS_MANIFEST}",
             hls_dir=hls,
-            hls=[f"{hls}{sep}{name}" for name in hls_project_file_names(func)],
+            hls=HlsFiles.below(hls, func),
             data_dir=f"{hls}{sep}{DATA_DIR}",
             csim_json=f"{root}{sep}{CSIM_DIR}{sep}{func}.json",
         )
 
     def project_task_files(self) -> ProjectTaskFiles:
-        """ir_dir, top_mlir, ir_manifest, llvm_dir, top_ll, llvm_manifest, reports_dir, report_summary,
+        """ir_dir, top_mlir, ir_manifest, llvm_dir, llvm_manifest, reports_dir, report_summary,
         report_markdown and status_dir as strings, joined without pathlib like task_files."""
         root, sep = self._root_text, os.sep
         ir, llvm, reports = f"{root}{sep}{IR_DIR}", f"{root}{sep}{LLVM_DIR}", f"{root}{sep}{REPORTS_DIR}"
@@ -278,7 +322,6 @@ class BuildLayout:
             top_mlir=f"{ir}{sep}{TOP_MLIR}",
             ir_manifest=f"{ir}{sep}{IR_MANIFEST}",
             llvm_dir=llvm,
-            top_ll=f"{llvm}{sep}{TOP_LL}",
             llvm_manifest=f"{llvm}{sep}{LLVM_MANIFEST}",
             reports_dir=reports,
             report_summary=f"{reports}{sep}{REPORT_SUMMARY}",
@@ -317,7 +360,7 @@ class BuildLayout:
 
     @property
     def template_cache(self) -> Path:
-        """`<build_root>/.templates/`: the compiled templates (hls_project.keep_compiled_templates),
+        """`<build_root>/.templates/`: the compiled templates (templates.keep_compiled_templates),
         shared by every project of the build folder."""
         return self.build_root / ".templates"
 

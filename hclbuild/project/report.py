@@ -40,6 +40,19 @@ from hclbuild.project.attempts import (
     read_attempt,
 )
 from hclbuild.project.layout import REPORT_SUMMARY, REPORTS_DIR, BuildLayout
+from hclbuild.project.synthesis import current_reports
+from hclbuild.render.html import index_html, report_html
+from hclbuild.render.markdown import FunctionReport, render_qor_markdown, render_summary_markdown
+from hclbuild.render.pictures import picture_links, write_report_pictures
+from hclbuild.render.summary import (
+    FunctionSummary,
+    ProjectSummary,
+    build_summary_json,
+    csynth_figures,
+    estimate_figures,
+    read_summaries,
+    summary_to_json,
+)
 from hclbuild.runtime.report.estimate import EstimateReport, parse_estimate_json
 
 
@@ -48,31 +61,11 @@ def write_project_report(
 ) -> list[Path]:
     """Rewrite the report; `functions` defaults to those of the latest compiled design.
 
-    With `pictures` the design graph and csynth chart are drawn too (project.report_pictures, which
+    With `pictures` the design graph and csynth chart are drawn too (hclbuild.render.pictures, which
     needs MLIR); without, report.md links the pictures an earlier report:<name> drew.
     """
     with project_lock(layout):
         return _write(name, layout, functions, pictures)
-
-
-def hardware_digest(layout: BuildLayout, functions: list[str]) -> str:
-    """sha256 over the csynth and cosim reports of `functions` the report reads (a missing one
-    counts as missing): report:<name> reruns when it changes, without depending on the tasks that
-    make them (a doit file_dep would run every synthesis for a `hclbuild report`)."""
-    import hashlib
-
-    from hclbuild.project.vitis_flow import function_reports
-
-    digest = hashlib.sha256()
-    for func in functions:
-        for path in (*function_reports(layout, func), layout.estimate_json(func)):
-            digest.update(f"{func}\0{path}\0".encode())
-            if path is not None and path.exists():
-                try:
-                    digest.update(path.read_bytes())
-                except OSError:
-                    digest.update(b"\0unreadable\0")
-    return digest.hexdigest()
 
 
 def start_attempt(
@@ -123,17 +116,6 @@ def _design_failed(layout: BuildLayout) -> bool:
 
 
 def _write(name: str, layout: BuildLayout, functions: list[str] | None, pictures: bool) -> list[Path]:
-    from hclbuild.project.vitis_flow import current_reports
-    from hclbuild.render.html import report_html
-    from hclbuild.render.markdown import FunctionReport, render_qor_markdown, render_summary_markdown
-    from hclbuild.render.pictures import picture_links, write_report_pictures
-    from hclbuild.render.summary import (
-        FunctionSummary,
-        ProjectSummary,
-        csynth_figures,
-        estimate_figures,
-        summary_to_json,
-    )
 
     states = function_states(layout, known_functions(layout) if functions is None else functions)
     rows = []
@@ -250,8 +232,6 @@ def _design_graph(layout: BuildLayout) -> dict[str, Any] | None:
 
 def write_build_index(build_root: Path) -> list[Path]:
     """build/index.html and build/summary.json from every build/<p>/reports/summary.json there."""
-    from hclbuild.render.html import index_html
-    from hclbuild.render.summary import build_summary_json, read_summaries
 
     layout = BuildLayout(build_root, "index")
     with build_lock(build_root):

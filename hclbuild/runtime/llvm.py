@@ -27,7 +27,7 @@ import ctypes.util
 import hashlib
 import math
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,14 +36,16 @@ from typing import Any
 import llvmlite.binding as llvm
 import numpy as np
 
+from hclbuild.code_units import unresolved
 from hclbuild.dsl.array import Array
-from hclbuild.dsl.types import DType, from_storage, to_storage
+from hclbuild.dsl.storage import from_storage, to_storage
+from hclbuild.dsl.types import DType
 from hclbuild.errors import APIError, CompileError
 from hclbuild.probes import PROBE_FUNCTION
 from hclbuild.runtime.jit_probes import ProbeHandler, bind_forward_symbol, call_with_probes
-from hclbuild.runtime.llvm_objects import CodeUnit, _one_line, compile_objects, declared_symbols, split_units
-from hclbuild.runtime.signature import ArgSpec, FunctionSignature
-from hclbuild.runtime.stream_events import RECORDER_IR, EventRecord
+from hclbuild.runtime.llvm_objects import CodeUnit, _one_line, compile_objects
+from hclbuild.runtime.stream_events import RECORDER_IR, EventRecord, recorder_unit
+from hclbuild.schedule.signature import ArgSpec, FunctionSignature
 
 CIFACE_PREFIX = "_mlir_ciface_"
 WRAPPER_PREFIX = "__hcl_call_"
@@ -131,20 +133,20 @@ class _Compiled:
         return self.events is not None
 
 
-def _compile(ir_text: str, opt_level: int, cache_dir: Path | None = None) -> _Compiled:
-    """Compile function by function (hclbuild.runtime.llvm_objects) and load every object in one engine."""
+def _compile(units: list[CodeUnit], opt_level: int, cache_dir: Path | None = None) -> _Compiled:
+    """Compile unit by unit (hclbuild.runtime.llvm_objects) and load every object in one engine."""
     _ensure_llvm()
-    units = split_units(ir_text)
+    units = list(units)
     entries = _entry_points(units)
     if entries:
-        units.append(CodeUnit("<wrappers>", _wrapper_ir(entries.values()), light=True))
-    external = declared_symbols(units)  # one scan: a 200-function design's .ll is about 1 MB
-    has_probe = PROBE_FUNCTION in external
+        names = tuple(WRAPPER_PREFIX + name for name in entries)
+        externals = tuple(CIFACE_PREFIX + name for name in entries)
+        units.append(CodeUnit("<wrappers>", _wrapper_ir(entries.values()), True, names, externals))
+    has_probe = PROBE_FUNCTION in unresolved(units)
     if has_probe:
         bind_forward_symbol()
-        recorder = CodeUnit("<stream events>", RECORDER_IR, light=True)
-        units.append(recorder)
-        external = (external - {PROBE_FUNCTION}) | declared_symbols([recorder])
+        units.append(recorder_unit(RECORDER_IR))
+    external = {name for name in unresolved(units) if not name.startswith("llvm.")}
     machines = {level: _target_machine(level) for level in {0, opt_level}}
     cpu, features = _host_cpu()
     objects, _ = compile_objects(units, opt_level, machines, cpu, features, cache_dir)
@@ -171,7 +173,7 @@ def _entry_points(units: list[CodeUnit]) -> dict[str, _EntryPoint]:
     """The `_mlir_ciface_` functions with their LLVM parameter and result types (parsing only their units)."""
     entries: dict[str, _EntryPoint] = {}
     for unit in units:
-        if f"@{CIFACE_PREFIX}" not in unit.text:
+        if not unit.entry:
             continue
         try:
             module = llvm.parse_assembly(unit.text)
@@ -188,6 +190,26 @@ def _entry_points(units: list[CodeUnit]) -> dict[str, _EntryPoint]:
                     str(fn_type.get_function_return()),
                 )
     return entries
+
+
+def unit_of_text(text: str) -> CodeUnit:
+    """One LLVM IR module text as a single code unit, what it defines and declares read by LLVM's parser."""
+    _ensure_llvm()
+    try:
+        module = llvm.parse_assembly(text)
+        module.verify()
+    except RuntimeError as err:
+        raise CompileError(_one_line("LLVM IR does not parse or verify", err) + f"\n{err}") from None
+    functions = list(module.functions)
+    defined = tuple(f.name for f in functions if not f.is_declaration)
+    return CodeUnit(
+        "<module>",
+        text,
+        light=False,
+        defines=defined,
+        externals=tuple(f.name for f in functions if f.is_declaration),
+        entry=any(name.startswith(CIFACE_PREFIX) for name in defined),
+    )
 
 
 def _check_external_symbols(names: set[str]) -> None:
@@ -235,28 +257,35 @@ def _wrapper_ir(entries: Any) -> str:
 
 
 class JITModule:
-    """LLVM IR text compiled with llvmlite (O0-O3, MCJIT), one object per function.
+    """LLVM code units (hclbuild.compiler.to_llvm.lower_to_llvm_units), or one LLVM IR module text,
+    compiled with llvmlite (O0-O3, MCJIT), one object per unit.
 
-    Engines are cached per process by IR hash; objects per function by their IR, and on disk in
+    Engines are cached per process by the units' hash; objects per unit by its text, and on disk in
     `cache_dir` when one is given (hclbuild.runtime.llvm_objects).
     """
 
     def __init__(
         self,
-        ir_text: str,
+        code: str | Sequence[CodeUnit],
         probe: ProbeHandler | None = None,
         opt_level: int = 3,
         cache_dir: str | Path | None = None,
     ):
-        if not isinstance(ir_text, str):
-            raise APIError(f"JITModule: expected LLVM IR text, got {type(ir_text).__name__}")
+        if not isinstance(code, str) and not (
+            isinstance(code, Sequence) and all(isinstance(unit, CodeUnit) for unit in code)
+        ):
+            raise APIError(f"JITModule: expected LLVM IR text or code units, got {type(code).__name__}")
         if opt_level not in (0, 1, 2, 3):
             raise APIError(f"JITModule: opt_level must be 0..3, got {opt_level!r}")
-        key = hashlib.sha256(f"{opt_level}\n{ir_text}".encode()).hexdigest()
+        units = [unit_of_text(code)] if isinstance(code, str) else list(code)
+        digest = hashlib.sha256(f"{opt_level}\n".encode())
+        for unit in units:
+            digest.update(f"{unit.name}\n{len(unit.text)}\n{unit.text}".encode())
+        key = digest.hexdigest()
         with _LOCK:
             compiled = _CACHE.get(key)
             if compiled is None:
-                compiled = _compile(ir_text, opt_level, None if cache_dir is None else Path(cache_dir))
+                compiled = _compile(units, opt_level, None if cache_dir is None else Path(cache_dir))
                 _CACHE[key] = compiled
         self._compiled = compiled
         self.ir_hash = key

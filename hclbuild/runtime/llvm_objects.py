@@ -1,10 +1,10 @@
-"""LLVM IR text -> native code one function at a time, each object cached by the bytes it came from.
+"""LLVM code units -> native code one function at a time, each object cached by the bytes it came from.
 
 A design is hundreds of functions. Compiling the module as one unit makes every change
 recompile everything, and O3 on functions that run a few hundred iterations costs more than
-running them. So the module text is split into one unit per defined function (the shared
-declarations and attribute groups, a declaration of each function it calls, its body), and each
-unit becomes an object file on its own:
+running them. So hclbuild.compiler.to_llvm splits the lowered module in MLIR into one unit per
+function (hclbuild.code_units: the function, declarations of what it calls, its own copies of
+local helpers and constants), and each unit becomes an object file on its own:
 
 - a function marked `optnone` (hclbuild.compiler.to_llvm marks the ones doing little work) gets
   no optimisation passes and -O0 code generation (fast instruction selection);
@@ -13,118 +13,25 @@ unit becomes an object file on its own:
 Objects are kept in memory for the process and, given a cache folder, on disk under the sha256 of
 (unit text, tier, target CPU and features, llvmlite version): the second reference run of a
 design whose one function changed compiles that function only. One MCJIT engine loads all the
-objects and resolves the calls between them. A module with global variables is compiled as one
-unit (a private global cannot be shared between objects).
+objects and resolves the calls between them.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 import llvmlite
 import llvmlite.binding as llvm
 
 from hclbuild.atomic import write_bytes_atomic
+from hclbuild.code_units import CodeUnit
 from hclbuild.errors import CompileError
-
-_DEFINE = re.compile(r"^define\b[^@]*@(\"[^\"]+\"|[\w.$-]+)\(")
-_DECLARATION = r"^declare\b[^@]*@(\"[^\"]+\"|[\w.$-]+)\("
-_DECLARE_LINE = re.compile(_DECLARATION)  # one line
-_DECLARE = re.compile(_DECLARATION, re.MULTILINE)  # every line of a text
-_SYMBOL = re.compile(r"@(\"[^\"]+\"|[\w.$-]+)")
-_ATTRIBUTE_GROUP = re.compile(r"^attributes (#\d+) = \{(.*)\}$", re.MULTILINE)
-_GROUP_REFERENCE = re.compile(r"#\d+")
-_GLOBAL = re.compile(r"^@[^=]+=", re.MULTILINE)
-# linkages whose symbol another object cannot call (or that each object may define)
-_LOCAL_LINKAGES = frozenset(
-    {"private", "internal", "linkonce", "linkonce_odr", "weak", "weak_odr", "available_externally"}
-)
 
 _LOCK = threading.RLock()
 _OBJECTS: dict[str, bytes] = {}  # cache key -> object file bytes, for the process
-
-
-@dataclass(frozen=True)
-class CodeUnit:
-    """One function (or the whole module) as a self-contained LLVM IR module text."""
-
-    name: str
-    text: str
-    light: bool  # optnone: no passes, -O0 code generation
-
-
-def split_units(ir_text: str) -> list[CodeUnit]:
-    """One CodeUnit per defined function; the whole module as one unit if it defines globals.
-
-    A function with a local linkage (internal, private, linkonce_odr... such as MLIR's math
-    helpers) cannot be called from another object: each unit that calls one gets its own
-    internal copy instead.
-    """
-    lines = ir_text.splitlines()
-    header: list[str] = []
-    bodies: dict[str, tuple[str, list[str]]] = {}  # name -> (define line, body lines)
-    k = 0
-    while k < len(lines):
-        line = lines[k]
-        match = _DEFINE.match(line)
-        if match is None:
-            header.append(line)
-            k += 1
-            continue
-        end = k
-        while lines[end] != "}":
-            end += 1
-        bodies[match.group(1)] = (line, lines[k : end + 1])
-        k = end + 1
-    shared = "\n".join(header) + "\n"
-    optnone_groups = {
-        m.group(1) for m in _ATTRIBUTE_GROUP.finditer(shared) if "optnone" in m.group(2).split()
-    }
-
-    def is_light(define: str) -> bool:
-        tail = define[define.rfind(")") :]
-        return "optnone" in tail.split() or any(g in optnone_groups for g in _GROUP_REFERENCE.findall(tail))
-
-    local = {name for name, (define, _) in bodies.items() if define.split()[1] in _LOCAL_LINKAGES}
-    exported = [name for name in bodies if name not in local]
-    if _GLOBAL.search(shared) or len(exported) <= 1:
-        light = bool(bodies) and all(is_light(define) for define, _ in bodies.values())
-        return [CodeUnit(exported[0] if len(exported) == 1 else "<module>", ir_text, light)]
-    declared = set(_DECLARE.findall(shared))
-    references = {name: set(_SYMBOL.findall("\n".join(body))) - {name} for name, (_, body) in bodies.items()}
-    units = []
-    for name in exported:
-        define, body = bodies[name]
-        helpers: list[str] = []  # local functions it calls, directly or through each other
-        todo = [s for s in references[name] if s in local]
-        while todo:
-            helper = todo.pop()
-            if helper not in helpers:
-                helpers.append(helper)
-                todo.extend(s for s in references[helper] if s in local)
-        calls = set(references[name]).union(*(references[h] for h in helpers))
-        extra = [
-            "declare" + bodies[c][0][len("define") : bodies[c][0].rfind(")") + 1]
-            for c in sorted(calls)
-            if c in bodies and c not in local and c != name and c not in declared
-        ]
-        for helper in sorted(helpers):
-            helper_define, helper_body = bodies[helper]
-            linkage = helper_define.split()[1]
-            extra.append(
-                "\n".join(
-                    [helper_define.replace(f"define {linkage} ", "define internal ", 1), *helper_body[1:]]
-                )
-            )
-        units.append(
-            CodeUnit(name, shared + "\n".join(extra) + "\n" + "\n".join(body) + "\n", is_light(define))
-        )
-    return units
 
 
 def _key(unit: CodeUnit, opt_level: int, cpu: str, features: str) -> str:
@@ -192,22 +99,6 @@ def compile_objects(
     return objects, compiled
 
 
-def declared_symbols(units: Iterable[CodeUnit]) -> set[str]:
-    """Functions the units declare and none of them defines: they must come from the process."""
-    declared: set[str] = set()
-    defined = set()
-    for unit in units:
-        # line by line with a prefix test: a MULTILINE regex tries every character of a 1 MB module
-        for line in unit.text.splitlines():
-            if line.startswith("de"):
-                match = _DEFINE.match(line)
-                if match:
-                    defined.add(match.group(1))
-                elif match := _DECLARE_LINE.match(line):
-                    declared.add(match.group(1))
-    return {name for name in declared - defined if not name.startswith("llvm.")}
-
-
 def _one_line(summary: str, err: Exception) -> str:
     lines = [line.strip() for line in str(err).splitlines() if line.strip()]
     detail = next(
@@ -216,4 +107,4 @@ def _one_line(summary: str, err: Exception) -> str:
     return f"{summary}: {detail}" if detail else summary
 
 
-__all__ = ["CodeUnit", "compile_objects", "declared_symbols", "split_units"]
+__all__ = ["CodeUnit", "compile_objects"]

@@ -42,7 +42,17 @@ from typing import Any
 from hclbuild import tool_processes
 from hclbuild.atomic import write_bytes_atomic, write_text_atomic
 from hclbuild.errors import ConfigError, HCLError, ToolError
-from hclbuild.runtime import CLUSTER_ENV, SCHEDULER_ENV
+from hclbuild.runtime import CLUSTER_ENV, SCHEDULER_ENV, local_cores
+from hclbuild.runtime.csim import GXX, run_csim
+from hclbuild.runtime.vitis import (
+    ToolRun,
+    choose_front_end,
+    find_vitis,
+    ordered_steps,
+    report_dirs,
+    run_hls_steps,
+    version_of,
+)
 
 WORKERS_ENV = "HCLBUILD_WORKERS"  # how many workers HCLBUILD_CLUSTER starts
 VITIS_RESOURCE = "vitis_hls"  # the Dask worker resource a Vitis job needs one unit of
@@ -212,7 +222,6 @@ def _worker_address() -> str:
 
 
 def _csim_on_worker(job: Job, folder: Path, root: Path, result: JobResult) -> None:
-    from hclbuild.runtime.csim import GXX, run_csim
 
     result.tools = {"g++": _first_line(GXX, "--version"), **_hclbuild_version()}
     document = root / "csim.json"
@@ -226,18 +235,9 @@ def _csim_on_worker(job: Job, folder: Path, root: Path, result: JobResult) -> No
 
 
 def _vitis_on_worker(job: Job, folder: Path, result: JobResult) -> None:
-    from hclbuild.runtime.vitis import choose_flow, find_vitis, run_hls_steps
 
     tools = find_vitis()
-    found = {
-        name: path
-        for name, path in (
-            ("vitis_hls", tools and tools.vitis_hls),
-            ("v++", tools and tools.vpp),
-            ("vitis-run", tools and tools.vitis_run),
-        )
-        if path
-    }
+    found = dict(tools.found) if tools is not None else {}
     result.tools = {name: _version(path) for name, path in found.items()}
     result.tools.update(_hclbuild_version())
     if not found:
@@ -245,7 +245,7 @@ def _vitis_on_worker(job: Job, folder: Path, result: JobResult) -> None:
             f"{job.where}: worker {result.worker} advertises {VITIS_RESOURCE} but has no Vitis HLS "
             "tool (vitis_hls, vitis-run or v++) on PATH or under $XILINX_HLS/$XILINX_VITIS"
         )
-    choose_flow(tools, job.flow)  # a missing [hls] tool is this worker's refusal, before anything runs
+    choose_front_end(tools, job.flow)  # a missing [hls] tool is this worker's refusal, before anything runs
     runs = run_hls_steps(folder, job.func, job.steps, flow=job.flow, tools=tools, timeout=job.timeout)
     result.argv = [run.argv for run in runs]
 
@@ -260,10 +260,8 @@ def _result_files(job: Job, folder: Path) -> dict[str, bytes]:
             if path.name != f"tb_{job.func}" and path.suffix != ".o"
         ]
     else:
-        from hclbuild.runtime.vitis import report_dirs
-
         wanted = list(folder.glob("*.log"))
-        for layout_root in report_dirs(folder, job.func).values():
+        for layout_root in report_dirs(folder, job.func):
             for sub in _VITIS_RESULT_DIRS:
                 wanted += (layout_root / sub).rglob("*")
     return {
@@ -283,7 +281,6 @@ def _first_line(*argv: str) -> str:
 
 @functools.cache
 def _version(executable: Path) -> str:
-    from hclbuild.runtime.vitis import version_of
 
     return version_of(executable) or "unknown version"
 
@@ -522,8 +519,6 @@ def make_cluster(kind: str, workers: int | None = None, *, scale: bool = True) -
     if kind == "local":
         from distributed import LocalCluster
 
-        from hclbuild.runtime import local_cores
-
         # the cores this process may use, like `hclbuild build -n`: an affinity-restricted job
         # (taskset, a batch slot) must not start a worker per core of the whole machine
         return LocalCluster(
@@ -603,7 +598,6 @@ def run_hls_steps_remote(
     A job carries no synthesized project (gigabytes), so the worker synthesizes before a cosim even
     with `reuse_synthesis`; then only the cosim's results come back, and the RTL here stays the one
     the function's csynth made (a blackbox top's synthesis read it)."""
-    from hclbuild.runtime.vitis import ToolRun, ordered_steps
 
     folder = Path(folder)
     order = tuple(ordered_steps(steps))

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from hclbuild.code_units import CodeUnit
 from hclbuild.errors import CsimError
 from hclbuild.probes import PHASE_STREAM_WRITE, PROBE_FUNCTION
 
@@ -97,6 +98,17 @@ define ptr @hcl_events_buffer() {{
 RECORDER_IR = recorder_ir()
 
 
+def recorder_unit(text: str = RECORDER_IR) -> CodeUnit:
+    """The recorder as a code unit: it defines hcl_probe and the buffer's accessor."""
+    return CodeUnit(
+        "<stream events>",
+        text,
+        light=True,
+        defines=(PROBE_FUNCTION, "hcl_events_buffer"),
+        externals=("realloc", FORWARD_FUNCTION),
+    )
+
+
 class EventRecord:
     """One engine's record of stream probes (its addresses resolved once, when it is compiled).
     The record is one per engine: calls that record into it take turns on `lock`."""
@@ -128,4 +140,4 @@ class EventRecord:
         return events
 
 
-__all__ = ["FORWARD_FUNCTION", "MAX_EVENTS", "RECORDER_IR", "EventRecord", "recorder_ir"]
+__all__ = ["FORWARD_FUNCTION", "MAX_EVENTS", "RECORDER_IR", "EventRecord", "recorder_ir", "recorder_unit"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
+from hclbuild.dsl import compound
 from hclbuild.dsl import expr as E
 from hclbuild.dsl import stmt as S
 from hclbuild.dsl.tensor import Tensor
@@ -108,7 +109,7 @@ def _visit(node: Any, found: dict[str, set[int]]) -> None:
         found["read"].add(id(node.tensor))
     elif isinstance(node, (S.Store, S.StoreBits)):
         found["write"].add(id(node.tensor))
-    elif isinstance(node, (E.Call, S.CallStmt)):
+    elif isinstance(node, (compound.Call, S.CallStmt)):
         for arg in node.args:
             if isinstance(arg, Tensor):  # a def_ function may read and write its tensor arguments
                 found["read"].add(id(arg))

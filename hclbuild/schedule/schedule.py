@@ -6,7 +6,6 @@ import contextlib
 import enum
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from hclbuild.dsl.stmt import StageStmt, Store, StoreBits
@@ -16,6 +15,14 @@ from hclbuild.errors import APIError, HCLNotImplementedError
 from hclbuild.hls_interface import MAX_AXI_BURST
 from hclbuild.schedule import memory as M
 from hclbuild.schedule.directives import ArrayPartition
+from hclbuild.schedule.outlines import (
+    AxisOutline,
+    OutlineGroup,
+    OutlineRequest,
+    StageFunction,
+    StageRange,
+    StageSet,
+)
 from hclbuild.schedule.stage import LoopHandle, Stage
 
 __all__ = [
@@ -37,58 +44,6 @@ class Partition(enum.IntEnum):
     Complete = 0
     Block = 1
     Cyclic = 2
-
-
-@dataclass(frozen=True)
-class StageSet:
-    """A group of s.outline: these stages become one function."""
-
-    stages: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class StageRange:
-    """s.outline(start, end): the two stages and every stage on a dataflow path between them."""
-
-    start: str
-    end: str
-
-    @property
-    def stages(self) -> tuple[str, ...]:
-        """The two stages named (the ones between are known once the program is analysed)."""
-        return (self.start, self.end)
-
-
-OutlineGroup = StageSet | StageRange
-
-
-@dataclass
-class OutlineRequest:
-    groups: list[OutlineGroup]
-    unify: bool
-
-
-@dataclass(frozen=True)
-class AxisOutline:
-    """s[stage].outline(axis=...): the body below loop `axis` becomes a function.
-
-    `unify` is False, True (share any earlier outlined function that fits) or a function's name.
-    """
-
-    stage: str
-    axis: str
-    unify: bool | str = False
-
-
-@dataclass
-class StageFunction:
-    """What s.outline returns: the name of the function a group becomes."""
-
-    name: str
-    stages: list[str] = field(default_factory=list)
-
-    def __repr__(self) -> str:
-        return f"StageFunction({self.name!r})"
 
 
 class Schedule:
@@ -135,28 +90,6 @@ class Schedule:
     def ast(self) -> Program:
         """The traced program (HeteroCL's s.ast; print it for a summary)."""
         return self.program
-
-    @property
-    def module(self) -> Any:
-        """The MLIR module of this schedule (HeteroCL's s.module), built and verified."""
-        return self._compiled().module
-
-    @property
-    def top_func(self) -> Any:
-        """The top func.func of s.module (HeteroCL's s.top_func)."""
-        return self._compiled().top_function()
-
-    def _compiled(self) -> Any:
-        from hclbuild.compiler.pipeline import compile_schedule
-
-        design = compile_schedule(self)
-        # kept on the schedule: ops taken from it (s.top_func) must not outlive their module
-        self._module = design.module
-        return design
-
-    # HeteroCL's older names of module and top_func (its tests read s.device_top)
-    device_module = module
-    device_top = top_func
 
     @property
     def DataflowGraph(self) -> Any:
@@ -458,12 +391,17 @@ class _MissingAttribute(HCLNotImplementedError, AttributeError):
 
 
 def create_schedule(
-    inputs: object, func: Callable[..., Any] | None = None, name: str | None = None
+    inputs: object,
+    func: Callable[..., Any] | None = None,
+    name: str | None = None,
+    *,
+    schedule_class: type[Schedule] = Schedule,
 ) -> Schedule:
     """hcl.create_schedule(inputs, func=None, name=None): trace func(*inputs) into a schedule.
 
     Without func, the algorithm is what was written at module level since hcl.init() (or the last
     create_schedule), and `inputs` lists every argument of the design in order, outputs included.
+    The schedule is a `schedule_class` (hclbuild.api's adds s.module, which compiles it).
     """
     if isinstance(inputs, Tensor):
         inputs = [inputs]
@@ -476,12 +414,16 @@ def create_schedule(
         raise APIError(f"create_schedule: name {top_name!r} must be a C identifier")
     module_level = take_module_program()  # HeteroCL drops it when func is given, as here
     if func is None:
-        return _module_level_schedule(module_level, list(inputs), top_name)
-    return trace_schedule(list(inputs), func, top_name, {})
+        return _module_level_schedule(module_level, list(inputs), top_name, schedule_class)
+    return trace_schedule(list(inputs), func, top_name, {}, schedule_class)
 
 
 def trace_schedule(
-    inputs: list[Tensor], func: Callable[..., Any], name: str | None, dtypes: dict[str, Any]
+    inputs: list[Tensor],
+    func: Callable[..., Any],
+    name: str | None,
+    dtypes: dict[str, Any],
+    schedule_class: type[Schedule] = Schedule,
 ) -> Schedule:
     """Trace func(*inputs) into a schedule; tensors named in `dtypes` are made with those dtypes
     (a scheme's downsize/quantize)."""
@@ -504,7 +446,7 @@ def trace_schedule(
         if any(item is t for t in inputs) or any(item is t for t in outputs):
             continue
         outputs.append(item)
-    schedule = Schedule(program, list(inputs), outputs, func)
+    schedule = schedule_class(program, list(inputs), outputs, func)
     aliases = [
         (stage.stmt.alias, stage)
         for stage in schedule.stages.values()
@@ -552,7 +494,9 @@ def _name_argument(program: Program, tensor: Tensor) -> None:
         program.used_names.add(tensor.name)
 
 
-def _module_level_schedule(program: Program | None, tensors: list[Tensor], top_name: str) -> Schedule:
+def _module_level_schedule(
+    program: Program | None, tensors: list[Tensor], top_name: str, schedule_class: type[Schedule]
+) -> Schedule:
     """create_schedule([A, B]) with no func: the listed tensors (placeholders and tensors the
     module-level algorithm computed) are the arguments, in order; the design returns nothing."""
     if program is None or not program.top.body:
@@ -578,7 +522,7 @@ def _module_level_schedule(program: Program | None, tensors: list[Tensor], top_n
                 "a tensor computed at module level since hcl.init()"
             )
     program.top.params.extend(tensors)
-    return Schedule(program, tensors, [], None)
+    return schedule_class(program, tensors, [], None)
 
 
 def _visit_statements(stmts: list[Any], visit: Callable[[Any], bool]) -> None:

@@ -79,12 +79,17 @@ def create_scheme(inputs: object, func: Callable[..., Any] | None = None, name: 
     return Scheme(list(inputs), func, name)
 
 
-def create_schedule_from_scheme(scheme: Scheme, name: str | None = None) -> Schedule:
-    """hcl.create_schedule_from_scheme(scheme): the algorithm traced again with the scheme's dtypes."""
+def create_schedule_from_scheme(
+    scheme: Scheme, name: str | None = None, *, schedule_class: type[Schedule] = Schedule
+) -> Schedule:
+    """hcl.create_schedule_from_scheme(scheme): the algorithm traced again with the scheme's dtypes
+    (a `schedule_class`, as create_schedule makes)."""
     if not isinstance(scheme, Scheme):
         raise APIError(
             f"create_schedule_from_scheme: expected a scheme from hcl.create_scheme, got {scheme!r}"
         )
     for tensor in scheme.inputs:
         tensor.dtype = scheme.input_dtypes[id(tensor)]
-    return trace_schedule(scheme.inputs, scheme.func, name or scheme.name, dict(scheme.dtypes))
+    return trace_schedule(
+        scheme.inputs, scheme.func, name or scheme.name, dict(scheme.dtypes), schedule_class
+    )

@@ -6,15 +6,18 @@ import numbers
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from hclbuild.dsl.expr import Const, Reduce, Var
+from hclbuild.dsl.compound import Reduce
+from hclbuild.dsl.expr import Const, Var
+from hclbuild.dsl.stage_block import StageBlock
 from hclbuild.dsl.stmt import ComputeLoops, For, StageStmt
 from hclbuild.dsl.tensor import Tensor
 from hclbuild.errors import APIError, HCLNotImplementedError
 from hclbuild.schedule import memory as M
 from hclbuild.schedule.loops import LoopNest
+from hclbuild.schedule.outlines import AxisOutline, StageFunction
 
 if TYPE_CHECKING:
-    from hclbuild.schedule.schedule import Schedule, StageFunction
+    from hclbuild.schedule.schedule import Schedule
 
 
 @dataclass(frozen=True)
@@ -65,8 +68,6 @@ class Stage:
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         if not args or isinstance(args[0], str) or args[0] is None:
             # hcl.Stage("name"): HeteroCL's older imperative block, a stage of the algorithm
-            from hclbuild.dsl.stage_block import StageBlock
-
             return StageBlock(*args, **kwargs)
         return super().__new__(cls)
 
@@ -362,8 +363,6 @@ class Stage:
         """s[stage].outline(axis=None, unify=None): the stage, or only the body below loop `axis`,
         becomes a function; `unify` (a StageFunction, or True) shares an earlier function whose
         body differs at most in constant loop bounds (they become index arguments)."""
-        from hclbuild.schedule.schedule import AxisOutline, StageFunction
-
         if axis is None:
             return self._schedule.outline(self, unify=unify is not None and unify is not False)
         loop = self._loop_name(axis)

@@ -7,14 +7,20 @@ A dodo file imports these through hclbuild.tasks; they run once per doit process
 from __future__ import annotations
 
 import contextlib
+import gc
+import os
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from hclbuild import tool_processes
+from hclbuild.atomic import sweep_stale_temps
 from hclbuild.errors import HCLError
+from hclbuild.runtime import dask_requested
+from hclbuild.tasks import termination
 from hclbuild.tasks.progress import BUILD_ROOTS, BuildReporter
 
-_BUILD_ROOTS = BUILD_ROOTS  # what tasks_for was given in this process: after_interrupt prunes them
 _WORKERS_GRACE = 10.0  # seconds doit's terminated workers have to end before they are killed
 
 
@@ -25,12 +31,6 @@ def after_interrupt() -> None:
 
     Under `-n N` doit terminates its workers when the interrupt reaches it, which can cut a task's
     own clean-up short (the action's KeyboardInterrupt branch), so the parent cleans up too."""
-    import os
-    import sys
-
-    from hclbuild import tool_processes
-    from hclbuild.atomic import sweep_stale_temps
-
     tool_processes.kill_all()
     if "hclbuild.runtime.remote" in sys.modules:
         sys.modules["hclbuild.runtime.remote"].stop()
@@ -49,23 +49,20 @@ def after_interrupt() -> None:
             with contextlib.suppress(ProcessLookupError, TypeError):
                 os.kill(child.pid, signal.SIGKILL)
             child.join(timeout=10)
-    for root in sorted(_BUILD_ROOTS):
+    for root in sorted(BUILD_ROOTS):
         # this process writes nothing more either: its own temporaries go too (a precompiled header
         # half made, 80 MB, had stayed until the next run's sweep)
         sweep_stale_temps(root, including_mine=True)
         for project in root.iterdir() if root.is_dir() else ():
             if project.is_dir():
-                _prune_empty_folders(project)
+                prune_empty_folders(project)
 
 
 def _interrupt_hook(kind: type, value: BaseException, trace: Any) -> None:
     """sys.excepthook: Ctrl-C is one line and exit status 130, not a traceback."""
-    import os
-    import sys
 
     if issubclass(kind, KeyboardInterrupt):
         # doit's runner has already saved the state of every finished task (its finally: clause)
-        from hclbuild import termination
 
         after_interrupt()
         terminated = termination.TERMINATED
@@ -86,7 +83,6 @@ def doit_creator(creator: Callable[[], Iterator[dict]]) -> Callable[[], Iterator
     so a creator that names this module there is found at once. With one creator per dodo
     file, as ours have, the order is the same.
     """
-    import sys
 
     creator.__wrapped__ = sys.modules[__name__]  # type: ignore[attr-defined]
     return creator
@@ -108,12 +104,9 @@ def doit_config(build_root: Path) -> dict:
     of them, 28 M instructions, an eighth of what a no-op adds to `import doit`. Later objects are
     collected as before; the workers `doit -n` forks also share those pages instead of copying them.
     """
-    import gc
-    import sys
 
     gc.freeze()
     sys.excepthook = _interrupt_hook
-    from hclbuild import termination
 
     termination.install()  # a `kill` of doit ends it as Ctrl-C does, workers and all
     Path(build_root).mkdir(parents=True, exist_ok=True)
@@ -132,12 +125,10 @@ def doit_config(build_root: Path) -> dict:
 
 
 def _remote_config() -> dict:
-    import sys
-
-    from hclbuild.runtime import dask_requested
 
     if not dask_requested():
         return {}
+    # only where a Dask scheduler or cluster is asked for: its client is no part of a local build
     from hclbuild.runtime import remote
 
     try:
@@ -151,9 +142,8 @@ def _remote_config() -> dict:
     return {"par_type": "thread", "num_process": session.slots()}
 
 
-def _prune_empty_folders(root: Path) -> None:
+def prune_empty_folders(root: Path) -> None:
     """Remove the folders below root (deepest first) that an interrupted task left empty."""
-    import os
 
     if not root.is_dir():
         return

@@ -217,9 +217,10 @@ def _csim(
 ) -> Outcome:
     from hclbuild.errors import CsimError, HCLError
     from hclbuild.project.config import ProjectConfig
-    from hclbuild.project.flow import compile_design, csim_function, emit_design_function, reference_design
+    from hclbuild.project.flow import compile_design, csim_function, emit_design_function
     from hclbuild.project.golden import read_vectors
     from hclbuild.project.layout import BuildLayout
+    from hclbuild.project.reference import reference_design
 
     layout = BuildLayout(workdir, PROJECT)
     config = ProjectConfig(name=PROJECT, rtol=FLOAT_RTOL, atol=FLOAT_ATOL, seed=program.seed)
@@ -228,27 +229,27 @@ def _csim(
         return [_reference_input(inputs[t.name], t.ty) for t in program.inputs]
 
     try:
-        manifest = compile_design(build_schedule(program), layout, PROJECT)
+        manifest = compile_design(build_schedule(program), layout, PROJECT).design
         reference_design(layout, PROJECT, config, given)
     except HCLError as exc:
         return Outcome("reference-error", f"{type(exc).__name__}: {_line(exc)}")
     except Exception as exc:
         return Outcome("crash", f"flow: {type(exc).__name__}: {_line(exc)} at {_where(exc)}")
-    golden = read_vectors(layout.golden_dir(manifest["top"])).outputs
+    golden = read_vectors(layout.golden_dir(manifest.top)).outputs
     reference = {name: decode(golden[name][0], types[name]) for name in expected if name in golden}
     diff = _compare("hcl.build vs the reference run", reference, {k: expected[k] for k in reference}, types)
     if diff is not None:
         return Outcome("llvm!=reference", diff)
     project = SimpleNamespace(name=PROJECT, config=config)
-    for func in manifest["functions"]:
+    for func in manifest.functions:
         try:
             emit_design_function(layout, config, func)
             csim_function(project, layout, func)
         except CsimError as exc:
-            return Outcome("csim-mismatch", _line(exc), len(manifest["functions"]))
+            return Outcome("csim-mismatch", _line(exc), len(manifest.functions))
         except HCLError as exc:
-            return Outcome("csim-compile", f"{type(exc).__name__}: {_line(exc)}", len(manifest["functions"]))
-    return Outcome("agree", functions=len(manifest["functions"]))
+            return Outcome("csim-compile", f"{type(exc).__name__}: {_line(exc)}", len(manifest.functions))
+    return Outcome("agree", functions=len(manifest.functions))
 
 
 def _reference_input(values: np.ndarray, ty: Ty) -> np.ndarray:

@@ -18,8 +18,9 @@ from mlir.dialects import func, memref
 from hclbuild.compiler import attrs
 from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.compiler.builder.state import FunctionState, mlir_type
+from hclbuild.dsl.storage import raw_ints
 from hclbuild.dsl.tensor import Tensor
-from hclbuild.dsl.types import DType, raw_ints
+from hclbuild.dsl.types import DType
 from hclbuild.errors import APIError
 
 

@@ -12,6 +12,7 @@ from mlir import ir
 from mlir.dialects import arith, func, math, memref, scf
 
 from hclbuild.compiler.builder.state import FunctionState, mlir_type, walk_nodes
+from hclbuild.dsl import compound
 from hclbuild.dsl import expr as E
 from hclbuild.dsl.functions import ScalarRef, TracedFunction
 from hclbuild.dsl.tensor import Tensor
@@ -82,7 +83,7 @@ class ExpressionLowering(FunctionState):
     def expr_Load(self, expr: E.Load) -> ir.Value:
         return memref.LoadOp(self.buffer(expr.tensor), self.subscripts(expr.tensor, expr.indices)).result
 
-    def expr_AccRef(self, expr: E.AccRef) -> ir.Value:
+    def expr_AccRef(self, expr: compound.AccRef) -> ir.Value:
         return self.acc_values[-1]
 
     def expr_Cast(self, expr: E.Cast) -> ir.Value:
@@ -186,7 +187,7 @@ class ExpressionLowering(FunctionState):
         }[expr.op]
         return arith.CmpIOp(getattr(arith.CmpIPredicate, pred), lhs, rhs).result
 
-    def expr_Logical(self, expr: E.Logical) -> ir.Value:
+    def expr_Logical(self, expr: compound.Logical) -> ir.Value:
         # an operand after the first that reads memory, divides or calls is evaluated lazily
         values = [
             self.ev(a) if k == 0 or expr.op == "not" or not _may_fault(a) else None
@@ -217,7 +218,7 @@ class ExpressionLowering(FunctionState):
             scf.YieldOp([self.int_const(0 if op == "and" else 1, UInt(1))])
         return if_op.results[0]
 
-    def expr_Select(self, expr: E.Select) -> ir.Value:
+    def expr_Select(self, expr: compound.Select) -> ir.Value:
         cond = self.ev(expr.cond)
         tv = self.convert(self.ev(expr.true_value), expr.true_value.dtype, expr.dtype)
         fv = self.convert(self.ev(expr.false_value), expr.false_value.dtype, expr.dtype)
@@ -243,7 +244,7 @@ class ExpressionLowering(FunctionState):
         }
         return table[expr.name](args[0]).result
 
-    def expr_Call(self, expr: E.Call) -> ir.Value:
+    def expr_Call(self, expr: compound.Call) -> ir.Value:
         return self.emit_call(expr.function, expr.args)
 
     def emit_call(self, traced: TracedFunction, args: tuple[Any, ...]) -> ir.Value | None:
@@ -264,7 +265,7 @@ def _may_fault(expr: E.Expr) -> bool:
     faulting: list[Any] = []
 
     def visit(node: Any) -> None:
-        if isinstance(node, (E.Load, E.Call, E.Reduce, E.ImperativeValue)) or (
+        if isinstance(node, (E.Load, compound.Call, compound.Reduce, compound.ImperativeValue)) or (
             isinstance(node, E.Binary) and node.op in ("div", "floordiv", "mod")
         ):
             faulting.append(node)

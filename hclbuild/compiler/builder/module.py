@@ -21,7 +21,7 @@ from hclbuild.compiler.builder.stages import StageLowering
 from hclbuild.compiler.builder.state import ReturnTarget, mlir_type
 from hclbuild.compiler.builder.statements import StatementLowering
 from hclbuild.compiler.context import new_context
-from hclbuild.dsl import expr as E
+from hclbuild.dsl import compound
 from hclbuild.dsl import stmt as S
 from hclbuild.dsl.functions import TracedFunction
 from hclbuild.dsl.tensor import Tensor
@@ -193,7 +193,7 @@ class ModuleBuilder:
                 if (
                     len(stored) == 1
                     and isinstance(stored[0], S.Store)
-                    and isinstance(stored[0].value, E.Reduce)
+                    and isinstance(stored[0].value, compound.Reduce)
                 ):
                     fb.merged_reduces.add(id(stored[0].value))
         with ir.InsertionPoint(fb.entry):

@@ -12,6 +12,7 @@ from mlir.dialects import affine, arith, memref, scf
 
 from hclbuild.compiler import attrs
 from hclbuild.compiler.builder.state import FunctionState, ReturnTarget, walk_nodes
+from hclbuild.dsl import compound
 from hclbuild.dsl import expr as E
 from hclbuild.dsl import stmt as S
 from hclbuild.errors import HCLNotImplementedError
@@ -20,7 +21,7 @@ from hclbuild.schedule.schedule import Stage
 
 
 class ReductionLowering(FunctionState):
-    """E.Reduce nodes and merged (reordered) reductions."""
+    """compound.Reduce nodes and merged (reordered) reductions."""
 
     def emit_merged_reduction(self, stage: S.StageStmt, loops: S.ComputeLoops, sched: Stage) -> None:
         """A stage whose reduction loops were reordered among its spatial loops (docs/IR.md: still one
@@ -57,7 +58,7 @@ class ReductionLowering(FunctionState):
             self.emit_nest(sched.spatial, main_body, sched.dataflow_loop)
             affine.AffineYieldOp([])
 
-    def expr_Reduce(self, expr: E.Reduce) -> ir.Value:
+    def expr_Reduce(self, expr: compound.Reduce) -> ir.Value:
         here = ir.InsertionPoint.current.block
         known = self.reduce_values.get(id(expr))
         if known is not None and _encloses(known[1], here):
@@ -66,7 +67,7 @@ class ReductionLowering(FunctionState):
         self.reduce_values[id(expr)] = (value, here)
         return value
 
-    def _emit_reduce(self, expr: E.Reduce) -> ir.Value:
+    def _emit_reduce(self, expr: compound.Reduce) -> ir.Value:
         acc = self.accumulators[id(expr)]
         zero = [self.index_const(0)]
         memref.StoreOp(self.convert(self.ev(expr.init), expr.init.dtype, expr.dtype), acc, zero)
@@ -92,7 +93,7 @@ class ReductionLowering(FunctionState):
         nest_for(0)
         return memref.LoadOp(acc, zero).result
 
-    def expr_ImperativeValue(self, expr: E.ImperativeValue) -> ir.Value:
+    def expr_ImperativeValue(self, expr: compound.ImperativeValue) -> ir.Value:
         """A reducer function's statements run with a return slot (allocated by prepare): the value
         is what their hcl.return_ stored, else the default (the running accumulator)."""
         slot, flag = self.accumulators[id(expr)]
@@ -106,7 +107,9 @@ class ReductionLowering(FunctionState):
             self.returns.pop()
         return memref.LoadOp(slot, zero).result
 
-    def reduce_step(self, expr: E.Reduce, acc: ir.Value, subscripts: Callable[[], list[ir.Value]]) -> None:
+    def reduce_step(
+        self, expr: compound.Reduce, acc: ir.Value, subscripts: Callable[[], list[ir.Value]]
+    ) -> None:
         """acc[subscripts] = combine(acc[subscripts], value), under expr.where; acc holds expr.dtype."""
 
         def step() -> None:
@@ -153,7 +156,9 @@ def _encloses(outer: ir.Block, block: ir.Block) -> bool:
         block = owner.operation.block
 
 
-def _merged_reduce_form(stage: S.StageStmt, loops: S.ComputeLoops, sched: Stage) -> tuple[S.Store, E.Reduce]:
+def _merged_reduce_form(
+    stage: S.StageStmt, loops: S.ComputeLoops, sched: Stage
+) -> tuple[S.Store, compound.Reduce]:
     """The Store and its Reduce of a stage whose reduction was reordered among its spatial loops,
     or HCLNotImplementedError when the stage is not of the one supported form."""
     merged = list(sched.merged_reductions)
@@ -166,7 +171,7 @@ def _merged_reduce_form(stage: S.StageStmt, loops: S.ComputeLoops, sched: Stage)
     if stage.kind not in ("compute", "update") or stage.has_return or len(loops.body) != 1:
         raise HCLNotImplementedError(supported)
     store = loops.body[0]
-    if not isinstance(store, S.Store) or not isinstance(store.value, E.Reduce):
+    if not isinstance(store, S.Store) or not isinstance(store.value, compound.Reduce):
         raise HCLNotImplementedError(supported + "; here the stored value is not a bare reduction")
     reduce = store.value
     if {ax.name for ax in reduce.axes} != set(merged):
@@ -186,7 +191,7 @@ def _merged_reduce_form(stage: S.StageStmt, loops: S.ComputeLoops, sched: Stage)
     def visit(node: Any) -> None:
         if isinstance(node, E.Load) and node.tensor is store.tensor:
             reads_output.append(True)
-        if isinstance(node, E.Call) and any(arg is store.tensor for arg in node.args):
+        if isinstance(node, compound.Call) and any(arg is store.tensor for arg in node.args):
             reads_output.append(True)
 
     walk_nodes([reduce.init, reduce.value, reduce.where, reduce.combine], visit)

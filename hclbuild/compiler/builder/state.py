@@ -13,6 +13,7 @@ from mlir.dialects import arith, func, memref, scf
 
 from hclbuild.compiler import attrs
 from hclbuild.compiler.attrs import ArrayPartition
+from hclbuild.dsl import compound
 from hclbuild.dsl import expr as E
 from hclbuild.dsl import stmt as S
 from hclbuild.dsl.functions import ScalarParam, TracedFunction
@@ -115,14 +116,14 @@ class FunctionState:
 
         def visit(node: Any) -> None:
             if (
-                isinstance(node, E.Reduce)
+                isinstance(node, compound.Reduce)
                 and id(node) not in self.accumulators
                 and id(node) not in self.merged_reduces
             ):  # those accumulate in their output tensor
                 self.accumulators[id(node)] = self.alloc(node.name, node.dtype, (1,))
             if isinstance(node, S.StageStmt) and node.has_return and id(node) not in self.accumulators:
                 self.accumulators[id(node)] = self.alloc(f"{node.name}_returned", UInt(1), (1,))
-            if isinstance(node, E.ImperativeValue) and id(node) not in self.accumulators:
+            if isinstance(node, compound.ImperativeValue) and id(node) not in self.accumulators:
                 self.accumulators[id(node)] = (
                     self.alloc("reducer_value", node.dtype, (1,)),
                     self.alloc("reducer_returned", UInt(1), (1,)),

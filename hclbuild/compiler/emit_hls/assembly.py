@@ -14,7 +14,15 @@ from mlir import ir
 
 from hclbuild.compiler import attrs
 from hclbuild.compiler import upstream_attrs as upstream
-from hclbuild.compiler.emit_hls.c_types import CPP_RESERVED, CArg, CSignature, memref_shape, sanitize, unique
+from hclbuild.compiler.emit_hls.c_types import (
+    CPP_RESERVED,
+    CArg,
+    CppUses,
+    CSignature,
+    memref_shape,
+    sanitize,
+    unique,
+)
 from hclbuild.compiler.emit_hls.constants import CONSTANT_HANDLERS, ConstantOps
 from hclbuild.compiler.emit_hls.core import Memory, merge_handlers, walk
 from hclbuild.compiler.emit_hls.interfaces import FunctionInterfaces, default_interfaces
@@ -34,7 +42,6 @@ from hclbuild.compiler.signature import signature_of
 from hclbuild.errors import CompileError, HCLNotImplementedError
 from hclbuild.hls_interface import RTL_BLACKBOX_MACRO
 
-_AP_WIDTH = re.compile(r"ap_u?(?:int|fixed)<(\d+)")
 _AP_DEFAULT_MAX_W = 1024
 # covers 2047-bit values and the wider intermediates of conversions and bit reversal (< 2400 bits)
 _AP_WIDE_MAX_W = 4096
@@ -92,14 +99,15 @@ def emit_module(module: ir.Module, interfaces: FunctionInterfaces | None = None)
     names = _sibling_function_names(next(iter(functions.values()))) if functions else set()
     signatures = {name: c_signature(op, names) for name, op in functions.items()}
     bodies = []
+    uses = CppUses()
     for name in order:
         is_top = attrs.is_top(functions[name])
         emitter = _function_emitter(name, functions, signatures, interfaces if is_top else None, is_top)
         emitter.prints = prints
         bodies.append(emitter.emit())
-    prototypes = [f"{signatures[name].prototype()};" for name in order]
-    code = "\n".join(prototypes + bodies)
-    lines = [_HEADER_COMMENT, *_include_lines(code), _UNUSED_LABEL_PRAGMA, "", *prototypes, ""]
+        uses.merge(emitter.uses)
+    prototypes = [f"{uses.prototype(signatures[name])};" for name in order]
+    lines = [_HEADER_COMMENT, *_include_lines(uses), _UNUSED_LABEL_PRAGMA, "", *prototypes, ""]
     return "\n".join(lines) + "\n" + "\n".join(bodies)
 
 
@@ -125,6 +133,7 @@ def emit_function_files(
     names = _sibling_function_names(next(iter(functions.values()))) if functions else set()
     signatures = {name: c_signature(op, names) for name, op in functions.items()}
     bodies = []
+    uses = CppUses()
     for name in order:
         is_top = name == func_name
         emitter = _function_emitter(
@@ -137,20 +146,21 @@ def emit_function_files(
         )
         emitter.prints = prints
         body = emitter.emit()
+        uses.merge(emitter.uses)
         if name in boxed:
             body = (
                 f"#ifndef {RTL_BLACKBOX_MACRO}\n// the C model of {name} for csim: synthesis takes its RTL "
                 f"(an RTL blackbox)\n{body}#endif  // {RTL_BLACKBOX_MACRO}\n"
             )
         bodies.append(body)
-    prototypes = [f"{signatures[name].prototype()};" for name in order]
+    prototypes = [f"{uses.prototype(signatures[name])};" for name in order]
     guard = "HCLBUILD_" + re.sub(r"\W", "_", func_name).upper() + "_H"
     header_lines = [
         _HEADER_COMMENT,
         f"#ifndef {guard}",
         f"#define {guard}",
         "",
-        *_include_lines("\n".join(prototypes + bodies)),
+        *_include_lines(uses),
         "",
         prototypes[-1],
         "",
@@ -224,7 +234,7 @@ class FunctionEmitter(ScalarOps, MemoryLoopOps, ConstantOps, PrintOps):
             self.unpartitioned[value] = f"it goes whole to the RTL blackbox {callee}, one RAM port (UG1399)"
 
     def emit(self) -> str:
-        self._line(f"{self.signature.prototype()} {{")
+        self._line(f"{self.uses.prototype(self.signature)} {{")
         self.indent += 1
         block = self.func.regions[0].blocks[0]
         arguments = list(zip(self.signature.args, block.arguments))
@@ -261,14 +271,12 @@ class FunctionEmitter(ScalarOps, MemoryLoopOps, ConstantOps, PrintOps):
 # ---- module-level helpers --------------------------------------------------------------------
 
 
-def _include_lines(code: str) -> list[str]:
-    """The includes the code needs: ap headers only when an ap type is spelled in it."""
+def _include_lines(uses: CppUses) -> list[str]:
+    """The includes of a file whose functions recorded `uses`: ap headers only when an ap type is written."""
     lines = ["#include <cstdint>", "#include <cmath>"]
-    if "std::printf(" in code:
+    if uses.printf:
         lines.append("#include <cstdio>")
-    uses_ap_int = "ap_int<" in code or "ap_uint<" in code
-    uses_ap_fixed = "ap_fixed<" in code or "ap_ufixed<" in code
-    if uses_ap_int or uses_ap_fixed:
+    if uses.ap_int or uses.ap_fixed:
         lines += [
             # the ap_types headers trip GCC's uninitialized-value analysis at -O1 -Wall once inlined
             "#if defined(__GNUC__) && !defined(__clang__)",
@@ -276,15 +284,14 @@ def _include_lines(code: str) -> list[str]:
             '#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"',
             "#endif",
         ]
-    widest = max((int(w) for w in _AP_WIDTH.findall(code)), default=0)
-    if widest > _AP_DEFAULT_MAX_W:
+    if uses.widest_ap > _AP_DEFAULT_MAX_W:
         # ap_int refuses widths beyond AP_INT_MAX_W (1024 unless defined before its header)
         lines += ["#ifndef AP_INT_MAX_W", f"#define AP_INT_MAX_W {_AP_WIDE_MAX_W}", "#endif"]
-    if uses_ap_int:
+    if uses.ap_int:
         lines.append('#include "ap_int.h"')
-    if uses_ap_fixed:
+    if uses.ap_fixed:
         lines.append('#include "ap_fixed.h"')
-    if "hls::stream<" in code:
+    if uses.stream:
         lines.append('#include "hls_stream.h"')
     return lines
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
+from hclbuild.compiler.hls_types import ap_family, c_type
 from hclbuild.dsl.types import DType, Float, Index, Int, UInt, parse_dtype
 from hclbuild.errors import CompileError, DTypeError
 
@@ -155,6 +156,61 @@ BOOL = CType("int", 1, False)
 INDEX = CType("index", 64)
 
 
+@dataclass
+class CppUses:
+    """What emitted C++ spells that needs a header or a macro: ap types (and the widest), hls::stream,
+    std::printf. The emitter records it as it writes each construct (never by reading the text back);
+    file assembly turns it into the includes."""
+
+    ap_int: bool = False
+    ap_fixed: bool = False
+    widest_ap: int = 0
+    stream: bool = False
+    printf: bool = False
+
+    def spell(self, ctype: CType) -> str:
+        """`ctype` as written in C++, recorded."""
+        if ctype.is_ap:
+            self.ap_int_of(ctype.bits)
+        return ctype.spelling
+
+    def c_type(self, dtype: DType | str) -> str:
+        """The C++ type of a dtype's element (hls_types.c_type), recorded."""
+        family = ap_family(dtype)
+        if family == "int":
+            self.ap_int_of(parse_dtype(dtype).bits)
+        elif family == "fixed":
+            self.ap_fixed = True
+            self.widest_ap = max(self.widest_ap, parse_dtype(dtype).bits)
+        return c_type(dtype)
+
+    def ap_int_of(self, bits: int) -> None:
+        """An ap_int<bits> / ap_uint<bits> was written."""
+        self.ap_int = True
+        self.widest_ap = max(self.widest_ap, bits)
+
+    def argument(self, arg: CArg) -> str:
+        """A parameter's declaration (CArg.declaration), recorded."""
+        self.c_type(arg.dtype)
+        self.stream |= bool(arg.stream)
+        return arg.declaration()
+
+    def prototype(self, signature: CSignature) -> str:
+        """A function's prototype (CSignature.prototype), recorded."""
+        for arg in signature.args:
+            self.argument(arg)
+        if signature.ret_dtype is not None:
+            self.c_type(signature.ret_dtype)
+        return signature.prototype()
+
+    def merge(self, other: CppUses) -> None:
+        self.ap_int |= other.ap_int
+        self.ap_fixed |= other.ap_fixed
+        self.widest_ap = max(self.widest_ap, other.widest_ap)
+        self.stream |= other.stream
+        self.printf |= other.printf
+
+
 def ctype_of(mlir_type: ir.Type, signed: bool = True) -> CType:
     if isinstance(mlir_type, ir.IntegerType):
         return CType("int", mlir_type.width, signed and mlir_type.width != 1)
@@ -193,8 +249,9 @@ def float_literal(value: float, bits: int) -> str:
     return f"{text}f" if bits == 32 else text
 
 
-def wide_literal(value: int, bits: int) -> str:
+def wide_literal(value: int, bits: int, uses: CppUses) -> str:
     """An ap_uint<bits> expression of a constant wider than 64 bits, from its nonzero 64-bit words."""
+    uses.ap_int_of(bits)
     raw = value & ((1 << bits) - 1)
     words = [(k, (raw >> (64 * k)) & (2**64 - 1)) for k in range(-(-bits // 64))]
     parts = [
@@ -218,7 +275,7 @@ def integer_attr_value(attr: ir.Attribute, bits: int) -> int:
     return value - (1 << bits) if value >> (bits - 1) else value
 
 
-def const_view(value: int, ctype: CType, signed: bool | None) -> str:
+def const_view(value: int, ctype: CType, signed: bool | None, uses: CppUses) -> str:
     """The literal of an integer constant seen signed/unsigned at its width."""
     if ctype.kind == "index":
         # index is a C int: its unsigned view is 32 bits wide
@@ -236,7 +293,7 @@ def const_view(value: int, ctype: CType, signed: bool | None) -> str:
     if -(2**63) <= number < 2**64:
         return c_int(number)
     # an unsigned view beyond 64 bits: convert the (64-bit) signed literal, ap types sign-extend it
-    return f"({ctype.with_sign(False).spelling}){c_int(raw - (1 << bits))}"
+    return f"({uses.spell(ctype.with_sign(False))}){c_int(raw - (1 << bits))}"
 
 
 # ---- dtypes and array shapes -----------------------------------------------------------------

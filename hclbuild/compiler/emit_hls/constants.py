@@ -10,6 +10,7 @@ from hclbuild.compiler import attrs
 from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.compiler.dense import dense_array
 from hclbuild.compiler.emit_hls.c_types import (
+    CppUses,
     c_int,
     check_element,
     float_literal,
@@ -19,9 +20,8 @@ from hclbuild.compiler.emit_hls.c_types import (
 )
 from hclbuild.compiler.emit_hls.core import EmitterCore, Handler, Memory
 from hclbuild.compiler.emit_hls.pragmas import buffer_pragmas
-from hclbuild.compiler.hls_types import c_type
 from hclbuild.dsl.types import DType
-from hclbuild.errors import HCLNotImplementedError
+from hclbuild.errors import CompileError, HCLNotImplementedError
 
 # a fixed-point constant is written as the double it equals: exact up to 53 significant bits
 _EXACT_DOUBLE_BITS = 53
@@ -44,7 +44,9 @@ class ConstantOps(EmitterCore):
         values = dense_array(upstream.global_initial_value(self._global(symbol, where))).reshape(shape)
         name = self.names.fresh(base)
         dims = "".join(f"[{dim}]" for dim in shape)
-        self._line(f"static const {c_type(dtype)} {name}{dims} = {_initializer(values, dtype, where)};")
+        self._line(
+            f"static const {self.uses.c_type(dtype)} {name}{dims} = {_initializer(values, dtype, where, self.uses)};"
+        )
         for pragma in buffer_pragmas(op, name, len(shape), where):
             self._line(pragma)
         self.memories[op.results[0]] = Memory(name, dtype, len(memref_type.shape), read_only=True)
@@ -62,12 +64,10 @@ class ConstantOps(EmitterCore):
         raise self._fail_where(where, f"no memref.global @{symbol} in the module")
 
     def _fail_where(self, where: str, message: str) -> Exception:
-        from hclbuild.errors import CompileError
-
         return CompileError(f"{where}: {message}")
 
 
-def _literal(value: object, dtype: DType, where: str) -> str:
+def _literal(value: object, dtype: DType, where: str, uses: CppUses) -> str:
     if dtype.is_float:
         return float_literal(float(value), dtype.bits)
     raw = int(value)
@@ -82,14 +82,14 @@ def _literal(value: object, dtype: DType, where: str) -> str:
     value = dtype.wrap_int(raw)
     if -(2**63) <= value < 2**63:
         return c_int(value)
-    return wide_literal(value, dtype.bits)
+    return wide_literal(value, dtype.bits, uses)
 
 
-def _initializer(values: np.ndarray, dtype: DType, where: str) -> str:
+def _initializer(values: np.ndarray, dtype: DType, where: str, uses: CppUses) -> str:
     """`{{1, 2}, {3, 4}}`: nested braces per dimension."""
     if values.ndim == 1:
-        return "{" + ", ".join(_literal(v, dtype, where) for v in values) + "}"
-    return "{" + ", ".join(_initializer(row, dtype, where) for row in values) + "}"
+        return "{" + ", ".join(_literal(v, dtype, where, uses) for v in values) + "}"
+    return "{" + ", ".join(_initializer(row, dtype, where, uses) for row in values) + "}"
 
 
 CONSTANT_HANDLERS: dict[str, Handler] = {"memref.get_global": ConstantOps._get_global}

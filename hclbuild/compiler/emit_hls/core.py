@@ -8,14 +8,13 @@ tables. A new op kind is one method and one table entry in the module of its con
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
 from mlir import ir
 
-from hclbuild.compiler.emit_hls.c_types import CArg, CSignature, CType, Names, const_view, ctype_of
+from hclbuild.compiler.emit_hls.c_types import CArg, CppUses, CSignature, CType, Names, const_view, ctype_of
 from hclbuild.compiler.hls_types import c_type
 from hclbuild.compiler.passes.stream import stream_depth
 from hclbuild.dsl.types import DType, parse_dtype
@@ -93,6 +92,11 @@ class EmitterCore:
         # arrays that must stay one RAM (passed to an RTL blackbox), with the reason, for the comment
         # that replaces their partition pragmas
         self.unpartitioned: dict[ir.Value, str] = {}
+        # a constant operand given a typed local (_materialize_constant_operand): where its
+        # declaration goes, the constant and the local's name; written when a handler first reads it
+        self._pending_local: dict[ir.Value, tuple[int, int, Scalar, str]] = {}
+        # the headers and macros what this function writes needs (assembly makes the includes)
+        self.uses = CppUses()
 
     # ---- output --------------------------------------------------------------------------------
 
@@ -113,6 +117,9 @@ class EmitterCore:
     # ---- values --------------------------------------------------------------------------------
 
     def _scalar(self, value: ir.Value) -> Scalar:
+        pending = self._pending_local.pop(value, None)
+        if pending is not None:
+            self._declare_local_constant(*pending)
         try:
             return self.values[value]
         except KeyError:
@@ -129,7 +136,7 @@ class EmitterCore:
     def _define(self, result: ir.Value, ctype: CType, expr: str) -> None:
         """Declare `T vN = expr;`: the declared type is what truncates to the IR width."""
         name = self._temp()
-        self._line(f"{ctype.spelling} {name} = {expr};")
+        self._line(f"{self.uses.spell(ctype)} {name} = {expr};")
         self.values[result] = Scalar(ctype, name)
 
     def _view(self, value: ir.Value, signed: bool | None = None) -> str:
@@ -137,21 +144,21 @@ class EmitterCore:
         scalar = self._scalar(value)
         ctype = scalar.ctype
         if scalar.const is not None:
-            return const_view(scalar.const, ctype, signed)
+            return const_view(scalar.const, ctype, signed, self.uses)
         if ctype.kind == "index" and signed is False:
             return f"(unsigned){scalar.expr}"
         if ctype.kind != "int" or signed is None or (signed == ctype.signed and not ctype.is_bool):
             return scalar.expr
         if ctype.is_bool:
             return f"({scalar.expr} ? -1 : 0)" if signed else scalar.expr
-        return f"({ctype.with_sign(signed).spelling}){scalar.expr}"
+        return f"({self.uses.spell(ctype.with_sign(signed))}){scalar.expr}"
 
     def _typed_view(self, value: ir.Value, ctype: CType) -> str:
         """The value as exactly `ctype` (same width): ap types mixed in ?: must match exactly."""
         scalar = self._scalar(value)
         text = self._view(value, ctype.signed if ctype.kind == "int" and not ctype.is_bool else None)
         if scalar.const is not None and ctype.is_ap:
-            return f"({ctype.spelling}){text}"
+            return f"({self.uses.spell(ctype)}){text}"
         return text
 
     def _result_type(self, result: ir.Value, operands: list[ir.Value]) -> CType:
@@ -191,7 +198,6 @@ class EmitterCore:
             handler = self.HANDLERS.get(operation.name)
             if handler is None:
                 raise self._fail(operation, "the HLS emitter does not support this op")
-            mark = len(self.lines)
             saved = self._materialize_constant_operand(operation)
             try:
                 handler(self, operation)
@@ -199,12 +205,9 @@ class EmitterCore:
                 if str(err).startswith("@"):
                     raise
                 raise self._fail(operation, str(err)) from None
-            if saved:
-                # drop the local again when the handler folded the op without reading it (x < x)
-                local = re.compile(rf"\b{self.values[next(iter(saved))].expr}\b")
-                if not any(local.search(line) for line in self.lines[mark + 1 :]):
-                    del self.lines[mark]
-                self.values.update(saved)
+            # a handler that folded the op without reading the local (x < x) never declared it
+            self._pending_local.clear()
+            self.values.update(saved)
         return terminator
 
     def _materialize_constant_operand(self, op: ir.Operation) -> dict[ir.Value, Scalar]:
@@ -212,6 +215,7 @@ class EmitterCore:
 
         C would fold the literals itself, in its own types (`4294967295U | -5` is 32 bits, not i33)
         and with overflow warnings; a local makes the op compute at the IR width like any other.
+        The local is declared (before the handler's lines) only when the handler reads it.
         """
         operands = list(op.operands)
         if not op.name.startswith(_PURE_DIALECTS) or op.name in _FOLDED_CASTS or not operands:
@@ -221,12 +225,17 @@ class EmitterCore:
             return {}
         first, scalar = operands[0], scalars[0]
         name = self._temp()
-        literal = const_view(scalar.const, scalar.ctype, None)
-        if scalar.ctype.kind == "index":
-            literal = f"(int){literal}"
-        self._line(f"{scalar.ctype.spelling} {name} = {literal};")
+        self._pending_local[first] = (len(self.lines), self.indent, scalar, name)
         self.values[first] = Scalar(scalar.ctype, name)
         return {first: scalar}
+
+    def _declare_local_constant(self, at: int, indent: int, scalar: Scalar, name: str) -> None:
+        """`T vN = literal;` of a materialized constant, at the line where its op began."""
+        assert scalar.const is not None
+        literal = const_view(scalar.const, scalar.ctype, None, self.uses)
+        if scalar.ctype.kind == "index":
+            literal = f"(int){literal}"
+        self.lines.insert(at, "  " * indent + f"{self.uses.spell(scalar.ctype)} {name} = {literal};")
 
     def _bind_argument(self, arg: CArg, value: ir.Value) -> None:
         dtype = parse_dtype(arg.dtype)
@@ -241,7 +250,7 @@ class EmitterCore:
         # fixed-point (or ap_int<1>) parameters: the body works on raw bits of the IR type
         name = self.names.fresh(f"{arg.name}_bits")
         read = f"{arg.name}.range({dtype.bits - 1}, 0)" if dtype.is_fixed else arg.name
-        self._line(f"{ctype.spelling} {name} = {read};")
+        self._line(f"{self.uses.spell(ctype)} {name} = {read};")
         self.values[value] = Scalar(ctype, name)
 
 

@@ -128,7 +128,7 @@ def declare_local(emitter: EmitterCore, copy: LocalCopy) -> str:
     """Declare the local array of `copy` (and its partitions); returns its C name."""
     arg = copy.arg
     name = emitter.names.fresh(f"{arg.name}_local")
-    emitter._line(f"{arg.c_type} {name}{''.join(f'[{dim}]' for dim in arg.shape)};")
+    emitter._line(f"{emitter.uses.c_type(arg.dtype)} {name}{''.join(f'[{dim}]' for dim in arg.shape)};")
     if copy.note:
         emitter._line(f"// {name} is not partitioned here: {copy.note}")
     for pragma in partition_pragmas(name, list(copy.partitions), len(arg.shape), emitter._where(arg.name)):

@@ -23,7 +23,6 @@ from hclbuild.compiler.emit_hls.c_types import (
 )
 from hclbuild.compiler.emit_hls.core import Carried, EmitterCore, Handler, Memory, Scalar, has_uses
 from hclbuild.compiler.emit_hls.pragmas import buffer_pragmas, loop_pragmas, stream_pragmas
-from hclbuild.compiler.hls_types import c_type
 from hclbuild.compiler.passes.stream import stream_depth
 from hclbuild.dsl.types import parse_dtype
 
@@ -50,13 +49,14 @@ class MemoryLoopOps(EmitterCore):
         name = self.names.fresh(base)
         depth = stream_depth(result)
         if depth is not None:
-            self._line(f"hls::stream<{c_type(dtype)}> {name};")
+            self.uses.stream = True
+            self._line(f"hls::stream<{self.uses.c_type(dtype)}> {name};")
             for pragma in stream_pragmas(name, depth):
                 self._line(pragma)
             self.memories[result] = Memory(name, dtype, len(memref_type.shape), stream=True)
             return
         zero = " = {}" if attrs.is_zero_init(op) else ""
-        self._line(f"{c_type(dtype)} {name}{''.join(f'[{dim}]' for dim in shape)}{zero};")
+        self._line(f"{self.uses.c_type(dtype)} {name}{''.join(f'[{dim}]' for dim in shape)}{zero};")
         pragmas = buffer_pragmas(op, name, len(shape), where)
         if pragmas and result in self.unpartitioned:
             pragmas = [f"// {name} is not partitioned here: {self.unpartitioned[result]}"]
@@ -127,11 +127,11 @@ class MemoryLoopOps(EmitterCore):
         text = self._view(value, signed)
         if memory.dtype.is_fixed:
             temp = self._temp()
-            self._line(f"{memory.c_type} {temp};")
+            self._line(f"{self.uses.c_type(memory.dtype)} {temp};")
             self._line(f"{temp}.range({memory.dtype.bits - 1}, 0) = {text};")
             text = temp
         elif constant:
-            text = f"({memory.c_type}){text}"
+            text = f"({self.uses.c_type(memory.dtype)}){text}"
         self._line(f"{memory.name}.write({text});")
 
     def _affine_apply(self, op: ir.Operation) -> None:
@@ -222,7 +222,9 @@ class MemoryLoopOps(EmitterCore):
         if iv_type.kind == "index" and upper.startswith("(unsigned)"):
             condition = f"(unsigned){iv_name} {compare} {upper}"
         increment = f"{iv_name}++" if unit_step else f"{iv_name} += {step}"
-        self._line(f"{label}: for ({iv_type.spelling} {iv_name} = {lower}; {condition}; {increment}) {{")
+        self._line(
+            f"{label}: for ({self.uses.spell(iv_type)} {iv_name} = {lower}; {condition}; {increment}) {{"
+        )
         self._loop_body(op, block, carried)
         if pushed:
             self.stages.pop()
@@ -301,7 +303,7 @@ class MemoryLoopOps(EmitterCore):
                 ctype = ctype_of(used[0].type)
             name = self._temp()
             initial = f" = {self._typed_view(init, ctype)}" if init is not None else ""
-            self._line(f"{ctype.spelling} {name}{initial};")
+            self._line(f"{self.uses.spell(ctype)} {name}{initial};")
             for value in (arg, result):
                 if value is not None:
                     self.values[value] = Scalar(ctype, name)
@@ -316,7 +318,7 @@ class MemoryLoopOps(EmitterCore):
             staged = []
             for c, text in pending:
                 temp = self._temp()
-                self._line(f"{c.ctype.spelling} {temp} = {text};")
+                self._line(f"{self.uses.spell(c.ctype)} {temp} = {text};")
                 staged.append((c, temp))
             pending = staged
         for c, text in pending:
@@ -360,7 +362,7 @@ class MemoryLoopOps(EmitterCore):
             self._define(results[0], ctype, call)
             return
         returned = self._temp()
-        self._line(f"{signature.ret_c_type} {returned} = {call};")
+        self._line(f"{self.uses.c_type(ret_dtype)} {returned} = {call};")
         read = f"{returned}.range({ret_dtype.bits - 1}, 0)" if ret_dtype.is_fixed else returned
         self._define(results[0], ctype, read)
 
@@ -376,7 +378,7 @@ class MemoryLoopOps(EmitterCore):
                 )
             if memory.read_only:
                 # the builder checked that the callee never writes this argument
-                return f"const_cast<{param.c_type}(*){''.join(f'[{d}]' for d in param.shape[1:])}>({memory.name})"
+                return f"const_cast<{self.uses.c_type(param.dtype)}(*){''.join(f'[{d}]' for d in param.shape[1:])}>({memory.name})"
             return memory.name
         dtype = parse_dtype(param.dtype)
         text = self._view(value, dtype.is_signed if dtype.is_integral_bits else None)
@@ -384,7 +386,7 @@ class MemoryLoopOps(EmitterCore):
             return text
         # fixed-point parameters are ap_fixed: pass the raw bits through one
         temp = self._temp()
-        self._line(f"{param.c_type} {temp};")
+        self._line(f"{self.uses.c_type(dtype)} {temp};")
         self._line(f"{temp}.range({dtype.bits - 1}, 0) = {text};")
         return temp
 

@@ -48,5 +48,6 @@ class PrintOps(EmitterCore):
             signed = None if spec.c_type == "double" else not spec.c_type.startswith("unsigned")
             args.append(f"({spec.c_type}){self._view(value, signed)}")
         self.lines.append("#ifndef __SYNTHESIS__")
+        self.uses.printf = True
         self._line(f"std::printf({', '.join(args)});")
         self.lines.append("#endif")

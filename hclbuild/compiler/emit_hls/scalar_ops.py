@@ -134,7 +134,7 @@ class ScalarOps(WideIntOps):
         if -(2**63) <= value < 2**63:
             self.values[result] = Scalar(ctype, const=value)
         else:
-            self._define(result, ctype, wide_literal(value, ctype.bits))
+            self._define(result, ctype, wide_literal(value, ctype.bits, self.uses))
 
     def _int_binary(self, symbol: str, op: ir.Operation) -> None:
         lhs, rhs = op.operands
@@ -302,7 +302,7 @@ class ScalarOps(WideIntOps):
             wide = "uint64_t" if ctype.bits == 64 else "uint32_t"
             expr = f"{a} < 0 ? 0U - ({wide}){a} : ({wide}){a}"
         elif ctype.is_ap:
-            expr = f"{a} < 0 ? ({ctype.spelling})(-{a}) : {a}"
+            expr = f"{a} < 0 ? ({self.uses.spell(ctype)})(-{a}) : {a}"
         else:
             expr = a
         self._define(op.results[0], ctype, expr)
@@ -370,7 +370,7 @@ class ScalarOps(WideIntOps):
         if source.is_ap and source.bits > 64 and self._scalar(value).const is None:
             self._wide_int_to_float(op.results[0], ctype, value, signed)
             return
-        self._define(op.results[0], ctype, f"({ctype.spelling}){text}")
+        self._define(op.results[0], ctype, f"({self.uses.spell(ctype)}){text}")
 
     def _float_to_int(self, signed: bool, op: ir.Operation) -> None:
         (value,) = op.operands
@@ -379,14 +379,14 @@ class ScalarOps(WideIntOps):
         if ctype.is_bool:
             expr = f"(int64_t){a} != 0"
         elif ctype.is_ap and ctype.bits <= 64:
-            expr = f"({ctype.spelling})({'int64_t' if signed else 'uint64_t'}){a}"
+            expr = f"({self.uses.spell(ctype)})({'int64_t' if signed else 'uint64_t'}){a}"
         else:
-            expr = f"({ctype.spelling}){a}"
+            expr = f"({self.uses.spell(ctype)}){a}"
         self._define(op.results[0], ctype, expr)
 
     def _float_cast(self, op: ir.Operation) -> None:
         ctype = ctype_of(op.results[0].type)
-        self._define(op.results[0], ctype, f"({ctype.spelling}){self._view(op.operands[0])}")
+        self._define(op.results[0], ctype, f"({self.uses.spell(ctype)}){self._view(op.operands[0])}")
 
     def _bitcast(self, op: ir.Operation) -> None:
         (value,) = op.operands
@@ -399,10 +399,10 @@ class ScalarOps(WideIntOps):
         operand = source.expr
         if source.const is not None or not re.fullmatch(r"\w+", operand):
             operand = self._temp()
-            self._line(f"{source.ctype.spelling} {operand} = {self._view(value)};")
+            self._line(f"{self.uses.spell(source.ctype)} {operand} = {self._view(value)};")
         name = self._temp()
         # memcpy is the defined way to reinterpret bits; Vitis HLS synthesizes it
-        self._line(f"{ctype.spelling} {name};")
+        self._line(f"{self.uses.spell(ctype)} {name};")
         self._line(f"__builtin_memcpy(&{name}, &{operand}, sizeof({name}));")
         self.values[result] = Scalar(ctype, name)
 
@@ -439,7 +439,7 @@ class ScalarOps(WideIntOps):
         self._define(
             op.results[0],
             ctype,
-            f"std::pow({self._view(base)}, ({ctype.spelling}){self._native(exponent, True)})",
+            f"std::pow({self._view(base)}, ({self.uses.spell(ctype)}){self._native(exponent, True)})",
         )
 
 

@@ -18,7 +18,7 @@ class WideIntOps(EmitterCore):
         source = self._scalar(value).ctype
         bits = source.bits
         text = self._view(value, signed)
-        unsigned = f"ap_uint<{bits}>"
+        unsigned = self.uses.spell(CType("int", bits, False))
         magnitude, negative, shift, top, out = (self._temp() for _ in range(5))
         if signed:
             self._line(f"bool {negative} = {text} < 0;")
@@ -35,6 +35,8 @@ class WideIntOps(EmitterCore):
         self._line("} else {")
         self._line(f"  {shift} = 0;")
         self._line("}")
-        scaled = f"std::ldexp(({ctype.spelling}){top}, {shift})"
-        self._line(f"{ctype.spelling} {out} = {f'{negative} ? -{scaled} : {scaled}' if signed else scaled};")
+        scaled = f"std::ldexp(({self.uses.spell(ctype)}){top}, {shift})"
+        self._line(
+            f"{self.uses.spell(ctype)} {out} = {f'{negative} ? -{scaled} : {scaled}' if signed else scaled};"
+        )
         self.values[result] = Scalar(ctype, out)

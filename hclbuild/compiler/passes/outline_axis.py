@@ -47,6 +47,7 @@ from hclbuild.compiler.passes.outline import (
     symbol_name,
     unique_names,
 )
+from hclbuild.compiler.passes.unify import unify_with
 from hclbuild.errors import APIError
 
 
@@ -185,8 +186,6 @@ def outline_axis(module: ir.Module, stage: str, axis: str, unify: bool | str = F
                     if operand in mapping:
                         op.replace_uses_of_with(operand, mapping[operand])
         if unify:
-            from hclbuild.compiler.passes.unify import unify_with
-
             return unify_with(module, fn.operation, call, None if unify is True else str(unify))
         return name
 

@@ -25,8 +25,10 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from hclbuild import package_version
 from hclbuild.errors import ConfigError
 from hclbuild.project.layout import default_build_root
+from hclbuild.project.templates import render_template
 
 AP_TYPES_INSTALL = "python -m pip install --no-deps 'hls4ml==1.3.0'"
 _LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -98,11 +100,7 @@ def pipeline_values(
     ]
     # a blackbox top needs its functions' RTL: it waits for their jobs; a project with no outlined
     # function synthesizes its top whole whatever top_assembly says (as its csynth task does)
-    assembled = {
-        p.name
-        for p in plans
-        if p.project is not None and len(p.functions) > 1 and p.project.config.top_assembly == "blackbox"
-    }
+    assembled = {p.name for p in plans if p.blackbox_top}
     top_jobs = []
     whole = [top for top in tops if top["project"] not in assembled]
     if whole:
@@ -123,7 +121,6 @@ def pipeline_values(
                 "doc": 'each top_assembly = "blackbox" top, from its functions\' RTL',
             }
         )
-    from hclbuild import package_version
 
     return {
         "runner_label": runner_label,
@@ -148,7 +145,6 @@ def github_workflow(
     plans: list[Any], runner_label: str = "vitis", root: Path | None = None, install: str | None = None
 ) -> str:
     """GitHub Actions YAML: build+csim, a csynth matrix of outlined functions, then the tops."""
-    from hclbuild.project.hls_project import render_template
 
     values = pipeline_values(plans, runner_label, root or Path.cwd(), install, github=True)
     return render_template("github_workflow.yml.j2", **values)
@@ -158,7 +154,6 @@ def gitlab_pipeline(
     plans: list[Any], runner_label: str = "vitis", root: Path | None = None, install: str | None = None
 ) -> str:
     """.gitlab-ci.yml: a csim stage, a `parallel: matrix:` csynth stage per function, then the tops."""
-    from hclbuild.project.hls_project import render_template
 
     values = pipeline_values(plans, runner_label, root or Path.cwd(), install, github=False)
     return render_template("gitlab_ci.yml.j2", **values)

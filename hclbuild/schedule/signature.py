@@ -1,4 +1,5 @@
-"""Function signatures carried from the IR to the runtime, testbenches and golden files (no MLIR here)."""
+"""The signatures of a design's functions (its top and what it outlines) in DSL types, as the compiler
+reads them from the IR and the runtime, testbenches and golden files use them (no MLIR here)."""
 
 from __future__ import annotations
 

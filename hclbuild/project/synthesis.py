@@ -4,7 +4,6 @@
                           csynth/<func>.xml, cosim/<func>.rpt, and csynth/<func>.inputs (the
                           digest of the files it read)
     csynth_is_current     whether csynth/<func>.xml came from exactly the files there now
-    publish_blackbox      csynth/<func>.xml + the function's Verilog -> hls/<top>/<func>_blackbox.json
     function_reports      the csynth XML / cosim report of a function: the published copy, else
                           whatever a hand run of either flow left in hls/<func>/
 
@@ -29,6 +28,7 @@ from hclbuild.errors import ToolError
 from hclbuild.project.attempts import changed_input, read_attempt
 from hclbuild.project.config import Project
 from hclbuild.project.layout import BuildLayout
+from hclbuild.runtime.report import parse_cosim_rpt, parse_csynth_xml
 from hclbuild.runtime.vitis import ToolRun, find_csynth_report, ordered_steps, report_dirs, run_hls_steps
 
 CSYNTH_TIMEOUT = 6 * 3600.0
@@ -50,7 +50,6 @@ def synthesize_function(
     `inputs` are the files csynth reads; their digest is published with the report. `runner` has
     run_hls_steps' signature (runtime.remote runs the steps on a Dask worker). With
     `reuse_synthesis`, cosim runs on the published synthesis, which must be of `inputs` as they are."""
-    from hclbuild.runtime.report import parse_cosim_rpt, parse_csynth_xml
 
     folder = layout.hls_dir(func)
     where = f"{project.name}/{func}"
@@ -99,7 +98,7 @@ def _remove_reports(layout: BuildLayout, func: str, order: Sequence[str]) -> Non
         return
     folder = layout.hls_dir(func)
     doomed = [layout.cosim_result(func)]
-    for root in report_dirs(folder, func).values():
+    for root in report_dirs(folder, func):
         doomed.append(root / "sim" / "report" / f"{func}_cosim.rpt")
         if "csynth" in order:
             doomed += [root / "syn" / "report" / f"{func}_csynth.xml", root / "syn" / "report" / "csynth.xml"]
@@ -151,49 +150,6 @@ def csynth_is_current(project: Project, layout: BuildLayout, func: str, inputs: 
     return layout.csynth_result(func).is_file() and recorded == inputs_digest(project, layout, inputs)
 
 
-def publish_blackbox(project: Project, layout: BuildLayout, func: str, top: str) -> Path:
-    """Write hls/<top>/<func>_blackbox.json from `func`'s published csynth report and its Verilog."""
-    from mlir import ir
-
-    from hclbuild.compiler.context import new_context
-    from hclbuild.compiler.emit_hls import c_signature
-    from hclbuild.compiler.upstream_attrs import symbols
-    from hclbuild.project.blackbox import blackbox_json, verilog_files
-    from hclbuild.runtime.report import parse_csynth_xml, parse_rtl_ports
-
-    report_path = layout.csynth_result(func)
-    if not report_path.is_file():
-        raise ToolError(
-            f"{project.name}/{func}: no csynth report at {report_path} (run csynth:{project.name}/{func})"
-        )
-    with new_context(), ir.Location.unknown():
-        module = ir.Module.parse(layout.func_mlir(func).read_text(encoding="utf-8"))
-        func_op = symbols(module)[func]
-        signature = c_signature(func_op)
-    top_dir = layout.hls_dir(top)
-    verilog = verilog_files(_verilog_dir(layout.hls_dir(func), func))
-    text = blackbox_json(
-        func,
-        [arg.name for arg in signature.args],
-        signature.ret_c_type is not None,
-        parse_rtl_ports(report_path),
-        parse_csynth_xml(report_path),
-        os.path.relpath(layout.hls_cpp(func), top_dir),
-        [os.path.relpath(path, top_dir) for path in verilog],
-    )
-    target = layout.blackbox_json(top, func)
-    write_if_changed(target, text)
-    return target
-
-
-def _verilog_dir(folder: Path, func: str) -> Path:
-    """syn/verilog of the layout whose csynth report is newest (the run that was published)."""
-    roots = [root for root in report_dirs(folder, func).values() if (root / "syn" / "verilog").is_dir()]
-    if not roots:
-        return folder / f"{func}_prj" / "solution1" / "syn" / "verilog"
-    return max(roots, key=lambda root: (root / "syn").stat().st_mtime_ns) / "syn" / "verilog"
-
-
 def function_reports(layout: BuildLayout, func: str) -> tuple[Path | None, Path | None]:
     """(csynth XML, cosim report) of a function, either of which may be None."""
     folder = layout.hls_dir(func)
@@ -221,7 +177,6 @@ def current_reports(layout: BuildLayout, func: str) -> CurrentReports:
     """function_reports of `func`, parsed, without those a changed design made stale: a report
     counts unless the latest csynth/cosim attempt that wrote it (project.attempts) read files that
     have changed since. A report no task here recorded (a hand run, another CI job's) is shown."""
-    from hclbuild.runtime.report import parse_cosim_rpt, parse_csynth_xml
 
     found = CurrentReports()
     csynth_path, cosim_path = function_reports(layout, func)
@@ -247,7 +202,7 @@ def current_reports(layout: BuildLayout, func: str) -> CurrentReports:
 
 
 def _find_cosim_report(folder: Path, func: str) -> Path | None:
-    found = [root / "sim" / "report" / f"{func}_cosim.rpt" for root in report_dirs(folder, func).values()]
+    found = [root / "sim" / "report" / f"{func}_cosim.rpt" for root in report_dirs(folder, func)]
     found = [path for path in found if path.is_file()]
     return max(found, key=lambda path: path.stat().st_mtime_ns) if found else None
 
@@ -257,4 +212,20 @@ def _tools(runs: list[ToolRun]) -> str:
 
 
 def _layouts(folder: Path, func: str) -> str:
-    return " or ".join(str(path) for path in report_dirs(folder, func).values())
+    return " or ".join(str(path) for path in report_dirs(folder, func))
+
+
+def hardware_digest(layout: BuildLayout, functions: list[str]) -> str:
+    """sha256 over the csynth and cosim reports of `functions` the report reads (a missing one
+    counts as missing): report:<name> reruns when it changes, without depending on the tasks that
+    make them (a doit file_dep would run every synthesis for a `hclbuild report`)."""
+    digest = hashlib.sha256()
+    for func in functions:
+        for path in (*function_reports(layout, func), layout.estimate_json(func)):
+            digest.update(f"{func}\0{path}\0".encode())
+            if path is not None and path.exists():
+                try:
+                    digest.update(path.read_bytes())
+                except OSError:
+                    digest.update(b"\0unreadable\0")
+    return digest.hexdigest()

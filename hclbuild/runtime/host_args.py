@@ -15,6 +15,7 @@ import numpy as np
 
 from hclbuild.dsl.array import Array, asarray
 from hclbuild.dsl.tensor import Tensor
+from hclbuild.errors import APIError
 
 
 class HostFunction:
@@ -36,8 +37,6 @@ class HostFunction:
 
     def __call__(self, *args: Any) -> Any:
         if len(args) > len(self._params) and self._unlisted:
-            from hclbuild.errors import APIError
-
             listed = ", ".join(p.name for p in self._params)
             raise APIError(
                 f"{self.signature.name}: expected {len(self._params)} arguments ({listed}), got {len(args)}: "
@@ -45,11 +44,12 @@ class HostFunction:
                 f"written at module level (hcl.create_schedule([{', '.join([listed, *self._unlisted])}]))"
             )
         if len(args) == len(self._params):
-            args = tuple(_convert(param, value) for param, value in zip(self._params, args))
+            args = tuple(convert_argument(param, value) for param, value in zip(self._params, args))
         return self._function(*args)
 
 
-def _convert(param: Any, value: Any) -> Any:
+def convert_argument(param: Any, value: Any) -> Any:
+    """A value given for `param` with HeteroCL's leniencies applied (the module docstring), else unchanged."""
     if not isinstance(param, Tensor):
         return value
     dtype = param.dtype

@@ -18,8 +18,29 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hclbuild import package_version, qor_gate
+from hclbuild.atomic import write_text_atomic
 from hclbuild.errors import HCLError
-from hclbuild.runtime import local_cores
+from hclbuild.project.attempts import function_states, known_functions
+from hclbuild.project.config import load_project
+from hclbuild.project.layout import BuildLayout, default_build_root, is_project_name, unnamed_project_error
+from hclbuild.project.synthesis import current_reports
+from hclbuild.render.summary import read_summaries
+from hclbuild.runtime import local_cores, remote
+from hclbuild.runtime.remote import CLUSTERS
+from hclbuild.runtime.vitis import find_vitis
+from hclbuild.tasks import (
+    SOURCES_STAMP,
+    discover,
+    doit_config,
+    doit_creator,
+    plan,
+    source_fingerprint,
+    tasks_for,
+    termination,
+)
+from hclbuild.tasks.doit_state import FAILED_DUMPS
+from hclbuild.tasks.progress import PRINTED_ERRORS
 
 KERNEL_TEMPLATE = '''"""{name}: an hclbuild project. Edit the algorithm and its schedule, then run `hclbuild csim`."""
 
@@ -69,7 +90,6 @@ seed = 0
 
 
 def _projects(paths: list[str]) -> list[Path]:
-    from hclbuild.tasks import discover
 
     found: list[Path] = []
     for raw in paths or [_default_path()]:
@@ -87,7 +107,6 @@ def _projects(paths: list[str]) -> list[Path]:
 def _check_name(folder: Path) -> None:
     """A folder named `my sobel` is refused before anything is written, as `hclbuild new` refuses to
     make it, unless its project.toml gives the project a name."""
-    from hclbuild.project.config import is_project_name, load_project, unnamed_project_error
 
     if is_project_name(folder.name):
         return
@@ -114,7 +133,6 @@ def _build_root(args: argparse.Namespace) -> Path:
         if root.exists() and not root.is_dir():
             raise HCLError(f"--build-dir {args.build_dir}: exists and is not a folder")
         return root
-    from hclbuild.project.layout import default_build_root
 
     roots = {default_build_root(Path(raw).resolve()) for raw in (args.paths or [_default_path()])}
     if len(roots) > 1:
@@ -123,7 +141,6 @@ def _build_root(args: argparse.Namespace) -> Path:
 
 
 def _loader_namespace(projects: list[Path], build_root: Path) -> dict[str, Any]:
-    from hclbuild.tasks import doit_config, doit_creator, tasks_for
 
     @doit_creator
     def task_hclbuild():
@@ -138,13 +155,14 @@ def run_doit(command: list[str], projects: list[Path], build_root: Path) -> int:
     from doit.cmd_base import ModuleTaskLoader
     from doit.doit_cmd import DoitMain
 
-    from hclbuild.doit_state import FAILED_DUMPS
-
     namespace = _loader_namespace(projects, build_root)
     # doit's output stream defaults to the sys.stdout of when doit was first imported: a caller that
     # has since replaced it (pytest's capture, a notebook) would get output written to a closed file;
     # the state backend reports a state it could not save (a full disk) instead of a traceback
-    output = {"GLOBAL": {"outfile": sys.stdout}, "BACKEND": {"sqlite3": "hclbuild.doit_state:SqliteState"}}
+    output = {
+        "GLOBAL": {"outfile": sys.stdout},
+        "BACKEND": {"sqlite3": "hclbuild.tasks.doit_state:SqliteState"},
+    }
     FAILED_DUMPS.clear()
     # doit says 1 for a failed task, 2 for a task that raised (an error under --continue), 3 for an
     # error before any task ran; hclbuild's 2 is a bad command line, so every one of them is 1
@@ -163,10 +181,6 @@ def summary_rows(projects: list[Path], build_root: Path) -> list[dict[str, Any]]
     A csim result counts only when every task it comes from succeeded on the files now on disk
     (project.attempts); a pass left by an earlier run of changed or failed inputs is "not run".
     """
-    from hclbuild.project.attempts import function_states, known_functions
-    from hclbuild.project.config import load_project
-    from hclbuild.project.layout import BuildLayout
-    from hclbuild.project.vitis_flow import current_reports
 
     rows = []
     for folder in projects:
@@ -225,7 +239,6 @@ def print_summary(rows: list[dict[str, Any]]) -> None:
 
 def _unrepeated(reason: str) -> str:
     """`compile:p failed (the error above)` for a task failure this run printed as its error line."""
-    from hclbuild.tasks.progress import PRINTED_ERRORS
 
     for printed in PRINTED_ERRORS:
         if reason.endswith(f" failed: {printed}"):
@@ -235,9 +248,6 @@ def _unrepeated(reason: str) -> str:
 
 def cmd_new(args: argparse.Namespace) -> int:
     import shlex
-
-    from hclbuild.atomic import write_text_atomic
-    from hclbuild.project.config import is_project_name
 
     folder = Path(args.dir)
     name = folder.resolve().name
@@ -260,7 +270,6 @@ def cmd_new(args: argparse.Namespace) -> int:
 def _remote_session(args: argparse.Namespace) -> Any:
     """The Dask session of --scheduler/--cluster (or $HCLBUILD_SCHEDULER/$HCLBUILD_CLUSTER), else None;
     an unreachable scheduler is a one-line error here, before any task starts."""
-    from hclbuild.runtime import remote
 
     if not hasattr(args, "scheduler"):
         return None
@@ -287,7 +296,6 @@ def _run_tasks(
     default_processes: int = 1,
 ) -> int:
     """doit the tasks `task_names(session)` names, on Dask when asked for (the session then closes)."""
-    from hclbuild.runtime import remote
 
     session = _remote_session(args)
     try:
@@ -303,7 +311,6 @@ def _run_tasks(
 def _refuse_broken(projects: list[Path], build_root: Path) -> None:
     """A project that cannot be planned (project.toml or kernel.py in error) is refused before any
     task runs: its one line, once. (Under --continue it fails its own compile task instead.)"""
-    from hclbuild.tasks import SOURCES_STAMP, plan, source_fingerprint
 
     fingerprint = source_fingerprint(build_root / SOURCES_STAMP)
     broken = next((entry for entry in plan(projects, build_root, fingerprint) if entry.error), None)
@@ -314,13 +321,11 @@ def _refuse_broken(projects: list[Path], build_root: Path) -> None:
 def cmd_tasks(args: argparse.Namespace) -> int:
     if getattr(args, "compare", None) is None and getattr(args, "fail_on", None) is not None:
         raise HCLError("--fail-on needs --compare BASE: a threshold is a change against a base build")
-    if args.command == "report" and args.paths and args.compare is not None:
-        from hclbuild import qor_gate
-
-        if all(qor_gate.is_result_path(Path(path)) for path in args.paths):
-            # result files only: nothing to build, as in a job that merges other jobs' results
-            new = [summary for path in args.paths for summary in qor_gate.load(Path(path))]
-            return qor_gate.gate(new, Path(args.compare), args.fail_on, {}, args.metrics)
+    results_only = args.command == "report" and args.paths and args.compare is not None
+    if results_only and all(qor_gate.is_result_path(Path(path)) for path in args.paths):
+        # result files only: nothing to build, as in a job that merges other jobs' results
+        new = [summary for path in args.paths for summary in qor_gate.load(Path(path))]
+        return qor_gate.gate(new, Path(args.compare), args.fail_on, {}, args.metrics)
     projects = _projects(args.paths)
     build_root = _build_root(args)
     if not args.keep_going:
@@ -342,8 +347,6 @@ def cmd_tasks(args: argparse.Namespace) -> int:
                 f"every task succeeded: {unpassed['reason'] or unpassed['csim']}"
             )
     if args.command == "report":
-        from hclbuild.project.layout import BuildLayout
-
         print(f"reports: {BuildLayout(build_root, '').build_index_html} and <project>/reports/report.html")
         if args.compare is not None:
             return max(code, _compare(args, projects, build_root))
@@ -352,8 +355,6 @@ def cmd_tasks(args: argparse.Namespace) -> int:
 
 def _print_report_paths(projects: list[Path], build_root: Path) -> None:
     """`report: <path>` of every project's report.md (written by every csim and report task)."""
-    from hclbuild.project.config import load_project
-    from hclbuild.project.layout import BuildLayout
 
     for folder in projects:
         try:
@@ -367,10 +368,6 @@ def _print_report_paths(projects: list[Path], build_root: Path) -> None:
 
 def _compare(args: argparse.Namespace, projects: list[Path], build_root: Path) -> int:
     """--compare of `hclbuild report PATHS`: this build's summaries (thresholds from each project's [ci])."""
-    from hclbuild import qor_gate
-    from hclbuild.project.config import load_project
-    from hclbuild.project.layout import BuildLayout
-    from hclbuild.render.summary import read_summaries
 
     new, fail_on = [], {}
     for folder in projects:
@@ -389,8 +386,6 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def _vitis_tasks(args: argparse.Namespace, projects: list[Path], session: Any) -> list[str]:
     """`csynth:<p>/<f>` (or cosim) of every function of every project, or of --function."""
-    from hclbuild.runtime.vitis import find_vitis
-    from hclbuild.tasks import plan
 
     step = args.command
     if session is None and find_vitis() is None:
@@ -420,9 +415,8 @@ def cmd_csynth(args: argparse.Namespace) -> int:
 
 
 def cmd_ci(args: argparse.Namespace) -> int:
-    from hclbuild.atomic import write_text_atomic
-    from hclbuild.ci import github_workflow, gitlab_pipeline
-    from hclbuild.tasks import plan
+    # only for `hclbuild ci`: its templates need jinja2, which a no-op build through this command must not load
+    from hclbuild.cli.ci import github_workflow, gitlab_pipeline
 
     projects = _projects(args.paths)
     plans = plan(projects)
@@ -473,7 +467,6 @@ def _processes(text: str) -> int:
 
 
 def _remote_arguments(cmd: argparse.ArgumentParser) -> None:
-    from hclbuild.runtime.remote import CLUSTERS
 
     where = cmd.add_mutually_exclusive_group()
     where.add_argument(
@@ -527,7 +520,6 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
     def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
-        from hclbuild import package_version
 
         parser.exit(message=f"hclbuild {package_version()}\n")
 
@@ -661,7 +653,6 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """The hclbuild command; returns the exit status (see EXIT_CODES)."""
-    from hclbuild import termination
 
     args = parser().parse_args(argv)
     termination.install()
@@ -689,7 +680,3 @@ def main(argv: list[str] | None = None) -> int:
             return 128 + termination.TERMINATED[0]
         print("hclbuild: interrupted", file=sys.stderr)
         return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())

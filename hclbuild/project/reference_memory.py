@@ -20,80 +20,40 @@ import contextlib
 import math
 import os
 from pathlib import Path
-from typing import Any
 
 from hclbuild.errors import ConfigError
+from hclbuild.project.manifest import DesignManifest
 
 GB = 1e9
 _SHOWN = 4  # tensors named in the message, largest first
 _CGROUP = Path("/sys/fs/cgroup")
 
 
-def allocated_buffers(module: Any) -> list[dict[str, Any]]:
-    """Every statically shaped memref.alloc/alloca of `module` (an MLIR module): function, name,
-    shape, element bytes (for ir/manifest.json)."""
-    from mlir import ir
-
-    from hclbuild.compiler import attrs
-    from hclbuild.compiler import upstream_attrs as upstream
-    from hclbuild.dsl.types import parse_dtype
-
-    found: list[dict[str, Any]] = []
-    for owner, func in upstream.symbols(module).items():
-
-        def visit(op: Any, owner: str = owner) -> Any:
-            if op.name in ("memref.alloc", "memref.alloca"):
-                kind = ir.MemRefType(op.results[0].type)
-                if kind.has_static_shape:
-                    name = attrs.buffer_name(op) or "(unnamed)"
-                    dtype = attrs.buffer_dtype(op)
-                    if dtype is not None:
-                        element = parse_dtype(dtype).storage_bits // 8
-                    else:
-                        element = _element_bytes(kind.element_type)
-                    found.append(
-                        {"function": owner, "name": name, "shape": list(kind.shape), "element_bytes": element}
-                    )
-            return ir.WalkResult.ADVANCE
-
-        func.walk(visit)
-    return found
-
-
-def _element_bytes(element: Any) -> int:
-    from mlir import ir
-
-    if ir.IntegerType.isinstance(element):
-        bits = ir.IntegerType(element).width
-        return max(1, 1 << max(0, math.ceil(math.log2(max(1, math.ceil(bits / 8))))))
-    text = str(element)
-    return {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "index": 8}.get(text, 8)
-
-
-def check_reference_memory(name: str, manifest: dict[str, Any], memory_gb: float | None = None) -> None:
+def check_reference_memory(name: str, manifest: DesignManifest, memory_gb: float | None = None) -> None:
     """ConfigError in one line when the reference run's tensors exceed the limit (see module doc)."""
-    from hclbuild.dsl.types import parse_dtype
-
     tensors: list[tuple[int, str]] = []  # (bytes held, description)
     total = 0
     largest_input = 0
-    top = manifest["top"]
-    for func in manifest["functions"]:
-        for arg in manifest["signatures"][func]["args"]:
-            if not arg["shape"] and func != top:
+    top = manifest.top
+    for func in manifest.functions:
+        for arg in manifest.signatures[func].args:
+            if arg.is_scalar and func != top:
                 continue  # a scalar of a call: a few bytes
-            dtype = parse_dtype(arg["dtype"])
-            count = math.prod(arg["shape"]) if arg["shape"] else 1
-            size = count * (dtype.storage_bits // 8)
+            count = math.prod(arg.shape) if arg.shape else 1
+            size = count * (arg.dtype.storage_bits // 8)
             total += 2 * size
             if func == top:
                 largest_input = max(largest_input, 8 * count)
-                tensors.append((size, f"{arg['name']} {_shape(arg['shape'])} {dtype.name} {_amount(size)}"))
-    for buffer in manifest.get("buffers", []):
-        size = math.prod(buffer["shape"]) * buffer["element_bytes"]
-        total += size
+                tensors.append(
+                    (size, f"{arg.name} {_shape(list(arg.shape))} {arg.dtype.name} {_amount(size)}")
+                )
+    for buffer in manifest.buffers:
+        total += buffer.size
         tensors.append(
-            (size, f"{buffer['name']} {_shape(buffer['shape'])} {_amount(size)} (in {buffer['function']})")
+            (
+                buffer.size,
+                f"{buffer.name} {_shape(buffer.shape)} {_amount(buffer.size)} (in {buffer.function})",
+            )
         )
     total += largest_input
     limit, source = _limit(memory_gb)
