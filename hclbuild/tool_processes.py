@@ -13,7 +13,11 @@ same session) lets one killpg reach everything the tool started; the group is ki
   after an interrupt, which also covers tools of `-P thread` task threads;
 - on a Dask worker, for the jobs a stopped build abandons (kill_jobs, through Client.run): each
   job's tools carry its key (job_tools), and kill_jobs waits until those jobs are over, so each has
-  removed its temporary folder.
+  removed its temporary folder;
+- by the next build, when the one that started them was SIGKILLed (no handler runs): each group is
+  recorded as an empty file in the build folder while it runs (record_groups_in), and the next
+  build kills the groups whose recording process is dead (kill_orphans) before any task runs. An
+  orphaned g++ had finished its object after the rerun's sweep of temporaries and left it there.
 
 A leaf module like atomic.py: every layer may use it, and the signal handlers of termination.py too.
 """
@@ -28,6 +32,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 # process group id -> key of the Dask job that started it (None outside a job). Plain dict operations,
@@ -38,12 +43,16 @@ _JOBS: dict[str, int] = {}  # key of a Dask job running in this process -> how m
 _STOPPED_JOBS: set[str] = set()  # jobs kill_jobs stopped: they may start no further tool
 _JOB_KEY = threading.local()  # .key: the job that tools started in this thread belong to
 POSIX = os.name == "posix"
+_RECORDS: list[Path] = []  # [the folder where running groups are recorded], once record_groups_in ran
+_RECORDED: dict[int, Path] = {}  # process group id -> its record
+RECORD_PREFIX = ".tool-group."  # .tool-group.<pgid>.<recording pid>.<leader's start time>
 
 
 def _forget_inherited() -> None:
     """In a forked child: the parent's tools are not this process's to stop (a doit worker's SIGTERM
     handler, kill_all, had killed what its parent ran in other threads)."""
     _LIVE.clear()
+    _RECORDED.clear()
     _JOBS.clear()
     _STOPPED_JOBS.clear()
 
@@ -60,12 +69,8 @@ def kill_groups_below(pid: int) -> list[int]:
     except OSError:
         return groups
     for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
+        fields = _stat(int(entry)) if entry.isdigit() else None
+        if fields is None:
             continue
         if int(fields[1]) == pid and int(fields[2]) == int(entry):
             _signal_group(int(entry), signal.SIGKILL)
@@ -73,8 +78,106 @@ def kill_groups_below(pid: int) -> list[int]:
     return groups
 
 
+def _stat(pid: int) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after the command name (state first); None when there is no
+    such process or no procfs."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as stat:
+            return stat.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def _start_time(pid: int) -> str | None:
+    """The process's start time in clock ticks since boot (Linux /proc), which tells a process from a
+    later one that reuses its pid; None when there is no such process or no procfs."""
+    fields = _stat(pid)
+    return fields[19] if fields and len(fields) > 19 else None
+
+
+def _runs(pid: int) -> bool:
+    """Whether process `pid` exists and is not a zombie (a SIGKILLed build's doit worker stays one
+    until init reaps it, and some container inits never do)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    fields = _stat(pid)
+    return fields is None or fields[0] != "Z"
+
+
+def _record_name(pgid: int) -> str:
+    return f"{RECORD_PREFIX}{pgid}.{os.getpid()}.{_start_time(pgid) or 0}"
+
+
 def _register(pgid: int) -> None:
     _LIVE[pgid] = getattr(_JOB_KEY, "key", None)
+    if _RECORDS:
+        record = _RECORDS[0] / _record_name(pgid)
+        with contextlib.suppress(OSError):  # a full disk: the record is a help, not the tool's work
+            record.touch()
+            _RECORDED[pgid] = record
+
+
+def record_groups_in(folder: Path) -> list[int]:
+    """Record every tool group this process and its forked workers start from now on in `folder` (the
+    build folder), after killing the groups recorded there by processes that died (kill_orphans);
+    the groups killed."""
+    killed = kill_orphans(folder)
+    _RECORDS[:] = [Path(folder)]
+    return killed
+
+
+def kill_orphans(folder: Path, wait: float = 5.0) -> list[int]:
+    """SIGKILL the tool groups recorded in `folder` whose recording process is dead (a build that was
+    SIGKILLed), wait up to `wait` seconds until they are gone, and remove their records; the groups.
+
+    A group whose leader is alive but started at another time than recorded is another process that
+    reuses the pid: only its record goes. A group whose leader is gone may still have members (the
+    assembler of a g++ whose driver died); no new process can take the group's id while one does."""
+    killed = []
+    for record in Path(folder).glob(f"{RECORD_PREFIX}*") if Path(folder).is_dir() else ():
+        fields = record.name[len(RECORD_PREFIX) :].split(".")
+        if len(fields) != 3 or not all(field.isdigit() for field in fields):
+            continue
+        pgid, owner, started = int(fields[0]), int(fields[1]), fields[2]
+        if owner != os.getpid() and _runs(owner):
+            continue  # a build running beside this one (another doit in the same folder)
+        leader = _start_time(pgid)
+        if leader is None or leader == started or started == "0":
+            _signal_group(pgid, signal.SIGKILL)
+            killed.append(pgid)
+        record.unlink(missing_ok=True)
+    deadline = time.monotonic() + wait
+    while killed and time.monotonic() < deadline and _running_in(set(killed)):
+        time.sleep(0.01)
+    return killed
+
+
+def _running_in(groups: set[int]) -> bool:
+    """Whether a process of one of the groups still runs (a zombie does not: it writes nothing more, and
+    some container inits never reap one); without /proc, whether killpg still finds one."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return any(_alive_group(pgid) for pgid in groups)
+    for entry in entries:
+        fields = _stat(int(entry)) if entry.isdigit() else None
+        if fields and int(fields[2]) in groups and fields[0] != "Z":
+            return True
+    return False
+
+
+def _alive_group(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _signal_group(pgid: int, signum: int) -> None:
@@ -93,6 +196,10 @@ def adopt(pid: int) -> None:
 def release(pgid: int) -> None:
     """Forget a group whose leader was reaped (adopt's counterpart)."""
     _LIVE.pop(pgid, None)
+    record = _RECORDED.pop(pgid, None)
+    if record is not None:
+        with contextlib.suppress(OSError):
+            record.unlink(missing_ok=True)
 
 
 def stop(process: subprocess.Popen[Any], grace: float = 0.0) -> int:

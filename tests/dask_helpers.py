@@ -16,6 +16,22 @@ from typing import Any
 from fake_vitis import FAKE_TOOL
 
 STARTUP_TIMEOUT = 180.0
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLES = [REPO / "projects" / "gemm", REPO / "projects" / "def_import"]  # csim'd through the clusters
+TIMING = ("compile_seconds", "run_seconds")
+
+
+def comparable(document: dict[str, Any]) -> dict[str, Any]:
+    """A csim result without what differs between any two runs (timings) or says where it ran."""
+    return {key: value for key, value in document.items() if key not in (*TIMING, "worker", "tools")}
+
+
+def csim_results(build: Path) -> dict[str, dict[str, Any]]:
+    """project/func -> csim JSON of every function built below `build`."""
+    return {
+        f"{path.parent.parent.name}/{path.stem}": json.loads(path.read_text())
+        for path in sorted(build.glob("*/csim/*.json"))
+    }
 
 
 @dataclass

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hclbuild.atomic import sweep_stale_temps
 from hclbuild.dsl.types import Int
 from hclbuild.errors import CompileError
 from hclbuild.project.config import ProjectConfig
@@ -580,3 +581,39 @@ def test_a_template_cache_folder_removed_since_costs_only_the_compile(tmp_path: 
     finally:
         environment.bytecode_cache = kept
         environment.cache.clear()
+
+
+_DIE_BEFORE_THE_RENAME = """
+import os, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[3])
+from test_project_tcl import write_vadd
+from hclbuild.project.config import ProjectConfig
+from hclbuild.project.templates import keep_compiled_templates
+keep_compiled_templates(Path(sys.argv[1]))
+os.replace = lambda *args: os._exit(9)  # SIGKILL between writing a cache entry and its rename
+write_vadd(Path(sys.argv[2]), ProjectConfig(name="demo"))
+"""
+
+
+def test_a_killed_writer_leaves_a_template_cache_entry_the_next_build_sweeps(tmp_path: Path) -> None:
+    # jinja2's own temporary, `__jinja2_<hash>.cache<random>.tmp`, names no process: a SIGKILLed
+    # build left it in build/.templates for good (the SIGKILL test of test_interrupts.py found one)
+    cache = tmp_path / ".templates"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _DIE_BEFORE_THE_RENAME,
+            str(cache),
+            str(tmp_path / "v"),
+            str(Path(__file__).parent),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 9, done.stderr
+    (left,) = cache.iterdir()
+    assert left.name.startswith(".__jinja2_") and left.name.endswith(".tmp")
+    assert sweep_stale_temps(cache) == [left] and list(cache.iterdir()) == []

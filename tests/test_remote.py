@@ -21,31 +21,16 @@ import pytest
 
 pytest.importorskip("distributed", reason="the optional extra hclbuild[distributed] is not installed")
 
-from dask_helpers import LocalDask, WorkerSpec, start_local_dask
+from dask_helpers import EXAMPLES, LocalDask, WorkerSpec, comparable, csim_results, start_local_dask
 from fake_vitis.fake_tool import NOTICE
 
 from hclbuild import cli
 from hclbuild.errors import ToolError
-from hclbuild.runtime import remote
+from hclbuild.runtime import dask_clusters, remote
 from hclbuild.runtime.vitis import find_vitis
 from hclbuild.tasks import doit_config
 
 REPO = Path(__file__).resolve().parents[1]
-EXAMPLES = [REPO / "projects" / "gemm", REPO / "projects" / "def_import"]
-TIMING = ("compile_seconds", "run_seconds")
-
-
-def comparable(document: dict[str, Any]) -> dict[str, Any]:
-    """A csim result without what differs between any two runs (timings) or says where it ran."""
-    return {key: value for key, value in document.items() if key not in (*TIMING, "worker", "tools")}
-
-
-def csim_results(build: Path) -> dict[str, dict[str, Any]]:
-    """project/func -> csim JSON of every function built below `build`."""
-    return {
-        f"{path.parent.parent.name}/{path.stem}": json.loads(path.read_text())
-        for path in sorted(build.glob("*/csim/*.json"))
-    }
 
 
 @pytest.fixture(scope="module")
@@ -327,10 +312,9 @@ def test_a_worker_without_the_projects_vitis_tool_refuses_the_job(builds: Builds
 
 
 def test_a_batch_cluster_without_its_submit_command_is_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if shutil.which("sbatch"):
-        pytest.skip("sbatch is installed here")
+    monkeypatch.setenv("PATH", str(tmp_path))  # no sbatch, whether or not Slurm is installed here
     assert cli.main(["csim", str(EXAMPLES[0]), "--build-dir", str(tmp_path), "--cluster", "slurm"]) == 1
     assert capsys.readouterr().err.strip() == (
         "hclbuild: error: --cluster slurm: sbatch is not on PATH (this machine cannot submit slurm jobs)"
@@ -346,8 +330,8 @@ def test_a_local_cluster_starts_one_worker_per_core_this_process_may_use(
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3}, raising=False)  # as under `taskset -c 3`
     monkeypatch.setattr(os, "cpu_count", lambda: 64)
     monkeypatch.setattr(distributed, "LocalCluster", lambda n_workers, **options: started.append(n_workers))
-    remote.make_cluster("local")
-    remote.make_cluster("local", workers=5)
+    dask_clusters.make_cluster("local")
+    dask_clusters.make_cluster("local", workers=5)
     assert started == [1, 5]
 
 
@@ -363,7 +347,7 @@ def test_a_batch_cluster_takes_its_settings_from_dask_config() -> None:
         "jobqueue.slurm.scheduler-options": {"dashboard_address": None, "host": "127.0.0.1"},
     }
     with dask.config.set(settings):
-        cluster = remote.make_cluster("slurm", scale=False)
+        cluster = dask_clusters.make_cluster("slurm", scale=False)
         try:
             script = cluster.job_script()
         finally:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -125,3 +126,53 @@ def test_every_tool_subprocess_of_hclbuild_starts_here() -> None:
         if starts.search(line.split("#", 1)[0])
     ]
     assert found == []
+
+
+ORPHAN_MAKER = """
+import sys, time
+from pathlib import Path
+from hclbuild import tool_processes
+tool_processes.record_groups_in(Path(sys.argv[1]))
+tool = tool_processes.start(["/bin/sh", "-c", "sleep 30 & wait"])
+print(tool.pid, flush=True)
+time.sleep(60)
+"""
+
+
+def test_the_next_build_kills_the_tools_of_a_sigkilled_one(tmp_path: Path) -> None:
+    # SIGKILL runs no handler: the g++ of a killed build ran on and wrote its object's temporary after
+    # the rerun had swept the temporaries (the sigkill test of test_interrupts.py caught one)
+    maker = subprocess.Popen(
+        [sys.executable, "-c", ORPHAN_MAKER, str(tmp_path)], stdout=subprocess.PIPE, text=True
+    )
+    tool = int(maker.stdout.readline())
+    (record,) = tmp_path.glob(".tool-group.*")
+    assert record.name.startswith(f".tool-group.{tool}.{maker.pid}.")
+    assert tool_processes.kill_orphans(tmp_path) == []  # its build still runs: not an orphan
+    maker.kill()
+    maker.wait()
+    assert group_alive(tool)  # the tool outlived its build
+    assert tool_processes.kill_orphans(tmp_path) == [tool]
+    assert not group_alive(tool) and list(tmp_path.iterdir()) == []
+
+
+def test_a_record_whose_pid_another_process_took_kills_nothing(tmp_path: Path) -> None:
+    other = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        # a dead recorder (pid 2**22 + 1 is above Linux's pid_max) and a leader started at another time
+        (tmp_path / f".tool-group.{other.pid}.{2**22 + 1}.1").touch()
+        assert tool_processes.kill_orphans(tmp_path) == []
+        assert other.poll() is None and list(tmp_path.iterdir()) == []
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_a_finished_tool_leaves_no_record(tmp_path: Path) -> None:
+    saved = list(tool_processes._RECORDS)
+    try:
+        tool_processes.record_groups_in(tmp_path)
+        assert tool_processes.run(["true"], timeout=30).returncode == 0
+        assert list(tmp_path.iterdir()) == []
+    finally:
+        tool_processes._RECORDS[:] = saved

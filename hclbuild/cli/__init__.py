@@ -274,7 +274,12 @@ def _remote_session(args: argparse.Namespace) -> Any:
     if not hasattr(args, "scheduler"):
         return None
     if args.scheduler or args.cluster:
-        return remote.start(scheduler=args.scheduler, cluster=args.cluster, workers=args.workers)
+        return remote.start(
+            scheduler=args.scheduler,
+            cluster=args.cluster,
+            workers=args.workers,
+            worker_timeout=args.worker_timeout,
+        )
     if args.workers is not None:
         raise HCLError("--workers is the size of a --cluster; give --cluster too")
     return remote.current() if remote.requested() else None
@@ -466,6 +471,16 @@ def _processes(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text} seconds: give more than 0")
+    return value
+
+
 def _remote_arguments(cmd: argparse.ArgumentParser) -> None:
 
     where = cmd.add_mutually_exclusive_group()
@@ -486,6 +501,14 @@ def _remote_arguments(cmd: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="workers --cluster starts (default: this machine's cores for local, 1 for a queue)",
+    )
+    cmd.add_argument(
+        "--worker-timeout",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="how long jobs wait while no worker is connected, e.g. for a queue to start the worker "
+        "jobs, before the build fails (default: $HCLBUILD_WORKER_TIMEOUT, else 600)",
     )
 
 

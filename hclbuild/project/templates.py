@@ -7,11 +7,14 @@ the caller did not give is an error (StrictUndefined), not an empty string.
 from __future__ import annotations
 
 import contextlib
+import io
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
 import jinja2
+
+from hclbuild.atomic import write_bytes_atomic
 
 TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
 
@@ -40,8 +43,14 @@ class _TemplateCache(jinja2.FileSystemBytecodeCache):
             bucket.reset()
 
     def dump_bytecode(self, bucket: Any) -> None:
+        # through hclbuild.atomic, not jinja2's own temporary (`<entry>.cache<random>.tmp`): that name
+        # carries no pid, so a SIGKILLed build's half-written entry was left for good
+        if not Path(self.directory).is_dir():
+            return  # removed since: not made again (write_bytes_atomic makes missing folders)
+        entry = io.BytesIO()
+        bucket.write_bytecode(entry)
         with contextlib.suppress(OSError):
-            super().dump_bytecode(bucket)
+            write_bytes_atomic(self._get_cache_filename(bucket), entry.getvalue())
 
 
 def keep_compiled_templates(folder: Path) -> None:

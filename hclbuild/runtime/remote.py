@@ -30,7 +30,6 @@ import functools
 import json
 import os
 import platform
-import shutil
 import subprocess
 import threading
 import time
@@ -42,8 +41,16 @@ from typing import Any
 from hclbuild import tool_processes
 from hclbuild.atomic import write_bytes_atomic, write_text_atomic
 from hclbuild.errors import ConfigError, HCLError, ToolError
-from hclbuild.runtime import CLUSTER_ENV, SCHEDULER_ENV, local_cores
+from hclbuild.runtime import CLUSTER_ENV, SCHEDULER_ENV
 from hclbuild.runtime.csim import GXX, run_csim
+from hclbuild.runtime.dask_clusters import (
+    CLUSTERS,
+    DEFAULT_WORKER_TIMEOUT,
+    WORKER_TIMEOUT_ENV,
+    BatchWorkers,
+    import_distributed,
+    make_cluster,
+)
 from hclbuild.runtime.vitis import (
     ToolRun,
     choose_front_end,
@@ -56,12 +63,10 @@ from hclbuild.runtime.vitis import (
 
 WORKERS_ENV = "HCLBUILD_WORKERS"  # how many workers HCLBUILD_CLUSTER starts
 VITIS_RESOURCE = "vitis_hls"  # the Dask worker resource a Vitis job needs one unit of
-CLUSTERS = ("slurm", "pbs", "lsf", "sge", "local")
-_JOBQUEUE_CLASSES = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "lsf": "LSFCluster", "sge": "SGECluster"}
-INSTALL_HINT = "pip install 'hclbuild[distributed]'"
 # left behind by earlier local or remote runs: never part of a job's inputs
 _OUTPUT_DIRS = ("out",)
 _OUTPUT_SUFFIXES = (".log", ".part", ".tmp")
+WATCH_SECONDS = 2.0  # how often a waiting job looks at the workers
 _RECORD_PREFIX = "remote_"  # remote_<steps>.json: where a Vitis job ran
 # what a Vitis run leaves that the submitting side reads: reports, RTL (for blackboxes), exports
 _VITIS_RESULT_DIRS = ("syn/report", "syn/verilog", "syn/vhdl", "sim/report", "csim/report", "impl")
@@ -305,15 +310,27 @@ def _one_line(exc: BaseException) -> str:
 class RemoteSession:
     """A Dask client (and the cluster this process started, if any) that runs jobs and waits for them."""
 
-    def __init__(self, client: Any, address: str, cluster: Any = None, expected_workers: int = 0) -> None:
+    def __init__(
+        self,
+        client: Any,
+        address: str,
+        cluster: Any = None,
+        expected_workers: int = 0,
+        worker_timeout: float = DEFAULT_WORKER_TIMEOUT,
+    ) -> None:
         self.client = client
         self.address = address
-        self.cluster = cluster
+        self.cluster = cluster  # a LocalCluster or BatchWorkers this session started, closed with it
         self.expected_workers = expected_workers
+        self.worker_timeout = worker_timeout
         self.pid = os.getpid()
         # the jobs submitted and not yet back: what close() stops on the workers when the build is
         # interrupted while threads wait for them
         self._waiting: dict[str, Any] = {}  # key -> future
+        # the waiting threads take turns to look at the workers; the first failure ends them all
+        self._watch_lock = threading.Lock()
+        self._no_worker_since: float | None = None
+        self._failure: str | None = None
 
     def workers(self) -> dict[str, dict[str, Any]]:
         """The scheduler's workers: address -> {"nthreads", "resources", ...}."""
@@ -334,11 +351,13 @@ class RemoteSession:
         if job.kind == "vitis":
             resources = {VITIS_RESOURCE: 1}
             self._require_resource(job)
+        if isinstance(self.cluster, BatchWorkers):
+            self.cluster.ask()
         key = f"hclbuild-{job.kind}-{job.where}-{uuid.uuid4().hex[:12]}"
         future = self.client.submit(run_job, job, key=key, pure=False, resources=resources, retries=0)
         self._waiting[key] = future
         try:
-            return future.result()
+            return self._result(future)
         except KilledWorker as exc:
             raise ToolError(
                 f"{job.where}: the {job.kind} job was given up after its workers died: {_one_line(exc)}"
@@ -355,6 +374,43 @@ class RemoteSession:
                 future.cancel()
             future.release()
             self._waiting.pop(key, None)
+
+    def _result(self, future: Any) -> Any:
+        """future.result(), looking at the workers every WATCH_SECONDS while it waits."""
+        while True:
+            try:
+                return future.result(timeout=WATCH_SECONDS)
+            except TimeoutError:
+                self._watch_workers()
+
+    def _watch_workers(self) -> None:
+        """Raise ToolError when no worker can run the jobs: the queue refused the worker jobs, or no
+        worker has been connected for the worker timeout."""
+        with self._watch_lock:
+            if self._failure is None:
+                try:
+                    self._check_workers()
+                except ToolError as exc:
+                    self._failure = str(exc)
+            if self._failure is not None:
+                raise ToolError(self._failure)
+
+    def _check_workers(self) -> None:
+        connected = len(self.workers())
+        if connected:
+            self._no_worker_since = None
+        elif self._no_worker_since is None:
+            self._no_worker_since = time.monotonic()
+        if isinstance(self.cluster, BatchWorkers):
+            self.cluster.check(connected, self._no_worker_since)
+        elif (
+            self._no_worker_since is not None
+            and time.monotonic() - self._no_worker_since > self.worker_timeout
+        ):
+            raise ToolError(
+                f"the Dask scheduler at {self.address} has had no worker for {self.worker_timeout:g} s "
+                f"(start some with `dask worker {self.address}`; see --worker-timeout)"
+            )
 
     def _stop_waiting_jobs(self) -> None:
         waiting = dict(self._waiting)
@@ -408,7 +464,7 @@ def current() -> RemoteSession | None:
         if _SESSION is not None and _SESSION.pid == os.getpid():
             return _SESSION
         if _SESSION is not None:  # inherited through fork: reconnect to the same scheduler
-            _SESSION = _connect(_SESSION.address, None, _SESSION.expected_workers)
+            _SESSION = _connect(_SESSION.address, None, _SESSION.expected_workers, _SESSION.worker_timeout)
             return _SESSION
         scheduler, cluster = os.environ.get(SCHEDULER_ENV), os.environ.get(CLUSTER_ENV)
         if not (scheduler or cluster):
@@ -416,20 +472,26 @@ def current() -> RemoteSession | None:
         workers = os.environ.get(WORKERS_ENV)
         if workers is not None and not workers.isdigit():
             raise ConfigError(f"${WORKERS_ENV} = {workers!r}: expected a number of workers")
-        _SESSION = _open(scheduler, cluster, int(workers) if workers else None)
+        _SESSION = _open(scheduler, cluster, int(workers) if workers else None, None)
         return _SESSION
 
 
 def start(
-    scheduler: str | None = None, cluster: str | None = None, workers: int | None = None
+    scheduler: str | None = None,
+    cluster: str | None = None,
+    workers: int | None = None,
+    worker_timeout: float | None = None,
 ) -> RemoteSession:
-    """Connect to `scheduler` or start `cluster` (see CLUSTERS) for this process; one-line errors."""
+    """Connect to `scheduler` or start `cluster` (see CLUSTERS) for this process; one-line errors.
+
+    `worker_timeout`: how long jobs may wait while no worker is connected (default
+    $HCLBUILD_WORKER_TIMEOUT, else DEFAULT_WORKER_TIMEOUT seconds)."""
     global _SESSION
     with _SESSION_LOCK:
         if _SESSION is not None:
             _SESSION.close()
             _SESSION = None
-        _SESSION = _open(scheduler, cluster, workers)
+        _SESSION = _open(scheduler, cluster, workers, worker_timeout)
         return _SESSION
 
 
@@ -442,32 +504,49 @@ def stop() -> None:
         _SESSION = None
 
 
-def _open(scheduler: str | None, cluster: str | None, workers: int | None) -> RemoteSession:
+def _open(
+    scheduler: str | None, cluster: str | None, workers: int | None, worker_timeout: float | None
+) -> RemoteSession:
     if scheduler and cluster:
         raise ConfigError("give a Dask scheduler address or a cluster to start, not both")
     if not (scheduler or cluster):
         raise ConfigError("no Dask scheduler address and no cluster to start")
     if workers is not None and workers < 1:
         raise ConfigError(f"{workers} workers: a cluster needs at least one")
-    _import_distributed()
+    timeout = _worker_timeout(worker_timeout)
+    import_distributed()
     if scheduler:
-        return _connect(scheduler, None, 0)
-    started = make_cluster(cluster or "", workers)
+        return _connect(scheduler, None, 0, timeout)
+    if cluster == "local":
+        started: Any = make_cluster(cluster, workers)
+    elif cluster in CLUSTERS:
+        # its jobs are submitted with the first job: a build with nothing to do submits none
+        started = BatchWorkers(cluster, workers or 1, timeout)
+    else:
+        raise ConfigError(f"unknown cluster {cluster!r} (expected {', '.join(CLUSTERS)})")
     try:
-        return _connect(started.scheduler_address, started, workers or 0)
+        return _connect(started.scheduler_address, started, workers or 0, timeout)
     except BaseException:
         started.close()
         raise
 
 
-def _import_distributed() -> None:
+def _worker_timeout(given: float | None) -> float:
+    if given is not None:
+        return given
+    text = os.environ.get(WORKER_TIMEOUT_ENV)
+    if not text:
+        return DEFAULT_WORKER_TIMEOUT
     try:
-        import distributed  # noqa: F401
-    except ImportError:
-        raise ToolError(f"distributed execution needs Dask's distributed package: {INSTALL_HINT}") from None
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not seconds > 0:
+        raise ConfigError(f"${WORKER_TIMEOUT_ENV} = {text!r}: expected a number of seconds above 0")
+    return seconds
 
 
-def _connect(address: str, cluster: Any, expected_workers: int) -> RemoteSession:
+def _connect(address: str, cluster: Any, expected_workers: int, worker_timeout: float) -> RemoteSession:
     import dask
     from distributed import Client
 
@@ -478,7 +557,7 @@ def _connect(address: str, cluster: Any, expected_workers: int) -> RemoteSession
         client = Client(address, timeout=timeout, set_as_default=False)
     except (OSError, ValueError, TimeoutError) as exc:
         raise ToolError(f"cannot connect to the Dask scheduler at {address}: {_one_line(exc)}") from None
-    session = RemoteSession(client, address, cluster, expected_workers)
+    session = RemoteSession(client, address, cluster, expected_workers, worker_timeout)
     if cluster is None:
         try:
             client.wait_for_workers(1, timeout=dask.utils.parse_timedelta(timeout))
@@ -507,43 +586,6 @@ def _probe(address: str, timeout: Any) -> None:
         asyncio.run(probe())
     except (OSError, ValueError, TimeoutError, TypeError) as exc:
         raise ToolError(f"cannot reach the Dask scheduler at {address}: {_one_line(exc)}") from None
-
-
-def make_cluster(kind: str, workers: int | None = None, *, scale: bool = True) -> Any:
-    """A Dask cluster: `local` (worker processes on this machine, one thread each) or a batch queue
-    through dask-jobqueue, configured by Dask's own `jobqueue.<kind>.*` settings, then scaled to
-    `workers` (default: this machine's cores for local, 1 for a queue)."""
-    if kind not in CLUSTERS:
-        raise ConfigError(f"unknown cluster {kind!r} (expected {', '.join(CLUSTERS)})")
-    _import_distributed()
-    if kind == "local":
-        from distributed import LocalCluster
-
-        # the cores this process may use, like `hclbuild build -n`: an affinity-restricted job
-        # (taskset, a batch slot) must not start a worker per core of the whole machine
-        return LocalCluster(
-            n_workers=workers or local_cores(), threads_per_worker=1, processes=True, dashboard_address=None
-        )
-    try:
-        import dask_jobqueue
-    except ImportError:
-        raise ToolError(f"--cluster {kind} needs dask-jobqueue: {INSTALL_HINT}") from None
-    cluster_class = getattr(dask_jobqueue, _JOBQUEUE_CLASSES[kind])
-    submit = cluster_class.job_cls.submit_command
-    if scale and shutil.which(submit.split()[0]) is None:
-        raise ToolError(
-            f"--cluster {kind}: {submit.split()[0]} is not on PATH (this machine cannot submit {kind} jobs)"
-        )
-    try:
-        cluster = cluster_class()
-    except ValueError as exc:
-        raise ConfigError(
-            f"--cluster {kind}: {_one_line(exc)} (set jobqueue.{kind}.* in "
-            f"~/.config/dask/jobqueue.yaml or DASK_JOBQUEUE__{kind.upper()}__* variables)"
-        ) from None
-    if scale:
-        cluster.scale(n=workers or 1)
-    return cluster
 
 
 # ---- the jobs the tasks run --------------------------------------------------------------------

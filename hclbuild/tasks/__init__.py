@@ -34,6 +34,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from hclbuild import tool_processes
 from hclbuild.atomic import sweep_stale_temps, write_if_changed
 from hclbuild.errors import HCLError
 from hclbuild.project.layout import (
@@ -187,6 +188,9 @@ def tasks_for(folders: list[Path], build_root: Path) -> Iterator[dict]:
     tool is found, or where a Dask scheduler is configured: its workers may have one)."""
     vitis = find_vitis() is not None or dask_requested()
     BUILD_ROOTS.add(Path(build_root))
+    # the tools a SIGKILLed run left running (a g++ writing an object) die before the sweep below
+    # and before any task: one would have written its temporary after the sweep
+    tool_processes.record_groups_in(Path(build_root))
     # what a killed run left beside the files below (the sources stamp's temporary); one listing of
     # the build folder, not a walk of it (each task's action sweeps its project's folder)
     sweep_stale_temps(build_root, recursive=False)
