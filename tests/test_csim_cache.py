@@ -1,10 +1,12 @@
 """csim's compiled objects: the harness compiled once per compiler and flags, a top linking its outlined
 functions' objects, one function's change recompiling that function alone, damaged or stale objects
-compiled again, the -O level following the estimated work, and `make csim` in a copied folder."""
+compiled again, the -O level following the estimated work, `make csim` in a copied folder, and what a
+killed build left in the cache swept."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -265,3 +267,22 @@ def test_an_object_cache_that_cannot_be_made_is_a_one_line_error(design: BuildLa
         f"{NAME}/Stage_X: cannot make the object cache {blocker}"
     )
     assert json.loads(design.csim_json("Stage_X").read_text())["pass"] is False
+
+
+def test_a_killed_writers_temporaries_in_the_build_cache_go_before_its_first_csim(
+    design: BuildLayout,
+) -> None:
+    # no project's sweep walks build/.csim/: an object g++ was writing and a header it was
+    # precompiling when their build was SIGKILLed stayed there for good
+    dead = subprocess.Popen(["true"])  # reaped: a pid no process has now
+    dead.wait()
+    live = os.getppid()  # a parallel build still writing: its temporaries stay
+    objects, pch = design.csim_cache / "objects", design.csim_cache / "pch"
+    objects.mkdir(parents=True)
+    (pch / f".{'0' * 24}.{dead.pid}.0.tmp").mkdir(parents=True)
+    (pch / f".{'0' * 24}.{dead.pid}.0.tmp" / "hclbuild_prelude.h.gch").write_bytes(b"half a header")
+    (objects / f".Stage_X-{'1' * 24}.o.{dead.pid}.3.tmp").write_bytes(b"half an object")
+    (objects / f".Stage_Y-{'2' * 24}.o.{live}.1.tmp").write_bytes(b"being written")
+    _csim(design, "Stage_X")
+    left = sorted(path.name for path in design.csim_cache.rglob(".*.tmp"))
+    assert left == [f".Stage_Y-{'2' * 24}.o.{live}.1.tmp"]
