@@ -8,20 +8,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from hclbuild.atomic import sweep_stale_temps
-from hclbuild.dsl.types import Int
 from hclbuild.errors import CompileError
 from hclbuild.project.config import ProjectConfig
-from hclbuild.project.golden import write_golden
 from hclbuild.project.hls_project import (
     FunctionArg,
     format_clock,
     function_project_files,
     write_function_project,
 )
+from tests.vitis_helpers import CPP, HEADER, write_vadd
 
 TCLSH = shutil.which("tclsh")
 # scripts/setup.sh installs tclsh; in CI a missing one is a failure, not a reason to skip
@@ -69,20 +67,6 @@ set argv0 vitis_hls
 source $::harness_script
 puts "no exit"
 """.replace("@COMMANDS@", " ".join(VITIS_COMMANDS))
-
-CPP = '#include "vadd.h"\nvoid vadd(int32_t a[4], int32_t b[4]) {\n  for (int i = 0; i < 4; ++i) b[i] = a[i] + 1;\n}\n'
-HEADER = "#pragma once\n#include <cstdint>\nvoid vadd(int32_t a[4], int32_t b[4]);\n"
-
-
-def write_vadd(folder: Path, config: ProjectConfig, **kwargs) -> list[Path]:
-    """The HLS folder of a 4-element vadd, with the golden data the reference run would link there."""
-    t = Int(32)
-    a = np.arange(4, dtype=np.int32)
-    args = [FunctionArg("a", "int32_t", "int32", (4,)), FunctionArg("b", "int32_t", "int32", (4,))]
-    written = write_function_project(folder, "vadd", CPP, HEADER, args, config, **kwargs)
-    return written + write_golden(
-        folder / "data", {"a": (a, t), "b": (np.zeros(4, np.int32), t)}, {"a": (a, t), "b": (a + 1, t)}
-    )
 
 
 @pytest.fixture
@@ -470,9 +454,44 @@ def test_makefile_adds_ap_types_only_when_needed(tmp_path: Path) -> None:
         ap_include_dir="/opt/ap_types",
     )
     made = (tmp_path / "ap" / "Makefile").read_text()
-    assert "AP_TYPES ?= /opt/ap_types\nINCLUDES := -I. -isystem $(AP_TYPES)\n" in made
+    # a Vitis installation's headers, else $(AP_TYPES), else the folder found when it was generated
+    assert (
+        "ifneq ($(XILINX_HLS),)\nAP_TYPES_DIR := $(XILINX_HLS)/include\nelse ifneq ($(AP_TYPES),)\n"
+        "AP_TYPES_DIR := $(AP_TYPES)\nelse\nAP_TYPES_DIR := /opt/ap_types\nendif\n"
+        "INCLUDES := -I. -isystem $(AP_TYPES_DIR)\n"
+    ) in made
     assert " -Wno-uninitialized -Wno-maybe-uninitialized\n" in made
     assert "#include <ap_int.h>" in (tmp_path / "ap" / "tb_inc12.cpp").read_text()
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not on PATH")
+def test_a_makefile_made_where_no_ap_types_were_found_asks_for_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("hclbuild.project.hls_project.ap_types_include_dir", lambda: None)
+    write_function_project(
+        tmp_path,
+        "inc12",
+        '#include "inc12.h"\nvoid inc12(ap_int<12> a[4]) {}\n',
+        "#pragma once\n#include <ap_int.h>\nvoid inc12(ap_int<12> a[4]);\n",
+        [FunctionArg("a", "ap_int<12>", "int12", (4,))],
+        ProjectConfig(name="demo"),
+    )
+    clean = {k: v for k, v in os.environ.items() if k not in ("XILINX_HLS", "AP_TYPES")}
+    dry = subprocess.run(
+        ["make", "-n", "csim"], cwd=tmp_path, capture_output=True, text=True, env=clean, check=False
+    )
+    assert dry.returncode != 0
+    assert "set XILINX_HLS (a Vitis installation) or AP_TYPES (a folder holding ap_int.h)" in dry.stderr
+    named = subprocess.run(
+        ["make", "-n", "csim"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**clean, "AP_TYPES": "/opt/x"},
+        check=False,
+    )
+    assert named.returncode == 0 and "-isystem /opt/x " in named.stdout
 
 
 def test_makefile_targets(project_dir: Path) -> None:
@@ -481,9 +500,9 @@ def test_makefile_targets(project_dir: Path) -> None:
     assert "vitis-csim:\n\t$(VITIS_HLS) -f run_hls.tcl -tclargs csim\n" in text
     assert "csynth:\n\t$(VITIS_HLS) -f run_hls.tcl -tclargs csynth\n" in text
     assert "cosim:\n\t$(VITIS_HLS) -f run_hls.tcl -tclargs csynth cosim\n" in text
+    # hclbuild's own csim stops at a warning; a user's make csim (another g++, an edited file) does not
     assert (
-        "HCLBUILD_CXXFLAGS := -std=c++17 -O1 -fwrapv -Wall -Werror -Wno-unknown-pragmas -Wno-unused-label\n"
-        in text
+        "HCLBUILD_CXXFLAGS := -std=c++17 -O1 -fwrapv -Wall -Wno-unknown-pragmas -Wno-unused-label\n" in text
     )
 
 
@@ -529,7 +548,7 @@ _WRITE_WITH_CACHE = """
 import sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[3])
-from test_project_tcl import write_vadd
+from vitis_helpers import write_vadd
 from hclbuild.project.config import ProjectConfig
 from hclbuild.project.golden import write_golden
 from hclbuild.project.templates import _environment, keep_compiled_templates
@@ -587,7 +606,7 @@ _DIE_BEFORE_THE_RENAME = """
 import os, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[3])
-from test_project_tcl import write_vadd
+from vitis_helpers import write_vadd
 from hclbuild.project.config import ProjectConfig
 from hclbuild.project.templates import keep_compiled_templates
 keep_compiled_templates(Path(sys.argv[1]))
