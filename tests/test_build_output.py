@@ -14,27 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.kernels import TIMES_THREE_MINUS_ONE
+
 REPO = Path(__file__).resolve().parents[1]
 
-KERNEL = """
-import numpy as np
-import hclbuild as hcl
-
-def schedule():
-    hcl.init(hcl.Int(32))
-    A = hcl.placeholder((8,), "A")
-
-    def kernel(A):
-        X = hcl.compute((8,), lambda i: A[i] * 3, name="X")
-        return hcl.compute((8,), lambda i: X[i] - 1, name="Y")
-
-    s = hcl.create_schedule([A], kernel, name="top")
-    s.outline(kernel.X)
-    return s
-
-def model(A):
-    return (A * 3 - 1).astype(np.int32)
-"""
+KERNEL = TIMES_THREE_MINUS_ONE  # Y = 3 * A - 1 through an outlined Stage_X, with a numpy model
 
 DODO = """
 from pathlib import Path

@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from test_tasks import doit, make_tree
+
+from tests.doit_helpers import doit, make_tree
 
 
 def csim_passes(tmp_path: Path, name: str, kernel: str, functions: tuple[str, ...] = ("top",)) -> None:
