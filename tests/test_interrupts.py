@@ -33,6 +33,8 @@ def task_hclbuild():
 # how long, and whether the testbench ran or an earlier run of the same executable was reused (after
 # a kill, the rerun reuses the run the killed build finished): not what the result says
 TIMINGS = ("compile_seconds", "run_seconds", "run_reused")
+# a precompiled header of csim and its prelude, or the note that one was asked for (not a temporary)
+PRECOMPILED = re.compile(r"\.csim/pch/[0-9a-f]{24}(\.wanted|/hclbuild_prelude\.h(\.gch)?)")
 
 
 def make_tree(root: Path) -> Path:
@@ -81,12 +83,16 @@ def tree(root: Path) -> dict[str, bytes]:
     build's summary.json) dropped.
     A task plan (build/.plans/) is named by its project's absolute path: it counts by its content
     but its folder and file stats; the sources stamp (a cache of file stats) is left out, and so is
-    csim's compile.log: it says whether this run compiled an object or reused one a killed run made."""
+    csim's compile.log: it says whether this run compiled an object or reused one a killed run made.
+    So are csim's precompiled headers (PRECOMPILED): whether one was made or only asked for depends
+    on how many sources a csim had left to compile, and g++ 12 writes other .gch bytes (even another
+    size) each time it precompiles the same header (address-space randomisation; with `setarch -R`
+    the bytes repeat). The objects, named by their content, count, and so does any temporary."""
     result = {}
     for path in sorted(files(root)):
         rel = path.relative_to(root / "build").as_posix()
         data = path.read_bytes()
-        if rel == SOURCES_STAMP or rel.endswith("/out/compile.log"):
+        if rel == SOURCES_STAMP or rel.endswith("/out/compile.log") or PRECOMPILED.fullmatch(rel):
             continue
         if rel.startswith(".plans/"):
             rel = ".plans/" + path.name.rsplit("-", 1)[0]

@@ -103,6 +103,7 @@ def setup_calls(
         "set_top vadd",
         "add_files vadd.cpp",
         f"add_files -tb tb_vadd.cpp -cflags -I{folder}",
+        f"add_files -tb hclbuild_tb.cpp -cflags -I{folder}",
         "add_files -tb data",
         f"open_solution -reset solution1 -flow_target {flow_target}",
         f"set_part {part}",
@@ -189,7 +190,9 @@ def test_a_synthesis_newer_than_the_sources_is_reused(project_dir: Path, steps: 
     done = run_tcl(project_dir / "run_hls.tcl", *steps)
     assert done.returncode == 0, done.stderr
     setup = setup_calls(project_dir)
-    setup[5] = "open_solution solution1 -flow_target vivado"
+    setup[setup.index("open_solution -reset solution1 -flow_target vivado")] = (
+        "open_solution solution1 -flow_target vivado"
+    )
     after = ["cosim_design"] + (["export_design -format ip_catalog"] if "export" in steps else [])
     assert recorded(done) == [*setup, *after, f"cwd {project_dir}", "exit 0"]
 
@@ -207,7 +210,7 @@ def test_a_synthesis_older_than_a_source_is_redone(project_dir: Path) -> None:
     ]
     # csynth among the steps always synthesizes
     done = run_tcl(project_dir / "run_hls.tcl", "csynth", "cosim")
-    assert recorded(done)[5:8] == [
+    assert recorded(done)[6:9] == [
         "open_solution -reset solution1 -flow_target vivado",
         "set_part xcu250-figd2104-2L-e",
         "create_clock -period 10 -name default",
@@ -335,13 +338,14 @@ def test_hls_config_cfg_of_a_blackbox_top_and_function(tmp_path: Path) -> None:
         for line in (tmp_path / "top" / "hls_config.cfg").read_text().splitlines()
         if line and not line.startswith("#")
     ]
-    assert lines[5:11] == [
+    assert lines[5:12] == [
         "syn.top=vadd",
         "syn.file_cflags=vadd.cpp,-DHCLBUILD_RTL_BLACKBOX",
         "syn.file_csimflags=vadd.cpp,-DHCLBUILD_RTL_BLACKBOX",
         "syn.blackbox.file=Stage_a_blackbox.json",
         "syn.blackbox.file=Stage_b_blackbox.json",
         "tb.file=tb_vadd.cpp",
+        "tb.file=hclbuild_tb.cpp",
     ]
     write_vadd(
         tmp_path / "func",
@@ -364,6 +368,7 @@ def test_hls_config_cfg_lines(project_dir: Path) -> None:
         "syn.file=vadd.cpp",
         "syn.top=vadd",
         "tb.file=tb_vadd.cpp",
+        "tb.file=hclbuild_tb.cpp",
         "tb.file=data",
         "package.output.format=ip_catalog",
     ]
@@ -406,6 +411,8 @@ def test_folder_contents(project_dir: Path) -> None:
         "data/manifest.json",
         "data/out_a.bin",
         "data/out_b.bin",
+        "hclbuild_tb.cpp",
+        "hclbuild_tb.h",
         "hls_config.cfg",
         "run_hls.tcl",
         "tb_vadd.cpp",
@@ -502,8 +509,7 @@ def test_makefile_targets(project_dir: Path) -> None:
 def test_testbench_bakes_in_tolerances(tmp_path: Path) -> None:
     write_vadd(tmp_path, ProjectConfig(name="demo", rtol=0.001, atol=2e-7))
     text = (tmp_path / "tb_vadd.cpp").read_text()
-    assert "const double kRtol = 0.001;\n" in text
-    assert "const double kAtol = 2e-07;\n" in text
+    assert '  const Function function = {"vadd", 0.001, 2e-07, 10, args, 2, call};\n' in text
 
 
 def test_c_type_must_hold_dtype(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeAlias
 
 from mlir import ir
 
@@ -109,7 +110,7 @@ ATTRIBUTES: tuple[AttributeSpec, ...] = (
 NAMING = frozenset({STAGE_NAME, LOOP_NAME, NAME})
 OUTLINE_RECORDS = frozenset({STAGES, OUTLINE_AXIS})
 
-Op = ir.Operation | ir.OpView
+Op: TypeAlias = ir.Operation | ir.OpView
 
 
 def _attributes(op: Op) -> ir.OpAttributeMap:
