@@ -28,7 +28,7 @@ from hclbuild.project.layout import BuildLayout, default_build_root, is_project_
 from hclbuild.project.synthesis import current_reports
 from hclbuild.render.summary import read_summaries
 from hclbuild.runtime import local_cores, remote
-from hclbuild.runtime.remote import CLUSTERS
+from hclbuild.runtime.dask_clusters import CLUSTERS
 from hclbuild.runtime.vitis import find_vitis
 from hclbuild.tasks import (
     SOURCES_STAMP,

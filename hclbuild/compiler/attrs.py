@@ -18,7 +18,11 @@ from typing import TypeAlias
 from mlir import ir
 
 from hclbuild.errors import CompileError
-from hclbuild.schedule.directives import PARTITION_KINDS, ArrayPartition, LoopDirectives
+
+# ArrayPartition and LoopDirectives are this module's records too (the docstring): re-exported
+from hclbuild.schedule.directives import PARTITION_KINDS
+from hclbuild.schedule.directives import ArrayPartition as ArrayPartition
+from hclbuild.schedule.directives import LoopDirectives as LoopDirectives
 
 PREFIX = "hcl."
 

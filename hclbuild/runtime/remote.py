@@ -576,7 +576,7 @@ def _probe(address: str, timeout: Any) -> None:
     import asyncio
 
     import dask
-    from distributed.comm import connect
+    from distributed.comm.core import connect
 
     async def probe() -> None:
         comm = await connect(address, timeout=dask.utils.parse_timedelta(timeout))

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from mlir import ir
 
+from hclbuild.c_names import sanitize, unique
 from hclbuild.compiler import attrs
 from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.compiler.emit_hls.c_types import (
@@ -20,8 +21,6 @@ from hclbuild.compiler.emit_hls.c_types import (
     default_dtype,
     memref_shape,
     parse_dtype_at,
-    sanitize,
-    unique,
 )
 from hclbuild.compiler.emit_hls.core import Carried, EmitterCore, Handler, Memory, Scalar, has_uses
 from hclbuild.compiler.emit_hls.pragmas import buffer_pragmas, loop_pragmas, stream_pragmas
