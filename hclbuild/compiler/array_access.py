@@ -19,6 +19,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from mlir import ir
 
@@ -141,7 +142,9 @@ class _Walker:
     ) -> None:
         self.block(func.regions[0].blocks[0], targets, env, loops, conditional, active, "")
 
-    def block(self, block, targets, env, loops, conditional, active, stage: str) -> None:
+    def block(
+        self, block: Any, targets: Any, env: Any, loops: Any, conditional: bool, active: Any, stage: str
+    ) -> None:
         for child in block.operations:
             op = child.operation
             name = op.name
@@ -164,7 +167,9 @@ class _Walker:
                     for inner in region.blocks:
                         self.block(inner, targets, env, loops, conditional, active, stage)
 
-    def loop(self, op, targets, env, loops, conditional, active, stage: str) -> None:
+    def loop(
+        self, op: Any, targets: Any, env: Any, loops: Any, conditional: bool, active: Any, stage: str
+    ) -> None:
         uid = self.loop_ids.setdefault(op, len(self.loop_ids))
         directives = attrs.loop_directives(op)
         lower = trips = step = None
@@ -197,7 +202,7 @@ class _Walker:
             for block in region.blocks:
                 self.block(block, targets, inner_env, loops + (loop,), inside, active, stage)
 
-    def call(self, op, targets, env, loops, conditional, active) -> None:
+    def call(self, op: Any, targets: Any, env: Any, loops: Any, conditional: bool, active: Any) -> None:
         if not self.follow_calls:
             return
         callee = upstream.callee(op)
@@ -210,7 +215,7 @@ class _Walker:
         inner_env = {arguments[k]: self.form(v, env) for k, v in enumerate(op.operands) if _is_integer(v)}
         self.function(func, inner_targets, inner_env, loops, conditional, active | {callee})
 
-    def record(self, kind, op, indices, env, loops, conditional) -> None:
+    def record(self, kind: str, op: Any, indices: Any, env: Any, loops: Any, conditional: bool) -> None:
         if op.name.startswith("affine."):
             affine_map = upstream.access_map(op)
             forms = [self.form(v, env) for v in indices]
@@ -369,10 +374,12 @@ def lane_addresses(access: Access, unrolled: tuple[Loop, ...]) -> list[tuple[For
     if any(loop.trips is None or loop.lower is None or loop.step is None for loop in moving):
         return None
     lanes = []
-    for values in itertools.product(*(range(loop.trips) for loop in moving)):
+    for values in itertools.product(*(range(loop.trips or 0) for loop in moving)):
         lane = forms
         for loop, k in zip(moving, values):
-            lane = tuple(substitute(form, loop.uid, loop.lower + loop.step * k) for form in lane)
+            lane = tuple(
+                substitute(form, loop.uid, (loop.lower or 0) + (loop.step or 1) * k) for form in lane
+            )
         lanes.append(lane)
     return lanes
 

@@ -101,7 +101,7 @@ def _limits(
     if accesses.opaque:
         return []
     # (kind, address) of each access an iteration makes; an address is None where not affine
-    per_loop: dict[int, tuple[Loop, set[tuple[str, object]]]] = {}
+    per_loop: dict[int, tuple[Loop, set[tuple[str, tuple]]]] = {}
     for access in accesses.accesses:
         loop, unrolled = access_loop(access)
         if loop is None or loop.ii is None:
@@ -123,7 +123,7 @@ def _limits(
 
 
 def _busiest_bank(
-    addresses: set[tuple[str, object]], shape: tuple[int, ...], partitions: list[ArrayPartition]
+    addresses: set[tuple[str, tuple]], shape: tuple[int, ...], partitions: list[ArrayPartition]
 ) -> tuple[int, int]:
     """(reads, writes) that may reach the bank the iteration's accesses load most."""
     listed = sorted(addresses, key=str)

@@ -108,7 +108,12 @@ def float_requantize(
 
 
 def exact_requantize(
-    value: numbers.Real, bits: int, to_frac: int, signed: bool, quantization: str, overflow: str
+    value: numbers.Real | int | float | Fraction,
+    bits: int,
+    to_frac: int,
+    signed: bool,
+    quantization: str,
+    overflow: str,
 ) -> int:
     """Any real number (a float, an int or an exact Fraction, which need not be dyadic) converted
     into a fixed-point type: the raw bits, as ap_fixed gives them."""

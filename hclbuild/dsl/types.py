@@ -402,8 +402,10 @@ def parse_dtype(spec: object) -> DType:
             return Float(nbits)
         modes = (f"AP_{quantization}".upper(), f"AP_{overflow}".upper()) if quantization else ()
         return (Fixed if kind == "fixed" else UFixed)(nbits, int(frac or 0), *modes)
+    if not isinstance(spec, (np.dtype, type)):  # a numpy dtype, or a scalar type such as np.int8
+        raise DTypeError(f"unknown data type {spec!r}")
     try:
-        npdt = np.dtype(spec)  # type: ignore[arg-type]
+        npdt = np.dtype(spec)
     except TypeError:
         raise DTypeError(f"unknown data type {spec!r}") from None
     return from_numpy(npdt)

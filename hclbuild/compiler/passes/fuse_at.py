@@ -86,6 +86,13 @@ def _check_independent(
             )
 
 
+def _extent(loop: ir.Operation, stage: str) -> int:
+    extent = constant_extent(loop)
+    if extent is None:
+        raise HCLNotImplementedError(f"{_WHAT}: a loop of stage {stage!r} has no constant bounds from 0")
+    return extent
+
+
 def fuse_at(module: ir.Module, producer: str, consumer: str, axis: str) -> None:
     """Fuse stage `producer` into stage `consumer` down to loop `axis` (in place)."""
     with module.context, ir.Location.unknown():
@@ -100,8 +107,8 @@ def fuse_at(module: ir.Module, producer: str, consumer: str, axis: str) -> None:
         target = loop_named(c_root, axis, consumer, _WHAT)
         c_loops = _consumer_loops(c_root, target, consumer)
         p_loops = _producer_loops(p_root, len(c_loops), producer)
-        p_extents = [constant_extent(op) for op in p_loops]
-        c_extents = [constant_extent(op) for op in c_loops]
+        p_extents = [_extent(op, producer) for op in p_loops]
+        c_extents = [_extent(op, consumer) for op in c_loops]
         # the producer's iterations beyond the consumer's, level by level: one nest each, disjoint
         for level, (mine, theirs) in enumerate(zip(p_extents, c_extents)):
             if mine <= theirs:

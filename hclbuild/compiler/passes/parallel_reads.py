@@ -27,7 +27,7 @@ from mlir import ir
 
 from hclbuild.compiler import attrs
 from hclbuild.compiler import upstream_attrs as upstream
-from hclbuild.compiler.array_access import Form, access_loop, argument_accesses, lane_addresses
+from hclbuild.compiler.array_access import Form, Loop, access_loop, argument_accesses, lane_addresses
 from hclbuild.compiler.attrs import ArrayPartition
 from hclbuild.compiler.passes.constant_values import defined_functions
 from hclbuild.compiler.passes.stream import stream_depth
@@ -90,7 +90,7 @@ def _partition_for(
     found = argument_accesses(functions, func, index)
     if found.opaque:
         return None
-    per_loop: dict[int, tuple[object, set[tuple[str, tuple[Form, ...]]]]] = {}
+    per_loop: dict[int, tuple[Loop, set[tuple[str, tuple[Form, ...]]]]] = {}
     for access in found.accesses:
         loop, unrolled = access_loop(access)
         if loop is None or loop.ii is None:
