@@ -7,7 +7,8 @@ Sections: compile (scaling of `hclbuild build` with N outlined stages), incremen
 stage of the 100-stage chain and of resnet20, `doit -n 2` vs `-n 1`), noop (no-op `doit build`
 and `doit csim` over every project vs a bare `import doit`, csim seconds per function with and
 without ap_types), reference (the LLVM reference vs numpy at MEDIUM sizes), distributed (csim of the
-chain on one local process vs two Dask workers), calibration (the QoR estimate against the real
+chain on one local process vs two Dask workers), cluster (a simulated 1,000-function csynth on 1-256
+workers, bench/cluster_sim.py), calibration (the QoR estimate against the real
 Vitis reports of calibration/, bench/calibration.py). Naming sections reruns only those: the other
 sections of BENCHMARKS.md are kept, and the header says which. Every figure is a
 median of repeated runs in this one session; compare the ratios, not the seconds.
@@ -27,7 +28,7 @@ from sections import merge_sections, sections_of
 os.environ.update(SINGLE_THREAD)  # before numpy is imported (reference section)
 sys.path.insert(0, str(REPO))
 
-SECTIONS = ("compile", "incremental", "noop", "reference", "distributed", "calibration")
+SECTIONS = ("compile", "incremental", "noop", "reference", "distributed", "cluster", "calibration")
 
 # why a kernel's reference is slower than numpy: filled in from reading the kernels and their IR
 SLOWER_BECAUSE = {
@@ -195,6 +196,13 @@ def _section_distributed(work: Path) -> list[str]:
         ]
     print("csim on Dask workers", flush=True)
     return distributed_rows(distributed_csim(work / "distributed"))
+
+
+def _section_cluster(work: Path) -> list[str]:
+    from cluster_sim import cluster_section
+
+    print("cluster makespan, simulated", flush=True)
+    return cluster_section()
 
 
 def _section_calibration(work: Path) -> list[str]:
