@@ -1,0 +1,56 @@
+// pass: unify
+// args: {"candidate": "Stage_rows2", "target": "Stage_rows1"}
+module {
+  func.func private @Stage_rows1(%arg0: memref<2x4xi32>, %arg1: memref<2x4xi32>, %arg2: index) attributes {hcl.arg_names = ["A", "B", "rows1"], hcl.arg_types = ["int32", "int32", "index"], hcl.outline_axis = {loop = "rows1", stage = "rows1"}, hcl.outlined} {
+    affine.for %arg3 = 0 to 3 {
+      %0 = memref.load %arg0[%arg2, %arg3] : memref<2x4xi32>
+      %c2_i32 = arith.constant 2 : i32
+      %1 = arith.muli %0, %c2_i32 : i32
+      memref.store %1, %arg1[%arg2, %arg3] : memref<2x4xi32>
+    } {hcl.loop_name = "cols1"}
+    return
+  }
+  func.func private @Stage_rows2(%arg0: memref<2x4xi32>, %arg1: memref<2x4xi32>, %arg2: index) attributes {hcl.arg_names = ["A", "C", "rows2"], hcl.arg_types = ["int32", "int32", "index"], hcl.outline_axis = {loop = "rows2", stage = "rows2"}, hcl.outlined} {
+    affine.for %arg3 = 0 to 4 {
+      %0 = memref.load %arg0[%arg2, %arg3] : memref<2x4xi32>
+      %c2_i32 = arith.constant 2 : i32
+      %1 = arith.muli %0, %c2_i32 : i32
+      memref.store %1, %arg1[%arg2, %arg3] : memref<2x4xi32>
+    } {hcl.loop_name = "cols2"}
+    return
+  }
+  func.func @top(%arg0: memref<2x4xi32>, %arg1: memref<2x4xi32>, %arg2: memref<2x4xi32>) attributes {hcl.arg_names = ["A", "B", "C"], hcl.arg_types = ["int32", "int32", "int32"], hcl.top} {
+    affine.for %arg3 = 0 to 2 {
+      func.call @Stage_rows1(%arg0, %arg1, %arg3) {hcl.stages = ["rows1"]} : (memref<2x4xi32>, memref<2x4xi32>, index) -> ()
+    } {hcl.loop_name = "rows1", hcl.op_name = "rows1"}
+    affine.for %arg3 = 0 to 2 {
+      func.call @Stage_rows2(%arg0, %arg2, %arg3) {hcl.stages = ["rows2"]} : (memref<2x4xi32>, memref<2x4xi32>, index) -> ()
+    } {hcl.loop_name = "rows2", hcl.op_name = "rows2"}
+    return
+  }
+}
+// ----- output
+#map = affine_map<(d0) -> (d0)>
+module {
+  func.func private @Stage_rows1(%arg0: memref<2x4xi32>, %arg1: memref<2x4xi32>, %arg2: index, %arg3: index) attributes {hcl.arg_names = ["A", "B", "rows1", "cols1_bound"], hcl.arg_types = ["int32", "int32", "index", "index"], hcl.outline_axis = {loop = "rows1", stage = "rows1"}, hcl.outlined} {
+    affine.for %arg4 = 0 to #map(%arg3) {
+      %0 = memref.load %arg0[%arg2, %arg4] : memref<2x4xi32>
+      %c2_i32 = arith.constant 2 : i32
+      %1 = arith.muli %0, %c2_i32 : i32
+      memref.store %1, %arg1[%arg2, %arg4] : memref<2x4xi32>
+    } {hcl.loop_name = "cols1"}
+    return
+  }
+  func.func @top(%arg0: memref<2x4xi32>, %arg1: memref<2x4xi32>, %arg2: memref<2x4xi32>) attributes {hcl.arg_names = ["A", "B", "C"], hcl.arg_types = ["int32", "int32", "int32"], hcl.top} {
+    affine.for %arg3 = 0 to 2 {
+      %c3 = arith.constant 3 : index
+      func.call @Stage_rows1(%arg0, %arg1, %arg3, %c3) {hcl.stages = ["rows1"]} : (memref<2x4xi32>, memref<2x4xi32>, index, index) -> ()
+    } {hcl.loop_name = "rows1", hcl.op_name = "rows1"}
+    affine.for %arg3 = 0 to 2 {
+      %c4 = arith.constant 4 : index
+      func.call @Stage_rows1(%arg0, %arg2, %arg3, %c4) {hcl.stages = ["rows2"]} : (memref<2x4xi32>, memref<2x4xi32>, index, index) -> ()
+    } {hcl.loop_name = "rows2", hcl.op_name = "rows2"}
+    return
+  }
+}
+// result: "Stage_rows1"
