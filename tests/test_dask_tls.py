@@ -123,6 +123,17 @@ def test_a_missing_tls_file_is_one_line(
     assert capsys.readouterr().err.splitlines() == [f"hclbuild: error: TLS file {missing} does not exist"]
 
 
+def test_tls_options_with_a_plain_scheduler_are_refused(
+    tls_dask: LocalDask, certificates: TlsCertificates, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    plain = tls_dask.address.replace("tls://", "tcp://")
+    client = certificates.client
+    assert _csim(tmp_path, plain, *_tls_options(certificates.ca, client.cert, client.key)) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"hclbuild: error: --tls-ca-file, --tls-cert and --tls-key are for a tls:// scheduler, not {plain}"
+    ]
+
+
 def test_tls_options_without_a_scheduler_are_refused(
     certificates: TlsCertificates, tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:

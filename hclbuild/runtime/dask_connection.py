@@ -54,6 +54,10 @@ def client_security(address: str, files: TlsFiles | None = None) -> Any:
     cert = files.cert or dask.config.get(TLS_SETTINGS[1], None)
     key = files.key or (None if files.cert else dask.config.get("distributed.comm.tls.client.key", None))
     scheme = _scheme(address)
+    if scheme != "tls" and files.given():
+        raise ConfigError(
+            f"--tls-ca-file, --tls-cert and --tls-key are for a tls:// scheduler, not {address}"
+        )
     if scheme == "tls" and not (ca_file and cert):
         raise ConfigError(
             f"{address} is a TLS scheduler: give --tls-ca-file and --tls-cert (and --tls-key), or set "
