@@ -38,7 +38,9 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(
         (
             "abs",
+            "all_of",
             "and_",
+            "any_of",
             "cast",
             "compute",
             "cos",
@@ -89,7 +91,15 @@ _LAZY: dict[str, str] = {
 }
 # other names of the same thing
 # HeteroCL's names; hcl.local(init, name, dtype) is its older hcl.scalar (tutorial 2's insertion sort)
-_ALIASES = {"customize": "create_schedule", "local": "scalar", "print": "print_"}
+# hcl.all / hcl.any (HeteroCL's names) stay out of __all__: `from hclbuild import *` must not
+# replace Python's all() and any() in the importing module
+_ALIASES = {
+    "all": "all_of",
+    "any": "any_of",
+    "customize": "create_schedule",
+    "local": "scalar",
+    "print": "print_",
+}
 # HeteroCL names hclbuild does not have: what to write instead, so a tutorial's kernel fails in words
 _MISSING = {
     "IO": "hcl.IO (HeteroCL's data-movement modes) is not implemented; between stages "

@@ -50,6 +50,21 @@ def write_text_atomic(path: str | Path, text: str) -> None:
     write_bytes_atomic(path, text.encode("utf-8"))
 
 
+def write_text_new(path: str | Path, text: str) -> None:
+    """Write a file that must not exist yet, whole or not at all: FileExistsError leaves a file that
+    appeared meanwhile as it is (a hard link, unlike a rename, never replaces its target)."""
+    target = Path(path)
+    temp = temporary_beside(target)
+    with open(temp, "x", encoding="utf-8", newline="") as handle:
+        handle.write(text)
+    try:
+        os.link(temp, target)
+    except FileExistsError as exc:
+        raise FileExistsError(exc.errno, exc.strerror, str(target)) from None
+    finally:
+        temp.unlink()
+
+
 def write_if_changed(path: str | Path, data: bytes | str) -> bool:
     """Atomically write `data` only when the file's bytes differ; True when it wrote.
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -138,6 +140,25 @@ SNIPPETS: dict[str, tuple[str, str]] = {
         ONE_STAGE + "s.outline(k.C); s.outline(k.C); hcl.lower(s)",
         "stage 'C' is outlined twice",
     ),
+    "outline name not a C identifier": (
+        ONE_STAGE + "s.outline(k.C, name='fc-1')",
+        "outline: name 'fc-1' must be a C identifier (letters, digits and '_', not first a digit)",
+    ),
+    "outline name of the top": (
+        ONE_STAGE + "s.outline(k.C, name='top')",
+        "outline: name 'top' is already the design's top function",
+    ),
+    "outline name given twice": (
+        "A = hcl.placeholder((4,), 'A')\n"
+        "def k(A):\n    B = hcl.compute((4,), lambda i: A[i], name='B')\n"
+        "    return hcl.compute((4,), lambda i: B[i], name='C')\n"
+        "s = hcl.create_schedule([A], k); s.outline(k.B, name='f'); s.outline(k.C, name='f')",
+        "outline: name 'f' is already the function of stage(s) B",
+    ),
+    "tensor name with a newline": (
+        "hcl.placeholder((4,), 'A\\nB')",
+        "placeholder: name 'A\\nB' must be a non-empty string of printable characters",
+    ),
     "s.to a device": (
         "A = hcl.placeholder((4,), 'A')\n"
         "def k(A):\n    B = hcl.compute((4,), lambda i: A[i], name='B')\n"
@@ -160,6 +181,17 @@ SNIPPETS: dict[str, tuple[str, str]] = {
         "hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i][2:40], name='C'))",
         "bit slice [2:40] is out of range for Int(32) (hi is exclusive)",
     ),
+    "empty bit slice": (
+        "A = hcl.placeholder((4,), 'A')\n"
+        "hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i][3:3], name='C'))",
+        "bit slice [3:3] is empty: hi is exclusive, so x[k:k+1] (or x[k]) is bit k",
+    ),
+    "placeholder of more than 2**63 - 1 elements": (
+        "hcl.placeholder((2**40, 2**40), 'A')",
+        "placeholder A: shape (1099511627776, 1099511627776) has 1208925819614629174706176 elements, "
+        "more than 2**63 - 1",
+    ),
+    "hcl.all of nothing": ("hcl.all()", "hcl.all needs at least one condition"),
     "cast to a 2048-bit int": (
         "A = hcl.placeholder((4,), 'A')\n"
         "hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: hcl.cast('int2048', A[i]),"
@@ -244,6 +276,30 @@ PROJECTS: dict[str, tuple[dict[str, str], str]] = {
         "p/kernel.py:12: inputs() failed: SystemExit: no data",
     ),
     "schedule() returns a number": ({"kernel.py": "def schedule():\n    return 3\n"}, "schedule"),
+    # kernel.py's code runs in a child of the build (hclbuild.project.kernel.traced_functions), so none
+    # of these ends or hangs the build itself
+    "kernel.py calls os._exit()": (
+        {"kernel.py": "import os\nos._exit(3)\n"},
+        "p: tracing kernel.py exited with status 3 before it returned (os._exit() in kernel.py?)",
+    ),
+    "schedule() calls os.abort()": (
+        {"kernel.py": "import os\ndef schedule():\n    os.abort()\n"},
+        "p: tracing kernel.py died with SIGABRT (abort(): os.abort() or a failed assertion in native code)",
+    ),
+    "schedule() never returns": (
+        {
+            "kernel.py": "def schedule():\n    while True:\n        pass\n",
+            "project.toml": "[reference]\ntimeout = 1\n",
+        },
+        "p: tracing kernel.py did not finish within 1 s and was stopped",
+    ),
+    "a thread kernel.py starts calls os._exit()": (
+        {
+            "kernel.py": "import os, threading, time\n"
+            "threading.Thread(target=lambda: os._exit(4)).start()\ntime.sleep(5)\n" + KERNEL
+        },
+        "p: tracing kernel.py exited with status 4 before it returned (os._exit() in kernel.py?)",
+    ),
     # HeteroCL's stage handle of a stage the algorithm does not have: what s["edges"] says, not a bare
     # "AttributeError: 'function' object has no attribute 'edges'"
     "stage handle of no stage": (
@@ -264,6 +320,18 @@ PROJECTS: dict[str, tuple[dict[str, str], str]] = {
     "project.toml clock is a string": (
         {"kernel.py": KERNEL, "project.toml": "[hls]\nclock_period_ns = 'fast'\n"},
         "clock_period_ns",
+    ),
+    "project.toml clock of 10 ps": (
+        {"kernel.py": KERNEL, "project.toml": "[hls]\nclock_period_ns = 0.01\n"},
+        "hls.clock_period_ns must be from 0.5 to 1000 (ns), got 0.01",
+    ),
+    "project.toml timeout beyond a week": (
+        {"kernel.py": KERNEL, "project.toml": "[reference]\ntimeout = 1e300\n"},
+        "reference.timeout must be from 1 to 604800 (s), got 1e+300",
+    ),
+    "project.toml size beyond a C int": (
+        {"kernel.py": KERNEL, "project.toml": "[sizes]\nN = 4294967296\n"},
+        "sizes.N must be at most 2147483647 (loops count in C int), got 4294967296",
     ),
     "project.toml part with Tcl metacharacters": (
         {"kernel.py": KERNEL, "project.toml": "[hls]\npart = 'xc7z020 [exec rm -rf ~]'\n"},
@@ -450,6 +518,65 @@ def test_build_dir_that_is_a_file(tmp_path: Path) -> None:
     assert_one_line_error(proc, "taken")
 
 
+def _read_only_build_folder(folder: Path, argv: list[str]) -> subprocess.CompletedProcess:
+    """argv (python's) run in `folder` with its build/ a read-only file system: a tmpfs mounted in a
+    mount namespace of the command's own (tests run as root, which no folder's mode stops)."""
+    (folder / "build").mkdir(exist_ok=True)
+    for unshare in (["unshare", "-m"], ["unshare", "-rm"]):
+        probe = subprocess.run(
+            [*unshare, "sh", "-c", "mount -t tmpfs -o ro tmpfs build"],
+            cwd=folder,
+            capture_output=True,
+            check=False,
+        )
+        if probe.returncode == 0:
+            break
+    else:
+        pytest.skip("no read-only mount possible here (unshare -m and unshare -rm both refused)")
+    command = " ".join(shlex.quote(arg) for arg in [sys.executable, *argv])
+    proc = subprocess.run(
+        [*unshare, "sh", "-c", f"mount -t tmpfs -o ro tmpfs build && exec {command}"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        check=False,
+    )
+    assert proc.returncode >= 0, f"killed by signal {-proc.returncode}: {proc.stderr[-2000:]}"
+    return proc
+
+
+UNWRITABLE = "the build folder cannot be written (a read-only file system)"
+
+
+@pytest.mark.parametrize(
+    "argv", [["-m", "hclbuild.cli", "csim", "projects/p"], ["-m", "doit"]], ids=["hclbuild", "doit"]
+)
+def test_a_read_only_build_folder_is_one_line(tmp_path: Path, argv: list[str]) -> None:
+    # plain doit printed sqlite3's traceback ("unable to open database file"); hclbuild named a temporary
+    (tmp_path / "projects" / "p").mkdir(parents=True)
+    (tmp_path / "projects" / "p" / "kernel.py").write_text(KERNEL)
+    shutil.copy(REPO / "dodo.py", tmp_path / "dodo.py")
+    proc = _read_only_build_folder(tmp_path, argv)
+    assert_one_line_error(proc, f"hclbuild: error: {tmp_path / 'build'}: {UNWRITABLE}")
+    assert proc.stderr.count("\n") == 1
+    assert sorted(p.name for p in (tmp_path / "build").iterdir()) == []  # the folder under the mount
+
+
+def test_a_build_folder_that_is_a_file_is_one_line_under_doit(tmp_path: Path) -> None:
+    (tmp_path / "projects" / "p").mkdir(parents=True)
+    (tmp_path / "projects" / "p" / "kernel.py").write_text(KERNEL)
+    shutil.copy(REPO / "dodo.py", tmp_path / "dodo.py")
+    (tmp_path / "build").write_text("a file where the build folder goes\n")
+    proc = run(tmp_path, ["-m", "doit"])
+    assert_one_line_error(
+        proc, f"hclbuild: error: {tmp_path / 'build'}: cannot make the build folder: File exists"
+    )
+    assert proc.stderr.count("\n") == 1
+    assert (tmp_path / "build").read_text() == "a file where the build folder goes\n"
+
+
 def test_missing_gxx_is_a_failed_csim(tmp_path: Path) -> None:
     (tmp_path / "p").mkdir()
     (tmp_path / "p" / "kernel.py").write_text(KERNEL)
@@ -460,5 +587,5 @@ def test_missing_gxx_is_a_failed_csim(tmp_path: Path) -> None:
 
 
 def test_the_catalogue_has_fifty_distinct_inputs() -> None:
-    cases = len(SNIPPETS) + len(PROJECTS) + len(COMMANDS) + 4  # + the four tests above
+    cases = len(SNIPPETS) + len(PROJECTS) + len(COMMANDS) + 7  # + the seven tests above
     assert cases >= 50

@@ -79,6 +79,63 @@ def test_new_refuses_to_overwrite(tmp_path: Path) -> None:
     assert (tmp_path / "p" / "kernel.py").read_text() == "# mine\n"
 
 
+def test_new_never_overwrites_a_project_toml(tmp_path: Path) -> None:
+    # a folder holding only the user's project.toml had it replaced by the template, clock and all
+    (tmp_path / "q").mkdir()
+    mine = "[hls]\nclock_period_ns = 3.0\n"
+    (tmp_path / "q" / "project.toml").write_text(mine)
+    proc = run_cli(tmp_path, "new", "q")
+    assert proc.returncode == 1
+    assert (
+        proc.stderr
+        == "hclbuild: error: q: project.toml exists (hclbuild new writes its own); nothing written\n"
+    )
+    assert (tmp_path / "q" / "project.toml").read_text() == mine
+    assert sorted(p.name for p in (tmp_path / "q").iterdir()) == ["project.toml"]
+
+
+def test_new_writes_nothing_over_files_that_appear_while_it_runs(tmp_path: Path) -> None:
+    from hclbuild.atomic import write_text_new
+
+    (tmp_path / "taken.txt").write_text("first\n")
+    try:
+        write_text_new(tmp_path / "taken.txt", "second\n")
+    except FileExistsError as exc:
+        assert exc.filename == str(tmp_path / "taken.txt")
+    else:
+        raise AssertionError("write_text_new replaced an existing file")
+    assert (tmp_path / "taken.txt").read_text() == "first\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["taken.txt"]  # no temporary left
+    write_text_new(tmp_path / "fresh.txt", "new\n")
+    assert (tmp_path / "fresh.txt").read_text() == "new\n"
+
+
+def _closed_pipe_run(cwd: Path, *args: str) -> tuple[int, str]:
+    """hclbuild with its stdout a pipe whose reader has gone (`hclbuild list | head` after head exits)."""
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    reader, writer = os.pipe()
+    os.close(reader)  # every write to `writer` now fails with EPIPE
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hclbuild.cli", *args], cwd=cwd, stdout=writer, stderr=subprocess.PIPE, env=env
+    )
+    os.close(writer)
+    _, err = proc.communicate(timeout=300)
+    return proc.returncode, err.decode()
+
+
+def test_a_reader_that_goes_away_ends_hclbuild_quietly(tmp_path: Path) -> None:
+    # `hclbuild list | head` printed doit's BrokenPipeError traceback
+    for name in ("p1", "p2"):
+        assert run_cli(tmp_path, "new", name).returncode == 0
+    # with doit's -n 2 workers too: raising out of doit there had left them waiting, and hclbuild hung
+    for args in (("list", "p1", "p2"), ("build", "p1", "-n", "2"), ("csim", "p2", "-n", "1")):
+        code, err = _closed_pipe_run(tmp_path, *args)
+        assert (code, err) == (141, ""), args
+    # the run went on to its end with no one reading
+    assert json.loads((tmp_path / "build" / "p2" / "csim" / "top.json").read_text())["pass"] is True
+    assert _closed_pipe_run(tmp_path, "--help") == (0, "")  # argparse drops a help it cannot write
+
+
 def test_missing_path_is_one_line_error(tmp_path: Path) -> None:
     proc = run_cli(tmp_path, "build", "nowhere")
     assert proc.returncode == 1

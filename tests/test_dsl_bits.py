@@ -37,6 +37,29 @@ def test_slice_bounds_in_the_wrong_order_or_beyond_the_width_are_errors():
         hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: A[i][0 : hcl.sqrt(4.0)], "B"))
 
 
+@pytest.mark.parametrize("bounds", [(3, 3), (0, 0), (8, 8), ("i", "i"), ("i+2", "i+2")])
+def test_an_empty_slice_says_it_is_empty_and_how_to_name_one_bit(bounds):
+    A = hcl.placeholder((4,), "A", dtype=hcl.UInt(8))
+    lo, hi = bounds
+
+    def bound(i, text):
+        return text if isinstance(text, int) else eval(text, {"i": i})
+
+    def read(A):
+        return hcl.compute((4,), lambda i: A[i][bound(i, lo) : bound(i, hi)], "B")
+
+    def write(A):
+        with hcl.for_(0, 4) as i:
+            A[i][bound(i, lo) : bound(i, hi)] = 1
+
+    for kernel in (read, write):
+        with pytest.raises(
+            APIError,
+            match=r"bit slice \[.*\].* is empty: hi is exclusive, so x\[k:k\+1\] \(or x\[k\]\) is bit k",
+        ):
+            hcl.create_schedule([A], kernel)
+
+
 # ---- reads with expression bounds ------------------------------------------------------------
 
 

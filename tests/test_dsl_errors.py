@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+import re
+
 import numpy as np
 import pytest
 
@@ -46,6 +49,19 @@ def test_wrong_update_arity():
 def test_bad_placeholder_shape(shape):
     with pytest.raises(APIError, match="shape"):
         hcl.placeholder(shape, "A")
+
+
+@pytest.mark.parametrize("shape", [(2**63,), (2**64 + 5,), (2**40, 2**40), (2**62, 2)], ids=repr)
+def test_shapes_whose_element_count_is_beyond_int64_are_refused(shape):
+    # MLIR sizes memrefs in int64: such a shape had been a TypeError from MLIR or an abort inside it
+    count = math.prod(shape)
+    with pytest.raises(
+        APIError, match=re.escape(f"placeholder A: shape {shape!r} has {count} elements, more than 2**63 - 1")
+    ):
+        hcl.placeholder(shape, "A")
+    with pytest.raises(APIError, match=re.escape(f"compute 'B': shape {shape!r} has {count} elements")):
+        hcl.create_schedule([hcl.placeholder((4,), "A")], lambda A: hcl.compute(shape, lambda *i: 0, "B"))
+    assert hcl.placeholder((2**62, 1), "A").shape == (2**62, 1)  # a count that fits
 
 
 @pytest.mark.parametrize("shape", [(3, -2), (1.5, 2)], ids=repr)

@@ -193,12 +193,40 @@ def test_outline_at_module_level(rng):
     assert "void mod(" in hcl.build(s, target="vhls")
 
 
-def test_create_schedule_takes_the_algorithm_once():
+def test_create_schedule_can_be_called_again_on_a_module_level_algorithm(rng):
+    # a second create_schedule of the same tensors (a notebook cell run twice, a kernel.py whose
+    # schedule() is called twice) had been "received an empty algorithm"
+    A = hcl.placeholder((8,), "A")
+    B = hcl.compute((6,), lambda i: A[i] + A[i + 1] + A[i + 2], "B")
+    C = hcl.compute((6,), lambda i: B[i] * 3, "C")
+    first = hcl.create_schedule([A, C])
+    second = hcl.create_schedule([A, C], name="again")
+    third = hcl.create_schedule([A, C])
+    # each schedule's primitives are its own: names taken by one are free in the others
+    first.outline(first[B])
+    first.reuse_at(A, first[B], first[B].axis[0], name="window")
+    second[C].split(second[C].axis[0], 4)
+    second.reuse_at(A, second[B], second[B].axis[0], name="window")
+    assert "@Stage_B(" in str(hcl.lower(first)) and "Stage_B" not in str(hcl.lower(second))
+    assert "func.func @again(" in str(hcl.lower(second)) and "func.func @top(" in str(hcl.lower(third))
+    a = rng.integers(-9, 9, 8, dtype=np.int32)
+    for s in (first, second, third):
+        c = np.zeros(6, np.int32)
+        _build_run(s, a, c)
+        np.testing.assert_array_equal(c, (a[:6] + a[1:7] + a[2:]) * 3)
+
+
+def test_the_algorithm_is_new_after_hcl_init_or_new_module_level_code():
     A = hcl.placeholder((3,), "A")
     B = hcl.compute((3,), lambda i: A[i], "B")
     hcl.create_schedule([A, B])
+    C = hcl.compute((3,), lambda i: A[i] + 1, "C")  # written since: the next algorithm is C alone
+    assert list(hcl.create_schedule([A, C]).stages) == ["C"]
+    with pytest.raises(APIError, match="neither a placeholder nor a tensor computed at module level"):
+        hcl.create_schedule([A, B, C])
+    hcl.init()
     with pytest.raises(APIError, match="received an empty algorithm"):
-        hcl.create_schedule([A, B])
+        hcl.create_schedule([A, C])
 
 
 def test_a_listed_tensor_must_belong_to_the_algorithm():

@@ -647,3 +647,146 @@ def test_fixed_point_add_mul_and_cast_to_float():
     # the product keeps 16 fraction bits, then truncates (floors) to 8 on the store
     np.testing.assert_array_equal(out_p.asnumpy(), np.floor(av * bv * 256) / 256)
     np.testing.assert_array_equal(out_f, av.astype(np.float32))
+
+
+# ---- a float literal compared with a fixed-point value ------------------------------------------
+
+COMPARISONS = {
+    "lt": lambda x, v: x < v,
+    "le": lambda x, v: x <= v,
+    "gt": lambda x, v: x > v,
+    "ge": lambda x, v: x >= v,
+    "eq": lambda x, v: x == v,
+    "ne": lambda x, v: x != v,
+}
+# on the grid of 1/256 and off it (0.3 lies between 76/256 and 77/256), outside the type's range,
+# and the values a double can be beyond any number
+LITERALS = [0.3, -0.3, 0.25, -0.296875, 1e-9, 200.7, -300.5, float("inf"), float("-inf"), float("nan")]
+
+
+def fixed_comparisons(dtype: hcl.types.DType, literal: float):
+    X = hcl.placeholder((16,), "X", dtype)
+
+    def kernel(X):
+        return tuple(
+            hcl.compute((16,), lambda i, f=f: hcl.select(f(X[i], literal), 1, 0), op, dtype=hcl.Int(8))
+            for op, f in COMPARISONS.items()
+        )
+
+    return hcl.create_schedule([X], kernel)
+
+
+@pytest.mark.parametrize("dtype", [hcl.Fixed(16, 8), hcl.UFixed(8, 4)], ids=["fixed16_8", "ufixed8_4"])
+@pytest.mark.parametrize("literal", LITERALS, ids=repr)
+def test_a_float_literal_compares_with_a_fixed_value_exactly_as_ap_fixed_does(dtype, literal) -> None:
+    # ap_fixed compares with a double as to_double() <op> d: 0.3 stays 0.3. The literal had been
+    # rounded down to the value's grid first, so x >= 0.3 held for x = 76/256 = 0.296875 and x == 0.3
+    # for the same x, in the LLVM reference and the C++ alike (csim passed)
+    scale = 2**dtype.fracs
+    raw = np.array([75, 76, 77, 78, 0, 1, 127, 128, -76, -77, -78, -1, -128, 255, 64, -64])
+    if not dtype.is_signed:
+        raw = np.abs(raw) % 256
+    values = raw / scale
+    outs = [np.zeros(16, np.int8) for _ in COMPARISONS]
+    hcl.build(fixed_comparisons(dtype, literal))(hcl.asarray(values, dtype), *outs)
+    for out, (op, f) in zip(outs, COMPARISONS.items()):
+        np.testing.assert_array_equal(out, [int(f(float(v), literal)) for v in values], err_msg=op)
+
+
+AP_FIXED_PROGRAM = """
+#include <cstdio>
+#include <cmath>
+#include "ap_fixed.h"
+int main() {
+  const double literals[] = {%(literals)s};
+  for (double v : literals) {
+    for (int raw = -32768; raw < 32768; raw++) {
+      ap_fixed<16, 8> x;
+      x.range(15, 0) = raw;
+      printf("%%d %%d %%d %%d %%d %%d\\n", x < v, x <= v, x > v, x >= v, x == v, x != v);
+    }
+  }
+}
+"""
+
+
+@pytest.mark.slow
+def test_the_comparisons_are_those_of_the_ap_fixed_headers(tmp_path) -> None:
+    import subprocess
+
+    from hclbuild.runtime.aptypes import ap_types_include_dir
+
+    include = ap_types_include_dir()
+    if include is None:
+        pytest.skip("no ap_types headers (scripts/setup.sh installs them with the hls4ml wheel)")
+    finite = [v for v in LITERALS if np.isfinite(v)]
+    source = tmp_path / "cmp.cpp"
+    source.write_text(AP_FIXED_PROGRAM % {"literals": ", ".join(repr(v) for v in finite)})
+    subprocess.run(
+        ["g++", "-std=c++17", "-O1", "-isystem", str(include), str(source), "-o", str(tmp_path / "cmp")],
+        check=True,
+    )
+    lines = subprocess.run([str(tmp_path / "cmp")], capture_output=True, text=True, check=True).stdout.split(
+        "\n"
+    )
+    raw = np.arange(-32768, 32768)
+    dtype = hcl.Fixed(16, 8)
+    for k, literal in enumerate(finite):
+        outs = [np.zeros(raw.size, np.int8) for _ in COMPARISONS]
+        X = hcl.placeholder((raw.size,), "X", dtype)
+
+        def kernel(X, literal=literal):
+            return tuple(
+                hcl.compute(X.shape, lambda i, f=f: hcl.select(f(X[i], literal), 1, 0), op, dtype=hcl.Int(8))
+                for op, f in COMPARISONS.items()
+            )
+
+        hcl.build(hcl.create_schedule([X], kernel))(hcl.asarray(raw / 256, dtype), *outs)
+        ours = np.stack(outs, axis=1)
+        theirs = np.array(
+            [[int(b) for b in line.split()] for line in lines[k * raw.size : (k + 1) * raw.size]]
+        )
+        np.testing.assert_array_equal(ours, theirs, err_msg=f"literal {literal}")
+
+
+# ---- hcl.select with a float literal -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("dtype", "values", "float_type"),
+    [
+        (hcl.Int(32), [2**31 - 1, -(2**31), 16777217, -3], "f64"),
+        (hcl.UInt(32), [2**32 - 1, 16777217, 5, 0], "f64"),
+        (hcl.Int(25), [2**24 - 1, -(2**24), 7, -3], "f32"),  # every Int(25) is exact in a float
+        (hcl.UInt(8), [255, 1, 0, 128], "f32"),
+        (hcl.Int(54), [2**53 - 1, -(2**53), 3, -3], "f64"),
+    ],
+    ids=str,
+)
+def test_select_passes_an_integer_through_a_float_literal_unchanged(run, dtype, values, float_type) -> None:
+    # hcl.select(A[i] > 0, A[i], 0.5) computed in float32: 2**31 - 1 came back as -2**31 and 16777217
+    # as 16777216 (HeteroCL's float literal is a double, as C's 0.5 is)
+    A = hcl.placeholder((4,), "A", dtype)
+    for literal_first in (False, True):
+
+        def pick(a, literal_first=literal_first):
+            return hcl.select(a < 1, 0.5, a) if literal_first else hcl.select(a >= 1, a, 0.5)
+
+        s = hcl.create_schedule(
+            [A], lambda A, pick=pick: hcl.compute((4,), lambda i: pick(A[i]), "B", dtype=dtype)
+        )
+        selected = next(line for line in str(hcl.lower(s)).splitlines() if "arith.select" in line)
+        assert selected.endswith(f": {float_type}"), selected  # the narrowest float that holds them all
+        a = np.array(values, dtype=dtype.np_storage)
+        np.testing.assert_array_equal(run(s, a), [v if v >= 1 else 0 for v in values])
+
+
+def test_select_of_a_float_and_a_float_literal_stays_in_that_float(run) -> None:
+    A = hcl.placeholder((4,), "A", hcl.Float(32))
+    s = hcl.create_schedule(
+        [A], lambda A: hcl.compute((4,), lambda i: hcl.select(A[i] > 0, A[i], 0.1), "B", dtype=hcl.Float(32))
+    )
+    assert "arith.select" in str(hcl.lower(s)) and ": f64" not in str(hcl.lower(s))
+    np.testing.assert_array_equal(
+        run(s, np.array([1.5, -2, 0, 3], np.float32)), np.float32([1.5, 0.1, 0.1, 3])
+    )

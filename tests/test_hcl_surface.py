@@ -353,3 +353,41 @@ def test_partition_after_reshape_uses_the_new_shape():
     assert '"complete:3:0"' in str(hcl.lower(s))
     with pytest.raises(APIError, match=r"dim 4 out of range .* \(10, 2, 5\)"):
         s.partition(kernel.B, dim=4)
+
+
+# ---- hcl.all / hcl.any -------------------------------------------------------------------------
+
+
+def test_all_and_any_are_the_logical_and_or_of_their_conditions(rng):
+    # HeteroCL's hlib pads with hcl.select(hcl.all(*not_zero), ...) and counts with hcl.cast(.., hcl.all(..))
+    A = hcl.placeholder((6, 6), "A")
+
+    def kernel(A):
+        inside = hcl.compute(
+            (6, 6), lambda y, x: hcl.select(hcl.all(y >= 1, y < 5, x >= 1, x < 5), A[y, x], 0), "inside"
+        )
+        edge = hcl.compute((6, 6), lambda y, x: hcl.cast(hcl.Int(32), hcl.any(y == 0, x == 5)), "edge")
+        one = hcl.compute((6,), lambda i: hcl.cast(hcl.Int(32), hcl.all(A[i, i] > 3)), "one")
+        return inside, edge, one
+
+    a = rng.integers(0, 9, (6, 6), dtype=np.int32)
+    inside, edge, one = (np.zeros((6, 6), np.int32), np.zeros((6, 6), np.int32), np.zeros(6, np.int32))
+    hcl.build(hcl.create_schedule([A], kernel))(a, inside, edge, one)
+    y, x = np.indices((6, 6))
+    np.testing.assert_array_equal(inside, np.where((y >= 1) & (y < 5) & (x >= 1) & (x < 5), a, 0))
+    np.testing.assert_array_equal(edge, ((y == 0) | (x == 5)).astype(np.int32))
+    np.testing.assert_array_equal(one, (np.diag(a) > 3).astype(np.int32))
+
+
+def test_all_and_any_of_nothing_are_refused_as_in_heterocl():
+    with pytest.raises(APIError, match=r"hcl.all needs at least one condition"):
+        hcl.all()
+    with pytest.raises(APIError, match=r"hcl.any needs at least one condition"):
+        hcl.any()
+
+
+def test_all_and_any_do_not_replace_the_builtins_of_a_star_import():
+    namespace: dict = {}
+    exec("from hclbuild import *", namespace)
+    assert "all" not in namespace and "any" not in namespace
+    assert hcl.all is not all and hcl.any is not any

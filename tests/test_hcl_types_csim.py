@@ -215,6 +215,59 @@ def fixed_point_division():
 
 
 @kernel
+def fixed_compared_with_float_literals():
+    """A float literal beside a fixed-point value in a comparison is its exact value, as ap_fixed's
+    comparison with a double is (it had been rounded down to the value's fraction bits first)."""
+    X = hcl.placeholder((16,), "X", dtype=hcl.Fixed(16, 8))
+
+    def algo(X):
+        ge = hcl.compute((16,), lambda i: hcl.select(X[i] >= 0.3, 1, 0), "ge", dtype=hcl.Int(8))
+        eq = hcl.compute((16,), lambda i: hcl.select(X[i] == 0.296875, 1, 0), "eq", dtype=hcl.Int(8))
+        lt = hcl.compute((16,), lambda i: hcl.select(X[i] < -0.3, 1, 0), "lt", dtype=hcl.Int(8))
+        ne = hcl.compute((16,), lambda i: hcl.select(X[i] != 0.3, 1, 0), "ne", dtype=hcl.Int(8))
+        return ge, eq, lt, ne
+
+    raw = np.array([75, 76, 77, -76, -77, -78, 0, 1, 255, -255, 128, -128, 300, -300, 76, 77])
+
+    def inputs(rng):
+        return [hcl.asarray(raw / 256, hcl.Fixed(16, 8))]
+
+    def model(x):
+        x = np.asarray(x, np.float64)
+        return [np.array(c, np.int8) for c in (x >= 0.3, x == 0.296875, x < -0.3, x != 0.3)]
+
+    return hcl.create_schedule([X], algo), inputs, model
+
+
+@kernel
+def select_with_float_literals():
+    """hcl.select of an integer and a float literal passes the integer through unchanged (through
+    float32, 2**31 - 1 had been stored as -2**31), in the reference and in the C++."""
+    A = hcl.placeholder((8,), "A", dtype=hcl.Int(32))
+    P = hcl.placeholder((8,), "P", dtype=hcl.UInt(8))
+
+    def algo(A, P):
+        kept = hcl.compute((8,), lambda i: hcl.select(A[i] > 0, A[i], 0.5), "kept", dtype=hcl.Int(32))
+        wide = hcl.compute((8,), lambda i: hcl.select(A[i] > 0, 0.25, A[i]), "wide", dtype=hcl.Float(64))
+        pix = hcl.compute((8,), lambda i: hcl.select(P[i] > 9, P[i], 2.5), "pix", dtype=hcl.Float(32))
+        return kept, wide, pix
+
+    a = np.array([2**31 - 1, -(2**31), 16777217, -16777217, 5, -5, 0, 123456789])
+
+    def inputs(rng):
+        return [a.astype(np.int32), rng.integers(0, 256, 8).astype(np.uint8)]
+
+    def model(a, p):
+        return [
+            np.where(a > 0, a, 0).astype(np.int32),
+            np.where(a > 0, 0.25, a.astype(np.float64)),
+            np.where(p > 9, p, 2.5).astype(np.float32),
+        ]
+
+    return hcl.create_schedule([A, P], algo), inputs, model
+
+
+@kernel
 def struct_tensor_through_a_def_function():
     """A tensor of structs passed to a def_ function keeps its fields there (its parameter had been
     the packed integer: "Load of type UInt(24) has no attribute 'a'")."""

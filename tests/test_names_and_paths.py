@@ -172,3 +172,77 @@ def test_two_folders_of_one_project_name_are_refused_naming_both(tmp_path: Path)
             "(they would share build/same/ and its tasks): give one another [project] name"
         ]
         assert not (tmp_path / "build" / "same").exists()
+
+
+# HeteroCL issue 454: a tensor name is any printable string (Python keywords too); the C++ needs
+# identifiers, the golden files safe names, and none of them may meet another
+ODD_NAMES = """
+import numpy as np
+import hclbuild as hcl
+
+def schedule():
+    hcl.init(hcl.Int(32))
+    A = hcl.placeholder((8,), "A A")
+    B = hcl.placeholder((8,), "A_A")
+    C = hcl.placeholder((8,), "lambda")
+    D = hcl.placeholder((8,), 'q"uo\\\\te/../x')
+
+    def kernel(A, B, C, D):
+        X = hcl.compute((8,), lambda i: A[i] + B[i], name="for")
+        Y = hcl.compute((8,), lambda i: X[i] * C[i], name="x y!")
+        Z = hcl.compute((8,), lambda i: Y[i] - D[i], name="x_y_")
+        k = hcl.reduce_axis(0, 8, "in")
+        return hcl.compute((8,), lambda i: Z[i] + hcl.sum(A[k], axis=k), name="#include <out>")
+
+    s = hcl.create_schedule([A, B, C, D], kernel)
+    s.outline(s["for"])
+    s.outline(s["x y!"], s["x_y_"])
+    return s
+
+def model(A, B, C, D):
+    return ((A + B) * C - D + A.sum()).astype(np.int32)
+"""
+
+
+def test_any_printable_tensor_name_builds_and_simulates(tmp_path: Path) -> None:
+    folder = tmp_path / "odd"
+    folder.mkdir()
+    (folder / "kernel.py").write_text(ODD_NAMES)
+    # project.toml names arguments as kernel.py did
+    (folder / "project.toml").write_text('[interface."A A"]\nprotocol = "m_axi"\n')
+    proc = subprocess.run(
+        [sys.executable, "-m", "hclbuild.cli", "csim", "odd"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        timeout=600,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    build = tmp_path / "build" / "odd"
+    functions = ["top", "Stage_for", "Stage_x_y__x_y_"]
+    summary = json.loads((build / "reports" / "summary.json").read_text())
+    assert {f: s["state"] for f, s in summary["functions"].items()} == dict.fromkeys(functions, "pass")
+    top_cpp = (build / "hls" / "top" / "top.cpp").read_text()
+    assert "void top(int32_t A_A[8], int32_t A_A_1[8], int32_t lambda[8], int32_t q_uo_te____x[8]," in top_cpp
+    assert "#pragma HLS interface mode=m_axi port=A_A " in top_cpp
+    # every golden and testbench file is named after the C names: one folder level, no quote, no space
+    c_names = ["A_A", "A_A_1", "lambda", "q_uo_te____x", "_include__out_"]
+    expected = sorted(
+        [*(f"in_{c}.bin" for c in c_names), *(f"out_{c}.bin" for c in c_names), "manifest.json"]
+    )
+    for data in (build / "golden" / "top", build / "hls" / "top" / "data"):
+        assert sorted(p.name for p in data.iterdir()) == expected
+    assert not (build / "golden" / "x").exists() and not (tmp_path / "build" / "x").exists()
+
+
+@pytest.mark.parametrize("bad", ["", "a\nb", "tab\there", "\x00", 3, b"A"])
+def test_a_tensor_name_must_be_a_printable_string(bad: object) -> None:
+    import hclbuild as hcl
+    from hclbuild.errors import APIError
+
+    with pytest.raises(
+        APIError, match=r"^placeholder: name .* must be a non-empty string of printable characters$"
+    ):
+        hcl.placeholder((4,), bad)

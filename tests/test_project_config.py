@@ -144,6 +144,32 @@ M = 64
             "[hls\nx = 1\n",
             "project.toml:1: invalid TOML: Expected ']' at the end of a table declaration (column 5)",
         ),
+        # sane ranges: no FPGA clock is 10 ps or 1 ms, a timeout of 1e300 s overflowed select(), and loop
+        # bounds are C ints in the emitted code
+        (
+            "[hls]\nclock_period_ns = 0.01\n",
+            "project.toml:2: hls.clock_period_ns must be from 0.5 to 1000 (ns), got 0.01",
+        ),
+        (
+            "[hls]\nclock_period_ns = 1e6\n",
+            "project.toml:2: hls.clock_period_ns must be from 0.5 to 1000 (ns), got 1000000.0",
+        ),
+        (
+            "[reference]\ntimeout = 1e300\n",
+            "project.toml:2: reference.timeout must be from 1 to 604800 (s), got 1e+300",
+        ),
+        (
+            "[reference]\ntimeout = 0.001\n",
+            "project.toml:2: reference.timeout must be from 1 to 604800 (s), got 0.001",
+        ),
+        (
+            "[sizes]\nN = 2147483648\n",
+            "project.toml:2: sizes.N must be at most 2147483647 (loops count in C int), got 2147483648",
+        ),
+        (
+            "[sizes.SMALL]\nN = 4\n[sizes.LARGE]\nN = 99999999999999999999\n",
+            "project.toml:4: sizes.LARGE.N must be at most 2147483647 (loops count in C int), got 99999999999999999999",
+        ),
     ],
 )
 def test_invalid_config_message(tmp_path: Path, toml: str, message: str) -> None:
@@ -151,6 +177,18 @@ def test_invalid_config_message(tmp_path: Path, toml: str, message: str) -> None
     with pytest.raises(ConfigError) as info:
         load_project(folder)
     assert str(info.value) == f"{folder}/{message}"
+
+
+def test_the_ends_of_each_range_are_accepted(tmp_path: Path) -> None:
+    for toml, field, value in (
+        ("[hls]\nclock_period_ns = 0.5\n", "clock_period_ns", 0.5),
+        ("[hls]\nclock_period_ns = 1000\n", "clock_period_ns", 1000.0),
+        ("[reference]\ntimeout = 1\n", "reference_timeout", 1.0),
+        ("[reference]\ntimeout = 604800\n", "reference_timeout", 604800.0),
+        ("[sizes]\nN = 2147483647\n", "sizes", {"N": 2147483647}),
+    ):
+        folder = make_project(tmp_path / field / str(value).replace(" ", ""), toml)
+        assert getattr(load_project(folder).config, field) == value
 
 
 def test_tool_and_vitis_version(tmp_path: Path) -> None:

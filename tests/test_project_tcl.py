@@ -463,9 +463,44 @@ def test_makefile_adds_ap_types_only_when_needed(tmp_path: Path) -> None:
         ap_include_dir="/opt/ap_types",
     )
     made = (tmp_path / "ap" / "Makefile").read_text()
-    assert "AP_TYPES ?= /opt/ap_types\nINCLUDES := -I. -isystem $(AP_TYPES)\n" in made
+    # a Vitis installation's headers, else $(AP_TYPES), else the folder found when it was generated
+    assert (
+        "ifneq ($(XILINX_HLS),)\nAP_TYPES_DIR := $(XILINX_HLS)/include\nelse ifneq ($(AP_TYPES),)\n"
+        "AP_TYPES_DIR := $(AP_TYPES)\nelse\nAP_TYPES_DIR := /opt/ap_types\nendif\n"
+        "INCLUDES := -I. -isystem $(AP_TYPES_DIR)\n"
+    ) in made
     assert " -Wno-uninitialized -Wno-maybe-uninitialized\n" in made
     assert "#include <ap_int.h>" in (tmp_path / "ap" / "tb_inc12.cpp").read_text()
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not on PATH")
+def test_a_makefile_made_where_no_ap_types_were_found_asks_for_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("hclbuild.project.hls_project.ap_types_include_dir", lambda: None)
+    write_function_project(
+        tmp_path,
+        "inc12",
+        '#include "inc12.h"\nvoid inc12(ap_int<12> a[4]) {}\n',
+        "#pragma once\n#include <ap_int.h>\nvoid inc12(ap_int<12> a[4]);\n",
+        [FunctionArg("a", "ap_int<12>", "int12", (4,))],
+        ProjectConfig(name="demo"),
+    )
+    clean = {k: v for k, v in os.environ.items() if k not in ("XILINX_HLS", "AP_TYPES")}
+    dry = subprocess.run(
+        ["make", "-n", "csim"], cwd=tmp_path, capture_output=True, text=True, env=clean, check=False
+    )
+    assert dry.returncode != 0
+    assert "set XILINX_HLS (a Vitis installation) or AP_TYPES (a folder holding ap_int.h)" in dry.stderr
+    named = subprocess.run(
+        ["make", "-n", "csim"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**clean, "AP_TYPES": "/opt/x"},
+        check=False,
+    )
+    assert named.returncode == 0 and "-isystem /opt/x " in named.stdout
 
 
 def test_makefile_targets(project_dir: Path) -> None:
@@ -474,9 +509,9 @@ def test_makefile_targets(project_dir: Path) -> None:
     assert "vitis-csim:\n\t$(VITIS_HLS) -f run_hls.tcl -tclargs csim\n" in text
     assert "csynth:\n\t$(VITIS_HLS) -f run_hls.tcl -tclargs csynth\n" in text
     assert "cosim:\n\t$(VITIS_HLS) -f run_hls.tcl -tclargs csynth cosim\n" in text
+    # hclbuild's own csim stops at a warning; a user's make csim (another g++, an edited file) does not
     assert (
-        "HCLBUILD_CXXFLAGS := -std=c++17 -O1 -fwrapv -Wall -Werror -Wno-unknown-pragmas -Wno-unused-label\n"
-        in text
+        "HCLBUILD_CXXFLAGS := -std=c++17 -O1 -fwrapv -Wall -Wno-unknown-pragmas -Wno-unused-label\n" in text
     )
 
 

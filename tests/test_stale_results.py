@@ -190,3 +190,25 @@ def test_killed_csim_is_not_run_not_pass(passed: Path) -> None:
     # the rerun redoes the unfinished csim and the verdict is a pass again
     assert doit(passed, "csim") == 0
     assert cli_rows(passed)["Stage_X"]["csim"] == "pass"
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ['{"pass": tr', "", "[true]", "top"],
+    ids=["truncated", "empty", "not a record", "another function's"],
+)
+def test_a_corrupt_csim_result_is_rerun_not_trusted(passed: Path, damage: str) -> None:
+    # doit checks only that a target exists: a damaged csim/<func>.json stayed, and the summary said
+    # it was missing while every task reported up to date
+    result = passed.parent / "build" / "p" / "csim" / "Stage_X.json"
+    if damage == "top":
+        damage = (passed.parent / "build" / "p" / "csim" / "top.json").read_text()
+    result.write_text(damage)
+    row = cli_rows(passed)["Stage_X"]
+    assert (row["csim"], row["reason"]) == (
+        "not run",
+        f"{result} is not a csim result of Stage_X (rerun csim)",
+    )
+    assert doit(passed, "csim") == 0
+    assert csim_json(passed, "Stage_X")["pass"] is True and csim_json(passed, "Stage_X")["func"] == "Stage_X"
+    assert cli_rows(passed)["Stage_X"]["csim"] == "pass"

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from hclbuild import package_version, qor_gate
-from hclbuild.atomic import write_text_atomic
+from hclbuild.atomic import write_text_atomic, write_text_new
 from hclbuild.errors import HCLError
 from hclbuild.project.attempts import function_states, known_functions
 from hclbuild.project.config import load_project
@@ -40,6 +41,7 @@ from hclbuild.tasks import (
     tasks_for,
     termination,
 )
+from hclbuild.tasks.doit_process import check_build_folder
 from hclbuild.tasks.doit_state import FAILED_DUMPS
 from hclbuild.tasks.progress import PRINTED_ERRORS
 
@@ -141,6 +143,14 @@ def _build_root(args: argparse.Namespace) -> Path:
     return roots.pop()
 
 
+def _writable_build_root(args: argparse.Namespace) -> Path:
+    """_build_root, made and checked writable before anything is planned or written there (one line
+    naming the folder, where the first write had named its temporary file)."""
+    root = _build_root(args)
+    check_build_folder(root)
+    return root
+
+
 def _loader_namespace(projects: list[Path], build_root: Path) -> dict[str, Any]:
 
     @doit_creator
@@ -160,14 +170,20 @@ def run_doit(command: list[str], projects: list[Path], build_root: Path) -> int:
     # doit's output stream defaults to the sys.stdout of when doit was first imported: a caller that
     # has since replaced it (pytest's capture, a notebook) would get output written to a closed file;
     # the state backend reports a state it could not save (a full disk) instead of a traceback
+    # doit's commands other than run write to the sys.stdout of when they are made: both see the guard
+    stdout = _ReaderGuard(sys.stdout)
     output = {
-        "GLOBAL": {"outfile": sys.stdout},
+        "GLOBAL": {"outfile": stdout},
         "BACKEND": {"sqlite3": "hclbuild.tasks.doit_state:SqliteState"},
     }
     FAILED_DUMPS.clear()
-    # doit says 1 for a failed task, 2 for a task that raised (an error under --continue), 3 for an
-    # error before any task ran; hclbuild's 2 is a bad command line, so every one of them is 1
-    code = 1 if DoitMain(ModuleTaskLoader(namespace), extra_config=output).run(command) else 0
+    real_stdout, sys.stdout = sys.stdout, stdout
+    try:
+        # doit says 1 for a failed task, 2 for a task that raised (an error under --continue), 3 for an
+        # error before any task ran; hclbuild's 2 is a bad command line, so every one of them is 1
+        code = 1 if DoitMain(ModuleTaskLoader(namespace), extra_config=output).run(command) else 0
+    finally:
+        sys.stdout = real_stdout
     if FAILED_DUMPS:
         raise HCLError(
             f"{namespace['DOIT_CONFIG']['dep_file']}: doit could not record which tasks ran "
@@ -259,9 +275,15 @@ def cmd_new(args: argparse.Namespace) -> int:
         )
     if (folder / "kernel.py").exists():
         raise HCLError(f"{folder}: already a project (kernel.py exists); nothing written")
+    if (folder / "project.toml").exists():
+        raise HCLError(f"{folder}: project.toml exists (hclbuild new writes its own); nothing written")
     folder.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(folder / "kernel.py", KERNEL_TEMPLATE.format(name=name))
-    write_text_atomic(folder / "project.toml", TOML_TEMPLATE)
+    # neither file replaces one that appears meanwhile; project.toml first, so a refusal leaves no kernel.py
+    try:
+        write_text_new(folder / "project.toml", TOML_TEMPLATE)
+        write_text_new(folder / "kernel.py", KERNEL_TEMPLATE.format(name=name))
+    except FileExistsError as exc:
+        raise HCLError(f"{exc.filename}: appeared while hclbuild new ran; left as it is") from None
     print(
         f"created {folder / 'kernel.py'} and {folder / 'project.toml'}; run: hclbuild csim {shlex.quote(args.dir)}"
     )
@@ -339,7 +361,7 @@ def cmd_tasks(args: argparse.Namespace) -> int:
         new = [summary for path in args.paths for summary in qor_gate.load(Path(path))]
         return qor_gate.gate(new, Path(args.compare), args.fail_on, {}, args.metrics)
     projects = _projects(args.paths)
-    build_root = _build_root(args)
+    build_root = _writable_build_root(args)
     if not args.keep_going:
         _refuse_broken(projects, build_root)
     command = {"build": ["build"], "csim": ["csim"], "report": ["csim", "report"]}[args.command]
@@ -393,7 +415,7 @@ def _compare(args: argparse.Namespace, projects: list[Path], build_root: Path) -
 
 def cmd_list(args: argparse.Namespace) -> int:
     projects = _projects(args.paths)
-    return run_doit(["list", "--all"], projects, _build_root(args))
+    return run_doit(["list", "--all"], projects, _writable_build_root(args))
 
 
 def _vitis_tasks(args: argparse.Namespace, projects: list[Path], session: Any) -> list[str]:
@@ -420,7 +442,7 @@ def _vitis_tasks(args: argparse.Namespace, projects: list[Path], session: Any) -
 
 def cmd_csynth(args: argparse.Namespace) -> int:
     projects = _projects(args.paths)
-    build_root = _build_root(args)
+    build_root = _writable_build_root(args)
     code = _run_tasks(args, projects, build_root, lambda session: _vitis_tasks(args, projects, session))
     print_summary(summary_rows(projects, build_root))
     return code
@@ -464,7 +486,7 @@ PATHS_HELP = "project folders (with kernel.py) or folders of projects (default: 
 BUILD_DIR_HELP = "where build/<project>/ goes (default: build/ beside PATHS, whatever the current folder)"
 EXIT_CODES = (
     "exit status: 0 ok, 1 bad input or a failed task, 2 bad command line, 130 interrupted (Ctrl-C), "
-    "143 terminated (SIGTERM)"
+    "141 its output's reader went away (| head), 143 terminated (SIGTERM)"
 )
 
 
@@ -693,8 +715,54 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+class _ReaderGuard:
+    """doit's output stream: once its reader goes away (`hclbuild list | head`), what doit writes
+    is dropped and the run goes on to its end, where doit printed a BrokenPipeError traceback (or,
+    with -n N, left its workers waiting); main then ends with status 141."""
+
+    closed = False  # set by any guard: one run has one output
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        if not _ReaderGuard.closed:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                _ReaderGuard.closed = True
+        return len(text)
+
+    def flush(self) -> None:
+        if not _ReaderGuard.closed:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                _ReaderGuard.closed = True
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def main(argv: list[str] | None = None) -> int:
     """The hclbuild command; returns the exit status (see EXIT_CODES)."""
+    try:
+        try:
+            code = _main(argv)
+        finally:
+            sys.stdout.flush()  # a closed pipe shows here, not as Python's warning at exit
+        if not _ReaderGuard.closed:
+            return code
+    except BrokenPipeError:
+        pass
+    # as a shell reports a process that SIGPIPE ended; later flushes must not fail again
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 128 + signal.SIGPIPE
+
+
+def _main(argv: list[str] | None) -> int:
 
     args = parser().parse_args(argv)
     termination.install()
@@ -708,6 +776,8 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+    except BrokenPipeError:
+        raise  # our output's reader went away: main ends quietly
     except OSError as exc:
         # the file system said no (permissions, a full disk, a file where a folder should be)
         where = f"{exc.filename}: " if exc.filename else ""

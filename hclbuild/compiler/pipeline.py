@@ -48,13 +48,16 @@ def compile_schedule(schedule: Schedule) -> CompiledDesign:
         outlined: list[str] = []
         for axis_request in schedule.axis_outlines:
             outlined.append(
-                OutlineAxisPass(axis_request.stage, axis_request.axis, axis_request.unify).run(module)
+                OutlineAxisPass(
+                    axis_request.stage, axis_request.axis, axis_request.unify, axis_request.function
+                ).run(module)
             )
         # every s.outline() request in one pass: the program is analysed once, not once per request
         groups = [g for r in schedule.outlines for g in r.groups]
         unify = [bool(r.unify) for r in schedule.outlines for _ in r.groups]
+        names = [name for r in schedule.outlines for name in r.names]  # the schedule named each group
         if groups:
-            outlined.extend(outline_stages(module, groups, unify=unify))
+            outlined.extend(outline_stages(module, groups, unify=unify, names=names))
         if any(isinstance(r, M.StreamTo) for r in schedule.memory):
             annotate_stream_arguments(module)
         verify_module(module)

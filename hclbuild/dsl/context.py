@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hclbuild.dsl.trace import take_module_program
+from hclbuild.dsl.trace import drop_module_program
 from hclbuild.dsl.types import DType, Int, parse_dtype
 
 _default_dtype: DType = Int(32)
@@ -13,7 +13,7 @@ def init(init_dtype: object = None, raise_assert_exception: bool = True) -> None
     and start a new module-level algorithm (what was written at module level so far is dropped)."""
     global _default_dtype
     _default_dtype = Int(32) if init_dtype is None else parse_dtype(init_dtype)
-    take_module_program()
+    drop_module_program()
 
 
 def reset_default_dtype() -> None:

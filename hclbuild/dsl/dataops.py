@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from hclbuild.dsl.expr import BitCast, Cast, Const, Expr, GetSlice, as_expr, binary
-from hclbuild.dsl.operations import _check_name, _dtype_or_default, _new_tensor, compute
+from hclbuild.dsl.operations import _dtype_or_default, _new_tensor, compute
 from hclbuild.dsl.storage import from_storage, to_storage
-from hclbuild.dsl.tensor import Tensor
+from hclbuild.dsl.tensor import Tensor, check_name
 from hclbuild.dsl.trace import active_program
 from hclbuild.dsl.types import DType, Index, Int, UInt, parse_dtype
 from hclbuild.errors import APIError, DTypeError
@@ -152,7 +152,7 @@ def const_tensor(values: object, name: str | None = None, dtype: object = None) 
     """hcl.const_tensor(values, name=None, dtype=None): a read-only tensor of values known when
     tracing: a constant array in the C++, a constant global in the LLVM run (memref.global)."""
     program = active_program()
-    name = program.unique_name(_check_name(name, "const_tensor")) if name else program.auto_name("const")
+    name = program.unique_name(check_name(name, "const_tensor")) if name else program.auto_name("const")
     dt = _dtype_or_default(dtype)
     if dt.is_index:
         raise DTypeError("hcl.const_tensor: index tensors have no fixed width")

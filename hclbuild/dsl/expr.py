@@ -18,9 +18,11 @@ operand. Everything a Python operator on an expression builds is here, bit acces
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from hclbuild.dsl.promotion import literal_type, promote
@@ -397,11 +399,42 @@ def _hint(other: object) -> DType | None:
     return None
 
 
+_MIRRORED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
+
+
 def compare(op: str, lhs: object, rhs: object) -> Expr:
+    if _literal(rhs) and isinstance(lhs, Expr) and lhs.dtype.is_fixed:
+        return _fixed_versus_literal(op, lhs, rhs)
+    if _literal(lhs) and isinstance(rhs, Expr) and rhs.dtype.is_fixed:
+        return _fixed_versus_literal(_MIRRORED[op], rhs, lhs)
     a = as_expr(lhs, _hint(rhs) if _literal(lhs) else None)
     b = as_expr(rhs, _hint(lhs) if _literal(rhs) else None)
     operand = promote(a.dtype, b.dtype, "cmp")
     return Compare(op, a, b, operand)
+
+
+def _fixed_versus_literal(op: str, x: Expr, value: object) -> Expr:
+    """x <op> value for a fixed-point x and a Python number, as ap_fixed compares with a double
+    (x.to_double() <op> d): with the number's exact value. Rounded down to x's fraction bits first,
+    0.3 had been 76/256 on a Fixed(16, 8), so x >= 0.3 and x == 0.3 held for x = 0.296875.
+
+    x is a multiple of 2**-frac: beside a number off that grid, >= is > and < is <= of the grid
+    point below it, == never holds and != always does."""
+    number = float(value)  # type: ignore[arg-type] - _literal: a Python number
+    if math.isnan(number):
+        return Const(int(op == "ne"), UInt(1))
+    if math.isinf(number):
+        above = number > 0  # every finite x is below +inf and above -inf
+        holds = {"lt": above, "le": above, "gt": not above, "ge": not above, "eq": False, "ne": True}
+        return Const(int(holds[op]), UInt(1))
+    scaled = Fraction(value) * 2**x.dtype.frac  # type: ignore[arg-type]
+    if scaled.denominator != 1:
+        if op in ("eq", "ne"):
+            return Const(int(op == "ne"), UInt(1))
+        op = {"ge": "gt", "lt": "le"}.get(op, op)
+    # the grid point at or below it
+    b = Const(*literal_type(value, x.dtype))  # type: ignore[arg-type] - _literal: a Python number
+    return Compare(op, x, b, promote(x.dtype, b.dtype, "cmp"))
 
 
 def to_bool(value: object) -> Expr:
@@ -536,6 +569,9 @@ def _slice_bounds(key: slice, dtype: DType) -> tuple[Expr, int | None, Expr | No
             "(use .reverse() to reverse bits)"
         )
     width = constant_distance(lo, hi)
+    if width == 0:
+        shown = f"[{clo}:{chi}]" if clo is not None else "[lo:hi] with hi == lo"
+        raise APIError(f"bit slice {shown} is empty: hi is exclusive, so x[k:k+1] (or x[k]) is bit k")
     if width is None:
         return lo, None, hi
     if clo is not None and chi is not None and not 0 <= clo < chi <= dtype.bits:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import inspect
 import itertools
-import keyword
 import math
-import re
+import numbers
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -36,18 +35,10 @@ from hclbuild.dsl.stmt import (
     Store,
     contains_return,
 )
-from hclbuild.dsl.tensor import Tensor, normalize_shape
+from hclbuild.dsl.tensor import Tensor, check_name, normalize_shape
 from hclbuild.dsl.trace import active_program, active_scope, at_scope_top, record, recording_into, tracing
-from hclbuild.dsl.types import DType, Index, UInt, parse_dtype
+from hclbuild.dsl.types import DType, Float, Index, UInt, parse_dtype
 from hclbuild.errors import APIError, MLIRLimitationError
-
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-def _check_name(name: object, what: str) -> str:
-    if not isinstance(name, str) or not _IDENT.match(name) or keyword.iskeyword(name):
-        raise APIError(f"{what}: name {name!r} must be a Python/C identifier")
-    return name
 
 
 def _dtype_or_default(dtype: object) -> DType:
@@ -58,7 +49,7 @@ def placeholder(shape: object, name: str | None = None, dtype: object = None) ->
     """hcl.placeholder(shape, name=None, dtype=None): an input of the algorithm."""
     shape_t = normalize_shape(shape, f"placeholder {name or ''}".strip())
     if name is not None:
-        _check_name(name, "placeholder")
+        check_name(name, "placeholder")
     # placeholders are made before tracing; their names are made unique per schedule later
     tensor = Tensor(name or "", shape_t, _dtype_or_default(dtype), "placeholder")
     tensor.zero_dim = shape == ()
@@ -135,7 +126,7 @@ def compute(
     """hcl.compute(shape, fcompute, name=None, dtype=None): a new tensor, element by element."""
     program = active_program()
     requested = name
-    name = program.unique_name(_check_name(name, "compute")) if name else program.auto_name("compute")
+    name = program.unique_name(check_name(name, "compute")) if name else program.auto_name("compute")
     shape_t = normalize_shape(shape, f"compute {name!r}")
     if not callable(fcompute):
         raise APIError(f"compute {name!r}: fcompute must be callable")
@@ -165,7 +156,7 @@ def update(tensor: Tensor, fcompute: Callable[..., Any], name: str | None = None
     tensor.check_writable("update")
     program = active_program()
     requested = name
-    name = program.unique_name(_check_name(name, "update")) if name else program.auto_name("update")
+    name = program.unique_name(check_name(name, "update")) if name else program.auto_name("update")
     names = _axis_names(fcompute, tensor.ndim, f"update {name!r}")
     axes = [Var(n, 0, extent) for n, extent in zip(names, tensor.shape)]
     body, has_return = _trace_body(axes, fcompute, tensor, f"update {name!r}")
@@ -185,7 +176,7 @@ def mutate(domain: object, fcompute: Callable[..., Any], name: str | None = None
     """hcl.mutate(domain, fcompute, name=None): run imperative fcompute at every point of domain."""
     program = active_program()
     requested = name
-    name = program.unique_name(_check_name(name, "mutate")) if name else program.auto_name("mutate")
+    name = program.unique_name(check_name(name, "mutate")) if name else program.auto_name("mutate")
     if isinstance(domain, (tuple, list)) and any(isinstance(d, (Tensor, Expr)) for d in domain):
         _register_stage(_runtime_mutate(program, name, tuple(domain), fcompute))
         return
@@ -230,7 +221,7 @@ def _runtime_mutate(program: Any, name: str, domain: tuple, fcompute: Callable[.
 def scalar(value: object, name: str | None = None, dtype: object = None) -> Tensor:
     """hcl.scalar(init, name=None, dtype=None): a one-element tensor read and written through .v."""
     program = active_program()
-    name = program.unique_name(_check_name(name, "scalar")) if name else program.auto_name("scalar")
+    name = program.unique_name(check_name(name, "scalar")) if name else program.auto_name("scalar")
     dt = _dtype_or_default(dtype)
     out = _new_tensor(name, (1,), dt, "scalar")
     axis = Var("x", 0, 1)
@@ -251,7 +242,7 @@ def reduce_axis(lower: int, upper: int, name: str | None = None) -> Var:
     if upper <= lower:
         raise APIError(f"reduce_axis: empty range [{lower}, {upper})")
     if name is not None:
-        _check_name(name, "reduce_axis")
+        check_name(name, "reduce_axis")
     if name is None:
         # axes made before tracing (at module level) still need distinct names: the schedule and
         # the builder find a stage's reduction loops by name (HeteroCL numbers them globally too)
@@ -368,10 +359,25 @@ def _reducer_body(freduce: Callable[..., Any], value: Expr, acc: AccRef, dtype: 
 
 def select(cond: object, true_value: object, false_value: object) -> Expr:
     """hcl.select(cond, t, f): t where cond holds, else f."""
-    tv = as_expr(true_value, false_value.dtype if isinstance(false_value, Expr) else None)
-    fv = as_expr(false_value, tv.dtype)
+    tv = as_expr(true_value, _select_hint(false_value, true_value))
+    fv = as_expr(false_value, _select_hint(tv, false_value))
     dt = tv.dtype if tv.dtype == fv.dtype else promote(tv.dtype, fv.dtype, "select")
     return Select(to_bool(cond), tv, fv, dt)
+
+
+def _select_hint(other: object, value: object) -> DType | None:
+    """The type a literal `value` takes beside `other` in a select. A float literal beside an
+    integer is the narrowest float that holds every value of that integer exactly, so the integer
+    passes through unchanged (in float32, 2**31 - 1 had come back as -2**31); elsewhere, as in
+    arithmetic, the other value's type."""
+    if not isinstance(other, Expr):
+        return None
+    kind = other.dtype
+    fractional = isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral)
+    if fractional and (kind.is_int or kind.is_index):
+        value_bits = 32 if kind.is_index else kind.bits - (1 if kind.is_signed else 0)
+        return Float(32) if value_bits <= 24 else Float(64)
+    return kind
 
 
 def cast(dtype: object, expr: object) -> Expr:
@@ -396,6 +402,20 @@ def or_(*args: object) -> Expr:
     if len(args) == 1:
         return to_bool(args[0])
     return Logical("or", tuple(to_bool(a) for a in args))
+
+
+def all_of(*conditions: object) -> Expr:
+    """hcl.all(a, b, ...): true when every condition holds (HeteroCL refuses hcl.all() of nothing)."""
+    if not conditions:
+        raise APIError("hcl.all needs at least one condition (hcl.and_() of nothing is true)")
+    return and_(*conditions)
+
+
+def any_of(*conditions: object) -> Expr:
+    """hcl.any(a, b, ...): true when some condition holds (HeteroCL refuses hcl.any() of nothing)."""
+    if not conditions:
+        raise APIError("hcl.any needs at least one condition (hcl.or_() of nothing is false)")
+    return or_(*conditions)
 
 
 def not_(arg: object) -> Expr:

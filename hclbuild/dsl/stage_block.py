@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from hclbuild.dsl.stmt import StageStmt
+from hclbuild.dsl.tensor import check_name
 from hclbuild.dsl.trace import active_program, active_scope, at_scope_top, record, recording_into
-from hclbuild.errors import APIError
 
 
 class StageBlock:
@@ -14,8 +14,8 @@ class StageBlock:
     imperative stage (schedulable as s[kernel.name], its for_ loops as stage.axis / stage.<loop>)."""
 
     def __init__(self, name: str | None = None, *_: Any, **__: Any):
-        if name is not None and (not isinstance(name, str) or not name.isidentifier()):
-            raise APIError(f"hcl.Stage: name {name!r} must be a Python/C identifier")
+        if name is not None:
+            check_name(name, "hcl.Stage")
         self.requested = name
         self.stmt: StageStmt | None = None
         self._recording: Any = None

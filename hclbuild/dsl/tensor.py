@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any
 
@@ -10,6 +11,16 @@ from hclbuild.dsl.stmt import Store
 from hclbuild.dsl.trace import record, tracing
 from hclbuild.dsl.types import DType, Index
 from hclbuild.errors import APIError
+
+MAX_ELEMENTS = 2**63 - 1  # a tensor's element count, as MLIR's int64 sizes hold it
+
+
+def check_name(name: object, what: str) -> str:
+    """A tensor, stage or loop name: any printable string (HeteroCL issue 454: "A A", "lambda");
+    the C++ names and file names made from it are sanitized where they are made (hclbuild.c_names)."""
+    if not isinstance(name, str) or not name or not name.isprintable():
+        raise APIError(f"{what}: name {name!r} must be a non-empty string of printable characters")
+    return name
 
 
 def normalize_shape(shape: object, what: str) -> tuple[int, ...]:
@@ -25,6 +36,10 @@ def normalize_shape(shape: object, what: str) -> tuple[int, ...]:
         if int(dim) <= 0:
             raise APIError(f"{what}: shape dimensions must be positive, got {tuple(shape)!r}")
         dims.append(int(dim))
+    count = math.prod(dims)
+    if count > MAX_ELEMENTS:
+        # MLIR sizes a memref in int64: beyond it, the bindings raise a TypeError or MLIR aborts
+        raise APIError(f"{what}: shape {tuple(shape)!r} has {count} elements, more than 2**63 - 1")
     return tuple(dims) if dims else (1,)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -67,6 +68,9 @@ _scopes: list[Scope] = []
 # create_schedule(..., func) is tracing land here; create_schedule(tensors) with no func takes it,
 # and hcl.init() and every create_schedule start a new one.
 _module_program: Program | None = None
+# the module-level algorithm create_schedule took last, kept as it was written: create_schedule of
+# its tensors again (a notebook cell run twice) schedules a fresh copy of it
+_taken_program: Program | None = None
 
 
 def module_program() -> Program:
@@ -79,9 +83,35 @@ def module_program() -> Program:
 
 def take_module_program() -> Program | None:
     """The module-level algorithm written so far (None if nothing was), and start a new one."""
-    global _module_program
+    global _module_program, _taken_program
     program, _module_program = _module_program, None
+    if program is not None and program.top.body:
+        _taken_program = program
     return program
+
+
+def retake_module_program() -> Program | None:
+    """The module-level algorithm create_schedule took last, if hcl.init() has not dropped it."""
+    return _taken_program
+
+
+def drop_module_program() -> None:
+    """hcl.init(): the algorithm written so far, and the one taken last, are forgotten."""
+    global _module_program, _taken_program
+    _module_program = _taken_program = None
+
+
+def copy_for_schedule(program: Program) -> Program:
+    """A Program to schedule, sharing `program`'s statements and tensors (a schedule never changes
+    them) but with its own names and parameters: each create_schedule of one algorithm names its
+    top, arguments and buffers afresh."""
+    clone = copy.copy(program)
+    clone.top = copy.copy(program.top)
+    clone.top.params = list(program.top.params)
+    clone.used_names = set(program.used_names)
+    clone.counters = dict(program.counters)
+    clone.duplicates = dict(program.duplicates)
+    return clone
 
 
 def active_program() -> Program:

@@ -148,12 +148,25 @@ def function_state(layout: BuildLayout, func: str) -> FunctionState:
         changed = changed_input(layout, attempt)
         if changed is not None:
             return FunctionState(func, NOT_RUN, f"{changed} changed after {tid} ran")
-    csim = _read_json(layout.csim_json(func))
-    if csim is None:
+    if not layout.csim_json(func).exists():
         return FunctionState(func, NOT_RUN, f"{layout.csim_json(func)} is missing")
+    csim = read_csim_result(layout.csim_json(func), func)
+    if csim is None:
+        return FunctionState(
+            func, NOT_RUN, f"{layout.csim_json(func)} is not a csim result of {func} (rerun csim)"
+        )
     if csim.get("pass") is not True:
         return FunctionState(func, FAIL, str(csim.get("error") or "csim failed"), csim)
     return FunctionState(func, PASS, None, csim)
+
+
+def read_csim_result(path: Path | str, func: str) -> dict[str, Any] | None:
+    """csim/<func>.json when it is a whole csim result of `func` (a dict with its name and a boolean
+    pass), else None: a truncated, empty or foreign file is no verdict, and csim:<p>/<func> reruns."""
+    data = _read_json(Path(path))
+    if isinstance(data, dict) and data.get("func") == func and isinstance(data.get("pass"), bool):
+        return data
+    return None
 
 
 def changed_input(layout: BuildLayout, attempt: Attempt) -> Path | None:

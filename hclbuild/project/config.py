@@ -9,7 +9,7 @@ falls back to a default):
 
     [hls]
     part = "xcu250-figd2104-2L-e"      # default: Alveo U250, a common Vitis HLS target part
-    clock_period_ns = 10.0             # default 10 ns (100 MHz), Vitis HLS's own default
+    clock_period_ns = 10.0             # default 10 ns (100 MHz), Vitis HLS's own default; 0.5 to 1000
     flow_target = "vivado"             # "vivado" (IP catalog) or "vitis" (kernel .xo)
     tool = "auto"                      # "vitis_hls", "vitis-run" or "v++"; auto: the first found
     vitis_version = "2025.1"           # spells hls_config.cfg's keys for that release (default:
@@ -29,14 +29,16 @@ falls back to a default):
 
     [reference]
     seed = 0                           # seed of the random inputs of the LLVM reference run
-    timeout = 600                      # seconds it may run before it is stopped (a loop that never ends)
+    timeout = 600                      # seconds it (or tracing kernel.py) may run before it is stopped
+                                       # (a loop that never ends); 1 to 604800 (a week)
     memory_gb = 16                     # the most its tensors may take (default: the memory available)
 
     [ci]
     fail_on = "latency>+5%,DSP>+10%,csim"   # `hclbuild report --compare BASE` fails (exit 1) when a
                                        # function crosses one (see hclbuild.render.thresholds)
 
-    [sizes]                            # optional problem sizes, passed to kernel.py (see Sizes)
+    [sizes]                            # optional problem sizes, passed to kernel.py (see Sizes), each
+                                       # 1 to 2**31 - 1
     dataset = "SMALL"                  # which [sizes.<NAME>] table to use (default: the first one)
     TSTEPS = 20                        # a size set here is the same in every dataset
     [sizes.SMALL]                      # named datasets (PolyBench's SMALL, MEDIUM, ...): each
@@ -77,6 +79,12 @@ FLOW_TARGETS = ("vivado", "vitis")
 HLS_TOOLS = ("auto", *FRONT_END_NAMES)  # [hls] tool
 TOP_ASSEMBLIES = ("monolithic", "blackbox")
 TOP_INTERFACE = ""  # the key of [interface.<arg>] settings in ProjectConfig.interfaces: the design's top
+
+# sane ranges: 2 GHz to 1 MHz; a second to a week (select() overflowed on 1e300 s); a size bounds
+# loops whose counters the emitted C++ declares as int
+CLOCK_PERIOD_RANGE_NS = (0.5, 1000.0, "ns")
+TIMEOUT_RANGE_S = (1.0, 604800.0, "s")
+MAX_SIZE = 2**31 - 1
 
 _C_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # a part is spliced into Tcl (`set_part {...}`) and the cfg file, so no spaces, braces or quotes
@@ -226,7 +234,9 @@ def _project_name(value: object) -> str:
     return value
 
 
-def _number(*, positive: bool):
+def _number(*, positive: bool, within: tuple[float, float, str] | None = None):
+    """A TOML number (int or float) as a float; `within` = (lowest, highest, unit) bounds it."""
+
     def check(value: object) -> float:
         # TOML booleans are not numbers, even though Python's bool is an int
         if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -238,6 +248,9 @@ def _number(*, positive: bool):
             raise _Invalid(f"must be > 0, got {_toml_text(value)}")
         if not positive and number < 0:
             raise _Invalid(f"must be >= 0, got {_toml_text(value)}")
+        if within is not None and not within[0] <= number <= within[1]:
+            low, high, unit = within
+            raise _Invalid(f"must be from {low:g} to {high:g} ({unit}), got {_toml_text(value)}")
         return number
 
     return check
@@ -278,6 +291,8 @@ def _size(value: object) -> int:
         raise _Invalid(f"must be an integer, got {_type_name(value)} {_toml_text(value)}")
     if value <= 0:
         raise _Invalid(f"must be > 0, got {_toml_text(value)}")
+    if value > MAX_SIZE:
+        raise _Invalid(f"must be at most {MAX_SIZE} (loops count in C int), got {_toml_text(value)}")
     return value
 
 
@@ -301,7 +316,7 @@ _SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
     },
     "hls": {
         "part": ("part", _string(_PART_NAME, "a part name like 'xcu250-figd2104-2L-e'")),
-        "clock_period_ns": ("clock_period_ns", _number(positive=True)),
+        "clock_period_ns": ("clock_period_ns", _number(positive=True, within=CLOCK_PERIOD_RANGE_NS)),
         "flow_target": ("flow_target", _flow_target),
         "tool": ("hls_tool", _choice(*HLS_TOOLS)),
         "vitis_version": ("vitis_version", _string(_VITIS_VERSION, 'a Vitis release like "2024.2"')),
@@ -314,7 +329,7 @@ _SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
     "ci": {"fail_on": ("ci_fail_on", _fail_on)},
     "reference": {
         "seed": ("seed", _seed),
-        "timeout": ("reference_timeout", _number(positive=True)),
+        "timeout": ("reference_timeout", _number(positive=True, within=TIMEOUT_RANGE_S)),
         "memory_gb": ("reference_memory_gb", _number(positive=True)),
     },
 }
@@ -485,22 +500,27 @@ def _interfaces(path: Path, text: str, table: dict[str, Any]) -> dict[str, dict[
                 f"{_where(path, text, 'interface', name)}: [{section}] must be a table of settings "
                 f"({', '.join(OVERRIDE_KEYS)}) or of argument tables"
             )
-        if not _C_IDENTIFIER.match(name):
-            raise ConfigError(
-                f"{_where(path, text, section, None)}: [{section}]: {name!r} is not a C identifier"
-            )
         if all(isinstance(v, dict) for v in value.values()):
-            # [interface.<function>.<arg>]
+            # [interface.<function>.<arg>]: a function is a C identifier, an argument is named as
+            # kernel.py named it (any printable string: [interface.f."A A"])
+            if not _C_IDENTIFIER.fullmatch(name):
+                raise ConfigError(
+                    f"{_where(path, text, section, None)}: [{section}]: {name!r} is not a C identifier"
+                )
             for arg, settings in value.items():
-                if not _C_IDENTIFIER.match(arg):
+                if not arg.isprintable():
                     raise ConfigError(
                         f"{_where(path, text, f'{section}.{arg}', None)}: [{section}.{arg}]: "
-                        f"{arg!r} is not a C identifier"
+                        f"{arg!r} is not a printable name"
                     )
                 result.setdefault(name, {})[arg] = _interface_settings(
                     path, text, f"{section}.{arg}", settings
                 )
         else:
+            if not name.isprintable():
+                raise ConfigError(
+                    f"{_where(path, text, section, None)}: [{section}]: {name!r} is not a printable name"
+                )
             result.setdefault(TOP_INTERFACE, {})[name] = _interface_settings(path, text, section, value)
     return result
 

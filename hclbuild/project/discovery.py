@@ -1,9 +1,10 @@
 """Planning a project whose stored plan is missing or stale (hclbuild.project.plans): load it,
 trace its kernel to learn its functions, and store the new plan.
 
-When only timestamps moved (the inputs' bytes hash to the stored key), the configuration is
-validated again but the kernel is not traced. A project that fails to load or trace is not
-stored: its error is found again on the next load.
+The kernel is traced in a child process (project.kernel.traced_functions): kernel.py's code never
+runs in the build's own process. When only timestamps moved (the inputs' bytes hash to the stored
+key), the configuration is validated again but the kernel is not traced. A project that fails to
+load or trace is not stored: its error is found again on the next load.
 """
 
 from __future__ import annotations
@@ -11,24 +12,22 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
 
 from hclbuild.atomic import write_if_changed
-from hclbuild.project.config import Project, load_project
-from hclbuild.project.kernel import design_functions, kernel_schedule
+from hclbuild.project.config import load_project
+from hclbuild.project.kernel import traced_functions
 from hclbuild.project.plans import ProjectPlan, input_paths, plan_path, read_plan
 
-# folder -> (digest of its inputs and configuration, the schedule traced to plan it). The compile
-# task of the same doit process takes it instead of tracing the kernel again (doit's -n workers
-# fork from the process that planned); the digest is checked, so an edited kernel is traced anew.
-_PLANNED: dict[Path, tuple[str, Any]] = {}
+# the project folders whose kernel planning traced in this process run. The trace ran in a child
+# process, so compile traces it again in its own.
+_TRACED: set[Path] = set()
 
 
 def trace_project(folder: Path) -> ProjectPlan:
     """The plan of `folder` from its kernel traced now (nothing stored). Raises ConfigError like
     load_project and kernel_schedule when the project is broken."""
     project = load_project(folder)
-    functions = design_functions(kernel_schedule(project), project.name)
+    functions = traced_functions(project)
     return ProjectPlan(Path(folder), project.name, functions, input_paths(folder), project.config.to_json())
 
 
@@ -44,9 +43,8 @@ def plan_project(folder: Path, build_root: Path, fingerprint: str) -> ProjectPla
     if stored.get("key") == key and isinstance(stored.get("functions"), list):
         functions = [str(name) for name in stored["functions"]]
     else:
-        schedule = kernel_schedule(project)
-        functions = design_functions(schedule, project.name)
-        _PLANNED[folder.resolve()] = (_trace_key(project, files), schedule)
+        functions = traced_functions(project)
+        _TRACED.add(folder.resolve())
     plan = ProjectPlan(folder, project.name, functions, inputs, project.config.to_json())
     write_if_changed(path, json.dumps(plan.to_json(fingerprint, key), indent=1) + "\n")
     return plan
@@ -60,27 +58,9 @@ def _content_key(files: list[Path], fingerprint: str) -> str:
     return digest.hexdigest()
 
 
-def _trace_key(project: Project, files: list[Path]) -> str:
-    return _content_key(files, json.dumps(project.config.to_json(), sort_keys=True))
-
-
 def traced_here() -> bool:
-    """Whether planning traced a kernel in this process (whose compile will then run)."""
-    return bool(_PLANNED)
+    """Whether planning traced a kernel in this process run (so its compile will run)."""
+    return bool(_TRACED)
 
 
-def take_planned_schedule(project: Project) -> Any | None:
-    """The schedule planning traced for `project` in this process, once, if its kernel, sibling
-    modules and configuration are still what was traced; else None (trace it again)."""
-    kept = _PLANNED.pop(Path(project.dir).resolve(), None)
-    if kept is None:
-        return None
-    key, schedule = kept
-    try:
-        current = _trace_key(project, [Path(path) for path in input_paths(project.dir)])
-    except OSError:
-        return None
-    return schedule if current == key else None
-
-
-__all__ = ["plan_project", "take_planned_schedule", "trace_project", "traced_here"]
+__all__ = ["plan_project", "trace_project", "traced_here"]

@@ -31,7 +31,6 @@ from hclbuild.compiler.upstream_attrs import symbols
 from hclbuild.compiler.written_args import written_arguments
 from hclbuild.errors import CompileError, ConfigError, HCLError
 from hclbuild.project.config import Project, ProjectConfig
-from hclbuild.project.discovery import take_planned_schedule
 from hclbuild.project.golden import read_manifest
 from hclbuild.project.hls_project import DATA_DIR, write_function_project
 from hclbuild.project.interfaces import (
@@ -47,6 +46,7 @@ from hclbuild.project.manifest import DesignManifest, LoweredDesign, json_text, 
 from hclbuild.project.report import write_project_report
 from hclbuild.project.templates import keep_compiled_templates
 from hclbuild.runtime.csim import CsimResult, run_csim
+from hclbuild.runtime.isolate import run_isolated
 from hclbuild.schedule.schedule import Schedule
 
 # ---- compile ------------------------------------------------------------------------------
@@ -72,13 +72,23 @@ def compile_design(schedule: Schedule, layout: BuildLayout, name: str) -> Compil
 
 
 def write_project_ir(project: Project, layout: BuildLayout) -> DesignManifest:
-    """The compile task: trace (or take the schedule planning traced), build, outline, verify."""
-    schedule = take_planned_schedule(project)
-    manifest = write_design_ir(
-        schedule if schedule is not None else kernel_schedule(project), layout, project.name
-    )
+    """Trace, build, outline, verify (the compile task runs it in a child process: compile_kernel)."""
+    manifest = write_design_ir(kernel_schedule(project), layout, project.name)
     check_interface_functions(project.config, manifest.functions)
     return manifest
+
+
+def compile_kernel(project: Project, layout: BuildLayout) -> DesignManifest:
+    """The compile task: write_project_ir in a child process (runtime.isolate), so an os._exit(),
+    os.abort() or never-ending loop in kernel.py, or a thread it starts, ends that child in one line
+    (a loop at [reference] timeout), never the build."""
+    return run_isolated(
+        write_project_ir,
+        project,
+        layout,
+        what=f"{project.name}: tracing kernel.py",
+        timeout=project.config.reference_timeout,
+    )
 
 
 def write_design_ir(schedule: Schedule, layout: BuildLayout, name: str) -> DesignManifest:

@@ -34,6 +34,9 @@ from hclbuild.runtime.aptypes import ap_types_include_dir
 from hclbuild.runtime.csim import AP_GXX_FLAGS, GXX_FLAGS, OUT_DIR, needs_ap_include, testbench_name
 from hclbuild.runtime.vitis import PACKAGE_FORMAT_SINCE, output_format_key
 
+# the Makefile's g++ flags: csim's, but a warning does not stop a user's build (csim's -Werror holds
+# hclbuild to warning-free C++; a user's edit, or another g++ on a Vitis host, need not be)
+MAKEFILE_GXX_FLAGS = tuple(flag for flag in GXX_FLAGS if flag != "-Werror")
 MAX_PRINTED_MISMATCHES = 10
 DATA_DIR = "data"
 
@@ -204,11 +207,12 @@ def write_function_project(
     tb_args, ret = testbench_args(where, func_name, signature)
     values = _project_values(config, func_name, blackboxes, as_blackbox)
     testbench = _testbench(values, tb_args, ret)
-    ap_dir: str | None = None
-    if needs_ap_include(cpp_text, header_text, testbench):
-        found = Path(ap_include_dir) if ap_include_dir is not None else ap_types_include_dir()
-        # without a copy on this machine, the Makefile falls back to a Vitis installation's headers
-        ap_dir = str(found) if found is not None else "$(XILINX_HLS)/include"
+    ap_needed = needs_ap_include(cpp_text, header_text, testbench)
+    found = (
+        (Path(ap_include_dir) if ap_include_dir is not None else ap_types_include_dir())
+        if ap_needed
+        else None
+    )
     files: dict[str, str] = {
         f"{func_name}.cpp": cpp_text,
         f"{func_name}.h": header_text,
@@ -218,8 +222,9 @@ def write_function_project(
         "Makefile": render_template(
             "Makefile.j2",
             **values,
-            ap_dir=ap_dir,
-            cxxflags=" ".join((*GXX_FLAGS, *(AP_GXX_FLAGS if ap_dir else ()))),
+            ap_needed=ap_needed,
+            ap_dir=str(found) if found is not None else "",
+            cxxflags=" ".join((*MAKEFILE_GXX_FLAGS, *(AP_GXX_FLAGS if ap_needed else ()))),
         ),
         "README.md": render_template("README.md.j2", **values),
     }

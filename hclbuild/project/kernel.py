@@ -5,7 +5,8 @@ Each of them that declares a parameter named `sizes` gets the project's problem 
 `def inputs(rng, sizes)`, `def model(A, B, sizes)`.
 
 Importing a kernel runs the user's DSL code only (pure Python, no MLIR), so task discovery can
-trace it to learn the function names. Any exception becomes a one-line ConfigError naming the
+trace it to learn the function names; the build does so in a child process (traced_functions), as
+compile and the reference run do. Any exception becomes a one-line ConfigError naming the
 project, the kernel file and the line that raised.
 """
 
@@ -24,6 +25,7 @@ from hclbuild.compiler.pipeline import compile_schedule
 from hclbuild.dsl.context import init, reset_default_dtype
 from hclbuild.errors import ConfigError, HCLError
 from hclbuild.project.config import Project
+from hclbuild.runtime.isolate import run_isolated
 from hclbuild.schedule.schedule import Schedule, missing_stage_error
 
 ENTRY_POINT = "schedule"
@@ -135,6 +137,24 @@ def kernel_schedule(project: Project, module: ModuleType | None = None) -> Any:
     return schedule
 
 
+def traced_functions(project: Project) -> list[str]:
+    """design_functions of kernel.py's schedule, traced in a child process (runtime.isolate).
+
+    kernel.py's code never runs in the build's own process: an os._exit() or os.abort() in it
+    (in any thread it starts) ends the child, one line naming the project; a loop that never ends
+    is stopped at [reference] timeout; a thread it leaves running ends with the child."""
+    return run_isolated(
+        _functions_of_kernel,
+        project,
+        what=f"{project.name}: tracing kernel.py",
+        timeout=project.config.reference_timeout,
+    )
+
+
+def _functions_of_kernel(project: Project) -> list[str]:
+    return design_functions(kernel_schedule(project), project.name)
+
+
 def design_functions(schedule: Any, project_name: str) -> list[str]:
     """The functions that get their own HLS project: the top, then outlined functions in the order
     compile makes them (axis outlines first, then s.outline groups), each once.
@@ -160,12 +180,11 @@ def _outlined_names(schedule: Any) -> list[str] | None:
         if axis_request.unify is True:
             return None
         # unify=<function>: the body joins that function (compile refuses it when it cannot)
-        names.append(axis_request.unify or f"Stage_{axis_request.stage}")
+        names.append(axis_request.unify or axis_request.function)
     for request in schedule.outlines:
         if request.unify:
             return None
-        for group in request.groups:
-            names.append("Stage_" + "_".join(group.stages))
+        names.extend(request.names)  # s.outline() named each group's function, as compile names it
     return names
 
 

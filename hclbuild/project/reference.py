@@ -177,11 +177,19 @@ def _write_golden(
     """golden/<func>/ of the top (the run's own inputs and outputs) and of each outlined function
     (its first call); the functions written, the top first."""
     signature = manifest.signatures[manifest.top]
+    # vectors are named after the C names of the arguments (a tensor may be named "A A" or "../x"),
+    # which hls/<func>/data/ and the testbench use too
+    c_names = {func: manifest.c_names(func, layout.ir_manifest) for func in manifest.functions}
+    top_names = c_names[manifest.top]
     same_bytes: dict[str, Path] = {}  # a vector another function's folder holds becomes a link to it
     write_golden(
         layout.golden_dir(manifest.top),
-        {spec.name: (b, spec.dtype) for spec, b in zip(signature.args, before)},
-        {spec.name: (a, spec.dtype) for spec, a in zip(signature.args, after) if not spec.is_scalar},
+        {top_names[spec.name]: (b, spec.dtype) for spec, b in zip(signature.args, before)},
+        {
+            top_names[spec.name]: (a, spec.dtype)
+            for spec, a in zip(signature.args, after)
+            if not spec.is_scalar
+        },
         same_bytes,
     )
     written = [manifest.top]
@@ -191,7 +199,13 @@ def _write_golden(
             continue  # the first call is the golden case
         streams = [spec.stream for spec in manifest.signatures[callee].args]
         ins, outs = recorder.call_vectors(name, site_id, streams)
-        write_golden(layout.golden_dir(callee), ins, outs, same_bytes)
+        names = c_names[callee]
+        write_golden(
+            layout.golden_dir(callee),
+            {names[key]: vector for key, vector in ins.items()},
+            {names[key]: vector for key, vector in outs.items()},
+            same_bytes,
+        )
         written.append(callee)
     missing = [f for f in manifest.functions if f not in written]
     if missing:
@@ -200,16 +214,12 @@ def _write_golden(
 
 
 def link_testbench_data(layout: BuildLayout, manifest: DesignManifest, func: str) -> list[Path]:
-    """hls/<func>/data/: the golden vectors of golden/<func>/ under the C names of the arguments,
-    as hard links. Written by the reference run, not by emit, so that emitting the C++ of every
-    function needs no golden data and runs beside the reference."""
-    c_names = manifest.c_names(func, layout.ir_manifest)
+    """hls/<func>/data/: the golden vectors of golden/<func>/ (named after the C names of the
+    arguments, as the testbench reads them), as hard links. Written by the reference run, not by
+    emit, so that emitting the C++ of every function needs no golden data and runs beside the
+    reference."""
     inputs, outputs = stored_vectors(layout.golden_dir(func))
-    return link_golden(
-        layout.hls_data_dir(func),
-        {c_names[key]: vector for key, vector in inputs.items()},
-        {c_names[key]: vector for key, vector in outputs.items()},
-    )
+    return link_golden(layout.hls_data_dir(func), inputs, outputs)
 
 
 # ---- inputs and the model --------------------------------------------------------------------

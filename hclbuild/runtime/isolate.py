@@ -39,6 +39,7 @@ _HINTS = {
     signal.SIGFPE: "an integer division by zero in the kernel?",
     signal.SIGSEGV: "an index outside a tensor in the kernel?",
     signal.SIGBUS: "an index outside a tensor in the kernel?",
+    signal.SIGABRT: "abort(): os.abort() or a failed assertion in native code",
     # nothing in the child sends it: the kernel's OOM killer does, or a user's kill -9
     signal.SIGKILL: "killed from outside: out of memory? [reference] memory_gb caps what a run may take",
 }
@@ -137,8 +138,12 @@ def _outcome(what: str, returncode: int, payload: bytes, output: str) -> Any:
     try:
         kind, *rest = pickle.loads(payload)
     except Exception:
-        tail = output.strip().splitlines()[-1:] or ["no output"]
-        raise CsimError(f"{what} exited with status {returncode}: {tail[0]}") from None
+        # no result at all: the child ended itself (os._exit, in any of its threads) before it returned
+        tail = output.strip().splitlines()[-1:]
+        said = f": {tail[0]}" if tail else ""
+        raise CsimError(
+            f"{what} exited with status {returncode} before it returned (os._exit() in kernel.py?){said}"
+        ) from None
     if kind == "ok":
         return rest[0]
     if kind == "hcl":

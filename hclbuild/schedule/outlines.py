@@ -32,6 +32,7 @@ OutlineGroup = StageSet | StageRange
 class OutlineRequest:
     groups: list[OutlineGroup]
     unify: bool
+    names: list[str] = field(default_factory=list)  # each group's function (function_names)
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ class AxisOutline:
     stage: str
     axis: str
     unify: bool | str = False
+    function: str = ""  # the function it makes (when unify does not name one to join)
 
 
 @dataclass

@@ -9,12 +9,19 @@ from collections.abc import Callable
 from typing import Any
 
 from hclbuild.dsl.stmt import StageStmt, Store, StoreBits
-from hclbuild.dsl.tensor import Tensor, normalize_shape
-from hclbuild.dsl.trace import Program, program_scope, take_module_program
+from hclbuild.dsl.tensor import Tensor, check_name, normalize_shape
+from hclbuild.dsl.trace import (
+    Program,
+    copy_for_schedule,
+    program_scope,
+    retake_module_program,
+    take_module_program,
+)
 from hclbuild.errors import APIError, HCLNotImplementedError
 from hclbuild.hls_interface import MAX_AXI_BURST
 from hclbuild.schedule import memory as M
 from hclbuild.schedule.directives import ArrayPartition
+from hclbuild.schedule.function_names import FunctionNames, requested_names
 from hclbuild.schedule.outlines import (
     AxisOutline,
     OutlineGroup,
@@ -67,6 +74,7 @@ class Schedule:
         self.outlines: list[OutlineRequest] = []
         self.axis_outlines: list[AxisOutline] = []
         self.outlined: set[str] = set()
+        self.function_names = FunctionNames(self.name, (f.name for f in program.functions))
         self.top_dataflow = False
         # memory customizations and streams, applied in this order after the loop nests are built
         self.memory: list[M.MemoryRecord] = []
@@ -286,9 +294,7 @@ class Schedule:
         kind = "reuse" if primitive == "reuse_at" else "buffer"
         if name is None:
             name = self.program.unique_name(f"{tensor.name}_{kind}_{position}")
-        elif not isinstance(name, str) or not name.isidentifier():
-            raise APIError(f"{primitive}: name {name!r} must be a C identifier")
-        elif name in self.program.used_names:
+        elif check_name(name, primitive) in self.program.used_names:
             raise APIError(f"{primitive}: the name {name!r} is already taken")
         else:
             self.program.used_names.add(name)
@@ -331,35 +337,37 @@ class Schedule:
             raise APIError(f"stage {request.stage!r} was moved into another stage by compute_at")
         self.outlined.add(request.stage)
         self.axis_outlines.append(request)
+        if request.function:
+            self.function_names.claim(request.function, [request.stage])
 
     def outline(
-        self, *stage_list: object, unify: bool = False, axis: object = None
+        self, *stage_list: object, unify: bool = False, axis: object = None, name: object = None
     ) -> StageFunction | list[StageFunction]:
         """outline(stage), outline(start, end), outline([stages], [stages], ...) -> the function
         handle, or a list of them for several groups (HeteroCL's return).
         outline(stage, axis=loop) outlines only the body below that loop (see Stage.outline).
 
         A single stage becomes @Stage_<name>; two stages (not in lists) are a start..end range
-        of the dataflow graph, @Stage_<start>_<end>; each list becomes one function.
+        of the dataflow graph, @Stage_<start>_<end>; each list becomes one function. `name=`
+        names the function instead (a list of names, or None for the default, for several groups).
         """
         if not stage_list:
             raise APIError("outline needs at least one stage")
         if axis is not None:
             if len(stage_list) != 1 or isinstance(stage_list[0], (list, tuple)):
                 raise APIError("outline(..., axis=...) takes exactly one stage")
-            return self.stage_of(stage_list[0]).outline(axis=axis, unify=unify)
+            return self.stage_of(stage_list[0]).outline(axis=axis, unify=unify, name=name)
         groups: list[OutlineGroup] = []
-        handles: list[StageFunction] = []
+        labels: list[list[str]] = []  # the stages each group's default name is made of
         if all(not isinstance(x, (list, tuple)) for x in stage_list):
             names = [self.stage_of(x).name for x in stage_list]
             if len(names) == 1:
                 groups.append(StageSet(tuple(names)))
-                handles.append(StageFunction(f"Stage_{names[0]}", names))
             elif len(names) == 2:
                 groups.append(StageRange(names[0], names[1]))
-                handles.append(StageFunction(f"Stage_{names[0]}_{names[1]}", names))
             else:
                 raise APIError("outline(a, b, c): give one stage, a start and end stage, or lists of stages")
+            labels.append(names)
         else:
             for item in stage_list:
                 items = item if isinstance(item, (list, tuple)) else [item]
@@ -367,22 +375,28 @@ class Schedule:
                 if not names:
                     raise APIError("outline: an empty list of stages")
                 groups.append(StageSet(tuple(names)))
-                handles.append(StageFunction("Stage_" + "_".join(names), names))
+                labels.append(names)
+        functions: list[str] = []
+        for requested, stages in zip(requested_names(name, len(groups)), labels):
+            functions.append(self.function_names.propose(requested, stages, functions))
+        handles = [StageFunction(func, stages) for func, stages in zip(functions, labels)]
         for group in groups:
             names = list(group.stages)
             seen: set[str] = set()
             moved = {r.producer: r.consumer for r in self.memory if isinstance(r, M.ComputeAt)}
-            for name in names:
-                if name in moved:
+            for stage in names:
+                if stage in moved:
                     raise APIError(
-                        f"stage {name!r} was moved into stage {moved[name]!r} by compute_at; "
-                        f"outline {moved[name]!r} instead"
+                        f"stage {stage!r} was moved into stage {moved[stage]!r} by compute_at; "
+                        f"outline {moved[stage]!r} instead"
                     )
-                if name in self.outlined or name in seen:
-                    raise APIError(f"stage {name!r} is outlined twice")
-                seen.add(name)
+                if stage in self.outlined or stage in seen:
+                    raise APIError(f"stage {stage!r} is outlined twice")
+                seen.add(stage)
             self.outlined.update(names)
-        self.outlines.append(OutlineRequest(groups, unify))
+        self.outlines.append(OutlineRequest(groups, unify, functions))
+        for func, stages in zip(functions, labels):
+            self.function_names.claim(func, stages)
         return handles[0] if len(handles) == 1 else handles
 
 
@@ -498,12 +512,17 @@ def _module_level_schedule(
     program: Program | None, tensors: list[Tensor], top_name: str, schedule_class: type[Schedule]
 ) -> Schedule:
     """create_schedule([A, B]) with no func: the listed tensors (placeholders and tensors the
-    module-level algorithm computed) are the arguments, in order; the design returns nothing."""
+    module-level algorithm computed) are the arguments, in order; the design returns nothing.
+
+    Nothing written since the last create_schedule: the algorithm that one took, again."""
     if program is None or not program.top.body:
+        program = retake_module_program()
+    if program is None:
         raise APIError(
             "create_schedule: received an empty algorithm (no function given and nothing "
             "written at module level since hcl.init())"
         )
+    program = copy_for_schedule(program)
     if top_name in program.used_names:
         raise APIError(f"create_schedule: name {top_name!r} is already a stage or tensor of the algorithm")
     program.name = program.top.name = top_name

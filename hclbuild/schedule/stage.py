@@ -359,23 +359,28 @@ class Stage:
     def systolic(self) -> None:
         raise HCLNotImplementedError("systolic is not implemented")
 
-    def outline(self, axis: object = None, unify: object = None) -> StageFunction:
-        """s[stage].outline(axis=None, unify=None): the stage, or only the body below loop `axis`,
-        becomes a function; `unify` (a StageFunction, or True) shares an earlier function whose
-        body differs at most in constant loop bounds (they become index arguments)."""
+    def outline(self, axis: object = None, unify: object = None, name: object = None) -> StageFunction:
+        """s[stage].outline(axis=None, unify=None, name=None): the stage, or only the body below loop
+        `axis`, becomes a function (named `name`, default Stage_<stage>); `unify` (a StageFunction,
+        or True) shares an earlier function whose body differs at most in constant loop bounds
+        (they become index arguments)."""
         if axis is None:
-            return self._schedule.outline(self, unify=unify is not None and unify is not False)
+            return self._schedule.outline(self, unify=unify is not None and unify is not False, name=name)
         loop = self._loop_name(axis)
         if self.spatial is not None and not isinstance(axis, str):
             self._nest_of(loop)  # an unknown loop is an error here, naming the stage's loops
         if isinstance(unify, StageFunction):
-            target: bool | str = unify.name
-        elif unify is None or isinstance(unify, bool):
-            target = bool(unify)
-        else:
+            if name is not None:
+                raise APIError(
+                    f"outline: name={name!r} with unify={unify.name}: the body joins that function"
+                )
+            self._schedule.record_axis_outline(AxisOutline(self.name, loop, unify.name))
+            return unify
+        if unify is not None and not isinstance(unify, bool):
             raise APIError(f"outline: unify must be a StageFunction or a bool, got {unify!r}")
-        self._schedule.record_axis_outline(AxisOutline(self.name, loop, target))
-        return unify if isinstance(unify, StageFunction) else StageFunction(f"Stage_{self.name}", [self.name])
+        function = self._schedule.function_names.propose(name, [self.name])
+        self._schedule.record_axis_outline(AxisOutline(self.name, loop, bool(unify), function))
+        return StageFunction(function, [self.name])
 
     def __repr__(self) -> str:
         return f"Stage({self.name!r})"

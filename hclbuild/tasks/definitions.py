@@ -135,6 +135,22 @@ class CsynthCurrent:
         return csynth_is_current(project, self.layout, self.func, [Path(path) for path in self.inputs])
 
 
+class CsimResultReadable:
+    """csim:<p>/<func>'s uptodate: its result file is a whole csim result of func. doit checks only
+    that a target exists, so a damaged one (a full disk, an edit) had been trusted."""
+
+    __slots__ = ("csim_json", "func")
+
+    def __init__(self, csim_json: str, func: str) -> None:
+        self.csim_json, self.func = csim_json, func
+
+    def __call__(self) -> bool:
+        # here, when doit checks a csim task: a no-op loads only what it needs
+        from hclbuild.project.attempts import read_csim_result
+
+        return read_csim_result(self.csim_json, self.func) is not None
+
+
 def group_tasks(vitis: bool) -> Iterator[dict]:
     """The group tasks' descriptions for `doit list` (doit makes the groups from the subtasks)."""
     for group, doc in GROUP_DOCS.items():
@@ -283,6 +299,7 @@ def _function_tasks(
             )
         ],
         "file_dep": files.compiled + fingerprint_dep,
+        "uptodate": [CsimResultReadable(csim_json, func)],
         "targets": [csim_json],
         "clean": True,
     }

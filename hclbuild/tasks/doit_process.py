@@ -109,7 +109,7 @@ def doit_config(build_root: Path) -> dict:
     sys.excepthook = _interrupt_hook
 
     termination.install()  # a `kill` of doit ends it as Ctrl-C does, workers and all
-    Path(build_root).mkdir(parents=True, exist_ok=True)
+    check_build_folder(Path(build_root))
     config = {
         "default_tasks": ["build"],
         "dep_file": str(Path(build_root) / ".doit.db"),
@@ -122,6 +122,24 @@ def doit_config(build_root: Path) -> dict:
     }
     config.update(_remote_config())
     return config
+
+
+def check_build_folder(build_root: Path) -> None:
+    """Make the build folder, or stop in one line (status 1) when it cannot be made or written:
+    doit's own state file there had failed with sqlite3's traceback ("unable to open database file"),
+    and hclbuild's first write with an error naming its temporary file."""
+    try:
+        build_root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(
+            f"hclbuild: error: {build_root}: cannot make the build folder: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
+        raise SystemExit(1) from None
+    if not os.access(build_root, os.W_OK | os.X_OK):
+        why = "a read-only file system" if os.statvfs(build_root).f_flag & os.ST_RDONLY else "no permission"
+        print(f"hclbuild: error: {build_root}: the build folder cannot be written ({why})", file=sys.stderr)
+        raise SystemExit(1)
 
 
 def _remote_config() -> dict:

@@ -20,7 +20,7 @@ from hclbuild.atomic import sweep_stale_temps, write_if_changed
 from hclbuild.errors import HCLError
 from hclbuild.project.blackbox import publish_blackbox
 from hclbuild.project.config import Project
-from hclbuild.project.flow import csim_function, emit_function, write_project_ir, write_report
+from hclbuild.project.flow import compile_kernel, csim_function, emit_function, write_report
 from hclbuild.project.layout import BuildLayout
 from hclbuild.project.lowering import lower_design
 from hclbuild.project.reference import run_reference
@@ -133,7 +133,7 @@ def remove_folders(*folders: str) -> None:
 
 
 def compile_step(project: Project, layout: BuildLayout) -> None:
-    write_project_ir(project, layout)
+    compile_kernel(project, layout)
 
 
 def reference_step(project: Project, layout: BuildLayout) -> None:

@@ -5,30 +5,17 @@ literals that keep their value and sign, and identifiers that are legal and uniq
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mlir import ir
 
+from hclbuild.c_names import CPP_RESERVED, sanitize, unique
 from hclbuild.compiler.hls_types import ap_family, c_type
 from hclbuild.dsl.types import DType, Float, Index, Int, UInt, parse_dtype
 from hclbuild.errors import CompileError, DTypeError
 
 _STANDARD_WIDTHS = (8, 16, 32, 64)
 _INDEX_C_TYPE = "int"
-
-# C++ keywords and names the generated code relies on: never used for locals or parameters
-_RESERVED_WORDS = """alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t
-    char32_t class compl concept const consteval constexpr constinit const_cast continue co_await
-    co_return co_yield decltype default delete do double dynamic_cast else enum explicit export
-    extern false float for friend goto if inline int long mutable namespace new noexcept not not_eq
-    nullptr operator or or_eq private protected public register reinterpret_cast requires return
-    short signed sizeof static static_assert static_cast struct switch template this thread_local
-    throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t while
-    xor xor_eq main std int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t size_t
-    ap_int ap_uint ap_fixed ap_ufixed INFINITY NAN"""
-CPP_RESERVED = frozenset(_RESERVED_WORDS.split())
 
 
 # ---- C signatures ----------------------------------------------------------------------------
@@ -71,24 +58,6 @@ class CSignature:
 
 
 # ---- names -----------------------------------------------------------------------------------
-
-
-def sanitize(name: str) -> str:
-    """A C identifier close to `name` (`i.outer` -> `i_outer`)."""
-    text = re.sub(r"\W", "_", name) or "v"
-    if text[0].isdigit():
-        text = "_" + text
-    return text
-
-
-def unique(base: str, taken: set[str] | Callable[[str], bool]) -> str:
-    is_taken = taken.__contains__ if isinstance(taken, set) else taken
-    if base not in CPP_RESERVED and not is_taken(base):
-        return base
-    k = 1
-    while is_taken(f"{base}_{k}"):
-        k += 1
-    return f"{base}_{k}"
 
 
 class Names:

@@ -301,13 +301,14 @@ def _function_structure(func_op: Operation) -> tuple:
 
 
 def outline_stages(
-    module: Module, groups: Sequence[Group], unify: bool | Sequence[bool] = False
+    module: Module, groups: Sequence[Group], unify: bool | Sequence[bool] = False, names: Sequence[str] = ()
 ) -> list[str]:
     """Outline each group of stages of the `hcl.top` function into one function; return their names.
 
     HeteroCL: `s.outline(*stage_lists, unify=False)`. A group is a list of stage names or
     a StageRange. `unify=True` reuses an earlier outlined function with an identical
     body; a list gives the flag per group (all of a schedule's s.outline() requests in one pass).
+    `names` gives each group's function name (the schedule's); by default Stage_<stages>.
     """
     if isinstance(groups, (str, StageSet, StageRange)):
         raise APIError(f"outline: groups must be a list of groups, got {groups!r}")
@@ -319,7 +320,9 @@ def outline_stages(
     analysis = AccessAnalysis(module)
     program = StageProgram(top, analysis)
     existing = {symbol_name(f) for f in functions(module)}
-    plans = plan_groups(program, groups, flags, existing)
+    if names and len(names) != len(groups):
+        raise APIError(f"outline: {len(names)} function names for {len(groups)} groups")
+    plans = plan_groups(program, groups, flags, existing, names)
     outliner = _Outliner(module, top, analysis)
     return [outliner.outline(plan, program.stage_ops) for plan in plans]
 

@@ -49,6 +49,7 @@ from hclbuild.compiler.passes.outline import (
 )
 from hclbuild.compiler.passes.unify import unify_with
 from hclbuild.errors import APIError
+from hclbuild.schedule.function_names import default_function_name
 
 
 def _outside_values(ops: list[ir.Operation]) -> list[ir.Value]:
@@ -113,17 +114,20 @@ def _private_to_each_call(value: ir.Value, body: list[ir.Operation], inside: set
     return False
 
 
-def outline_axis(module: ir.Module, stage: str, axis: str, unify: bool | str = False) -> str:
+def outline_axis(
+    module: ir.Module, stage: str, axis: str, unify: bool | str = False, function: str = ""
+) -> str:
     """Outline the body of loop `axis` of `stage` (in place); the name of the function it calls.
 
     HeteroCL: `s[stage].outline(axis=..., unify=...)`. `unify` is False, True (any earlier outlined
-    function that fits) or the name of the function to share.
+    function that fits) or the name of the function to share. `function` names the new function
+    (the schedule's name for it; default Stage_<stage>).
     """
     with module.context, ir.Location.unknown():
         top = find_top_function(module, "outline")
         root = stage_root(top, stage, "outline")
         loop = loop_named(root, axis, stage, "outline")
-        name = f"Stage_{stage}"
+        name = function or default_function_name([stage])
         taken = {symbol_name(f) for f in functions(module)}
         if name in taken:
             raise APIError(f"outline: stage {stage!r} at loop {axis!r}: a function @{name} already exists")
@@ -198,10 +202,11 @@ class OutlineAxisPass:
     stage: str
     axis: str
     unify: bool | str = False
+    function: str = ""
 
     def run(self, module: ir.Module) -> str:
         """Outline the loop body; the callee's name."""
-        return outline_axis(module, self.stage, self.axis, self.unify)
+        return outline_axis(module, self.stage, self.axis, self.unify, self.function)
 
 
 __all__ = ["OutlineAxisPass", "outline_axis"]

@@ -10,7 +10,7 @@ searches only the window its group spans, and outlining N single-stage groups co
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mlir.ir import Operation, Value
 
@@ -24,6 +24,7 @@ from hclbuild.compiler.passes.outline_analysis import (
     symbol_name,
 )
 from hclbuild.errors import APIError, CompileError
+from hclbuild.schedule.function_names import default_function_name
 from hclbuild.schedule.schedule import StageRange, StageSet
 
 # a group: a record of the schedule, or (for passes called directly) a list of stage names / one name
@@ -111,10 +112,12 @@ class StageProgram:
             raise CompileError(f"outline: stage '{stage}' appears more than once in @{symbol_name(self.top)}")
         return stage
 
-    def resolve(self, group: Group, unify: bool = False) -> GroupPlan:
-        """The stages of one group in program order, with its function name."""
+    def resolve(self, group: Group, unify: bool = False, function: str = "") -> GroupPlan:
+        """The stages of one group in program order, with its function name (`function`, the
+        schedule's name for it, or Stage_<stages>)."""
         if isinstance(group, StageRange):
-            return self._resolve_range(group.start, group.end, unify)
+            plan = self._resolve_range(group.start, group.end, unify)
+            return replace(plan, func_name=function) if function else plan
         if isinstance(group, StageSet):
             group = list(group.stages)
         if isinstance(group, str):
@@ -127,7 +130,7 @@ class StageProgram:
             dup = next(s for k, s in enumerate(names) if s in names[:k])
             raise APIError(f"outline: stage '{dup}' is listed twice in {spec}")
         stages = tuple(sorted(names, key=self.position.__getitem__))
-        return GroupPlan(stages, "Stage_" + "_".join(stages), spec, unify)
+        return GroupPlan(stages, function or default_function_name(stages), spec, unify)
 
     def _resolve_range(self, start: object, end: object, unify: bool) -> GroupPlan:
         spec = f"range({start!r}, {end!r})"
@@ -136,13 +139,13 @@ class StageProgram:
         if lo > hi:
             raise APIError(f"outline: {spec}: start stage '{start}' comes after end stage '{end}'")
         if start == end:
-            return GroupPlan((start,), f"Stage_{start}", spec, unify)
+            return GroupPlan((start,), default_function_name([start]), spec, unify)
         downstream = self.reachable([start], self.succ, lo, hi)
         if end not in downstream:
             raise APIError(f"outline: {spec} is not connected: no dataflow path from '{start}' to '{end}'")
         between = downstream & self.reachable([end], self.pred, lo, hi)
         stages = tuple(s for s in self.order[lo : hi + 1] if s in between or s in (start, end))
-        return GroupPlan(stages, f"Stage_{start}_{end}", spec, unify)
+        return GroupPlan(stages, default_function_name([start, end]), spec, unify)
 
     def check_convex(self, plan: GroupPlan) -> None:
         """APIError naming a stage outside the group that consumes from it and feeds into it."""
@@ -221,10 +224,16 @@ def memref_names(top: Operation) -> dict[Value, str]:
 
 
 def plan_groups(
-    program: StageProgram, groups: Sequence[Group], unify: Sequence[bool], existing: set[str]
+    program: StageProgram,
+    groups: Sequence[Group],
+    unify: Sequence[bool],
+    existing: set[str],
+    names: Sequence[str] = (),
 ) -> list[GroupPlan]:
-    """Resolve and check every group (unify[k] for groups[k]) against the one analysed program."""
-    plans = [program.resolve(g, u) for g, u in zip(groups, unify)]
+    """Resolve and check every group (unify[k] and names[k], if given, for groups[k]) against the
+    one analysed program."""
+    given = list(names) or [""] * len(groups)
+    plans = [program.resolve(g, u, n) for g, u, n in zip(groups, unify, given)]
     owner: dict[str, str] = {}
     for plan in plans:
         for stage in plan.stages:
