@@ -19,11 +19,12 @@ REPO = Path(__file__).resolve().parents[1]
 SINGLE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
-def env() -> dict[str, str]:
-    """The environment of benchmarked subprocesses: this checkout, bytecode caching on, one BLAS thread."""
+def env(code: Path = REPO) -> dict[str, str]:
+    """The environment of benchmarked subprocesses: hclbuild from `code` (this checkout), bytecode
+    caching on, one BLAS thread."""
     out = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     out.update(SINGLE_THREAD)
-    out["PYTHONPATH"] = str(REPO)
+    out["PYTHONPATH"] = str(code)
     return out
 
 
@@ -36,12 +37,12 @@ class Timed:
     stdout: str
 
 
-def run(args: list[str], cwd: Path, check: bool = True, timeout: float = 7200) -> Timed:
-    """Run a command to completion; wall and CPU time of the child."""
+def run(args: list[str], cwd: Path, check: bool = True, timeout: float = 7200, code: Path = REPO) -> Timed:
+    """Run a command to completion (importing hclbuild from `code`); wall and CPU time of the child."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(
-        args, cwd=cwd, env=env(), capture_output=True, text=True, timeout=timeout, check=False
+        args, cwd=cwd, env=env(code), capture_output=True, text=True, timeout=timeout, check=False
     )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -54,9 +55,9 @@ def run(args: list[str], cwd: Path, check: bool = True, timeout: float = 7200) -
     return Timed(wall, cpu, proc.stdout + proc.stderr)
 
 
-def doit(cwd: Path, *args: str, check: bool = True) -> Timed:
-    """`python -m doit ARGS` in cwd."""
-    return run([sys.executable, "-m", "doit", *args], cwd, check=check)
+def doit(cwd: Path, *args: str, check: bool = True, code: Path = REPO) -> Timed:
+    """`python -m doit ARGS` in cwd, with hclbuild from `code`."""
+    return run([sys.executable, "-m", "doit", *args], cwd, check=check, code=code)
 
 
 def median(values: list[float]) -> float:

@@ -27,10 +27,11 @@ STAGES = 100
 
 def _csim(build: Path, project: Path, *options: str) -> float:
     """Wall seconds of `hclbuild csim` with every csim result removed first (only csim tasks run), and
-    every function's out/ and the precompiled headers too: each way compiles and runs everything, none
-    reuses the objects or the passing runs of the way before it."""
+    every function's out/ and the build's compiled objects and precompiled headers (build/.csim/)
+    too: each way compiles and runs everything, none reuses the objects or the passing runs of the
+    way before it."""
     shutil.rmtree(build / "chain" / "csim", ignore_errors=True)
-    shutil.rmtree(build / ".pch", ignore_errors=True)
+    shutil.rmtree(build / ".csim", ignore_errors=True)
     for out in (build / "chain" / "hls").glob("*/out"):
         shutil.rmtree(out)
     timed = run(

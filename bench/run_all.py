@@ -6,10 +6,12 @@
 Sections: compile (scaling of `hclbuild build` with N outlined stages), incremental (one changed
 stage of the 100-stage chain and of resnet20, `doit -n 2` vs `-n 1`), noop (no-op `doit build`
 and `doit csim` over every project vs a bare `import doit`, csim seconds per function with and
-without ap_types), reference (the LLVM reference vs numpy at MEDIUM sizes), distributed (csim of the
-chain on one local process vs two Dask workers), cluster (a simulated 1,000-function csynth on 1-256
-workers, bench/cluster_sim.py), calibration (the QoR estimate against the real
-Vitis reports of calibration/, bench/calibration.py). Naming sections reruns only those: the other
+without ap_types), csim (the harness split and object cache against the old testbench, one
+function's csim against g++ -c of its .cpp, -O0 vs -O1), reference (the LLVM reference vs numpy at
+MEDIUM sizes), distributed (csim of the chain on one local process vs two Dask workers), cluster (a
+simulated 1,000-function csynth on 1-256 workers, bench/cluster_sim.py), calibration
+(the QoR estimate against the real Vitis reports of calibration/, bench/calibration.py). Naming
+sections reruns only those: the other
 sections of BENCHMARKS.md are kept, and the header says which. Every figure is a
 median of repeated runs in this one session; compare the ratios, not the seconds.
 """
@@ -28,7 +30,7 @@ from sections import merge_sections, sections_of
 os.environ.update(SINGLE_THREAD)  # before numpy is imported (reference section)
 sys.path.insert(0, str(REPO))
 
-SECTIONS = ("compile", "incremental", "noop", "reference", "distributed", "cluster", "calibration")
+SECTIONS = ("compile", "incremental", "noop", "csim", "reference", "distributed", "cluster", "calibration")
 
 # why a kernel's reference is slower than numpy: filled in from reading the kernels and their IR
 SLOWER_BECAUSE = {
@@ -153,6 +155,12 @@ def _section_noop(work: Path) -> list[str]:
             "",
         ]
     return rows
+
+
+def _section_csim(work: Path) -> list[str]:
+    from csim_speed import csim_rows, csim_speed
+
+    return csim_rows(csim_speed(work / "csim"))
 
 
 def _section_reference(work: Path) -> list[str]:

@@ -207,7 +207,12 @@ class Case:
 
 CASES: tuple[Case, ...] = (
     Case("outline", "three_groups", "stream_chain"),
-    Case("outline", "unknown_stage", "stream_chain", args={"groups": [["X"]], "unify": [False]}),
+    Case(
+        "outline",
+        "unknown_stage",
+        "stream_chain",
+        args={"groups": [["X"]], "unify": [False], "names": ["Stage_X"]},
+    ),
     Case("outline_axis", "rows", "two_row_loops"),
     Case("outline_axis", "unknown_loop", "two_row_loops", args={"axis": "rows9"}),
     Case("unify", "loop_bound_argument", "two_row_loops"),

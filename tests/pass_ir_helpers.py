@@ -95,8 +95,10 @@ def _records(found: list[Any]) -> list[dict[str, Any]]:
 # name -> run(module, args): what the pass returned (printed as `// result:`), or, for the two
 # split passes, the texts they make (the module itself stays as it was and is not printed)
 RUNNERS: dict[str, Callable[[ir.Module, dict[str, Any]], Any]] = {
-    "outline": lambda m, a: outline_stages(m, [_group(g) for g in a["groups"]], unify=a["unify"]),
-    "outline_axis": lambda m, a: outline_axis(m, a["stage"], a["axis"], a["unify"]),
+    "outline": lambda m, a: outline_stages(
+        m, [_group(g) for g in a["groups"]], unify=a["unify"], names=a.get("names", ())
+    ),
+    "outline_axis": lambda m, a: outline_axis(m, a["stage"], a["axis"], a["unify"], a.get("function", "")),
     "unify": _unify,
     "compute_at": lambda m, a: list(ComputeAtPass(**a).run(m)),
     "reuse_at": lambda m, a: list(

@@ -9,11 +9,10 @@ import os
 from pathlib import Path
 
 import pytest
-from test_vitis_cosim import synthesized
-from test_vitis_flow import stand_in_project
 
 from hclbuild.cli import run_doit
 from hclbuild.project.layout import BuildLayout
+from tests.vitis_helpers import stand_in_project, synthesized
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the stand-in tools are POSIX executables")
 

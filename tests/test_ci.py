@@ -64,7 +64,7 @@ def test_gitlab_pipeline_structure() -> None:
     # `hclbuild csim tests/data/projects/gemm` builds beside tests/data/projects: that is the artifact
     assert build["artifacts"]["paths"] == ["tests/data/build/"]
     # precompiled ap_types headers are this runner's cache, about 80 MB each: not an artifact
-    assert build["artifacts"]["exclude"] == ["tests/data/build/.pch/**/*"]
+    assert build["artifacts"]["exclude"] == ["tests/data/build/.csim/pch/**/*"]
     csynth = pipeline["csynth"]
     assert (csynth["stage"], csynth["tags"], csynth["needs"]) == ("csynth", ["vitis-2025"], ["build-csim"])
     assert csynth["parallel"]["matrix"] == [
@@ -108,7 +108,7 @@ def test_only_blackbox_tops_wait_for_their_functions(tmp_path: Path) -> None:
         for step in jobs["build-csim"]["steps"]
         if step.get("uses") == "actions/upload-artifact@v4"
     ]
-    assert uploads[0]["path"].split() == ["build/", "!build/.pch/"]  # not the precompiled headers
+    assert uploads[0]["path"].split() == ["build/", "!build/.csim/pch/"]  # not the precompiled headers
     # gemm's top is synthesized whole, as soon as csim is done
     whole = jobs["csynth-top"]
     assert whole["needs"] == "build-csim"

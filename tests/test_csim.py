@@ -282,12 +282,13 @@ def case_bool_gt() -> Case:
     )
 
 
+# the ap_types cases are slow (g++ on the ap_types headers); the others take about 2 s
 CASES = {
     "int32": (case_int32_vadd, []),
     "float": (case_float_saxpy, []),
-    "fixed16_8": (case_fixed_mul, [needs_ap]),
-    "int12": (case_int12_add, [needs_ap]),
-    "int100_uint128": (case_wide, [needs_ap]),
+    "fixed16_8": (case_fixed_mul, [needs_ap, pytest.mark.slow]),
+    "int12": (case_int12_add, [needs_ap, pytest.mark.slow]),
+    "int100_uint128": (case_wide, [needs_ap, pytest.mark.slow]),
     "inplace_scalar_return": (case_inplace_scale, []),
     "bool": (case_bool_gt, []),
 }
@@ -514,10 +515,10 @@ def test_local_arrays_larger_than_the_default_stack(tmp_path: Path) -> None:
 
 def test_exit_status_must_agree_with_a_passing_summary(tmp_path: Path) -> None:
     func_dir = write_case(tmp_path, case_int32_vadd())
-    tb = func_dir / "tb_vadd.cpp"
-    text = tb.read_text()
+    harness = func_dir / "hclbuild_tb.cpp"
+    text = harness.read_text()
     assert "return pass ? 0 : 1;" in text
-    tb.write_text(text.replace("return pass ? 0 : 1;", "return 1;"))  # prints pass, exits 1
+    harness.write_text(text.replace("return pass ? 0 : 1;", "return 1;"))  # prints pass, exits 1
     result = run_csim(func_dir, csim_json(tmp_path, "vadd"))
     assert not result.passed
     assert result.error == "testbench summary says pass=True but it exited with status 1"
@@ -528,8 +529,10 @@ def test_exit_status_must_agree_with_a_failing_summary(tmp_path: Path) -> None:
     case = case_int32_vadd()
     case.cpp = case.cpp.replace("c[i] = a[i] + b[i];", "c[i] = a[i] - b[i];")
     func_dir = write_case(tmp_path, case)
-    tb = func_dir / "tb_vadd.cpp"
-    tb.write_text(tb.read_text().replace("return pass ? 0 : 1;", "return 0;"))  # prints fail, exits 0
+    harness = func_dir / "hclbuild_tb.cpp"
+    harness.write_text(
+        harness.read_text().replace("return pass ? 0 : 1;", "return 0;")
+    )  # prints fail, exits 0
     result = run_csim(func_dir, csim_json(tmp_path, "vadd"))
     assert not result.passed
     assert result.error == "testbench summary says pass=False but it exited with status 0"
@@ -538,9 +541,12 @@ def test_exit_status_must_agree_with_a_failing_summary(tmp_path: Path) -> None:
 # ---- objects of unchanged sources are reused --------------------------------------------------
 
 
+OBJECTS = Path("out") / "cache" / "objects"  # a folder's own object cache, without the build's
+
+
 def _objects(func_dir: Path) -> dict[str, str]:
-    """stem -> object file name, of the objects in out/."""
-    return {path.name.rsplit("-", 1)[0]: path.name for path in (func_dir / "out").glob("*.o")}
+    """stem -> object file name, of the objects in the folder's object cache."""
+    return {path.name.rsplit("-", 1)[0]: path.name for path in (func_dir / OBJECTS).glob("*.o")}
 
 
 def test_unchanged_testbench_object_is_reused_and_a_changed_design_recompiled(tmp_path: Path) -> None:
@@ -548,18 +554,20 @@ def test_unchanged_testbench_object_is_reused_and_a_changed_design_recompiled(tm
     func_dir = write_case(tmp_path, case)
     assert run_csim(func_dir, csim_json(tmp_path, "vadd")).passed
     first = _objects(func_dir)
-    assert sorted(first) == ["tb_vadd", "vadd"]
+    assert sorted(first) == ["hclbuild_tb", "tb_vadd", "vadd"]
 
-    # a change of the design's code: the design is recompiled, the testbench object reused
+    # a change of the design's code: the design is recompiled, the testbench and harness reused
     top = func_dir / "vadd.cpp"
     top.write_text(top.read_text().replace("a[i] + b[i]", "b[i] + a[i]"))
     assert run_csim(func_dir, csim_json(tmp_path, "vadd")).passed
     second = _objects(func_dir)
     assert second["tb_vadd"] == first["tb_vadd"] and second["vadd"] != first["vadd"]
+    assert second["hclbuild_tb"] == first["hclbuild_tb"]
     log = (func_dir / "out" / "compile.log").read_text()
-    assert f"# tb_vadd.cpp: unchanged, out/{first['tb_vadd']} reused" in log
-    assert f"-c vadd.cpp -o out/{second['vadd']}\n" in log
-    assert len(list((func_dir / "out").glob("vadd-*.o"))) == 1  # the old design object is gone
+    assert f"# tb_vadd.cpp: unchanged, {OBJECTS / first['tb_vadd']} reused" in log
+    assert f"# hclbuild_tb.cpp: unchanged, {OBJECTS / first['hclbuild_tb']} reused" in log
+    assert f"-c vadd.cpp -o {OBJECTS / second['vadd']}\n" in log
+    assert len(list((func_dir / OBJECTS).glob("vadd-*.o"))) == 1  # the old design object is gone
 
     # the reused testbench is linked with the new design: a wrong operator is still caught
     top.write_text(top.read_text().replace("b[i] + a[i]", "a[i] - b[i]"))
@@ -623,7 +631,12 @@ def test_a_changed_header_recompiles_both_sources(tmp_path: Path) -> None:
     assert run_csim(func_dir, csim_json(tmp_path, "vadd")).passed
     second = _objects(func_dir)
     assert second["tb_vadd"] != first["tb_vadd"] and second["vadd"] != first["vadd"]
-    assert "unchanged" not in (func_dir / "out" / "compile.log").read_text()
+    # the harness does not include the function's header: it stays
+    assert second["hclbuild_tb"] == first["hclbuild_tb"]
+    log = (func_dir / "out" / "compile.log").read_text()
+    assert [line for line in log.splitlines() if "unchanged" in line] == [
+        f"# hclbuild_tb.cpp: unchanged, {OBJECTS / first['hclbuild_tb']} reused"
+    ]
 
 
 def test_a_failed_compile_leaves_no_object_to_reuse(tmp_path: Path) -> None:
@@ -635,7 +648,7 @@ def test_a_failed_compile_leaves_no_object_to_reuse(tmp_path: Path) -> None:
     with pytest.raises(ToolError):
         run_csim(func_dir, csim_json(tmp_path, "vadd"))
     assert "vadd" not in _objects(func_dir)
-    assert not list((func_dir / "out").glob(".*.tmp"))
+    assert not list((func_dir / OBJECTS).glob(".*.tmp"))
     top.write_text(good)
     assert run_csim(func_dir, csim_json(tmp_path, "vadd")).passed
 
@@ -652,43 +665,66 @@ def _generated_style(case: Case) -> Case:
     return case
 
 
+@pytest.mark.slow
 @needs_ap
 def test_ap_types_headers_are_precompiled_once_and_shared(tmp_path: Path) -> None:
-    pch_root = tmp_path / "pch"
-    # the first function compiles plainly and leaves word; the second precompiles; the third reuses
+    cache = tmp_path / "cache"
     folders = [
         write_case(tmp_path / name, _generated_style(case_fixed_mul())) for name in ("one", "two", "three")
     ]
-    assert run_csim(folders[0], tmp_path / "one.json", pch_root=pch_root).passed
-    assert "-include" not in (folders[0] / "out" / "compile.log").read_text()
-    [wanted] = list(pch_root.iterdir())
-    assert wanted.suffix == ".wanted"
-    assert run_csim(folders[1], tmp_path / "two.json", pch_root=pch_root).passed
-    [made] = [path for path in pch_root.iterdir() if path.is_dir()]
-    assert made.name == wanted.stem
+    # the first function compiles two sources with the headers (its testbench, its file): it
+    # precompiles them; the others reuse that
+    assert run_csim(folders[0], tmp_path / "one.json", cache_root=cache).passed
+    [made] = [path for path in (cache / "pch").iterdir() if path.is_dir()]
     assert (
         made / "hclbuild_prelude.h"
     ).read_text() == '#include <cstdint>\n#include "ap_int.h"\n#include "ap_fixed.h"\n'
     assert (made / "hclbuild_prelude.h.gch").stat().st_size > 0
-    assert run_csim(folders[2], tmp_path / "three.json", pch_root=pch_root).passed
-    log = (folders[2] / "out" / "compile.log").read_text()
-    assert f"# ap_types headers: precompiled in {made.resolve()}\n" in log
-    assert f"-include {made.resolve() / 'hclbuild_prelude.h'} -c fxmul.cpp" in log
-    assert sorted(pch_root.iterdir()) == [made, wanted]
+    assert (
+        f"-x c++-header hclbuild_prelude.h -o hclbuild_prelude.h.gch  # in {made.resolve()}\n"
+        in (folders[0] / "out" / "compile.log").read_text()
+    )
+    for folder in folders[1:]:
+        (folder / "fxmul.h").write_text(
+            (folder / "fxmul.h").read_text() + f"// {folder.parents[3].name}'s own\n"
+        )
+        assert run_csim(folder, tmp_path / "again.json", cache_root=cache).passed
+        log = (folder / "out" / "compile.log").read_text()
+        assert f"# headers: precompiled in {made.resolve()}\n" in log
+        assert f"-include {made.resolve() / 'hclbuild_prelude.h'} -c tb_fxmul.cpp" in log
+        assert "c++-header" not in log
+    assert list((cache / "pch").iterdir()) == [made]
 
 
 @needs_ap
-def test_a_damaged_precompiled_header_is_dropped_and_the_result_still_right(tmp_path: Path) -> None:
-    pch_root = tmp_path / "pch"
+def test_a_header_asked_for_once_is_precompiled_the_second_time(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
     func_dir = write_case(tmp_path, _generated_style(case_fixed_mul()))
-    for _ in range(2):  # the second run precompiles
-        shutil.rmtree(func_dir / "out", ignore_errors=True)
-        assert run_csim(func_dir, csim_json(tmp_path, "fxmul"), pch_root=pch_root).passed
-    [made] = [path for path in pch_root.iterdir() if path.is_dir()]
+    assert run_csim(func_dir, csim_json(tmp_path, "fxmul"), cache_root=cache).passed
+    shutil.rmtree(cache / "pch")
+    design, log = func_dir / "fxmul.cpp", func_dir / "out" / "compile.log"
+    # one source to compile: precompiling would cost more than it saves, so it only leaves word
+    design.write_text(design.read_text().replace("a[i][j] * b[i][j]", "b[i][j] * a[i][j]"))
+    assert run_csim(func_dir, csim_json(tmp_path, "fxmul"), cache_root=cache).passed
+    [wanted] = list((cache / "pch").iterdir())
+    assert wanted.suffix == ".wanted" and "-include" not in log.read_text()
+    design.write_text(design.read_text().replace("b[i][j] * a[i][j]", "(b[i][j]) * a[i][j]"))
+    assert run_csim(func_dir, csim_json(tmp_path, "fxmul"), cache_root=cache).passed
+    assert "-include" in log.read_text()
+    assert sorted(path.name for path in (cache / "pch").iterdir()) == [wanted.stem, wanted.name]
+
+
+@pytest.mark.slow
+@needs_ap
+def test_a_damaged_precompiled_header_is_dropped_and_the_result_still_right(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    func_dir = write_case(tmp_path, _generated_style(case_fixed_mul()))
+    assert run_csim(func_dir, csim_json(tmp_path, "fxmul"), cache_root=cache).passed
+    [made] = [path for path in (cache / "pch").iterdir() if path.is_dir()]
     gch = made / "hclbuild_prelude.h.gch"
     gch.write_bytes(gch.read_bytes()[:4096])
-    shutil.rmtree(func_dir / "out")
-    result = run_csim(func_dir, csim_json(tmp_path, "fxmul"), pch_root=pch_root)
+    shutil.rmtree(cache / "objects")
+    result = run_csim(func_dir, csim_json(tmp_path, "fxmul"), cache_root=cache)
     assert result.passed and result.compared == 48
     assert not made.exists()
     assert "-include" not in (func_dir / "out" / "compile.log").read_text()
@@ -696,8 +732,9 @@ def test_a_damaged_precompiled_header_is_dropped_and_the_result_still_right(tmp_
 
 @needs_ap
 def test_an_unwritable_precompiled_header_folder_only_costs_time(tmp_path: Path) -> None:
-    blocker = tmp_path / "pch"
-    blocker.write_text("a file where the folder should be\n")
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "pch").write_text("a file where the folder should be\n")
     func_dir = write_case(tmp_path, _generated_style(case_fixed_mul()))
-    assert run_csim(func_dir, csim_json(tmp_path, "fxmul"), pch_root=blocker).passed
-    assert "# ap_types headers: not precompiled (" in (func_dir / "out" / "compile.log").read_text()
+    assert run_csim(func_dir, csim_json(tmp_path, "fxmul"), cache_root=cache).passed
+    assert "# headers: not precompiled (" in (func_dir / "out" / "compile.log").read_text()

@@ -11,9 +11,11 @@ import pytest
 
 import hclbuild as hcl
 from hclbuild.errors import APIError, CompileError
+from tests.kernels import TWO_MM_SIZES
+from tests.kernels import two_mm as _two_mm
 
 REPO = Path(__file__).resolve().parents[1]
-P, Q, R, S = 16, 22, 18, 24
+P, Q, R, S = TWO_MM_SIZES
 
 SUBMODULE = """
 import hclbuild as hcl
@@ -167,23 +169,6 @@ def test_def_shape_mismatch_is_an_api_error() -> None:
     A = hcl.placeholder((8,), "A")
     with pytest.raises(APIError, match=r"argument 'X' has shape \(8,\), declared \(10,\)"):
         hcl.create_schedule([A], lambda A: inc(A))
-
-
-def _two_mm():
-    hcl.init(hcl.Float())
-    A = hcl.placeholder((P, Q), "A")
-    B = hcl.placeholder((Q, R), "B")
-    C = hcl.placeholder((R, S), "C")
-    D = hcl.placeholder((P, S), "D")
-
-    def kernel(A, B, C, D):
-        r = hcl.reduce_axis(0, Q, "r")
-        k = hcl.reduce_axis(0, R, "k")
-        out_AB = hcl.compute((P, R), lambda x, y: hcl.sum(A[x, r] * B[r, y], axis=r), name="out_AB")
-        out_ABC = hcl.compute((P, S), lambda x, y: hcl.sum(out_AB[x, k] * C[k, y], axis=k), name="out_ABC")
-        return hcl.compute((P, S), lambda x, y: out_ABC[x, y] + D[x, y], name="E")
-
-    return hcl.create_schedule([A, B, C, D], kernel), kernel
 
 
 def _run_two_mm(s) -> None:

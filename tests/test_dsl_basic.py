@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import hclbuild as hcl
+from tests.kernels import TWO_MM_SIZES, two_mm
 
 
 @hcl.def_()
@@ -678,21 +679,8 @@ def test_stage_handles_kernel_attr_schedule_item_and_tensor():
 
 
 def test_two_mm_kernel_of_the_outlining_proposal(run, rng):
-    hcl.init(hcl.Float(32))
-    P, Q, R, S = 16, 22, 18, 24
-    A = hcl.placeholder((P, Q), "A")
-    B = hcl.placeholder((Q, R), "B")
-    C = hcl.placeholder((R, S), "C")
-    D = hcl.placeholder((P, S), "D")
-
-    def kernel(A, B, C, D):
-        r = hcl.reduce_axis(0, Q, "r")
-        k = hcl.reduce_axis(0, R, "k")
-        out_AB = hcl.compute((P, R), lambda x, y: hcl.sum(A[x, r] * B[r, y], axis=r), "out_AB")
-        out_ABC = hcl.compute((P, S), lambda x, y: hcl.sum(out_AB[x, k] * C[k, y], axis=k), "out_ABC")
-        return hcl.compute((P, S), lambda x, y: out_ABC[x, y] + D[x, y], "E")
-
-    s = hcl.create_schedule([A, B, C, D], kernel)
+    P, Q, R, S = TWO_MM_SIZES
+    s, _ = two_mm()
     assert set(s.stages) == {"out_AB", "out_ABC", "E"}
     a, b, c, d = (rng.random(shape, dtype=np.float32) for shape in [(P, Q), (Q, R), (R, S), (P, S)])
     np.testing.assert_allclose(run(s, a, b, c, d), a @ b @ c + d, rtol=1e-5)

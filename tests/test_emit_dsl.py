@@ -3,23 +3,11 @@
 from __future__ import annotations
 
 import hclbuild as hcl
+from tests.kernels import row_sum_times_b as _kernel
 
 
 def _lines(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines()]
-
-
-def _kernel():
-    hcl.init(hcl.Int(32))
-    A = hcl.placeholder((16, 8), "A")
-    B = hcl.placeholder((16,), "B")
-
-    def kernel(A, B):
-        k = hcl.reduce_axis(0, 8, "k")
-        S = hcl.compute((16,), lambda i: hcl.sum(A[i, k], axis=k), name="S")
-        return hcl.compute((16,), lambda i: S[i] * B[i], name="P")
-
-    return hcl.create_schedule([A, B], kernel), kernel
 
 
 def test_pipeline_unroll_partition_dataflow_lines() -> None:

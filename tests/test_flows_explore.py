@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-from test_interrupts import KERNEL  # Y = 3 * A - 1 through an outlined Stage_X, with a numpy model
 
 from hclbuild.cli import run_doit
+from tests.kernels import TIMES_THREE_MINUS_ONE as KERNEL
 
 
 def make_project(root: Path, toml: str = "", kernel: str = KERNEL) -> Path:

@@ -10,9 +10,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from test_interrupts import KERNEL  # Y = 3 * A - 1 through an outlined Stage_X, with a numpy model
 
 from hclbuild.cli import main
+from tests.kernels import TIMES_THREE_MINUS_ONE as KERNEL
 
 
 def project(tmp_path: Path) -> Path:

@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from emit_helpers import Call, compile_cpp, func_op, parse_module, run_calls
-from test_emit_dsl import _kernel as emit_dsl_kernel
 
 import hclbuild as hcl
 from hclbuild.compiler.emit_hls import (
@@ -28,6 +27,7 @@ from hclbuild.errors import ConfigError, HCLNotImplementedError
 from hclbuild.hls_interface import STREAM_MODES_BY_FLOW
 from hclbuild.project.config import ProjectConfig
 from hclbuild.project.interfaces import function_interfaces
+from tests.kernels import row_sum_times_b
 
 
 def _lines(text: str) -> list[str]:
@@ -36,7 +36,7 @@ def _lines(text: str) -> list[str]:
 
 def _design(partition_a: bool = False, outline: bool = False):
     """P[i] = sum_k A[i, k] * B[i], with S = the row sums (outlined when asked)."""
-    s, kernel = emit_dsl_kernel()
+    s, kernel = row_sum_times_b()
     if partition_a:
         s.partition(s.inputs[0], hcl.Partition.Cyclic, dim=2, factor=2)
     if outline:

@@ -152,7 +152,7 @@ def project(root: Path, kernel: str) -> Path:
 def test_sigint_during_the_precompiled_header_compile(tmp_path: Path) -> None:
     project(tmp_path, PCH_KERNEL)
     build = start_build(tmp_path, "csim", "p", "-n", "1")
-    pch = tmp_path / "build" / ".pch"
+    pch = tmp_path / "build" / ".csim" / "pch"
     wait_for(
         lambda: any(pch.glob(".*.tmp")) and running_in_session(build.pid, "cc1plus"),
         build,
@@ -162,7 +162,7 @@ def test_sigint_during_the_precompiled_header_compile(tmp_path: Path) -> None:
     out, err = build.communicate(timeout=60)
     assert (build.returncode, err) == (130, "hclbuild: interrupted\n"), out + err
     assert eventually_empty(lambda: in_session(build.pid)) == []  # cc1plus ran on for seconds, orphaned
-    assert temporaries(tmp_path / "build") == []  # the 78 MB .pch/.<hash>.tmp/ stayed until the next run
+    assert temporaries(tmp_path / "build") == []  # the 78 MB .csim/pch/.<hash>.tmp/ stayed until the next run
 
 
 def test_sigterm_to_a_parallel_build_during_the_testbench_run(tmp_path: Path) -> None:

@@ -8,20 +8,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from hclbuild.atomic import sweep_stale_temps
-from hclbuild.dsl.types import Int
 from hclbuild.errors import CompileError
 from hclbuild.project.config import ProjectConfig
-from hclbuild.project.golden import write_golden
 from hclbuild.project.hls_project import (
     FunctionArg,
     format_clock,
     function_project_files,
     write_function_project,
 )
+from tests.vitis_helpers import CPP, HEADER, write_vadd
 
 TCLSH = shutil.which("tclsh")
 # scripts/setup.sh installs tclsh; in CI a missing one is a failure, not a reason to skip
@@ -70,20 +68,6 @@ source $::harness_script
 puts "no exit"
 """.replace("@COMMANDS@", " ".join(VITIS_COMMANDS))
 
-CPP = '#include "vadd.h"\nvoid vadd(int32_t a[4], int32_t b[4]) {\n  for (int i = 0; i < 4; ++i) b[i] = a[i] + 1;\n}\n'
-HEADER = "#pragma once\n#include <cstdint>\nvoid vadd(int32_t a[4], int32_t b[4]);\n"
-
-
-def write_vadd(folder: Path, config: ProjectConfig, **kwargs) -> list[Path]:
-    """The HLS folder of a 4-element vadd, with the golden data the reference run would link there."""
-    t = Int(32)
-    a = np.arange(4, dtype=np.int32)
-    args = [FunctionArg("a", "int32_t", "int32", (4,)), FunctionArg("b", "int32_t", "int32", (4,))]
-    written = write_function_project(folder, "vadd", CPP, HEADER, args, config, **kwargs)
-    return written + write_golden(
-        folder / "data", {"a": (a, t), "b": (np.zeros(4, np.int32), t)}, {"a": (a, t), "b": (a + 1, t)}
-    )
-
 
 @pytest.fixture
 def project_dir(tmp_path: Path) -> Path:
@@ -119,6 +103,7 @@ def setup_calls(
         "set_top vadd",
         "add_files vadd.cpp",
         f"add_files -tb tb_vadd.cpp -cflags -I{folder}",
+        f"add_files -tb hclbuild_tb.cpp -cflags -I{folder}",
         "add_files -tb data",
         f"open_solution -reset solution1 -flow_target {flow_target}",
         f"set_part {part}",
@@ -205,7 +190,9 @@ def test_a_synthesis_newer_than_the_sources_is_reused(project_dir: Path, steps: 
     done = run_tcl(project_dir / "run_hls.tcl", *steps)
     assert done.returncode == 0, done.stderr
     setup = setup_calls(project_dir)
-    setup[5] = "open_solution solution1 -flow_target vivado"
+    setup[setup.index("open_solution -reset solution1 -flow_target vivado")] = (
+        "open_solution solution1 -flow_target vivado"
+    )
     after = ["cosim_design"] + (["export_design -format ip_catalog"] if "export" in steps else [])
     assert recorded(done) == [*setup, *after, f"cwd {project_dir}", "exit 0"]
 
@@ -223,7 +210,7 @@ def test_a_synthesis_older_than_a_source_is_redone(project_dir: Path) -> None:
     ]
     # csynth among the steps always synthesizes
     done = run_tcl(project_dir / "run_hls.tcl", "csynth", "cosim")
-    assert recorded(done)[5:8] == [
+    assert recorded(done)[6:9] == [
         "open_solution -reset solution1 -flow_target vivado",
         "set_part xcu250-figd2104-2L-e",
         "create_clock -period 10 -name default",
@@ -351,13 +338,14 @@ def test_hls_config_cfg_of_a_blackbox_top_and_function(tmp_path: Path) -> None:
         for line in (tmp_path / "top" / "hls_config.cfg").read_text().splitlines()
         if line and not line.startswith("#")
     ]
-    assert lines[5:11] == [
+    assert lines[5:12] == [
         "syn.top=vadd",
         "syn.file_cflags=vadd.cpp,-DHCLBUILD_RTL_BLACKBOX",
         "syn.file_csimflags=vadd.cpp,-DHCLBUILD_RTL_BLACKBOX",
         "syn.blackbox.file=Stage_a_blackbox.json",
         "syn.blackbox.file=Stage_b_blackbox.json",
         "tb.file=tb_vadd.cpp",
+        "tb.file=hclbuild_tb.cpp",
     ]
     write_vadd(
         tmp_path / "func",
@@ -380,6 +368,7 @@ def test_hls_config_cfg_lines(project_dir: Path) -> None:
         "syn.file=vadd.cpp",
         "syn.top=vadd",
         "tb.file=tb_vadd.cpp",
+        "tb.file=hclbuild_tb.cpp",
         "tb.file=data",
         "package.output.format=ip_catalog",
     ]
@@ -422,6 +411,8 @@ def test_folder_contents(project_dir: Path) -> None:
         "data/manifest.json",
         "data/out_a.bin",
         "data/out_b.bin",
+        "hclbuild_tb.cpp",
+        "hclbuild_tb.h",
         "hls_config.cfg",
         "run_hls.tcl",
         "tb_vadd.cpp",
@@ -518,8 +509,7 @@ def test_makefile_targets(project_dir: Path) -> None:
 def test_testbench_bakes_in_tolerances(tmp_path: Path) -> None:
     write_vadd(tmp_path, ProjectConfig(name="demo", rtol=0.001, atol=2e-7))
     text = (tmp_path / "tb_vadd.cpp").read_text()
-    assert "const double kRtol = 0.001;\n" in text
-    assert "const double kAtol = 2e-07;\n" in text
+    assert '  const Function function = {"vadd", 0.001, 2e-07, 10, args, 2, call};\n' in text
 
 
 def test_c_type_must_hold_dtype(tmp_path: Path) -> None:
@@ -558,7 +548,7 @@ _WRITE_WITH_CACHE = """
 import sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[3])
-from test_project_tcl import write_vadd
+from vitis_helpers import write_vadd
 from hclbuild.project.config import ProjectConfig
 from hclbuild.project.golden import write_golden
 from hclbuild.project.templates import _environment, keep_compiled_templates
@@ -616,7 +606,7 @@ _DIE_BEFORE_THE_RENAME = """
 import os, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[3])
-from test_project_tcl import write_vadd
+from vitis_helpers import write_vadd
 from hclbuild.project.config import ProjectConfig
 from hclbuild.project.templates import keep_compiled_templates
 keep_compiled_templates(Path(sys.argv[1]))

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.doit_helpers import doit, make_tree
+
 REPO = Path(__file__).resolve().parents[1]
 
 KERNEL = """
@@ -41,42 +43,6 @@ def schedule():
 def model(A, B):
     return (A * 3 + B - 1).astype(np.int32)
 """
-
-DODO = """
-from pathlib import Path
-from hclbuild.tasks import all_tasks, doit_config
-ROOT = Path(__file__).resolve().parent
-DOIT_CONFIG = doit_config(ROOT / "build")
-def task_hclbuild():
-    yield from all_tasks(ROOT / "projects", ROOT / "build")
-"""
-
-
-def make_tree(root: Path, kernels: dict[str, str]) -> Path:
-    for name, text in kernels.items():
-        folder = root / "projects" / name
-        folder.mkdir(parents=True)
-        (folder / "kernel.py").write_text(text)
-    (root / "dodo.py").write_text(DODO)
-    return root
-
-
-def doit(root: Path, *args: str, check: bool = True, timeout: float = 600) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    proc = subprocess.run(
-        [sys.executable, "-m", "doit", *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,
-        check=False,
-    )
-    if check and proc.returncode != 0:
-        raise AssertionError(
-            f"doit {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
-        )
-    return proc
 
 
 def ran(proc: subprocess.CompletedProcess) -> set[str]:
@@ -204,6 +170,7 @@ def test_a_changed_sibling_module_is_traced_again(tmp_path: Path) -> None:
     assert "emit:tri/Stage_Z" in doit(root, "list", "--all").stdout
 
 
+@pytest.mark.slow
 def test_changing_one_pipeline_ii_reruns_only_that_function(tmp_path: Path) -> None:
     root = make_tree(tmp_path, {"tri": KERNEL})
     doit(root, "csim")
@@ -305,6 +272,7 @@ def test_doit_list_shows_docs_and_no_vitis_tasks(built: Path) -> None:
         assert not any(line.startswith(("csynth", "cosim")) for line in proc.stdout.splitlines())
 
 
+@pytest.mark.slow
 def test_clean_removes_targets(tmp_path: Path) -> None:
     root = make_tree(tmp_path, {"tri": KERNEL})
     doit(root, "build")

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_tasks import doit, make_tree
+
+from tests.doit_helpers import doit, make_tree
 
 AXIS_OUTLINE = """
 import numpy as np

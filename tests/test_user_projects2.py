@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from test_tasks import doit, make_tree
+
+from tests.doit_helpers import doit, make_tree
 
 
 def csim_passes(tmp_path: Path, name: str, kernel: str, functions: tuple[str, ...] = ("top",)) -> None:
@@ -139,6 +140,7 @@ def model(A, B):
 """
 
 
+@pytest.mark.slow
 def test_a_literal_beside_a_fixed_point_struct_field_keeps_its_value(tmp_path: Path) -> None:
     csim_passes(tmp_path, "structfx", STRUCT_FIXED, ("top", "Stage_D"))
 

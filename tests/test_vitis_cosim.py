@@ -8,23 +8,13 @@ import os
 from pathlib import Path
 
 import pytest
-from test_vitis_flow import TWO_STAGES, stand_in_project
 
 from hclbuild.cli import run_doit
 from hclbuild.project.layout import BuildLayout
+from tests.kernels import TWO_STAGES
+from tests.vitis_helpers import stand_in_project, synthesized, vadd_folder, vadd_project
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the stand-in tools are POSIX executables")
-
-
-def synthesized(calls: list[dict]) -> list[str]:
-    """The function folder of every call that ran C synthesis (vitis_hls' tclargs, or v++ -c), in
-    the order of the calls."""
-    names = []
-    for call in calls:
-        steps = call["argv"][call["argv"].index("-tclargs") + 1 :] if "-tclargs" in call["argv"] else []
-        if call["tool"] == "v++" or (call["tool"] == "vitis_hls" and "csynth" in steps):
-            names.append(Path(call["cwd"]).name)
-    return names
 
 
 @pytest.mark.slow
@@ -63,8 +53,6 @@ def test_cosim_of_a_blackbox_top_synthesizes_each_function_once(
 
 
 def test_a_cosim_without_a_current_synthesis_says_which_task_to_run(fake_vitis, tmp_path: Path) -> None:
-    from test_vitis_flow import vadd_project
-
     from hclbuild.errors import ToolError
     from hclbuild.project.synthesis import synthesize_function
 
@@ -93,8 +81,6 @@ def test_before_the_reference_run_csynth_runs_and_cosim_is_refused(
     fake_vitis, tmp_path: Path, tool: str
 ) -> None:
     import shutil
-
-    from test_vitis_flow import vadd_folder
 
     from hclbuild.errors import ToolError
     from hclbuild.runtime.vitis import run_hls_steps

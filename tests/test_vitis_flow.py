@@ -12,7 +12,7 @@ import pytest
 
 from hclbuild.errors import ToolError
 from hclbuild.project.attempts import read_attempt
-from hclbuild.project.config import Project, ProjectConfig, load_project
+from hclbuild.project.config import load_project
 from hclbuild.project.layout import BuildLayout
 from hclbuild.project.synthesis import function_reports, synthesize_function
 from hclbuild.runtime.report import parse_cosim_rpt, parse_csynth_xml
@@ -26,6 +26,8 @@ from hclbuild.runtime.vitis import (
     run_hls_steps,
     version_of,
 )
+from tests.kernels import TWO_STAGES
+from tests.vitis_helpers import stand_in_project, vadd_folder, vadd_project
 
 REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the stand-in tools are POSIX executables")
@@ -34,15 +36,6 @@ pytestmark = pytest.mark.skipif(os.name != "posix", reason="the stand-in tools a
 def tools(*names: str) -> VitisTools:
     where = {name: Path("/opt/x/bin") / name for name in names}
     return VitisTools(where)
-
-
-def vadd_folder(tmp_path: Path, **config) -> Path:
-    """An emitted HLS folder of a 4-element vadd (the emitter's output is not under test here)."""
-    from test_project_tcl import write_vadd
-
-    folder = tmp_path / "hls" / "vadd"
-    write_vadd(folder, ProjectConfig(name="demo", **config))
-    return folder
 
 
 # ---- choosing a flow ------------------------------------------------------------------------------
@@ -194,16 +187,6 @@ def test_failing_tool_is_a_one_line_error(fake_vitis, tmp_path: Path) -> None:
 # ---- publishing a function's reports -------------------------------------------------------------
 
 
-def vadd_project(tmp_path: Path) -> tuple[Project, BuildLayout]:
-    """A project `demo` whose build folder holds the emitted vadd function."""
-    from test_project_tcl import write_vadd
-
-    config = ProjectConfig(name="demo")
-    layout = BuildLayout(tmp_path / "build", "demo")
-    write_vadd(layout.hls_dir("vadd"), config)
-    return Project("demo", tmp_path, tmp_path / "kernel.py", config), layout
-
-
 def test_a_tool_that_writes_no_report_never_publishes_the_last_runs(fake_vitis, tmp_path: Path) -> None:
     fake_vitis.install("vitis_hls")
     project, layout = vadd_project(tmp_path)
@@ -296,15 +279,6 @@ def schedule():
 """
 
 
-def stand_in_project(fake_vitis, folder: Path, kernel: str, toml: str) -> Path:
-    """A project folder with kernel.py and project.toml, and every stand-in tool on PATH."""
-    folder.mkdir(parents=True)
-    (folder / "kernel.py").write_text(kernel)
-    (folder / "project.toml").write_text(toml)
-    fake_vitis.install("vitis_hls", "vitis-run", "v++")
-    return folder
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("tool", ["vitis_hls", "v++"])
 def test_doit_csynth_then_report_with_stand_in_tools(fake_vitis, tmp_path: Path, tool: str) -> None:
@@ -344,25 +318,6 @@ def test_doit_csynth_then_report_with_stand_in_tools(fake_vitis, tmp_path: Path,
 
 
 # ---- top_assembly = "blackbox": csynth of each function -> its blackbox JSON -> csynth of the top ----
-
-TWO_STAGES = """
-import hclbuild as hcl
-
-def schedule():
-    hcl.init(hcl.Int(32))
-    A = hcl.placeholder((8,), "A")
-
-    def kernel(A):
-        doubled = hcl.compute((8,), lambda i: A[i] * 2, name="doubled")
-        shifted = hcl.compute((8,), lambda i: doubled[i] + 3, name="shifted")
-        return hcl.compute((8,), lambda i: shifted[i] - A[i], name="out")
-
-    s = hcl.create_schedule([A], kernel, name="top")
-    s.outline(kernel.doubled)
-    s.outline(kernel.shifted)
-    return s
-"""
-
 
 NOOP_CSYNTH = (
     "import sys\n"

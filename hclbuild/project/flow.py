@@ -13,6 +13,7 @@ functions up to date. project.in_process runs them all on a schedule in hand.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -28,7 +29,9 @@ from hclbuild.compiler.passes.split_functions import call_graph, callees_first, 
 from hclbuild.compiler.pipeline import compile_schedule
 from hclbuild.compiler.signature import signature_of
 from hclbuild.compiler.upstream_attrs import symbols
+from hclbuild.compiler.work_estimate import function_work
 from hclbuild.compiler.written_args import written_arguments
+from hclbuild.dsl.types import Struct
 from hclbuild.errors import CompileError, ConfigError, HCLError
 from hclbuild.project.config import Project, ProjectConfig
 from hclbuild.project.golden import read_manifest
@@ -120,6 +123,7 @@ def write_design_ir(schedule: Schedule, layout: BuildLayout, name: str) -> Desig
             write_if_changed(layout.func_mlir(func), texts[func])
         writes = written_arguments(module)
         buffers = allocated_buffers(module)
+        work = function_work(module)
         # the report draws the design from this, without MLIR
         graph = design_graph(module).to_json()
     manifest = DesignManifest(
@@ -134,10 +138,11 @@ def write_design_ir(schedule: Schedule, layout: BuildLayout, name: str) -> Desig
         structs={
             t.name: [(field, dtype.name) for field, dtype in t.dtype.fields]
             for t in [*schedule.inputs, *schedule.outputs]
-            if t.dtype.is_struct
+            if isinstance(t.dtype, Struct)
         },
         buffers=buffers,
         graph=graph,
+        work={func: accesses if math.isfinite(accesses) else None for func, accesses in work.items()},
     )
     write_if_changed(layout.ir_manifest, json_text(manifest))
     return manifest
@@ -207,14 +212,17 @@ def csim_function(project: Project, layout: BuildLayout, func: str, runner: Any 
 
 def csim_design_function(layout: BuildLayout, name: str, func: str, runner: Any = None) -> CsimResult:
     """csim_function of project `name`, passed or not (its CsimResult)."""
-    # precompiled headers are a cache of this machine's compiler: not for a Dask worker's
-    local = {} if runner is not None else {"pch_root": layout.pch_root}
-    return (runner or run_csim)(
+    outputs = _output_names(layout, func)
+    if runner is not None:
+        # objects and precompiled headers are a cache of this machine's compiler: not for a Dask worker's
+        return runner(layout.hls_dir(func), layout.csim_json(func), project=name, outputs=outputs)
+    return run_csim(
         layout.hls_dir(func),
         layout.csim_json(func),
         project=name,
-        outputs=_output_names(layout, func),
-        **local,
+        outputs=outputs,
+        cache_root=layout.csim_cache,
+        work=read_design_manifest(layout).work,
     )
 
 

@@ -1,7 +1,8 @@
 """Write one function's Vitis HLS project folder, `build/<name>/hls/<func>/`.
 
     <func>.cpp  <func>.h     the emitted function (given as text)
-    tb_<func>.cpp            testbench reading data/, comparing, printing HCLBUILD_CSIM {...}
+    tb_<func>.cpp            testbench: the argument table and the call
+    hclbuild_tb.{h,cpp}      the harness it links: reads data/, compares, prints HCLBUILD_CSIM {...}
     data/                    golden vectors (project.golden format), the reference run's
     run_hls.tcl              classic flow, steps from `-tclargs`
     hls_config.cfg           Vitis unified flow (v++ -c --mode hls)
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -28,8 +29,8 @@ from hclbuild.errors import CompileError, DTypeError
 from hclbuild.hls_interface import RTL_BLACKBOX_MACRO
 from hclbuild.project.config import ProjectConfig
 from hclbuild.project.golden import RETURN_NAME, container_bytes, vector_file
-from hclbuild.project.layout import blackbox_file_name, hls_project_files
-from hclbuild.project.templates import render_template
+from hclbuild.project.layout import HARNESS_HEADER, HARNESS_SOURCE, blackbox_file_name, hls_project_files
+from hclbuild.project.templates import harness_text, render_template
 from hclbuild.runtime.aptypes import ap_types_include_dir
 from hclbuild.runtime.csim import AP_GXX_FLAGS, GXX_FLAGS, OUT_DIR, needs_ap_include, testbench_name
 from hclbuild.runtime.vitis import PACKAGE_FORMAT_SINCE, output_format_key
@@ -88,7 +89,14 @@ class _TbArg:
     out_file: str
     real_format: str
     stream: str = ""  # "read": pushed into an hls::stream before the call; "write": popped after it
-    flat: str = ""  # C expression of the argument's elements as a flat array
+    values: str = ""  # C expression of the argument's elements, for the harness's table
+    input: str = "true"  # C++ literal: the harness reads in_<name>.bin before the call
+    output: str = "false"  # C++ literal: the harness compares it with out_<name>.bin after the call
+
+    @property
+    def harness_kind(self) -> str:
+        """The hclbuild_tb::Kind of a real, int or bool element (ap types go through ap_arg)."""
+        return {"real": "REAL", "int": "INT", "bool": "BOOL"}[self.kind]
 
 
 def format_clock(period_ns: float) -> str:
@@ -160,7 +168,7 @@ def _tb_arg(
         out_file=vector_file("out", name),
         real_format="%.9g" if dtype.bits == 32 else "%.17g",
         stream=stream,
-        flat=f"{var}_values" if stream else f"reinterpret_cast<{c_type}*>(&{var})",
+        values=f"{var}_values" if stream else f"reinterpret_cast<{c_type}*>(&{var})",
     )
 
 
@@ -217,6 +225,8 @@ def write_function_project(
         f"{func_name}.cpp": cpp_text,
         f"{func_name}.h": header_text,
         testbench_name(func_name): testbench,
+        HARNESS_HEADER: harness_text(HARNESS_HEADER),
+        HARNESS_SOURCE: harness_text(HARNESS_SOURCE),
         "run_hls.tcl": render_template("run_hls.tcl.j2", **values),
         "hls_config.cfg": render_template("hls_config.cfg.j2", **values),
         "Makefile": render_template(
@@ -317,7 +327,8 @@ def _project_values(
 
 
 def _testbench(values: dict[str, Any], tb_args: list[_TbArg], ret: _TbArg | None) -> str:
-    """tb_<func>.cpp: reads data/, calls the function, compares what it may write."""
+    """tb_<func>.cpp: the table of the arguments the harness reads from data/ and compares, and the
+    call."""
     # a stream the function reads is consumed by the call: only what it writes is compared
     outputs = [a for a in tb_args if a.dims and a.stream != "read"] + ([ret] if ret else [])
     passed = [*tb_args, *([ret] if ret else [])]
@@ -325,16 +336,21 @@ def _testbench(values: dict[str, Any], tb_args: list[_TbArg], ret: _TbArg | None
     if any(a.kind in ("ap", "words") for a in passed):
         uses_fixed = any(a.kind in ("ap", "words") and "fixed" in a.c_type for a in passed)
         ap_header = "ap_fixed.h" if uses_fixed else "ap_int.h"
+    compared = {a.name for a in outputs}
+    # the harness's table: every argument is read before the call; outputs (and the return value,
+    # which has no input) are compared after it
+    table = [replace(a, output="true" if a.name in compared else "false") for a in tb_args]
+    if ret is not None:
+        table.append(replace(ret, input="false", output="true"))
     return render_template(
         "tb.cpp.j2",
         **values,
         args=tb_args,
         ret=ret,
-        outputs=outputs,
+        table=table,
         ap_header=ap_header,
         call_args=", ".join(a.var for a in tb_args),
         call_result=f"{ret.var} = " if ret else "",
-        read_streams=[a for a in tb_args if a.stream == "read"],
     )
 
 

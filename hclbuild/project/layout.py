@@ -17,7 +17,7 @@
     build/<name>/reports/                 summary.json, report.md, report.html, plots
     build/index.html, build/summary.json  every project of the build folder (report.html of each)
     build/<name>/status/                  the latest attempt of every task (project/attempts.py)
-    build/.pch/<digest>/                  ap_types headers precompiled for csim, shared by all projects
+    build/.csim/                          csim's compiled objects and precompiled headers, shared by all projects
 
 Only this module spells these paths; tasks and runtimes ask a BuildLayout.
 """
@@ -51,6 +51,8 @@ IR_MANIFEST, LLVM_UNITS, LLVM_MANIFEST = "manifest.json", "units", "manifest.jso
 REPORTS_DIR, REPORT_SUMMARY, REPORT_MARKDOWN, STATUS_DIR = "reports", "summary.json", "report.md", "status"
 VECTORS_MANIFEST = "manifest.json"  # of golden/<func>/ and hls/<func>/data/
 DATA_DIR = "data"  # hls/<func>/data/: the golden vectors the testbench reads
+# the C simulation harness (runtime.testbench_build): the same two files in every function folder
+HARNESS_HEADER, HARNESS_SOURCE = "hclbuild_tb.h", "hclbuild_tb.cpp"
 
 
 # The records of this module are NamedTuples: immutable, compared and pickled by value, and no
@@ -61,7 +63,9 @@ class HlsFiles(NamedTuple):
 
     cpp: str  # the top file, <func>.cpp
     header: str  # <func>.h
-    testbench: str  # tb_<func>.cpp
+    testbench: str  # tb_<func>.cpp: the argument table and the call
+    harness_header: str  # hclbuild_tb.h
+    harness_source: str  # hclbuild_tb.cpp: reads data/, compares, prints the result line
     tcl: str  # run_hls.tcl
     cfg: str  # hls_config.cfg
     makefile: str
@@ -79,6 +83,8 @@ class HlsFiles(NamedTuple):
                     f"{func}.cpp",
                     f"{func}.h",
                     f"tb_{func}.cpp",
+                    HARNESS_HEADER,
+                    HARNESS_SOURCE,
                     "run_hls.tcl",
                     "hls_config.cfg",
                     "Makefile",
@@ -95,14 +101,20 @@ class HlsFiles(NamedTuple):
 
     @property
     def compiled(self) -> list[str]:
-        """What csim compiles and reads: the top file, header and testbench, and the data manifest."""
-        return [self.cpp, self.header, self.testbench, self.data_manifest]
+        """What csim compiles and reads: the top file, header, testbench and harness, and the data
+        manifest."""
+        return [*self.testbench_sources, self.data_manifest]
+
+    @property
+    def testbench_sources(self) -> list[str]:
+        """The C++ a testbench is made of: the top file, header, testbench and harness."""
+        return [self.cpp, self.header, self.testbench, self.harness_header, self.harness_source]
 
     @property
     def synthesized(self) -> list[str]:
         """What synthesis reads: not the golden data (so new vectors rerun cosim, not csynth), nor the
         Makefile and README, which Vitis never reads (the Makefile names this machine's ap_types)."""
-        return [self.cpp, self.header, self.testbench, self.tcl, self.cfg]
+        return [*self.testbench_sources, self.tcl, self.cfg]
 
 
 def hls_project_files(folder: Path, func: str) -> list[Path]:
@@ -354,10 +366,11 @@ class BuildLayout(_Folder):
 
     # ---- csim/ --------------------------------------------------------------------------
     @property
-    def pch_root(self) -> Path:
-        """`<build_root>/.pch/`: precompiled ap_types headers (runtime.testbench_build), one folder
-        per header text, compiler and flags, shared by every project of the build folder."""
-        return self.build_root / ".pch"
+    def csim_cache(self) -> Path:
+        """`<build_root>/.csim/`: compiled csim objects (the harness, testbenches, one per function
+        definition) and precompiled headers, by content (runtime.csim_cache), shared by every
+        project of the build folder."""
+        return self.build_root / ".csim"
 
     @property
     def csim_dir(self) -> Path:

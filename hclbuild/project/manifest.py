@@ -39,6 +39,9 @@ class DesignManifest:
     structs: dict[str, list[tuple[str, str]]]  # argument -> [(field, dtype name)]
     buffers: list[AllocatedBuffer]  # what the reference run allocates besides the arguments
     graph: dict[str, Any]  # the design graph (compiler.design_graph's JSON): the report draws it
+    # memory accesses of each defined function in one run of the design (None: not static), from
+    # which csim picks its -O level (runtime.csim.optimization_level)
+    work: dict[str, float | None] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON of ir/manifest.json."""
@@ -55,6 +58,7 @@ class DesignManifest:
             "structs": {name: [list(field) for field in fields] for name, fields in self.structs.items()},
             "buffers": [buffer.to_json() for buffer in self.buffers],
             "graph": self.graph,
+            "work": self.work,
         }
 
     @classmethod
@@ -80,6 +84,10 @@ class DesignManifest:
                 },
                 buffers=[AllocatedBuffer.from_json(buffer) for buffer in data["buffers"]],
                 graph=dict(data["graph"]),
+                work={
+                    func: None if accesses is None else float(accesses)
+                    for func, accesses in data["work"].items()
+                },
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ConfigError(f"{where}: unreadable IR manifest ({exc!r}); run compile again") from None

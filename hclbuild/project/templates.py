@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import io
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +66,13 @@ def keep_compiled_templates(folder: Path) -> None:
     except OSError:
         return  # a build folder that cannot hold the cache only costs the compile
     environment.bytecode_cache = _TemplateCache(str(folder))
+
+
+@cache
+def harness_text(name: str) -> str:
+    """A file of the C simulation harness (templates/hclbuild_tb.*), copied as it is into every
+    function folder: the same bytes everywhere, so that csim compiles it once per compiler and flags."""
+    return (TEMPLATE_DIR / name).read_text(encoding="utf-8")
 
 
 def render_template(name: str, **values: Any) -> str:

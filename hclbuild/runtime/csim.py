@@ -1,9 +1,11 @@
 """C simulation without Vitis: g++ builds a function's testbench and top file, runs it on data/.
 
-The testbench (templates/tb.cpp.j2) does the comparison and ends its output with one line
-`HCLBUILD_CSIM {json}`; this module builds it, runs it, reads that line and writes the result to
-`build/<name>/csim/<func>.json` atomically. It never trusts an exit status or a summary alone:
-both must agree that the outputs matched.
+The testbench is the harness (templates/hclbuild_tb.cpp, the same in every folder) and the
+function's own part (templates/tb.cpp.j2: its argument table and the call); it does the comparison
+and ends its output with one line `HCLBUILD_CSIM {json}`. This module builds it
+(testbench_build: objects cached by content, shared by a build's functions), runs it, reads that
+line and writes the result to `build/<name>/csim/<func>.json` atomically. It never trusts an exit
+status or a summary alone: both must agree that the outputs matched.
 
 A passing run is recorded in out/ under the digest of the executable and data/; the same
 executable on the same data (a pragma change compiles nothing, testbench_build) takes that
@@ -19,7 +21,7 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -28,7 +30,8 @@ from hclbuild import tool_processes
 from hclbuild.atomic import write_text_atomic
 from hclbuild.errors import CsimError, HCLError, ToolError
 from hclbuild.runtime.aptypes import ap_types_include_dir
-from hclbuild.runtime.testbench_build import build_testbench, digest_parts
+from hclbuild.runtime.csim_cache import digest_parts
+from hclbuild.runtime.testbench_build import HARNESS_HEADER, HARNESS_SOURCE, Toolchain, build_testbench
 
 GXX = "g++"
 # -fwrapv: signed overflow wraps as in ap_int and the LLVM reference, instead of being UB;
@@ -43,6 +46,17 @@ GXX_FLAGS: tuple[str, ...] = (
     "-Wno-unknown-pragmas",
     "-Wno-unused-label",
 )
+# The -O level of a function's objects follows the work hclbuild.compiler.work_estimate gives its
+# run (memory accesses times static trip counts, kept in the IR manifest). -O0 saves compile time
+# (a generated function's unit compiles in one half to two thirds of the -O1 time, the top file of
+# ResNet-20 in half) but runs slower: ap_int/ap_fixed code 10-15x (each operator a call, about
+# 0.15 us per access on this suite's ResNet-20 convolutions), plain C 2-3x (a few ns per access).
+# -O1 pays once the run would lose more than the compile saves, 0.05-0.3 s here: from about 200 000
+# accesses with ap_types, from about 20 million without (measured over the suite, bench/csim_speed.py,
+# BENCHMARKS.md "csim: the harness, the object cache, the -O level"). Unknown work (a loop without
+# constant bounds) counts as large.
+OPTIMIZE_FROM_ACCESSES = 20_000_000
+OPTIMIZE_AP_FROM_ACCESSES = 200_000
 # ap_private leaves words uninitialized on purpose and g++ 12 reports it from inside every inlined
 # ap_int/ap_fixed operation; without these the real warnings drown
 AP_GXX_FLAGS: tuple[str, ...] = ("-Wno-uninitialized", "-Wno-maybe-uninitialized")
@@ -54,6 +68,15 @@ _ERROR_LINES_SHOWN = 3
 
 _AP_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](?:ap_\w+|hls_\w+)\.h[>"]', re.MULTILINE)
 _GXX_ERROR = re.compile(r"^\S.*?:\d+(?::\d+)?: (?:fatal )?error: ")
+
+
+def optimization_level(accesses: float | None, ap_types: bool) -> str:
+    """The -O flag of a function whose run makes `accesses` memory accesses (None: unknown), in a
+    folder whose sources include the ap_types headers or not."""
+    limit = OPTIMIZE_AP_FROM_ACCESSES if ap_types else OPTIMIZE_FROM_ACCESSES
+    if accesses is not None and accesses < limit:
+        return "-O0"
+    return "-O1"
 
 
 def needs_ap_include(*sources: str) -> bool:
@@ -167,9 +190,11 @@ def run_csim(
     gxx: str = GXX,
     ap_include_dir: str | Path | None = None,
     outputs: Collection[str] | None = None,
-    pch_root: str | Path | None = None,
+    cache_root: str | Path | None = None,
+    work: Mapping[str, float | None] | None = None,
 ) -> CsimResult:
-    """Compile `tb_<func>.cpp` + `<func>.cpp` with g++, run the testbench on data/, write out_json.
+    """Compile `tb_<func>.cpp`, the harness and `<func>.cpp` with g++, run the testbench on data/,
+    write out_json.
 
     `func_dir` is `build/<name>/hls/<func>/`; the project name defaults to `<name>`. out_json is
     written in every outcome. A run that cannot start (no g++, no ap_types headers, an incomplete
@@ -177,8 +202,10 @@ def run_csim(
     writing a failed result; a run that mismatches, crashes or times out returns a failed
     CsimResult; call `.check()` to raise.
     `outputs` names the arguments the function may write (hclbuild.compiler.written_args), so that
-    the result counts the output elements compared. With `pch_root`, the ap_types headers are
-    precompiled there once and shared by every function (testbench_build).
+    the result counts the output elements compared. With `cache_root`, compiled objects and
+    precompiled headers are kept there, shared by every function (testbench_build); without, in
+    the folder's out/. `work` gives each function's estimated memory accesses per run, which
+    choose its -O level (optimization_level); a function it does not name gets -O1.
     """
     folder = Path(func_dir)
     func = folder.name
@@ -211,9 +238,16 @@ def run_csim(
         folder / f"{func}.cpp",
         folder / f"{func}.h",
     )
-    for required in (tb_file, top_file, folder / "data" / "manifest.json"):
-        if not required.is_file():
-            give_up(CsimError(f"{head}: {required} not found (the function's HLS folder is incomplete)"))
+    required = (
+        tb_file,
+        top_file,
+        folder / HARNESS_HEADER,
+        folder / HARNESS_SOURCE,
+        folder / "data" / "manifest.json",
+    )
+    for path in required:
+        if not path.is_file():
+            give_up(CsimError(f"{head}: {path} not found (the function's HLS folder is incomplete)"))
     sources = [
         tb_file.read_text(encoding="utf-8", errors="replace"),
         top_file.read_text(encoding="utf-8", errors="replace"),
@@ -224,8 +258,7 @@ def run_csim(
     compiler = shutil.which(gxx)
     if compiler is None:
         give_up(ToolError(f"{head}: {gxx} not found on PATH (C simulation needs a C++ compiler)"))
-    command = [compiler, *GXX_FLAGS, "-I."]
-    include: Path | None = None
+    toolchain = Toolchain(compiler, tuple(flag for flag in GXX_FLAGS if not flag.startswith("-O")))
     if needs_ap_include(*sources):
         include = Path(ap_include_dir) if ap_include_dir is not None else ap_types_include_dir()
         if include is None:
@@ -235,29 +268,27 @@ def run_csim(
                     "(install hls4ml or set XILINX_HLS)"
                 )
             )
-        command += [*AP_GXX_FLAGS, "-isystem", str(include)]
+        toolchain = Toolchain(
+            toolchain.compiler, toolchain.flags, (*AP_GXX_FLAGS, "-isystem", str(include)), include
+        )
+    ap_types = bool(toolchain.ap_flags)
+    levels = {name: optimization_level(accesses, ap_types) for name, accesses in (work or {}).items()}
     executable = f"{OUT_DIR}/tb_{func}"
     (folder / OUT_DIR).mkdir(exist_ok=True)
 
     started = time.monotonic()
     log = folder / OUT_DIR / "compile.log"
     try:
-        failed = build_testbench(
-            folder,
-            command,
-            [tb_file, top_file],
-            header_file,
-            include,
-            executable,
-            log,
-            timeout,
-            pch_root=pch_root,
-        )
+        failed = build_testbench(folder, func, toolchain, levels, executable, log, timeout, cache_root)
     except subprocess.TimeoutExpired:
         result.compile_seconds = time.monotonic() - started
         result.error = f"g++ timed out after {timeout:g} s"
         _write_result(out_path, result)
         raise ToolError(f"{head}: {result.error}") from None
+    except OSError as exc:  # the object cache or out/ cannot be written, g++ cannot start
+        give_up(
+            ToolError(f"{head}: {exc.strerror or exc}: {exc.filename}" if exc.filename else f"{head}: {exc}")
+        )
     result.compile_seconds = round(time.monotonic() - started, 3)
     if failed is not None:
         errors = _first_error_lines(failed.stderr + failed.stdout)

@@ -116,7 +116,7 @@ def probe(address: str, timeout: Any, security: Any) -> None:
     import asyncio
 
     import dask
-    from distributed.comm import connect
+    from distributed.comm.core import connect
 
     async def connect_once() -> None:
         comm = await connect(

@@ -1,229 +1,331 @@
-"""g++ builds of a C simulation testbench that redo only what changed.
+"""g++ builds of a C simulation testbench that compile only what no build compiled before.
 
-Each source (the testbench, the design file) is compiled to its own object, named by a digest of
-everything that goes into it as g++ reads it, and an object of that name is reused. g++ ignores
-`#pragma HLS` lines, so they are left out of the digest: after a pragma change (pipeline II,
-unroll, partition, interface) nothing compiles again, and after any other change to the design
-file only it does. With a `pch_root`, the ap_types headers a function's header includes
-are precompiled once per build folder, when a second function asks for them, and shared by every
-function after: parsing ap_int.h/ap_fixed.h is 1.6 s of each compile, whatever the design.
+A testbench links three kinds of object, each kept in an ObjectCache (csim_cache) under a key that
+digests the compiler, the flags and every byte g++ reads:
 
-Nothing half-written is trusted: objects and precompiled headers are written under temporary
-names (atomic.py's pattern, so a sweep removes what a killed g++ left) and renamed into place.
-The precompiled header is the text of the function header's own include lines, forced in first
-(`-include`), so a result never depends on whether it was used: g++ reads the text where the
+- the harness (hclbuild_tb.cpp: reading data/, comparing, the JSON line), the same bytes in every
+  folder: with the build's cache it is compiled once per compiler and flags for the whole build;
+- the function's own testbench (tb_<func>.cpp: its argument table and the call), small;
+- the design, one unit per function definition of `<func>.cpp` (csim_units): a top links the
+  objects of the outlined functions it contains when their csims made them (or makes them for
+  those csims), and a change to one function recompiles that function's unit only. A file not in
+  the emitter's shape, or whose units do not compile alone, is compiled whole, as `make csim` does.
+
+g++ ignores `#pragma HLS` lines, so they are left out of every key: after a pragma change (pipeline
+II, unroll, partition, interface) nothing compiles again. With the build's cache, a function
+header's preprocessor lines (<cstdint>, <cmath>, the ap_types headers) are precompiled once per
+flags (csim_cache.precompiled_prelude) and forced in first (`-include`), so an object never depends
+on whether the precompiled form was used (its key leaves it out): g++ reads the text where the
 precompiled form does not fit, and one it cannot read at all is removed and the build redone
 without it.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import re
-import shutil
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hclbuild import tool_processes
-from hclbuild.atomic import sweep_stale_temps, temporary_beside, write_text_atomic
+from hclbuild.atomic import temporary_beside, write_text_atomic
+from hclbuild.runtime.csim_cache import (
+    ObjectCache,
+    content_key,
+    drop_precompiled,
+    file_identity,
+    headers_identity,
+    precompiled_prelude,
+    prelude_of,
+)
+from hclbuild.runtime.csim_units import design_units, gxx_view
 
-PRELUDE = "hclbuild_prelude.h"  # the precompiled header: a function header's preprocessor lines
+HARNESS_HEADER, HARNESS_SOURCE = "hclbuild_tb.h", "hclbuild_tb.cpp"
+HARNESS_STEM = "hclbuild_tb"
+HARNESS_LEVEL = "-O1"  # it loops over every element of every vector: worth its one compile
+DEFAULT_LEVEL = "-O1"
+CACHE_IN_FOLDER = "cache"  # in the executable's folder (out/) when the build gives no cache
 # g++'s words for a precompiled header it cannot read (truncated or overwritten on disk)
 _PCH_UNREADABLE = re.compile(r"PCH file|precompiled header")
-_AP_HEADER = ('#include "ap_', '#include "hls_', "#include <ap_", "#include <hls_")
-# a Vitis directive line, which g++ ignores (-Wno-unknown-pragmas); not `#pragma GCC ...`, which it reads
-_HLS_PRAGMA = re.compile(rb"[ \t]*#[ \t]*pragma[ \t]+HLS\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """The compiler, the flags every compile shares (no -O level: each object has its own) and the
+    flags that reach the ap_types headers, for the sources that include them."""
+
+    compiler: str
+    flags: tuple[str, ...]
+    ap_flags: tuple[str, ...] = ()
+    ap_include: Path | None = None
+
+
+@dataclass(frozen=True)
+class ObjectJob:
+    """One object of a testbench: what g++ compiles (`source`, a file of the folder, or `text`, a
+    unit given on stdin), with which flags, under which key; `prelude` is what it may read
+    precompiled."""
+
+    stem: str
+    what: str  # how compile.log names it
+    flags: tuple[str, ...]
+    key: str
+    source: str | None = None
+    text: bytes | None = None
+    prelude: str | None = None
+
+
+class _Jobs:
+    """Makes the ObjectJobs of one function folder: the keys' shared parts are read once."""
+
+    def __init__(self, folder: Path, func: str, toolchain: Toolchain, levels: Mapping[str, str]):
+        self.folder, self.func, self.toolchain, self.levels = folder, func, toolchain, levels
+        self.compiler = file_identity(toolchain.compiler)
+        self.ap_headers = headers_identity(toolchain.ap_include) if toolchain.ap_flags else []
+        header = folder / f"{func}.h"
+        self.header = header.read_bytes() if header.is_file() else b""
+        self.prelude = prelude_of(self.header.decode("utf-8", errors="replace"))
+
+    def make(
+        self, stem: str, what: str, flags: Sequence[str], parts: Sequence[bytes], **how: Any
+    ) -> ObjectJob:
+        uses_ap = bool(set(self.toolchain.ap_flags) & set(flags))
+        identity = [self.compiler, self.ap_headers if uses_ap else [], list(flags)]
+        return ObjectJob(stem, what, tuple(flags), content_key(identity, parts), **how)
+
+    def level(self, function: str) -> str:
+        return self.levels.get(function, DEFAULT_LEVEL)
+
+    def design_flags(self, function: str) -> list[str]:
+        return [*self.toolchain.flags, self.level(function), *self.toolchain.ap_flags]
+
+    def all(self) -> list[ObjectJob]:
+        """The harness, the function's testbench, then the design's units (or its whole file)."""
+        folder, func = self.folder, self.func
+        harness_header = (folder / HARNESS_HEADER).read_bytes()
+        jobs = [
+            # no ap_types header in it: one object for every function of the build
+            self.make(
+                HARNESS_STEM,
+                HARNESS_SOURCE,
+                [*self.toolchain.flags, HARNESS_LEVEL],
+                [(folder / HARNESS_SOURCE).read_bytes(), harness_header],
+                source=HARNESS_SOURCE,
+            ),
+            self.make(
+                f"tb_{func}",
+                f"tb_{func}.cpp",
+                self.design_flags(func),
+                [gxx_view((folder / f"tb_{func}.cpp").read_bytes()), self.header, harness_header],
+                source=f"tb_{func}.cpp",
+                prelude=self.prelude,
+            ),
+        ]
+        units = design_units(func, (folder / f"{func}.cpp").read_bytes(), self.header)
+        if units is None:
+            return [*jobs, self.whole_design()]
+        return jobs + [
+            self.make(
+                unit.function,
+                f"{unit.function} ({func}.cpp)",
+                self.design_flags(unit.function),
+                [unit.text],
+                text=unit.text,
+                prelude=self.prelude,
+            )
+            for unit in units
+        ]
+
+    def whole_design(self) -> ObjectJob:
+        """The design file compiled whole in its folder, at its function's level."""
+        return self.make(
+            self.func,
+            f"{self.func}.cpp",
+            self.design_flags(self.func),
+            [gxx_view((self.folder / f"{self.func}.cpp").read_bytes()), self.header],
+            source=f"{self.func}.cpp",
+            prelude=self.prelude,
+        )
 
 
 def build_testbench(
     folder: Path,
-    command: list[str],
-    sources: list[Path],
-    header: Path,
-    include: Path | None,
+    func: str,
+    toolchain: Toolchain,
+    levels: Mapping[str, str],
     executable: str,
-    log: Path,
+    log_path: Path,
     timeout: float,
-    pch_root: str | Path | None = None,
+    cache_root: str | Path | None = None,
+    *,
+    precompile: bool = True,
 ) -> subprocess.CompletedProcess | None:
-    """Compile each source to its own object in the executable's folder, then link; the failed g++
-    run, or None. `command` is the compiler and its flags; everything runs in `folder`.
+    """Compile what the cache lacks, link `executable` (relative to `folder`); the failed g++ run,
+    or None. `levels` gives the -O level of each function's unit (default -O1); the function's own
+    testbench takes its function's. Raises subprocess.TimeoutExpired.
 
-    An object is named by a digest of the compiler, the command, the source, the function's header
-    (the only local file either source includes) and the ap_types headers.
-    """
-    out_dir = str(Path(executable).parent)
-    header_bytes = gxx_view(header.read_bytes()) if header.is_file() else b""
+    Without `cache_root` the objects live in the folder's out/cache/, and the ones this build did
+    not link are removed; with it, every function of the build shares them (and precompiled
+    headers)."""
+    out_dir = folder / Path(executable).parent
+    shared = cache_root is not None
+    cache = ObjectCache(
+        Path(cache_root).resolve() if cache_root is not None else out_dir / CACHE_IN_FOLDER, shared
+    )
     lines: list[str] = []
-    # what every key shares: compiler and ap_types headers, stat'ed once (XILINX_HLS/include is large)
-    toolchain = [_identity(command[0]), _headers_identity(include)]
-    prelude = _prelude(header_bytes.decode("utf-8", errors="replace"))
-    forced = None
-    if pch_root is not None and prelude is not None:
-        try:
-            forced = _precompiled(Path(pch_root).resolve(), command, toolchain, prelude, timeout, lines)
-        except OSError as exc:  # a cache that cannot be written (read-only, full) only costs time
-            lines.append(f"# ap_types headers: not precompiled ({exc.strerror or exc})\n")
-    compile_command = [*command, "-include", forced] if forced is not None else command
-    shared = json.dumps([toolchain, compile_command[1:]]).encode()
-    objects: list[str] = []
-    for source in sources:
-        digest = hashlib.sha256(shared)
-        digest_parts(digest, (source.name.encode(), gxx_view(source.read_bytes()), header_bytes))
-        name = f"{source.stem}-{digest.hexdigest()[:20]}.o"
-        target = folder / out_dir / name
-        objects.append(f"{out_dir}/{name}")
-        if target.is_file():
-            lines.append(f"# {source.name}: unchanged, {out_dir}/{name} reused\n")
-            continue
-        for stale in (folder / out_dir).glob(f"{source.stem}-*.o"):
-            stale.unlink(missing_ok=True)
-        temp = temporary_beside(target)
-        argv = [
-            *compile_command,
-            "-c",
-            source.name,
-            "-o",
-            str(temp.relative_to(folder)),
-        ]  # g++ runs in folder
-        # the log names the object, not its temporary: the same build logs the same text
-        logged = " ".join(argv[:-1]) + f" {out_dir}/{name}\n"
-        try:
-            done = _gxx(argv, folder, timeout)
-        except subprocess.TimeoutExpired:
-            temp.unlink(missing_ok=True)
-            write_text_atomic(log, "".join(lines) + logged + "(timed out)\n")
-            raise
-        except BaseException:  # interrupted: no half object stays for a sweep to find
-            temp.unlink(missing_ok=True)
-            raise
-        lines.append(logged + done.stdout + done.stderr)
-        if done.returncode != 0:
-            temp.unlink(missing_ok=True)
-            if forced is not None and _PCH_UNREADABLE.search(done.stderr):  # damaged: drop it, go without
-                shutil.rmtree(Path(forced).parent, ignore_errors=True)
-                return build_testbench(folder, command, sources, header, include, executable, log, timeout)
-            write_text_atomic(log, "".join(lines))
-            return done
-        os.replace(temp, target)
-    argv = [command[0], *objects, "-o", executable]
+    planner = _Jobs(folder, func, toolchain, levels)
+    jobs = planner.all()
+    missing = [job for job in jobs if not _reused(cache, job, folder, lines)]
+    forced = _precompile(cache, toolchain, missing, timeout, lines) if shared and precompile else {}
+    failed = _compile(folder, toolchain, cache, missing, forced, timeout, lines)
+    if failed and forced and any(_PCH_UNREADABLE.search(done.stderr) for _, done in failed):
+        for path in set(forced.values()):
+            drop_precompiled(path)  # damaged: drop it and go without
+        return build_testbench(
+            folder, func, toolchain, levels, executable, log_path, timeout, cache_root, precompile=False
+        )
+    if failed and all(job.text is not None for job, _ in failed):
+        # a unit that does not compile alone: the whole file, whose errors name its own lines
+        lines.append(f"# {func}.cpp: its functions did not compile one by one; compiled whole\n")
+        whole = planner.whole_design()
+        jobs = [job for job in jobs if job.text is None] + [whole]
+        again = [] if _reused(cache, whole, folder, lines) else [whole]
+        failed = _compile(folder, toolchain, cache, again, forced, timeout, lines)
+    if failed:
+        write_text_atomic(log_path, "".join(lines))
+        return failed[0][1]
+    objects = [cache.path(job.stem, job.key) for job in jobs]
+    target = folder / executable
+    temp = temporary_beside(target)
+    argv = [toolchain.compiler, *map(str, objects), "-o", str(temp)]
     done = _gxx(argv, folder, timeout)
-    lines.append(" ".join(argv) + "\n" + done.stdout + done.stderr)
-    write_text_atomic(log, "".join(lines))
-    return done if done.returncode != 0 else None
+    lines.append(" ".join(argv[:-1]) + f" {executable}\n" + done.stdout + done.stderr)
+    write_text_atomic(log_path, "".join(lines))
+    if done.returncode != 0:
+        temp.unlink(missing_ok=True)
+        return done
+    os.replace(temp, target)
+    cache.keep_only(objects)
+    return None
 
 
-def digest_parts(digest: Any, parts: Iterable[bytes]) -> None:
-    """Feed each part to `digest` after its length, so that parts never run into one another."""
-    for part in parts:
-        digest.update(len(part).to_bytes(8, "little"))
-        digest.update(part)
+def _reused(cache: ObjectCache, job: ObjectJob, folder: Path, lines: list[str]) -> bool:
+    found = cache.lookup(job.stem, job.key)
+    if found is not None:
+        lines.append(f"# {job.what}: unchanged, {_shown(found, folder)} reused\n")
+    return found is not None
 
 
-def gxx_view(source: bytes) -> bytes:
-    """A source without its `#pragma HLS` lines: what g++ makes an object of. Two sources with one
-    view compile to the same object: without -g no line number reaches it, and the generated code
-    names no __LINE__. A line joined to another by a backslash is kept."""
-    kept = []
-    continued = False  # the line before ended in a backslash: this one is part of it
-    for line in source.splitlines(keepends=True):
-        joins = line.rstrip(b"\r\n").endswith(b"\\")
-        if continued or joins or not _HLS_PRAGMA.match(line):
-            kept.append(line)
-        continued = joins
-    return b"".join(kept)
+def _precompile(
+    cache: ObjectCache, toolchain: Toolchain, missing: list[ObjectJob], timeout: float, lines: list[str]
+) -> dict[tuple[str, tuple[str, ...]], str]:
+    """The precompiled prelude to force into each (prelude, flags) of the jobs to compile."""
+    uses: dict[tuple[str, tuple[str, ...]], int] = {}
+    for job in missing:
+        if job.prelude is not None:
+            uses[(job.prelude, job.flags)] = uses.get((job.prelude, job.flags), 0) + 1
+    forced = {}
+    for (prelude, flags), count in uses.items():
+        uses_ap = bool(set(toolchain.ap_flags) & set(flags))
+        identity = [
+            file_identity(toolchain.compiler),
+            headers_identity(toolchain.ap_include) if uses_ap else [],
+        ]
 
+        def run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess | None:
+            try:
+                return _gxx(argv, cwd, timeout)
+            except subprocess.TimeoutExpired:
+                return None
 
-def _prelude(header: str) -> str | None:
-    """The preprocessor lines of a generated header between its include guard and its first
-    declaration, when they include an ap_types or hls header (else nothing is worth precompiling)."""
-    lines = header.splitlines()
-    try:
-        start = next(k for k, line in enumerate(lines) if line.startswith("#define HCLBUILD_")) + 1
-    except StopIteration:
-        return None
-    prelude = []
-    for line in lines[start:]:
-        if line.strip() and not line.startswith("#"):
-            break
-        prelude.append(line)
-    if not any(line.startswith(_AP_HEADER) for line in prelude):
-        return None
-    return "\n".join(prelude).strip() + "\n"
-
-
-def _precompiled(
-    pch_root: Path, command: list[str], toolchain: list[Any], prelude: str, timeout: float, lines: list[str]
-) -> str | None:
-    """The path of `prelude` as a header beside its precompiled form under pch_root (made once per
-    prelude, compiler and flags), for `-include`; None when g++ cannot precompile it."""
-    key = hashlib.sha256(json.dumps([toolchain, command[1:], prelude]).encode()).hexdigest()[:20]
-    folder = pch_root / key
-    if (folder / f"{PRELUDE}.gch").is_file():
-        lines.append(f"# ap_types headers: precompiled in {folder}\n")
-        return str(folder / PRELUDE)
-    # precompiling costs about what two plain parses do, so it pays from the second function of a
-    # build folder on: the first only leaves word that its headers were wanted
-    wanted = pch_root / f"{key}.wanted"
-    if not wanted.is_file():
-        write_text_atomic(wanted, prelude)
-        return None
-    sweep_stale_temps(pch_root)
-    temp = temporary_beside(folder)
-    temp.mkdir()
-    (temp / PRELUDE).write_text(prelude, encoding="utf-8")
-    argv = [*command, "-x", "c++-header", PRELUDE, "-o", f"{PRELUDE}.gch"]
-    try:
-        done = _gxx(argv, temp, timeout)
-    except subprocess.TimeoutExpired:
-        done = None
-    except BaseException:  # interrupted: the 80 MB half-made header goes now, not at the next run's sweep
-        shutil.rmtree(temp, ignore_errors=True)
-        raise
-    if done is None or done.returncode != 0:
-        shutil.rmtree(temp, ignore_errors=True)
-        reason = "timed out" if done is None else (done.stderr.strip().splitlines() or ["failed"])[0]
-        lines.append(f"# ap_types headers: not precompiled ({reason}); each source reads them\n")
-        return None
-    try:
-        os.rename(temp, folder)  # atomic; a parallel csim that made the same one first wins
-    except OSError:
-        shutil.rmtree(temp, ignore_errors=True)
-    lines.append(" ".join(argv) + f"  # in {folder}\n")
-    return str(folder / PRELUDE)
-
-
-def _identity(path: str) -> list[Any]:
-    """What names a compiler or header for a cache key: its real path, size and modification time."""
-    real = os.path.realpath(path)
-    info = os.stat(real)
-    return [real, info.st_size, info.st_mtime_ns]
-
-
-def _headers_identity(include: Path | None) -> list[Any]:
-    """_identity of every file in the ap_types folder and its etc/ (ap_int.h includes etc/...)."""
-    if include is None:
-        return []
-    found = []
-    for folder in (include, include / "etc"):
         try:
-            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
-        except OSError:
-            continue
-        found += [_identity(entry.path) for entry in entries if entry.is_file()]
-    return found
+            made = precompiled_prelude(
+                cache.folder.parent, [toolchain.compiler, *flags], identity, prelude, count, run, lines
+            )
+        except OSError as exc:  # a cache that cannot be written (read-only, full) only costs time
+            lines.append(f"# headers: not precompiled ({exc.strerror or exc})\n")
+            made = None
+        if made is not None:
+            forced[(prelude, flags)] = made
+    return forced
 
 
-def _gxx(argv: list[str], folder: Path, timeout: float) -> subprocess.CompletedProcess:
+def _compile(
+    folder: Path,
+    toolchain: Toolchain,
+    cache: ObjectCache,
+    jobs: list[ObjectJob],
+    forced: Mapping[tuple[str, tuple[str, ...]], str],
+    timeout: float,
+    lines: list[str],
+) -> list[tuple[ObjectJob, subprocess.CompletedProcess]]:
+    """Compile `jobs` into the cache, side by side on the machine's cores; the failed ones."""
+    if not jobs:
+        return []
+    try:
+        cache.folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OSError(f"cannot make the object cache {cache.folder}: {exc.strerror or exc}") from None
+
+    def one(job: ObjectJob) -> tuple[ObjectJob, subprocess.CompletedProcess, str]:
+        temp = cache.temporary(job.stem, job.key)
+        include = forced.get((job.prelude, job.flags)) if job.prelude is not None else None
+        argv = [toolchain.compiler, *job.flags, *(["-include", include] if include else [])]
+        if job.source is not None:  # g++ runs in the folder, so its messages name the folder's files
+            argv += ["-c", job.source, "-o", str(temp)]
+            cwd, text = folder, None
+        else:  # a unit reads nothing of the folder: g++ runs in the cache, on stdin
+            argv += ["-x", "c++", "-", "-c", "-o", str(temp)]
+            cwd, text = cache.folder, job.text
+        try:
+            done = _gxx(argv, cwd, timeout, text)
+        except BaseException:
+            temp.unlink(missing_ok=True)
+            raise
+        # the log names the object, not its temporary: the same build logs the same text
+        logged = " ".join(argv[:-1]) + f" {_shown(cache.path(job.stem, job.key), folder)}\n"
+        if done.returncode == 0:
+            cache.keep(temp, job.stem, job.key)
+        else:
+            temp.unlink(missing_ok=True)
+        return job, done, logged + done.stdout + done.stderr
+
+    workers = min(len(jobs), os.cpu_count() or 1)
+    if workers == 1:
+        results = [one(job) for job in jobs]
+    else:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(one, jobs))
+    lines += [text for _, _, text in results]
+    return [(job, done) for job, done, _ in results if done.returncode != 0]
+
+
+def _shown(path: Path, folder: Path) -> str:
+    """A path as compile.log shows it: relative to the function folder when inside it."""
+    try:
+        return str(path.relative_to(folder))
+    except ValueError:
+        return str(path)
+
+
+def _gxx(
+    argv: list[str], folder: Path, timeout: float, text: bytes | None = None
+) -> subprocess.CompletedProcess:
     # C locale: ASCII quotes and English messages, the same on every machine; a group of its own, so
     # that an interrupt or a timeout stops cc1plus too, not only the driver
-    return tool_processes.run(
-        argv, cwd=folder, timeout=timeout, env={**os.environ, "LC_ALL": "C"}, errors="replace"
+    done = tool_processes.run(
+        argv, cwd=folder, timeout=timeout, input=text, env={**os.environ, "LC_ALL": "C"}, text=False
+    )
+    return subprocess.CompletedProcess(
+        done.args,
+        done.returncode,
+        done.stdout.decode("utf-8", errors="replace"),
+        done.stderr.decode("utf-8", errors="replace"),
     )
 
 
-__all__ = ["PRELUDE", "build_testbench", "digest_parts", "gxx_view"]
+__all__ = ["HARNESS_HEADER", "HARNESS_SOURCE", "Toolchain", "build_testbench", "gxx_view"]

@@ -1,5 +1,5 @@
 // pass: outline
-// args: {"groups": [["X"]], "unify": [false]}
+// args: {"groups": [["X"]], "names": ["Stage_X"], "unify": [false]}
 module {
   func.func @main(%arg0: memref<4xi32>, %arg1: memref<4xi32>) attributes {hcl.arg_names = ["A", "D"], hcl.arg_types = ["int32", "int32"], hcl.top} {
     %alloc = memref.alloc() {hcl.dtype = "int32", hcl.name = "B", hcl.stream = 2 : i64} : memref<4xi32>

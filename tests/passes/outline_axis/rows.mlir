@@ -1,5 +1,5 @@
 // pass: outline_axis
-// args: {"axis": "rows1", "stage": "rows1", "unify": false}
+// args: {"axis": "rows1", "function": "Stage_rows1", "stage": "rows1", "unify": false}
 module {
   func.func @top(%arg0: memref<2x4xi32>, %arg1: memref<2x4xi32>, %arg2: memref<2x4xi32>) attributes {hcl.arg_names = ["A", "B", "C"], hcl.arg_types = ["int32", "int32", "int32"], hcl.top} {
     affine.for %arg3 = 0 to 2 {
