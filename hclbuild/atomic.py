@@ -142,7 +142,7 @@ def sweep_stale_temps(folder: str | Path, including_mine: bool = False, recursiv
     one whose process still runs (a parallel doit worker writing right now) is kept, except this
     process's own with `including_mine` (it is ending, and will write nothing more).
     """
-    removed = []
+    removed: list[Path] = []
     root = Path(folder)
     if not root.is_dir():
         return removed

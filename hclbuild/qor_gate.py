@@ -14,8 +14,7 @@ from pathlib import Path
 
 from hclbuild.atomic import write_text_atomic
 from hclbuild.errors import HCLError
-from hclbuild.project.config import KERNEL_FILE
-from hclbuild.project.layout import REPORT_SUMMARY, REPORTS_DIR
+from hclbuild.project.layout import KERNEL_FILE, REPORT_SUMMARY, REPORTS_DIR
 from hclbuild.render.compare import compare_summaries, comparison_markdown, crossings, metrics_text
 from hclbuild.render.summary import ProjectSummary, read_summaries
 from hclbuild.render.thresholds import Threshold, parse_thresholds

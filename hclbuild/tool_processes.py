@@ -63,7 +63,7 @@ os.register_at_fork(after_in_child=_forget_inherited)
 def kill_groups_below(pid: int) -> list[int]:
     """SIGKILL the process group of every child of `pid` that leads one (the tools of another process
     of ours, a doit worker that does not answer; Linux /proc, elsewhere nothing); the groups."""
-    groups = []
+    groups: list[int] = []
     try:
         entries = os.listdir("/proc")
     except OSError:

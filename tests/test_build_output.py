@@ -105,6 +105,7 @@ def test_invalid_toml_and_a_raising_kernel_name_the_file_and_line(tmp_path: Path
     the_one_error(proc, f"{root / 'projects' / 'p' / 'kernel.py'}:4: schedule() failed: ValueError: boom")
 
 
+@pytest.mark.slow
 def test_a_missing_stage_handle_says_what_the_stage_name_says(tmp_path: Path) -> None:
     by_handle = KERNEL.replace("s.outline(kernel.X)", "s.outline(kernel.edges)")
     by_name = KERNEL.replace("s.outline(kernel.X)", 's.outline("edges")')
@@ -122,6 +123,7 @@ def test_a_missing_stage_handle_says_what_the_stage_name_says(tmp_path: Path) ->
     )
 
 
+@pytest.mark.slow
 def test_continue_past_a_broken_project_prints_its_error_once(tmp_path: Path) -> None:
     bad = "def schedule():\n    raise ValueError('x')\n"
     root = tree(tmp_path, {"bad": {"kernel.py": bad}, "good": {"kernel.py": KERNEL}})
@@ -133,6 +135,7 @@ def test_continue_past_a_broken_project_prints_its_error_once(tmp_path: Path) ->
     assert re.search(r"^good +Stage_X +pass", proc.stdout, re.M), proc.stdout
 
 
+@pytest.mark.slow
 def test_a_run_prints_k_of_n_lines_then_a_summary_and_a_noop_one_line(tmp_path: Path) -> None:
     root = tree(tmp_path, {"p": {"kernel.py": KERNEL}})
     proc = run(root, "doit", "csim")
@@ -156,6 +159,7 @@ def test_a_run_prints_k_of_n_lines_then_a_summary_and_a_noop_one_line(tmp_path: 
     assert noop.stderr == ""
 
 
+@pytest.mark.slow
 def test_a_failed_csim_counts_as_fail(tmp_path: Path) -> None:
     root = tree(tmp_path, {"p": {"kernel.py": KERNEL}})
     assert run(root, "doit", "build").returncode == 0
@@ -168,6 +172,7 @@ def test_a_failed_csim_counts_as_fail(tmp_path: Path) -> None:
     assert proc.stderr.count("hclbuild: error: p/Stage_X: csim failed") == 1, proc.stderr
 
 
+@pytest.mark.slow
 def test_hclbuild_csim_and_report_print_where_report_md_is(tmp_path: Path) -> None:
     root = tree(tmp_path, {"p": {"kernel.py": KERNEL}})
     for command in ("csim", "report"):

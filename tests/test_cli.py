@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from hclbuild.cli import main
@@ -28,6 +29,7 @@ def run_cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_new_then_csim_prints_a_summary_table(tmp_path: Path) -> None:
     proc = run_cli(tmp_path, "new", "myproj")
     assert proc.returncode == 0, proc.stderr
@@ -50,6 +52,7 @@ def test_new_then_csim_prints_a_summary_table(tmp_path: Path) -> None:
     assert proc.stdout.startswith("up to date: 6 tasks checked in ")
 
 
+@pytest.mark.slow
 def test_a_project_that_never_compiled_has_a_row_and_continue_exits_1(tmp_path: Path) -> None:
     """--continue past a kernel.py that raises: doit's status 2 had been hclbuild's exit status (its
     'bad command line'), and the table left the broken project out, as if it were not there."""

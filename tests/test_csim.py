@@ -282,12 +282,13 @@ def case_bool_gt() -> Case:
     )
 
 
+# the ap_types cases are slow (g++ on the ap_types headers); the others take about 2 s
 CASES = {
     "int32": (case_int32_vadd, []),
     "float": (case_float_saxpy, []),
-    "fixed16_8": (case_fixed_mul, [needs_ap]),
-    "int12": (case_int12_add, [needs_ap]),
-    "int100_uint128": (case_wide, [needs_ap]),
+    "fixed16_8": (case_fixed_mul, [needs_ap, pytest.mark.slow]),
+    "int12": (case_int12_add, [needs_ap, pytest.mark.slow]),
+    "int100_uint128": (case_wide, [needs_ap, pytest.mark.slow]),
     "inplace_scalar_return": (case_inplace_scale, []),
     "bool": (case_bool_gt, []),
 }
@@ -664,6 +665,7 @@ def _generated_style(case: Case) -> Case:
     return case
 
 
+@pytest.mark.slow
 @needs_ap
 def test_ap_types_headers_are_precompiled_once_and_shared(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
@@ -712,6 +714,7 @@ def test_a_header_asked_for_once_is_precompiled_the_second_time(tmp_path: Path) 
     assert sorted(path.name for path in (cache / "pch").iterdir()) == [wanted.stem, wanted.name]
 
 
+@pytest.mark.slow
 @needs_ap
 def test_a_damaged_precompiled_header_is_dropped_and_the_result_still_right(tmp_path: Path) -> None:
     cache = tmp_path / "cache"

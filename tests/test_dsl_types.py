@@ -693,6 +693,18 @@ def test_a_float_literal_compares_with_a_fixed_value_exactly_as_ap_fixed_does(dt
         np.testing.assert_array_equal(out, [int(f(float(v), literal)) for v in values], err_msg=op)
 
 
+@pytest.mark.parametrize("literal", [np.float32(0.3), np.float32(-0.3), np.float16(0.5)], ids=repr)
+def test_a_numpy_float_literal_compares_with_a_fixed_value_exactly(literal) -> None:
+    # found by mypy (Fraction() of a numbers.Real): a numpy float that is no Python float (float32,
+    # float16) was a TypeError from fractions.Fraction; it compares at its exact value as a float does
+    dtype = hcl.Fixed(16, 8)
+    values = np.array([75, 76, 77, 78, 0, 1, 127, 128, -76, -77, -78, -1, -128, 255, 64, -64]) / 256
+    outs = [np.zeros(16, np.int8) for _ in COMPARISONS]
+    hcl.build(fixed_comparisons(dtype, literal))(hcl.asarray(values, dtype), *outs)
+    for out, (op, f) in zip(outs, COMPARISONS.items()):
+        np.testing.assert_array_equal(out, [int(f(float(v), float(literal))) for v in values], err_msg=op)
+
+
 AP_FIXED_PROGRAM = """
 #include <cstdio>
 #include <cmath>

@@ -1037,6 +1037,7 @@ def test_missing_or_wrong_dtype_attributes_raise():
 # ---- random integer op mixes: every width class in one translation unit ------------------------------
 
 
+@pytest.mark.slow
 def test_random_integer_ops_are_bit_exact_at_every_width(tmp_path):
     """Random arith mixes (seeded) at widths 1..128 against their Python semantics and LLVM.
 

@@ -73,9 +73,17 @@ def test_every_dataset_traces(folder: Path) -> None:
         assert schedule.name == project.config.top
 
 
-@pytest.mark.slow
+# MEDIUM takes over 5 s for these two; the others run in about a second
+SLOW_MEDIUM = ("seidel_2d", "stream_pipeline")
+
+
 @pytest.mark.parametrize(
-    "folder", [p for p in PROJECTS if load_project(p).config.dataset], ids=lambda p: p.name
+    "folder",
+    [
+        pytest.param(p, id=p.name, marks=[pytest.mark.slow] if p.name in SLOW_MEDIUM else [])
+        for p in PROJECTS
+        if load_project(p).config.dataset
+    ],
 )
 def test_medium_dataset_reference_agrees_with_the_numpy_model(folder: Path, tmp_path: Path) -> None:
     """MEDIUM (benchmarked, never simulated in CI) still builds, runs and matches numpy."""

@@ -11,6 +11,7 @@ import sys
 import textwrap
 
 import numpy as np
+import pytest
 
 import hclbuild as hcl
 
@@ -34,6 +35,7 @@ def test_an_intermediate_of_65_to_96_bits_gets_16_bytes_an_element() -> None:
     assert "@malloc(i64 192)" in ll  # 12 elements of a 16-byte container
 
 
+@pytest.mark.slow
 def test_many_calls_with_a_65_bit_intermediate_leave_the_heap_intact() -> None:
     """The same design called in a child process that checks the heap on every free."""
     script = textwrap.dedent("""

@@ -56,6 +56,14 @@ def test_scheme_checks_the_kind_of_type():
         sm.quantize(_two_stage.B, hcl.Int(8))
 
 
+@pytest.mark.parametrize("inputs", [3, [3], ["A"]], ids=["int", "list of int", "list of str"])
+def test_create_scheme_refuses_inputs_that_are_not_placeholders(inputs):
+    """Found by mypy (list() of an `object`): a number was a TypeError, a list of numbers an
+    AttributeError, each a traceback; now the APIError create_schedule gives for the same input."""
+    with pytest.raises(APIError, match=r"create_scheme: inputs must be a list of hcl\.placeholder tensors"):
+        hcl.create_scheme(inputs, _two_stage)
+
+
 def _add_algorithm(A, B):
     @hcl.def_([A.shape, B.shape, ()])
     def add(A, B, x):

@@ -97,7 +97,6 @@ def test_without_a_setting_the_limit_is_the_memory_available(monkeypatch: pytest
         check_reference_memory("p", manifest([1000, 1000]))
 
 
-@pytest.mark.slow
 def test_a_design_too_big_fails_its_reference_in_one_line_before_allocating(
     tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:

@@ -50,6 +50,7 @@ def model(A):
 """
 
 
+@pytest.mark.slow
 def test_main_names_csim_in_a_path_with_metacharacters(tmp_path: Path) -> None:
     where = tmp_path / "a dir $HOME [exec x] 'q'; &"
     for name, text in (("outlined_main", OUTLINED_MAIN), ("main_schedule", MAIN_SCHEDULE)):

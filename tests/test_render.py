@@ -189,7 +189,6 @@ def test_index_html_has_a_row_per_project() -> None:
     assert '<tr class="project fail" data-project="demo">' in page
 
 
-@pytest.mark.slow
 def test_stream_design_graph_draws_streams_dashed(tmp_path: Path) -> None:
     """The README's promise (issue 34): design.dot draws the tensors `s.to` made streams dashed."""
     from hclbuild.project.config import load_project

@@ -170,6 +170,7 @@ def test_a_changed_sibling_module_is_traced_again(tmp_path: Path) -> None:
     assert "emit:tri/Stage_Z" in doit(root, "list", "--all").stdout
 
 
+@pytest.mark.slow
 def test_changing_one_pipeline_ii_reruns_only_that_function(tmp_path: Path) -> None:
     root = make_tree(tmp_path, {"tri": KERNEL})
     doit(root, "csim")
@@ -271,6 +272,7 @@ def test_doit_list_shows_docs_and_no_vitis_tasks(built: Path) -> None:
         assert not any(line.startswith(("csynth", "cosim")) for line in proc.stdout.splitlines())
 
 
+@pytest.mark.slow
 def test_clean_removes_targets(tmp_path: Path) -> None:
     root = make_tree(tmp_path, {"tri": KERNEL})
     doit(root, "build")

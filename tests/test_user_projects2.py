@@ -140,6 +140,7 @@ def model(A, B):
 """
 
 
+@pytest.mark.slow
 def test_a_literal_beside_a_fixed_point_struct_field_keeps_its_value(tmp_path: Path) -> None:
     csim_passes(tmp_path, "structfx", STRUCT_FIXED, ("top", "Stage_D"))
 

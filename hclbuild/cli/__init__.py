@@ -15,7 +15,7 @@ import argparse
 import os
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,7 @@ from hclbuild.project.layout import BuildLayout, default_build_root, is_project_
 from hclbuild.project.synthesis import current_reports
 from hclbuild.render.summary import read_summaries
 from hclbuild.runtime import local_cores, remote
-from hclbuild.runtime.remote import CLUSTERS
+from hclbuild.runtime.dask_clusters import CLUSTERS
 from hclbuild.runtime.vitis import find_vitis
 from hclbuild.tasks import (
     SOURCES_STAMP,
@@ -153,7 +153,7 @@ def _writable_build_root(args: argparse.Namespace) -> Path:
 def _loader_namespace(projects: list[Path], build_root: Path) -> dict[str, Any]:
 
     @doit_creator
-    def task_hclbuild():
+    def task_hclbuild() -> Iterator[dict[str, Any]]:
         """All tasks of the given projects."""
         yield from tasks_for(projects, build_root)
 

@@ -13,11 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeAlias
 
 from mlir import ir
 
 from hclbuild.errors import CompileError
-from hclbuild.schedule.directives import PARTITION_KINDS, ArrayPartition, LoopDirectives
+
+# ArrayPartition and LoopDirectives are this module's records too (the docstring): re-exported
+from hclbuild.schedule.directives import PARTITION_KINDS
+from hclbuild.schedule.directives import ArrayPartition as ArrayPartition
+from hclbuild.schedule.directives import LoopDirectives as LoopDirectives
 
 PREFIX = "hcl."
 
@@ -109,7 +114,7 @@ ATTRIBUTES: tuple[AttributeSpec, ...] = (
 NAMING = frozenset({STAGE_NAME, LOOP_NAME, NAME})
 OUTLINE_RECORDS = frozenset({STAGES, OUTLINE_AXIS})
 
-Op = ir.Operation | ir.OpView
+Op: TypeAlias = ir.Operation | ir.OpView
 
 
 def _attributes(op: Op) -> ir.OpAttributeMap:

@@ -9,10 +9,11 @@ modules no other hclbuild module spells an attribute name or touches `.attribute
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeAlias
 
 from mlir import ir
 
-Op = ir.Operation | ir.OpView
+Op: TypeAlias = ir.Operation | ir.OpView
 
 # inherent attributes of func.func: to_llvm keeps these and drops the rest (hcl.*), so
 # func-to-llvm does not carry them onto llvm.func

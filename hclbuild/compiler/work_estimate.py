@@ -52,6 +52,9 @@ def _constant_bound(bound: ir.AffineMap) -> int | None:
 
 def constant_loop_bounds(loop: ir.Operation) -> tuple[int, int, int] | None:
     """(lower, upper, step) of an affine.for or scf.for whose bounds and step are constants, else None."""
+    lo: int | None
+    hi: int | None
+    step: int | None
     if loop.name == "affine.for":
         lo = _constant_bound(upstream.lower_bound_map(loop))
         hi = _constant_bound(upstream.upper_bound_map(loop))

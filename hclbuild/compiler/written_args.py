@@ -7,6 +7,8 @@ instead of claiming a plain pass (README, "Dead stages").
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from mlir import ir
 
 from hclbuild.compiler import attrs
@@ -41,7 +43,7 @@ def written_arguments(module: ir.Module) -> dict[str, list[str]]:
     return result
 
 
-def _may_write(value: ir.Value, writes) -> bool:
+def _may_write(value: ir.Value, writes: Callable[[str, int], bool]) -> bool:
     if not isinstance(value.type, ir.MemRefType):
         return False
     for use in value.uses:

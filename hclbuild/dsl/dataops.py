@@ -78,14 +78,16 @@ def pack(
     wide = UInt(out_dtype.bits)
 
     def element(*index: Expr) -> Expr:
-        packed: Expr | None = None
+        parts = []
         for k in range(factor):
             at = tuple(
                 binary("add", binary("mul", i, factor), k) if d == axis else i for d, i in enumerate(index)
             )
-            raw = Cast(wide, BitCast(UInt(width), tensor[at]))
-            part = binary("shl", raw, Const(width * k, Index())) if k else raw
-            packed = part if packed is None else binary("or", packed, part)
+            raw = Cast(wide, BitCast(UInt(width), tensor.element(at)))
+            parts.append(binary("shl", raw, Const(width * k, Index())) if k else raw)
+        packed = parts[0]  # factor >= 1 (_factor_of)
+        for part in parts[1:]:
+            packed = binary("or", packed, part)
         return BitCast(out_dtype, Cast(wide, packed))
 
     return compute(shape, element, name=name, dtype=out_dtype)
@@ -118,7 +120,7 @@ def unpack(
     def element(*index: Expr) -> Expr:
         at = tuple(binary("floordiv", i, factor) if d == axis else i for d, i in enumerate(index))
         lo = binary("mul", binary("mod", index[axis], factor), width)
-        source = tensor[at] if not tensor.dtype.is_float else BitCast(UInt(bits), tensor[at])
+        source = tensor.element(at) if not tensor.dtype.is_float else BitCast(UInt(bits), tensor.element(at))
         return BitCast(out_dtype, GetSlice(source, lo, width))
 
     return compute(shape, element, name=name, dtype=out_dtype)
@@ -134,7 +136,7 @@ def bitcast(tensor: Any, dst_dtype: object, name: str | None = None) -> Any:
                 f"hcl.bitcast: {tensor.dtype!r} has {tensor.dtype.bits} bits, {dtype!r} has {dtype.bits}"
             )
         label = name if name is not None else f"{tensor.name}_{dtype.name}"
-        return compute(tensor.shape, lambda *i: BitCast(dtype, tensor[i]), name=label, dtype=dtype)
+        return compute(tensor.shape, lambda *i: BitCast(dtype, tensor.element(i)), name=label, dtype=dtype)
     if not isinstance(tensor, (Expr, Tensor)):
         raise APIError(f"hcl.bitcast: expected a tensor or an expression, got {type(tensor).__name__}")
     return bitcast_value(tensor, dtype)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from hclbuild.dsl.promotion import literal_type, promote
 from hclbuild.dsl.stmt import StoreBits
 from hclbuild.dsl.trace import record
-from hclbuild.dsl.types import DType, Float, Index, Int, UInt, parse_dtype
+from hclbuild.dsl.types import DType, Float, Index, Int, Struct, UInt, parse_dtype
 from hclbuild.errors import APIError, DTypeError, HCLNotImplementedError
 
 if TYPE_CHECKING:
@@ -168,6 +168,7 @@ class Expr:
     def __ge__(self, other: object) -> Expr:
         return compare("ge", self, other)
 
+    # `a == b` in the DSL is an expression (HeteroCL's), not object's bool: [override] on purpose
     def __eq__(self, other: object) -> Expr:  # type: ignore[override]
         return compare("eq", self, other)
 
@@ -219,7 +220,7 @@ class Expr:
 
 @dataclass(eq=False)
 class Const(Expr):
-    value: int | float
+    value: int | float | Fraction  # a Fraction: a fixed-point value a float would round
     dtype: DType
 
 
@@ -243,6 +244,7 @@ class Load(Expr):
     tensor: Tensor
     indices: tuple[Expr, ...]
 
+    # read-only, derived from what it reads; Expr declares a plain attribute, so [override]
     @property
     def dtype(self) -> DType:  # type: ignore[override]
         return self.tensor.dtype
@@ -311,6 +313,7 @@ class GetSlice(Expr):
     width: int | None
     hi: Expr | None = None
 
+    # read-only, derived from what it reads; Expr declares a plain attribute, so [override]
     @property
     def dtype(self) -> DType:  # type: ignore[override]
         return UInt(self.width if self.width is not None else self.value.dtype.bits)
@@ -322,6 +325,7 @@ class BitReverse(Expr):
 
     value: Expr
 
+    # read-only, derived from what it reads; Expr declares a plain attribute, so [override]
     @property
     def dtype(self) -> DType:  # type: ignore[override]
         return self.value.dtype
@@ -353,7 +357,7 @@ def as_expr(value: object, like: DType | None = None) -> Expr:
         return value
     if isinstance(value, Operand):
         return value.as_value()
-    if isinstance(value, tuple) and like is not None and like.is_struct:
+    if isinstance(value, tuple) and isinstance(like, Struct):
         return pack_struct(value, like)
     if isinstance(value, numbers.Real):  # bool and int too
         return Const(*literal_type(value, like))
@@ -403,9 +407,9 @@ _MIRRORED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "
 
 
 def compare(op: str, lhs: object, rhs: object) -> Expr:
-    if _literal(rhs) and isinstance(lhs, Expr) and lhs.dtype.is_fixed:
+    if isinstance(rhs, numbers.Real) and _literal(rhs) and isinstance(lhs, Expr) and lhs.dtype.is_fixed:
         return _fixed_versus_literal(op, lhs, rhs)
-    if _literal(lhs) and isinstance(rhs, Expr) and rhs.dtype.is_fixed:
+    if isinstance(lhs, numbers.Real) and _literal(lhs) and isinstance(rhs, Expr) and rhs.dtype.is_fixed:
         return _fixed_versus_literal(_MIRRORED[op], rhs, lhs)
     a = as_expr(lhs, _hint(rhs) if _literal(lhs) else None)
     b = as_expr(rhs, _hint(lhs) if _literal(rhs) else None)
@@ -413,27 +417,29 @@ def compare(op: str, lhs: object, rhs: object) -> Expr:
     return Compare(op, a, b, operand)
 
 
-def _fixed_versus_literal(op: str, x: Expr, value: object) -> Expr:
+def _fixed_versus_literal(op: str, x: Expr, value: numbers.Real) -> Expr:
     """x <op> value for a fixed-point x and a Python number, as ap_fixed compares with a double
     (x.to_double() <op> d): with the number's exact value. Rounded down to x's fraction bits first,
     0.3 had been 76/256 on a Fixed(16, 8), so x >= 0.3 and x == 0.3 held for x = 0.296875.
 
     x is a multiple of 2**-frac: beside a number off that grid, >= is > and < is <= of the grid
     point below it, == never holds and != always does."""
-    number = float(value)  # type: ignore[arg-type] - _literal: a Python number
+    number = float(value)
     if math.isnan(number):
         return Const(int(op == "ne"), UInt(1))
     if math.isinf(number):
         above = number > 0  # every finite x is below +inf and above -inf
         holds = {"lt": above, "le": above, "gt": not above, "ge": not above, "eq": False, "ne": True}
         return Const(int(holds[op]), UInt(1))
-    scaled = Fraction(value) * 2**x.dtype.frac  # type: ignore[arg-type]
+    # exact: a float (np.float32 too: Fraction takes only Python's float) is a binary fraction
+    exact = Fraction(value) if isinstance(value, numbers.Rational) else Fraction(number)
+    scaled = exact * 2**x.dtype.frac
     if scaled.denominator != 1:
         if op in ("eq", "ne"):
             return Const(int(op == "ne"), UInt(1))
         op = {"ge": "gt", "lt": "le"}.get(op, op)
     # the grid point at or below it
-    b = Const(*literal_type(value, x.dtype))  # type: ignore[arg-type] - _literal: a Python number
+    b = Const(*literal_type(value, x.dtype))
     return Compare(op, x, b, promote(x.dtype, b.dtype, "cmp"))
 
 
@@ -636,28 +642,36 @@ def set_bits_of_temporary(expr: Expr, key: object, value: object) -> None:
 
 def struct_field(value: Expr, key: str) -> Expr:
     """value.key of a struct value: its bits of that field read as the field's dtype."""
-    offset, dtype = value.dtype.field(key)
+    offset, dtype = _struct(value.dtype).field(key)
     return BitCast(dtype, GetSlice(value, Const(offset, Index()), dtype.bits))
 
 
 def store_struct_field(load: Load, key: str, value: object) -> None:
     """D[x].key = v: the field's bits of element D[x] are set to v converted to the field's dtype."""
-    offset, dtype = load.tensor.dtype.field(key)
+    offset, dtype = _struct(load.tensor.dtype).field(key)
     load.tensor.check_writable(f"writing field {key!r}")
     raw = BitCast(UInt(dtype.bits), Cast(dtype, as_expr(value, dtype)))
     record(StoreBits(load.tensor, load.indices, Const(offset, Index()), dtype.bits, None, raw))
 
 
-def pack_struct(values: tuple, stype: DType) -> Expr:
+def _struct(dtype: DType) -> Struct:
+    if not isinstance(dtype, Struct):
+        raise DTypeError(f"{dtype!r} is not a struct: it has no fields")
+    return dtype
+
+
+def pack_struct(values: tuple, stype: Struct) -> Expr:
     """(v0, v1, ...) as a struct value: each converted to its field's dtype, field 0 in the low bits."""
     if len(values) != len(stype.fields):
         raise APIError(f"{stype!r} has {len(stype.fields)} fields, got a tuple of {len(values)} values")
-    packed: Expr | None = None
+    parts = []
     offset = 0
     wide = UInt(stype.bits)
     for value, (_, dtype) in zip(values, stype.fields):
         raw = Cast(wide, BitCast(UInt(dtype.bits), Cast(dtype, as_expr(value, dtype))))
-        part = binary("shl", raw, Const(offset, Index())) if offset else raw
-        packed = part if packed is None else binary("or", packed, part)
+        parts.append(binary("shl", raw, Const(offset, Index())) if offset else raw)
         offset += dtype.bits
+    packed = parts[0]  # a Struct has at least one field
+    for part in parts[1:]:
+        packed = binary("or", packed, part)
     return Cast(stype, packed)

@@ -13,7 +13,7 @@ import functools
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from hclbuild.dsl.compound import Call
 from hclbuild.dsl.context import current_default_dtype
@@ -40,6 +40,7 @@ class ScalarRef(Expr):
 
     param: ScalarParam
 
+    # read-only, derived from what it reads; Expr declares a plain attribute, so [override]
     @property
     def dtype(self) -> DType:  # type: ignore[override]
         return self.param.dtype
@@ -221,16 +222,27 @@ def _returned_dtype(stmts: list[Any]) -> DType:
     return common
 
 
+# bare `@hcl.def_` is the function itself; `@hcl.def_(shapes, ...)` a decorator that makes one
+@overload
+def def_(shapes: Callable[..., Any], dtypes: None = None, ret_dtype: None = None) -> DefFunction: ...
+@overload
 def def_(
     shapes: Any = None,
     dtypes: Any = None,
     ret_dtype: Any = None,
     name: str | None = None,
     arg_names: Any = None,
-) -> Callable[[Callable[..., Any]], DefFunction]:
+) -> Callable[[Callable[..., Any]], DefFunction]: ...
+def def_(
+    shapes: Any = None,
+    dtypes: Any = None,
+    ret_dtype: Any = None,
+    name: str | None = None,
+    arg_names: Any = None,
+) -> DefFunction | Callable[[Callable[..., Any]], DefFunction]:
     """@hcl.def_(shapes=None, dtypes=None, ret_dtype=None, name=None): make fn its own function."""
     if callable(shapes) and dtypes is None and ret_dtype is None:
-        return DefFunction(shapes, None, None, None, None)  # type: ignore[return-value]
+        return DefFunction(shapes, None, None, None, None)
 
     def decorate(fn: Callable[..., Any]) -> DefFunction:
         return DefFunction(fn, shapes, dtypes, ret_dtype, name)

@@ -18,8 +18,7 @@ from hclbuild.errors import APIError
 @contextmanager
 def if_(cond: object) -> Iterator[None]:
     """with hcl.if_(cond): ... runs the block when cond holds."""
-    stmt = If(to_bool(cond))
-    stmt.chain_open = True  # type: ignore[attr-defined]
+    stmt = If(to_bool(cond), chain_open=True)
     record(stmt)
     with recording_into(stmt.body):
         yield
@@ -31,9 +30,9 @@ def _open_chain(what: str) -> If:
     if not stmts or not isinstance(stmts[-1], If):
         raise APIError(f"hcl.{what} must directly follow hcl.if_ or hcl.elif_")
     node = stmts[-1]
-    while len(node.orelse) == 1 and getattr(node.orelse[0], "is_elif", False):
+    while len(node.orelse) == 1 and isinstance(node.orelse[0], If) and node.orelse[0].is_elif:
         node = node.orelse[0]
-    if not getattr(node, "chain_open", False):
+    if not node.chain_open:
         raise APIError(f"hcl.{what} after hcl.else_")
     return node
 
@@ -42,9 +41,7 @@ def _open_chain(what: str) -> If:
 def elif_(cond: object) -> Iterator[None]:
     """with hcl.elif_(cond): ... after an if_/elif_ block."""
     node = _open_chain("elif_")
-    inner = If(to_bool(cond))
-    inner.is_elif = True  # type: ignore[attr-defined]
-    inner.chain_open = True  # type: ignore[attr-defined]
+    inner = If(to_bool(cond), is_elif=True, chain_open=True)
     node.orelse.append(inner)
     with recording_into(inner.body):
         yield
@@ -54,30 +51,28 @@ def elif_(cond: object) -> Iterator[None]:
 def else_() -> Iterator[None]:
     """with hcl.else_(): ... after an if_/elif_ block."""
     node = _open_chain("else_")
-    node.chain_open = False  # type: ignore[attr-defined]
+    node.chain_open = False
     with recording_into(node.orelse):
         yield
 
 
 @contextmanager
 def for_(
-    begin: object, end: object, step: int = 1, tag: str | None = None, name: str | None = None
+    begin: object, end: object, step: object = 1, tag: str | None = None, name: str | None = None
 ) -> Iterator[Var]:
     """with hcl.for_(lo, hi, step=1) as i: ... a loop (negative steps count down, hi exclusive)."""
+    loop_step: int | Expr
     if isinstance(step, (Expr, Tensor)):
-        step = as_expr(step, Index())  # a runtime step (HeteroCL: scf.for), taken as positive
+        loop_step = as_expr(step, Index())  # a runtime step (HeteroCL: scf.for), taken as positive
     elif isinstance(step, bool) or not isinstance(step, numbers.Integral) or step == 0:
         raise APIError(f"hcl.for_: step must be a non-zero int or a DSL expression, got {step!r}")
+    else:
+        loop_step = int(step)
     program = active_program()
-    loop_name = program.unique_name(name or tag) if (name or tag) else program.auto_name("i")
+    given = name or tag
+    loop_name = program.unique_name(given) if given else program.auto_name("i")
     var = Var(loop_name, begin, end)
-    stmt = For(
-        var,
-        as_expr(begin, Index()),
-        as_expr(end, Index()),
-        step if isinstance(step, Expr) else int(step),
-        name=loop_name,
-    )
+    stmt = For(var, as_expr(begin, Index()), as_expr(end, Index()), loop_step, name=loop_name)
     if tag is not None or (active_scope() is program.top and at_scope_top()):
         # a tagged loop (HeteroCL), or a loop straight in the algorithm, is a stage of its own,
         # named by the tag (else after the loop), so it can be scheduled and outlined by name

@@ -317,7 +317,7 @@ def min(
 
 def reducer(
     init: object, freduce: Callable[[Expr, Expr], Any], dtype: object = "int32", name: str | None = None
-):
+) -> Callable[..., Expr]:
     """hcl.reducer(init, freduce, dtype="int32"): a custom reduction; freduce(value, acc) -> new acc."""
     base_dtype = parse_dtype(dtype)
 

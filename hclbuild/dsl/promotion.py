@@ -102,7 +102,8 @@ def _fixed_literal(value: numbers.Real, like: DType) -> tuple[float, DType]:
     been -2), as an int or double converted by ap_fixed keeps its value."""
     if not math.isfinite(float(value)):
         return float(value), like
-    raw = math.floor(Fraction(value) * 2**like.frac)
+    exact = Fraction(value) if isinstance(value, numbers.Rational) else Fraction(float(value))
+    raw = math.floor(exact * 2**like.frac)
     signed = like.is_signed or raw < 0
     needed = ((raw if raw >= 0 else ~raw).bit_length() + 1) if signed else raw.bit_length()
     bits = check_bits(

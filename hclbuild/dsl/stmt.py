@@ -52,6 +52,10 @@ class If(Stmt):
     cond: Expr
     body: list[Stmt] = field(default_factory=list)
     orelse: list[Stmt] = field(default_factory=list)
+    # how the imperative DSL built it: an elif_ (the only statement of its parent's else), and
+    # whether an elif_ or else_ may still follow (until hcl.else_ closes the chain)
+    is_elif: bool = False
+    chain_open: bool = False
 
 
 @dataclass(eq=False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hclbuild.dsl.types import DType, UInt
+from hclbuild.dsl.types import DType, Struct, UInt
 from hclbuild.errors import DTypeError
 
 
@@ -30,7 +30,7 @@ def to_storage(values: np.ndarray | object, dtype: DType) -> np.ndarray:
     if dtype.is_float:
         return _contiguous(np.asarray(values, dtype=dtype.np_storage))
     arr = np.asarray(values)
-    if dtype.is_struct:
+    if isinstance(dtype, Struct):
         return _pack_ints(packed_struct_ints(arr, dtype), dtype)
     if dtype.is_fixed:
         if arr.dtype.kind == "f":
@@ -126,7 +126,7 @@ def from_storage(storage: np.ndarray, dtype: DType) -> np.ndarray:
     fixed-point as float64, floats as they are, structs as numpy structured arrays."""
     if dtype.is_float:
         return np.array(storage, dtype=dtype.np_storage, copy=True)
-    if dtype.is_struct:
+    if isinstance(dtype, Struct):
         return struct_values(storage, dtype)
     ints = raw_ints(storage, dtype)
     if dtype.is_fixed:
@@ -155,7 +155,7 @@ def _field_raw(values: np.ndarray, dtype: DType) -> list[int]:
     return [int(v) & ((1 << dtype.bits) - 1) for v in raw_ints(storage, dtype).reshape(-1)]
 
 
-def packed_struct_ints(values: np.ndarray, dtype: DType) -> np.ndarray:
+def packed_struct_ints(values: np.ndarray, dtype: Struct) -> np.ndarray:
     """An object array of the packed unsigned integers of struct values (first field lowest)."""
     names = values.dtype.names
     if names is None:
@@ -190,7 +190,7 @@ def _numpy_field(dtype: DType) -> np.dtype:
     return np.dtype(np.int64 if dtype.is_signed else np.uint64)
 
 
-def struct_values(storage: np.ndarray, dtype: DType) -> np.ndarray:
+def struct_values(storage: np.ndarray, dtype: Struct) -> np.ndarray:
     """The structured array of struct values held as packed bits in `storage`."""
     packed = [int(v) for v in raw_ints(storage, UInt(dtype.bits)).reshape(-1)]
     out = np.zeros(len(packed), dtype=[(n, _numpy_field(d)) for n, d in dtype.fields])

@@ -98,6 +98,13 @@ class Tensor(Operand):
             return TensorSlice(self, idx)
         return Load(self, idx)
 
+    def element(self, key: object) -> Expr:
+        """The load of one element: what tensor[key] is when `key` indexes every dimension."""
+        idx = self._indices(key)
+        if len(idx) != self.ndim:
+            raise APIError(f"tensor {self.name!r}: an element needs {self.ndim} indices, got {len(idx)}")
+        return Load(self, idx)
+
     def __setitem__(self, key: object, value: object) -> None:
         idx = self._indices(key)
         if len(idx) != self.ndim:
@@ -220,6 +227,8 @@ def _value_comparison(name: str) -> Any:
 for _name in ("__eq__", "__ne__"):
     setattr(Tensor, _name, _value_comparison(_name))
     setattr(TensorSlice, _name, _value_comparison(_name))
+# __eq__ above builds an expression, which would leave tensors unhashable; they hash by identity
+# (mypy refuses assigning a method on a class: [method-assign])
 Tensor.__hash__ = object.__hash__  # type: ignore[method-assign]
 TensorSlice.__hash__ = object.__hash__  # type: ignore[method-assign]
 for _name in (

@@ -341,8 +341,10 @@ def parse_dtype(spec: object) -> DType:
         if kind == "fixed":
             return Fixed(nbits, int(frac or 0))
         return UFixed(nbits, int(frac or 0))
+    if not isinstance(spec, (np.dtype, type)):  # a numpy dtype, or a scalar type such as np.int8
+        raise DTypeError(f"unknown data type {spec!r}")
     try:
-        npdt = np.dtype(spec)  # type: ignore[arg-type]
+        npdt = np.dtype(spec)
     except TypeError:
         raise DTypeError(f"unknown data type {spec!r}") from None
     return from_numpy(npdt)

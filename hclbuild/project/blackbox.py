@@ -224,10 +224,10 @@ def _ram(func: str, name: str, ports: list[RtlPort]) -> dict[str, Any]:
             raise ToolError(f"{func}: RAM port {port.name} of argument {name} is not <arg>_<role><0|1>")
         roles[(match.group("role"), match.group("port"))] = port.name
     rtl_ports: dict[str, str] = {}
-    for port, suffix in (("0", ""), ("1", "_snd")):
+    for side, suffix in (("0", ""), ("1", "_snd")):
         for role, key in _RAM_KEYS.items():
-            if (role, port) in roles:
-                rtl_ports[key + suffix] = roles[(role, port)]
+            if (role, side) in roles:
+                rtl_ports[key + suffix] = roles[(role, side)]
     if ("address", "0") not in roles:
         raise ToolError(f"{func}: RAM argument {name} has no {name}_address0 port")
     reads = any(role == "q" for role, _ in roles)

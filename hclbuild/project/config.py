@@ -54,7 +54,7 @@ import json
 import math
 import re
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -214,7 +214,7 @@ def _type_name(value: object) -> str:
     )
 
 
-def _string(pattern: re.Pattern[str], what: str):
+def _string(pattern: re.Pattern[str], what: str) -> Callable[[object], str]:
     def check(value: object) -> str:
         if not isinstance(value, str):
             raise _Invalid(f"must be a string, got {_type_name(value)} {_toml_text(value)}")
@@ -234,7 +234,7 @@ def _project_name(value: object) -> str:
     return value
 
 
-def _number(*, positive: bool, within: tuple[float, float, str] | None = None):
+def _number(*, positive: bool, within: tuple[float, float, str] | None = None) -> Callable[[object], float]:
     """A TOML number (int or float) as a float; `within` = (lowest, highest, unit) bounds it."""
 
     def check(value: object) -> float:
@@ -273,7 +273,7 @@ def _flow_target(value: object) -> str:
     return value
 
 
-def _choice(*allowed: str):
+def _choice(*allowed: str) -> Callable[[object], str]:
     def check(value: object) -> str:
         if not isinstance(value, str):
             raise _Invalid(f"must be a string, got {_type_name(value)} {_toml_text(value)}")
@@ -466,7 +466,7 @@ def _sizes(path: Path, text: str, table: dict[str, Any], dataset: str | None) ->
                 )
     first = next(iter(named), None)
     for name, values in named.items():
-        if set(values) != set(named[first]):
+        if first is not None and set(values) != set(named[first]):
             differ = sorted(set(values) ^ set(named[first]))[0]
             raise ConfigError(
                 f"{_where(path, text, f'sizes.{name}', None)}: [sizes.{name}] and [sizes.{first}] "
@@ -542,7 +542,7 @@ def _interface_settings(path: Path, text: str, section: str, settings: dict[str,
     return checked
 
 
-def _integer(minimum: int):
+def _integer(minimum: int) -> Callable[[object], int]:
     def check(value: object) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise _Invalid(f"must be an integer, got {_type_name(value)} {_toml_text(value)}")

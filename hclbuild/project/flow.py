@@ -31,6 +31,7 @@ from hclbuild.compiler.signature import signature_of
 from hclbuild.compiler.upstream_attrs import symbols
 from hclbuild.compiler.work_estimate import function_work
 from hclbuild.compiler.written_args import written_arguments
+from hclbuild.dsl.types import Struct
 from hclbuild.errors import CompileError, ConfigError, HCLError
 from hclbuild.project.config import Project, ProjectConfig
 from hclbuild.project.golden import read_manifest
@@ -137,7 +138,7 @@ def write_design_ir(schedule: Schedule, layout: BuildLayout, name: str) -> Desig
         structs={
             t.name: [(field, dtype.name) for field, dtype in t.dtype.fields]
             for t in [*schedule.inputs, *schedule.outputs]
-            if t.dtype.is_struct
+            if isinstance(t.dtype, Struct)
         },
         buffers=buffers,
         graph=graph,
@@ -211,18 +212,17 @@ def csim_function(project: Project, layout: BuildLayout, func: str, runner: Any 
 
 def csim_design_function(layout: BuildLayout, name: str, func: str, runner: Any = None) -> CsimResult:
     """csim_function of project `name`, passed or not (its CsimResult)."""
-    # objects and precompiled headers are a cache of this machine's compiler: not for a Dask worker's
-    local = (
-        {}
-        if runner is not None
-        else {"cache_root": layout.csim_cache, "work": read_design_manifest(layout).work}
-    )
-    return (runner or run_csim)(
+    outputs = _output_names(layout, func)
+    if runner is not None:
+        # objects and precompiled headers are a cache of this machine's compiler: not for a Dask worker's
+        return runner(layout.hls_dir(func), layout.csim_json(func), project=name, outputs=outputs)
+    return run_csim(
         layout.hls_dir(func),
         layout.csim_json(func),
         project=name,
-        outputs=_output_names(layout, func),
-        **local,
+        outputs=outputs,
+        cache_root=layout.csim_cache,
+        work=read_design_manifest(layout).work,
     )
 
 

@@ -19,7 +19,7 @@ import contextlib
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -189,7 +189,7 @@ def _renamed_all(
 
 def _write(
     folder: Path,
-    placed: dict[str, list[tuple[Path, bytes | Path, dict]]],
+    placed: Mapping[str, Sequence[tuple[Path, bytes | Path, dict]]],
     same_bytes: dict[str, Path] | None = None,
     manifest_like: Path | None = None,
 ) -> list[Path]:

@@ -67,7 +67,8 @@ def read_llvm_units(layout: BuildLayout, manifest: LoweredDesign) -> list[CodeUn
 
 def _write_units(layout: BuildLayout, units: list[CodeUnit]) -> list[dict[str, Any]]:
     """Each unit to llvm/units/<file>.ll (unchanged files untouched), files of units gone removed."""
-    entries, files = [], set()
+    entries: list[dict[str, Any]] = []
+    files: set[str] = set()
     for unit in units:
         file = _unit_file(unit.name, files)
         files.add(file)

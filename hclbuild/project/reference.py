@@ -159,9 +159,14 @@ class ProbeRecorder:
             before_call, after_call = self.captured[(site_id, 0, k)], self.captured.get((site_id, 1, k))
             if streams[k]:
                 before_call = self.fifos.sequence(self.addresses[(site_id, k)], before_call)
-                after_call = self.fifos.sequence(self.addresses[(site_id, k)], after_call)
+                if after_call is not None:
+                    after_call = self.fifos.sequence(self.addresses[(site_id, k)], after_call)
             ins[arg["name"]] = (before_call, dtype)
             if arg["shape"] and streams[k] != "read":
+                if after_call is None:
+                    raise CsimError(
+                        f"{name}/{site['callee']}: the reference run never returned from call site {site_id}"
+                    )
                 outs[arg["name"]] = (after_call, dtype)
         return ins, outs
 

@@ -195,7 +195,7 @@ def current_estimate(
         return None
     attempt = read_attempt(layout, "estimate", func)
     changed = changed_input(layout, attempt) if attempt is not None else None
-    if changed is not None:
+    if attempt is not None and changed is not None:
         outdated.append(f"{path}: {changed} changed after {attempt.task} ran")
         return None
     try:

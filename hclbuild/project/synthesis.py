@@ -187,11 +187,11 @@ def current_reports(layout: BuildLayout, func: str) -> CurrentReports:
     ):
         if path is None:
             continue
-        records = [(layout.task_status(step, func), step) for step in steps]
-        records = [(status.stat().st_mtime_ns, step) for status, step in records if status.is_file()]
+        statuses = [(layout.task_status(step, func), step) for step in steps]
+        records = [(status.stat().st_mtime_ns, step) for status, step in statuses if status.is_file()]
         attempt = read_attempt(layout, max(records)[1], func) if records else None
         changed = changed_input(layout, attempt) if attempt is not None else None
-        if changed is not None:
+        if attempt is not None and changed is not None:
             found.outdated.append(f"{path}: {changed} changed after {attempt.task} ran")
             continue
         try:

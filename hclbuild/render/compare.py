@@ -12,6 +12,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from hclbuild.errors import HCLError
 from hclbuild.render.summary import FAIL, PASS, RESOURCES, Figures, FunctionSummary, ProjectSummary
 from hclbuild.render.thresholds import CSIM, Threshold
 
@@ -85,16 +86,18 @@ def compare_summaries(base: Iterable[ProjectSummary], new: Iterable[ProjectSumma
 
 def _change(project: str, old: FunctionSummary | None, new: FunctionSummary | None) -> FunctionChange:
     before, after = _figures(old, new)
-    name = (new or old).name  # type: ignore[union-attr]
-    row = FunctionChange(project, name, old.state if old else None, new.state if new else None)
+    named = new or old
+    if named is None:
+        raise HCLError("a function change needs the function's old or new summary")
+    row = FunctionChange(project, named.name, old.state if old else None, new.state if new else None)
     row.new_reason = new.reason if new else None
     for metric in METRICS:
         old_value = before.metric(metric) if before else None
         new_value = after.metric(metric) if after else None
-        if old_value is None and new_value is None:
+        figures = after or before
+        if figures is None or (old_value is None and new_value is None):
             continue
-        source = (after or before).label  # type: ignore[union-attr]
-        row.changes.append(MetricChange(metric, source, old_value, new_value))
+        row.changes.append(MetricChange(metric, figures.label, old_value, new_value))
     return row
 
 

@@ -226,10 +226,11 @@ def png_size(data: bytes) -> tuple[int, int]:
 
 
 def _within(function: str, ancestor: str, parents: Mapping[str, str]) -> bool:
-    while function is not None:
-        if function == ancestor:
+    current: str | None = function
+    while current is not None:
+        if current == ancestor:
             return True
-        function = parents.get(function)
+        current = parents.get(current)
     return False
 
 

@@ -89,7 +89,7 @@ def _recording_job_class(job_class: type, refusals: list[str]) -> type:
     it would be printed as a traceback and the build would wait for a worker that never comes."""
     from distributed.deploy.spec import ProcessInterface
 
-    class RecordingJob(job_class):  # type: ignore[misc, valid-type]
+    class RecordingJob(job_class):
         async def start(self) -> None:
             try:
                 await super().start()

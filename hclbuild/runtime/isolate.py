@@ -86,7 +86,7 @@ def run_isolated(fn: Callable[..., Any], *args: Any, what: str, timeout: float |
 def _read_result(reader: int, timeout: float | None) -> bytes | None:
     """Everything the child writes to its result pipe, up to its end; None past the timeout."""
     deadline = None if timeout is None else time.monotonic() + timeout
-    chunks = []
+    chunks: list[bytes] = []
     while True:
         if deadline is not None:
             left = deadline - time.monotonic()

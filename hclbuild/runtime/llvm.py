@@ -103,8 +103,8 @@ def read_buffer(ptr: int, dtype: DType, shape: tuple[int, ...]) -> np.ndarray:
     if not ptr:
         raise APIError(f"read_buffer: null pointer for {count} {dtype.name} elements")
     # one copy, straight out of the native buffer (string_at would make a second)
-    raw = (ctypes.c_char * (count * store.itemsize)).from_address(ptr)
-    return np.frombuffer(raw, dtype=store, count=count).reshape(shape).copy()
+    raw = (ctypes.c_uint8 * (count * store.itemsize)).from_address(ptr)
+    return np.ctypeslib.as_array(raw).view(store).reshape(shape).copy()
 
 
 # ---- compilation -------------------------------------------------------------------------
@@ -426,8 +426,8 @@ def _to_numbers_in_place(storage: np.ndarray, dtype: DType) -> None:
         words[:, full] = (words[:, full] << shift) >> shift
         words[:, full + 1 :] = (words[:, full] >> np.int64(63))[:, None]
         return
-    shift = 64 - dtype.bits
-    signed = (storage.astype(np.int64) << np.int64(shift)) >> np.int64(shift)
+    unused = 64 - dtype.bits
+    signed = (storage.astype(np.int64) << np.int64(unused)) >> np.int64(unused)
     storage[...] = signed.astype(storage.dtype)
 
 
@@ -492,7 +492,7 @@ class JITFunction:
                 b.after()
         if probe_error is not None:
             raise probe_error
-        if result is None:
+        if result is None or signature.ret is None:
             return None
         return from_storage(result, signature.ret).item()
 

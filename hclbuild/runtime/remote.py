@@ -42,7 +42,7 @@ from hclbuild import tool_processes
 from hclbuild.atomic import write_bytes_atomic, write_text_atomic
 from hclbuild.errors import ConfigError, HCLError, ToolError
 from hclbuild.runtime import CLUSTER_ENV, SCHEDULER_ENV
-from hclbuild.runtime.csim import GXX, run_csim
+from hclbuild.runtime.csim import DEFAULT_TIMEOUT, GXX, run_csim
 from hclbuild.runtime.dask_clusters import (
     CLUSTERS,
     DEFAULT_WORKER_TIMEOUT,
@@ -230,9 +230,9 @@ def _csim_on_worker(job: Job, folder: Path, root: Path, result: JobResult) -> No
 
     result.tools = {"g++": _first_line(GXX, "--version"), **_hclbuild_version()}
     document = root / "csim.json"
-    limits = {} if job.timeout is None else {"timeout": job.timeout}
+    timeout = DEFAULT_TIMEOUT if job.timeout is None else job.timeout
     try:
-        result.csim = run_csim(folder, document, project=job.project, outputs=job.outputs, **limits)
+        result.csim = run_csim(folder, document, timeout, project=job.project, outputs=job.outputs)
     finally:
         # run_csim writes its JSON before raising a compile failure: it goes back either way
         if document.is_file():
@@ -576,7 +576,7 @@ def _probe(address: str, timeout: Any) -> None:
     import asyncio
 
     import dask
-    from distributed.comm import connect
+    from distributed.comm.core import connect
 
     async def probe() -> None:
         comm = await connect(address, timeout=dask.utils.parse_timedelta(timeout))

@@ -173,7 +173,9 @@ def build_testbench(
     headers)."""
     out_dir = folder / Path(executable).parent
     shared = cache_root is not None
-    cache = ObjectCache(Path(cache_root).resolve() if shared else out_dir / CACHE_IN_FOLDER, shared)
+    cache = ObjectCache(
+        Path(cache_root).resolve() if cache_root is not None else out_dir / CACHE_IN_FOLDER, shared
+    )
     lines: list[str] = []
     planner = _Jobs(folder, func, toolchain, levels)
     jobs = planner.all()

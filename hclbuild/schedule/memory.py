@@ -28,6 +28,7 @@ class BufferTensor(Tensor):
     """
 
     def __init__(self, name: str, dtype: DType, kind: str, stage: str, source: Tensor):
+        # no shape until the schedule is lowered (above); Tensor's shape is a tuple everywhere else
         super().__init__(name, None, dtype, kind)  # type: ignore[arg-type]
         self.owner_stage = stage  # the stage whose accesses the buffer serves
         self.source = source  # the tensor it buffers (itself a BufferTensor for a window buffer)

@@ -6,7 +6,7 @@ import contextlib
 import enum
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar, overload
 
 from hclbuild.dsl.stmt import StageStmt, Store, StoreBits
 from hclbuild.dsl.tensor import Tensor, check_name, normalize_shape
@@ -196,8 +196,9 @@ class Schedule:
         """
         if isinstance(dst, (Stage, StageStmt)):
             return self._stream(tensor, dst, src, depth, fifo_depth)
-        if getattr(dst, "kind", None) in ("host", "xcel"):  # a platform's device (hclbuild/platform.py)
-            return self._move(tensor, dst.kind, burst_len)
+        kind = getattr(dst, "kind", None)
+        if kind in ("host", "xcel"):  # a platform's device (hclbuild/platform.py)
+            return self._move(tensor, kind, burst_len)
         if isinstance(dst, (list, tuple)) and dst and all(isinstance(d, (Stage, StageStmt)) for d in dst):
             # HeteroCL's fork (test_fork_join): one FIFO per consumer
             raise HCLNotImplementedError(
@@ -340,6 +341,15 @@ class Schedule:
         if request.function:
             self.function_names.claim(request.function, [request.stage])
 
+    # one argument (a stage, or a list of stages) is one group, so one function handle
+    @overload
+    def outline(
+        self, stage: object, /, *, unify: bool = False, axis: object = None, name: object = None
+    ) -> StageFunction: ...
+    @overload
+    def outline(
+        self, *stage_list: object, unify: bool = False, axis: object = None, name: object = None
+    ) -> StageFunction | list[StageFunction]: ...
     def outline(
         self, *stage_list: object, unify: bool = False, axis: object = None, name: object = None
     ) -> StageFunction | list[StageFunction]:
@@ -404,13 +414,17 @@ class _MissingAttribute(HCLNotImplementedError, AttributeError):
     """A HeteroCL attribute hclbuild does not implement (an AttributeError too: hasattr() is False)."""
 
 
+# the class of schedule the functions below make: Schedule, or hclbuild.api's (which adds s.module)
+ScheduleT = TypeVar("ScheduleT", bound=Schedule)
+
+
 def create_schedule(
     inputs: object,
     func: Callable[..., Any] | None = None,
     name: str | None = None,
     *,
-    schedule_class: type[Schedule] = Schedule,
-) -> Schedule:
+    schedule_class: type[ScheduleT],
+) -> ScheduleT:
     """hcl.create_schedule(inputs, func=None, name=None): trace func(*inputs) into a schedule.
 
     Without func, the algorithm is what was written at module level since hcl.init() (or the last
@@ -437,8 +451,8 @@ def trace_schedule(
     func: Callable[..., Any],
     name: str | None,
     dtypes: dict[str, Any],
-    schedule_class: type[Schedule] = Schedule,
-) -> Schedule:
+    schedule_class: type[ScheduleT],
+) -> ScheduleT:
     """Trace func(*inputs) into a schedule; tensors named in `dtypes` are made with those dtypes
     (a scheme's downsize/quantize)."""
     top_name = name or "top"
@@ -489,6 +503,8 @@ def missing_stage_error(exc: BaseException) -> APIError | None:
     on an algorithm function that create_schedule traced (HeteroCL's stage handles); else None."""
     if not isinstance(exc, AttributeError) or exc.name is None:
         return None
+    if not callable(exc.obj):
+        return None
     try:
         held = _STAGE_HOLDERS.get(exc.obj)
     except TypeError:  # an object that cannot be weakly referenced is no algorithm function
@@ -509,8 +525,8 @@ def _name_argument(program: Program, tensor: Tensor) -> None:
 
 
 def _module_level_schedule(
-    program: Program | None, tensors: list[Tensor], top_name: str, schedule_class: type[Schedule]
-) -> Schedule:
+    program: Program | None, tensors: list[Tensor], top_name: str, schedule_class: type[ScheduleT]
+) -> ScheduleT:
     """create_schedule([A, B]) with no func: the listed tensors (placeholders and tensors the
     module-level algorithm computed) are the arguments, in order; the design returns nothing.
 

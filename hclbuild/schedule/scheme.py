@@ -16,7 +16,7 @@ from hclbuild.dsl.stmt import StageStmt
 from hclbuild.dsl.tensor import Tensor
 from hclbuild.dsl.types import DType, parse_dtype
 from hclbuild.errors import APIError
-from hclbuild.schedule.schedule import Schedule, create_schedule, trace_schedule
+from hclbuild.schedule.schedule import Schedule, ScheduleT, create_schedule, trace_schedule
 from hclbuild.schedule.stage import Stage
 
 
@@ -29,7 +29,7 @@ class Scheme:
         self.name = name
         self.input_dtypes = {id(t): t.dtype for t in inputs}
         self.dtypes: dict[str, DType] = {}  # tensor name -> new dtype (computed tensors)
-        self.schedule: Schedule = create_schedule(inputs, func, name)
+        self.schedule = create_schedule(inputs, func, name, schedule_class=Schedule)
 
     def downsize(self, targets: object, dtype: object) -> None:
         """downsize(tensors, Int(n)|UInt(n)): integer tensors get a narrower integer type."""
@@ -74,14 +74,16 @@ def create_scheme(inputs: object, func: Callable[..., Any] | None = None, name: 
     """hcl.create_scheme(inputs, func): a scheme for data-type customization of func's tensors."""
     if isinstance(inputs, Tensor):
         inputs = [inputs]
+    if not isinstance(inputs, (list, tuple)) or not all(isinstance(t, Tensor) for t in inputs):
+        raise APIError("create_scheme: inputs must be a list of hcl.placeholder tensors")
     if func is None:
         raise APIError("create_scheme needs the algorithm function (a scheme traces it again)")
     return Scheme(list(inputs), func, name)
 
 
 def create_schedule_from_scheme(
-    scheme: Scheme, name: str | None = None, *, schedule_class: type[Schedule] = Schedule
-) -> Schedule:
+    scheme: Scheme, name: str | None = None, *, schedule_class: type[ScheduleT]
+) -> ScheduleT:
     """hcl.create_schedule_from_scheme(scheme): the algorithm traced again with the scheme's dtypes
     (a `schedule_class`, as create_schedule makes)."""
     if not isinstance(scheme, Scheme):

@@ -42,14 +42,13 @@ class ArgSpec:
     @classmethod
     def from_json(cls, data: dict[str, Any] | str) -> ArgSpec:
         """Read what to_json wrote (the dict or its JSON text)."""
-        if isinstance(data, str):
-            data = json.loads(data)
+        fields: dict[str, Any] = json.loads(data) if isinstance(data, str) else data
         try:
             return cls(
-                str(data["name"]),
-                parse_dtype(data["dtype"]),
-                tuple(data["shape"]),
-                str(data.get("stream", "")),
+                str(fields["name"]),
+                parse_dtype(fields["dtype"]),
+                tuple(fields["shape"]),
+                str(fields.get("stream", "")),
             )
         except (KeyError, TypeError) as err:
             raise APIError(f"ArgSpec.from_json: malformed argument spec {data!r} ({err})") from None
@@ -78,13 +77,12 @@ class FunctionSignature:
     @classmethod
     def from_json(cls, data: dict[str, Any] | str) -> FunctionSignature:
         """Read what to_json wrote (the dict or its JSON text)."""
-        if isinstance(data, str):
-            data = json.loads(data)
+        fields: dict[str, Any] = json.loads(data) if isinstance(data, str) else data
         try:
-            ret = data.get("ret")
+            ret = fields.get("ret")
             return cls(
-                str(data["name"]),
-                [ArgSpec.from_json(arg) for arg in data["args"]],
+                str(fields["name"]),
+                [ArgSpec.from_json(arg) for arg in fields["args"]],
                 parse_dtype(ret) if ret is not None else None,
             )
         except (KeyError, TypeError, AttributeError) as err:

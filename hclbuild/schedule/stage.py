@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +14,7 @@ from hclbuild.dsl.stmt import ComputeLoops, For, StageStmt
 from hclbuild.dsl.tensor import Tensor
 from hclbuild.errors import APIError, HCLNotImplementedError
 from hclbuild.schedule import memory as M
+from hclbuild.schedule.directives import LoopDirectives
 from hclbuild.schedule.loops import LoopNest
 from hclbuild.schedule.outlines import AxisOutline, StageFunction
 
@@ -90,9 +92,9 @@ class Stage:
         # constant bounds and a positive step gets a plan of its own (split, pipeline, unroll...)
         self.for_loops = _for_loops(stmt.body)
         self.loop_plans: dict[str, LoopNest] = {
-            loop.name: LoopNest.of_axes([(loop.name, _trip_count(loop))])
+            loop.name: LoopNest.of_axes([(loop.name, trips)])
             for loop in self.for_loops
-            if _trip_count(loop) is not None
+            if (trips := _trip_count(loop)) is not None
         }
         # HeteroCL fixes a stage's axes when it is created: axis[k] names the k-th original loop
         # whatever split/fuse did since (the standard tiling splits axis[0], then axis[1]). A
@@ -281,7 +283,7 @@ class Stage:
         """unroll(axis, factor=0): 0 unrolls fully."""
         if not isinstance(factor, int) or isinstance(factor, bool) or factor < 0:
             raise APIError(f"unroll: factor must be an int >= 0, got {factor!r}")
-        self._direct(var, unroll=factor)
+        self._direct(var, lambda directives: replace(directives, unroll=factor))
 
     def pipeline(self, var: object, initiation_interval: int = 1) -> None:
         """pipeline(axis, initiation_interval=1)."""
@@ -291,17 +293,17 @@ class Stage:
             or initiation_interval < 1
         ):
             raise APIError(f"pipeline: initiation_interval must be an int >= 1, got {initiation_interval!r}")
-        self._direct(var, pipeline_ii=initiation_interval)
+        self._direct(var, lambda directives: replace(directives, pipeline_ii=initiation_interval))
 
     def parallel(self, var: object) -> None:
         """parallel(axis): mark the loop parallel (the LLVM reference runs it in order; the HLS emitter
         refuses it, Vitis HLS has no parallel pragma: see docs/schedule.md)."""
-        self._direct(var, parallel=True)
+        self._direct(var, lambda directives: replace(directives, parallel=True))
 
-    def _direct(self, var: object, **directives: int | bool) -> None:
+    def _direct(self, var: object, change: Callable[[LoopDirectives], LoopDirectives]) -> None:
         name = self._loop_name(var)
         leaf = self._nest_of(name).leaf(name)
-        leaf.directives = replace(leaf.directives, **directives)
+        leaf.directives = change(leaf.directives)
 
     def dataflow(self, axis: object = None) -> None:
         """dataflow(): #pragma HLS dataflow in this stage's outermost loop (or the given loop)."""

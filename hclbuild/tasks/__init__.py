@@ -48,7 +48,8 @@ from hclbuild.project.plans import ProjectPlan, current_plan
 from hclbuild.runtime import dask_requested
 from hclbuild.runtime.vitis import find_vitis
 from hclbuild.tasks.definitions import group_tasks, project_tasks
-from hclbuild.tasks.doit_process import BUILD_ROOTS, after_interrupt, doit_config, doit_creator
+from hclbuild.tasks.doit_process import after_interrupt, doit_config, doit_creator
+from hclbuild.tasks.progress import BUILD_ROOTS
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 SOURCES_STAMP = ".hclbuild-sources.json"  # in the build root: source_fingerprint's cache

@@ -45,8 +45,10 @@ def after_interrupt() -> None:
         for child in multiprocessing.active_children():
             # a worker that SIGTERM did not end: its tools first, then itself (a worker left alive
             # also kept this process from exiting: multiprocessing joins its children at exit)
+            if child.pid is None:  # never started: nothing runs
+                continue
             tool_processes.kill_groups_below(child.pid)
-            with contextlib.suppress(ProcessLookupError, TypeError):
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(child.pid, signal.SIGKILL)
             child.join(timeout=10)
     for root in sorted(BUILD_ROOTS):
@@ -58,7 +60,7 @@ def after_interrupt() -> None:
                 prune_empty_folders(project)
 
 
-def _interrupt_hook(kind: type, value: BaseException, trace: Any) -> None:
+def _interrupt_hook(kind: type[BaseException], value: BaseException, trace: Any) -> None:
     """sys.excepthook: Ctrl-C is one line and exit status 130, not a traceback."""
 
     if issubclass(kind, KeyboardInterrupt):
@@ -84,6 +86,7 @@ def doit_creator(creator: Callable[[], Iterator[dict]]) -> Callable[[], Iterator
     file, as ours have, the order is the same.
     """
 
+    # a function takes any attribute, but Callable declares none: [attr-defined] for __wrapped__
     creator.__wrapped__ = sys.modules[__name__]  # type: ignore[attr-defined]
     return creator
 

@@ -28,6 +28,7 @@ from hclbuild.project.report import end_attempt, start_attempt
 from hclbuild.project.synthesis import hardware_digest, synthesize_function
 from hclbuild.runtime import dask_requested, remote
 from hclbuild.runtime.isolate import run_isolated
+from hclbuild.runtime.vitis import ToolRun, run_hls_steps
 from hclbuild.tasks.doit_process import prune_empty_folders
 
 if TYPE_CHECKING:
@@ -104,7 +105,7 @@ def os_error_line(exc: OSError, folder: Path | None = None) -> str:
 
 
 def _call_step(step: Callable[..., Any], *args: Any) -> None:
-    if getattr(step, "may_run_remotely", False) and dask_requested():
+    if step in _REMOTE_STEPS and dask_requested():
         step(*args)
         return
     with _LOCAL_STEPS:
@@ -116,9 +117,13 @@ def _finish(layout: BuildLayout, attempt: Any, record: Any, error: str | None) -
         end_attempt(layout, attempt.step, attempt.func, record, error)
 
 
+# the steps marked by may_run_remotely
+_REMOTE_STEPS: set[Callable[..., Any]] = set()
+
+
 def may_run_remotely(step: Callable[..., Any]) -> Callable[..., Any]:
     """Mark a step that hands its work to Dask when a scheduler is configured (runtime.remote)."""
-    step.may_run_remotely = True  # type: ignore[attr-defined]
+    _REMOTE_STEPS.add(step)
     return step
 
 
@@ -174,7 +179,7 @@ def synthesize_step(
     inputs: list[str],
     reuse_synthesis: bool = False,
 ) -> None:
-    runner = None
+    runner: Callable[..., list[ToolRun]] = run_hls_steps
     if remote.requested():
         # on a Dask worker with the vitis_hls resource; the reports come back, then publish as usual
         runner = functools.partial(remote.run_hls_steps_remote, project=project.name)
@@ -185,7 +190,7 @@ def synthesize_step(
         steps,
         inputs=[Path(path) for path in inputs],
         reuse_synthesis=reuse_synthesis,
-        **({"runner": runner} if runner is not None else {}),
+        runner=runner,
     )
 
 

@@ -134,6 +134,8 @@ def _on_term(signum: int, frame: FrameType | None) -> None:
         import multiprocessing
 
         for child in multiprocessing.active_children():
-            with contextlib.suppress(ProcessLookupError, TypeError):
+            if child.pid is None:  # not started: nothing to interrupt
+                continue
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(child.pid, signal.SIGINT)
     raise KeyboardInterrupt

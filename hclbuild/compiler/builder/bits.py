@@ -42,9 +42,11 @@ class BitLowering(FunctionState):
             return op(value, amount).result if known else value
         return arith.SelectOp(in_range, op(value, amount).result, self.int_const(0, UInt(bits))).result
 
-    def _width_mask(self, lo: E.Expr, hi: E.Expr, bits: int) -> ir.Value:
+    def _width_mask(self, lo: E.Expr, hi: E.Expr | None, bits: int) -> ir.Value:
         """The low hi - lo bits set (none when hi <= lo, all when hi - lo >= bits): the mask of a
         slice whose width is only known at run time. Bounds compare signed: x[0:-1] is empty."""
+        if hi is None:  # the DSL sets hi whenever it leaves the width unknown
+            raise CompileError("builder: a bit slice of run-time width has no upper bound")
         wide = _signed_bound_type(lo, bits, hi)
         lo_v = self.convert(self.ev(lo), lo.dtype, wide)
         hi_v = self.convert(self.ev(hi), hi.dtype, wide)

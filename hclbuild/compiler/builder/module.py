@@ -71,7 +71,7 @@ class ModuleBuilder:
         start the first time a function reads the tensor (tensor names are unique in a program)."""
         if id(tensor) not in self.globals:
             symbol = f"hcl_const_{tensor.name}"
-            with ir.InsertionPoint.at_block_begin(self.module.body):
+            with ir.InsertionPoint.at_block_begin(self._module_body()):
                 memref.GlobalOp(
                     symbol,
                     ir.MemRefType.get(list(tensor.shape), mlir_type(tensor.dtype)),
@@ -82,13 +82,18 @@ class ModuleBuilder:
             self.globals[id(tensor)] = symbol
         return self.globals[id(tensor)]
 
+    def _module_body(self) -> ir.Block:
+        if self.module is None:
+            raise CompileError("builder: a module-level symbol was declared outside build()")
+        return self.module.body
+
     def print_function(self, fmt: str, dtypes: list[Any]) -> str:
         """The private declaration `@hcl_print_<k>(args)` {hcl.print = fmt} that hcl.print calls;
         to_llvm defines it with printf, the C++ emitter prints in place (docs/IR.md, "Calls")."""
         key = (fmt, tuple(d.name for d in dtypes))
         if key not in self.prints:
             name = f"hcl_print_{len(self.prints)}"
-            with ir.InsertionPoint.at_block_begin(self.module.body):
+            with ir.InsertionPoint.at_block_begin(self._module_body()):
                 op = func.FuncOp(name, ir.FunctionType.get([mlir_type(d) for d in dtypes], []))
             upstream.set_private(op)
             attrs.set_print_format(op, fmt)

@@ -21,7 +21,7 @@ from hclbuild.schedule.schedule import Stage
 class StageLowering(FunctionState):
     """Stage roots, compute loop nests and the index expressions of scheduled loops."""
 
-    def stmt_StageStmt(self, stage: S.StageStmt, top_level: bool = False) -> ir.Operation:
+    def stmt_StageStmt(self, stage: S.StageStmt, top_level: bool = False) -> ir.Operation | None:
         sched_stage = self.mb.schedule.stages.get(stage.name)
         if sched_stage is not None and (
             sched_stage.stmt is not stage or self.scope is not self.mb.schedule.program.top
@@ -35,7 +35,7 @@ class StageLowering(FunctionState):
         nested = point.block if point is not None and point.ref_operation is None else None  # appending
         nested_before = len(nested.operations) if nested is not None else 0
         if stage.has_return:
-            self.returns.append(None)  # type: ignore[arg-type]  # filled per element in ComputeLoops
+            self.returns.append(None)  # set per element in ComputeLoops
         saved_plans = self.loop_plans  # nested stages schedule their own hcl.for_ loops
         self.loop_plans = sched_stage.loop_plans if sched_stage is not None else {}
         try:
@@ -64,7 +64,7 @@ class StageLowering(FunctionState):
             if nested is not None and len(nested.operations) == nested_before + 1:
                 # a stage nested in another's body (docs/IR.md): reuse_at finds it by this name
                 attrs.set_nested_stage(nested.operations[nested_before], stage.name)
-            return None  # type: ignore[return-value]
+            return None
         after = len(block.operations)
         if after - before != 1:
             raise CompileError(
@@ -93,7 +93,8 @@ class StageLowering(FunctionState):
         def body(values: dict[str, ir.Value]) -> None:
             for ax in loops.axes:
                 self.vars[id(ax)] = values[ax.name]
-            if stage is not None and stage.has_return:
+            # hcl.return_ in a compute or update body (the stages with an output) stores into it
+            if stage is not None and stage.has_return and stage.output is not None:
                 flag = self.accumulators[id(stage)]
                 self.store_const_bool(flag, False)
                 out = stage.output

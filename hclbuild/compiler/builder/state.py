@@ -19,11 +19,12 @@ from hclbuild.dsl import stmt as S
 from hclbuild.dsl.functions import ScalarParam, TracedFunction
 from hclbuild.dsl.tensor import Tensor
 from hclbuild.dsl.types import DType, UInt
-from hclbuild.errors import APIError
+from hclbuild.errors import APIError, CompileError
 from hclbuild.schedule.loops import LoopNest
 
 if TYPE_CHECKING:
     from hclbuild.compiler.builder.module import ModuleBuilder
+    from hclbuild.schedule.schedule import Stage
 
 
 def mlir_type(dtype: DType) -> ir.Type:
@@ -76,7 +77,9 @@ class FunctionState:
         # Reduce id -> (its value, the block it was computed in): a reduction used twice in one
         # expression (v = hcl.sum(...); hcl.select(v > 0, v, 0)) runs its loops once
         self.reduce_values: dict[int, tuple[ir.Value, ir.Block]] = {}
-        self.returns: list[ReturnTarget] = []
+        # the innermost last; None while a stage with hcl.return_ is entered and until its loops
+        # (ComputeLoops) set the element it returns into
+        self.returns: list[ReturnTarget | None] = []
         self.merged_reduces: set[int] = set()  # Reduce ids that need no accumulator (top function)
         # the reduction loop nests (split/pipeline/unroll) of the stage being emitted
         self._reductions: dict[str, LoopNest] = {}
@@ -88,6 +91,30 @@ class FunctionState:
                 self.shapes[id(param)] = module_builder.shape_of(param)
             else:
                 self.scalars[id(param)] = arg
+
+    if TYPE_CHECKING:
+        # The lowerings call one another through self: FunctionBuilder (module.py) mixes them all in,
+        # and each method named here is defined by the mixin in the comment beside it.
+        def ev(self, expr: E.Expr) -> ir.Value: ...  # expressions.py
+        def ev_index(self, expr: E.Expr) -> ir.Value: ...  # expressions.py
+        def emit_call(self, traced: TracedFunction, args: tuple[Any, ...]) -> ir.Value | None: ...
+        def convert(self, value: ir.Value, src: DType, dst: DType | None) -> ir.Value: ...  # conversions.py
+        def resize(self, value: ir.Value, src: DType, bits: int) -> ir.Value: ...  # conversions.py
+        def constant_buffer(self, tensor: Tensor) -> ir.Value: ...  # constants.py
+        def check_read_only_arguments(  # constants.py
+            self, callee: str, args: list[Any], values: list[ir.Value]
+        ) -> None: ...
+        def emit_block(self, stmts: list[S.Stmt]) -> None: ...  # statements.py
+        def stmt_For(self, stmt: S.For) -> None: ...  # statements.py
+        def emit_nest(  # stages.py
+            self,
+            nest: LoopNest,
+            body: Callable[[dict[str, ir.Value]], None],
+            dataflow_loop: str | None = None,
+        ) -> None: ...
+        def emit_merged_reduction(  # reductions.py
+            self, stage: S.StageStmt, loops: S.ComputeLoops, sched: Stage
+        ) -> None: ...
 
     # ---- buffers -------------------------------------------------------------
     def alloc(
@@ -136,7 +163,10 @@ class FunctionState:
         memref.StoreOp(self.int_const(int(value), UInt(1)), flag, [self.index_const(0)])
 
     def not_returned(self) -> ir.Value:
-        flag = memref.LoadOp(self.returns[-1].flag, [self.index_const(0)]).result
+        target = self.returns[-1] if self.returns else None
+        if target is None:
+            raise CompileError("builder: hcl.return_ outside a function or stage that returns")
+        flag = memref.LoadOp(target.flag, [self.index_const(0)]).result
         return arith.XOrIOp(flag, self.int_const(1, UInt(1))).result
 
     def unless_returned(self) -> Any:

@@ -5,7 +5,7 @@ hcl.return_, calls); emit_stmt dispatches on the node's class name.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeGuard
 
 from mlir import ir
 from mlir.dialects import affine, arith, func, memref, scf
@@ -57,7 +57,7 @@ class StatementLowering(FunctionState):
         pragmas = plan.leaves[0].directives if plan is not None else LoopDirectives()
         lo, hi, step = stmt.lo, stmt.hi, stmt.step
         if isinstance(step, E.Expr):
-            self.emit_runtime_step_for(stmt, pragmas)
+            self.emit_runtime_step_for(stmt, step, pragmas)
             return
         static = isinstance(lo, E.Const) and isinstance(hi, E.Const)
         if static and step > 0:
@@ -102,10 +102,10 @@ class StatementLowering(FunctionState):
         else:
             self.emit_block(stmt.body)
 
-    def emit_runtime_step_for(self, stmt: S.For, pragmas: LoopDirectives) -> None:
+    def emit_runtime_step_for(self, stmt: S.For, step: E.Expr, pragmas: LoopDirectives) -> None:
         """hcl.for_(lo, hi, step) with a runtime step (positive, as HeteroCL's scf.for needs):
         max(0, ceil((hi - lo) / step)) trips of scf.for, the variable lo + k * step."""
-        lo_v, hi_v, step_v = self.ev_index(stmt.lo), self.ev_index(stmt.hi), self.ev_index(stmt.step)
+        lo_v, hi_v, step_v = self.ev_index(stmt.lo), self.ev_index(stmt.hi), self.ev_index(step)
         count = arith.CeilDivSIOp(arith.SubIOp(hi_v, lo_v).result, step_v).result
         count = arith.MaxSIOp(count, self.index_const(0)).result
         loop = scf.ForOp(self.index_const(0), count, self.index_const(1))
@@ -125,6 +125,9 @@ class StatementLowering(FunctionState):
             loop = stmt
             while True:
                 lo, step = int(loop.lo.value), loop.step
+                if not isinstance(step, int):
+                    # a plan is made only for loops with constant bounds and step (is_affine_for)
+                    raise CompileError(f"builder: loop {loop.name!r} has a schedule plan but a runtime step")
                 iv = values[loop.name]
                 if step != 1:
                     iv = arith.MulIOp(iv, self.index_const(step)).result
@@ -188,7 +191,7 @@ class StatementLowering(FunctionState):
             raise CompileError(f"builder: tensor {stmt.tensor.name!r} was not allocated")
 
 
-def is_affine_for(stmt: S.Stmt) -> bool:
+def is_affine_for(stmt: S.Stmt) -> TypeGuard[S.For]:
     """A for_ that becomes one affine.for (constant bounds, positive step) and nothing before it."""
     return (
         isinstance(stmt, S.For)

@@ -12,17 +12,10 @@ from collections.abc import Collection
 
 from mlir import ir
 
+from hclbuild.c_names import CPP_RESERVED, sanitize, unique
 from hclbuild.compiler import attrs
 from hclbuild.compiler import upstream_attrs as upstream
-from hclbuild.compiler.emit_hls.c_types import (
-    CPP_RESERVED,
-    CArg,
-    CppUses,
-    CSignature,
-    memref_shape,
-    sanitize,
-    unique,
-)
+from hclbuild.compiler.emit_hls.c_types import CArg, CppUses, CSignature, memref_shape
 from hclbuild.compiler.emit_hls.constants import CONSTANT_HANDLERS, ConstantOps
 from hclbuild.compiler.emit_hls.core import Memory, merge_handlers, walk
 from hclbuild.compiler.emit_hls.interfaces import FunctionInterfaces, default_interfaces

@@ -67,7 +67,7 @@ class ConstantOps(EmitterCore):
         return CompileError(f"{where}: {message}")
 
 
-def _literal(value: object, dtype: DType, where: str, uses: CppUses) -> str:
+def _literal(value: np.number | int | float, dtype: DType, where: str, uses: CppUses) -> str:
     if dtype.is_float:
         return float_literal(float(value), dtype.bits)
     raw = int(value)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from mlir import ir
 
@@ -20,7 +20,10 @@ from hclbuild.compiler.passes.stream import stream_depth
 from hclbuild.dsl.types import DType, parse_dtype
 from hclbuild.errors import CompileError
 
-Handler = Callable[["EmitterCore", ir.Operation], None]
+# A handler is a method of one of the handler mixins (ScalarOps, MemoryLoopOps...) called on the
+# FunctionEmitter that combines them all: no class this module can name is a subclass of every one
+# of them, so the emitter argument is left untyped here.
+Handler = Callable[[Any, ir.Operation], None]
 
 # ops without side effects: skipped when nothing uses their results
 _PURE_DIALECTS = ("arith.", "math.")
@@ -220,10 +223,12 @@ class EmitterCore:
         operands = list(op.operands)
         if not op.name.startswith(_PURE_DIALECTS) or op.name in _FOLDED_CASTS or not operands:
             return {}
-        scalars = [self.values.get(v) for v in operands]
-        if any(s is None or s.const is None for s in scalars):
+        constants = [
+            s for s in (self.values.get(v) for v in operands) if s is not None and s.const is not None
+        ]
+        if len(constants) != len(operands):
             return {}
-        first, scalar = operands[0], scalars[0]
+        first, scalar = operands[0], constants[0]
         name = self._temp()
         self._pending_local[first] = (len(self.lines), self.indent, scalar, name)
         self.values[first] = Scalar(scalar.ctype, name)

@@ -21,9 +21,10 @@ from dataclasses import dataclass
 
 from mlir import ir
 
+from hclbuild.c_names import unique
 from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.compiler.attrs import ArrayPartition
-from hclbuild.compiler.emit_hls.c_types import CArg, unique
+from hclbuild.compiler.emit_hls.c_types import CArg
 from hclbuild.compiler.emit_hls.core import EmitterCore, walk
 from hclbuild.compiler.emit_hls.interfaces import FunctionInterfaces
 from hclbuild.compiler.emit_hls.pragmas import partition_pragmas

@@ -4,8 +4,11 @@ scf loops and conditionals (with loop-carried values as C locals), func.call and
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mlir import ir
 
+from hclbuild.c_names import sanitize, unique
 from hclbuild.compiler import attrs
 from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.compiler.emit_hls.c_types import (
@@ -18,8 +21,6 @@ from hclbuild.compiler.emit_hls.c_types import (
     default_dtype,
     memref_shape,
     parse_dtype_at,
-    sanitize,
-    unique,
 )
 from hclbuild.compiler.emit_hls.core import Carried, EmitterCore, Handler, Memory, Scalar, has_uses
 from hclbuild.compiler.emit_hls.pragmas import buffer_pragmas, loop_pragmas, stream_pragmas
@@ -31,6 +32,10 @@ _STORES = frozenset({"memref.store", "affine.store"})
 
 class MemoryLoopOps(EmitterCore):
     """Handlers of memref/affine/scf/func ops (registered in MEMORY_LOOP_HANDLERS below)."""
+
+    if TYPE_CHECKING:
+
+        def _print_call(self, op: ir.Operation, fmt: str) -> None: ...  # PrintOps, in FunctionEmitter
 
     # ---- memory --------------------------------------------------------------------------------
 
@@ -258,6 +263,8 @@ class MemoryLoopOps(EmitterCore):
             self._line(pragma)
         if not simple:
             condition = self._emit_ops(before)
+            if condition is None:  # the verifier requires it; the emitter reads its operands
+                raise self._fail(op, "its before region does not end in scf.condition")
             self._assign_carried(forwarded, list(condition.operands)[1:])
             self._line(f"if (!{self._view(condition.operands[0])}) break;")
         terminator = self._emit_ops(after)
@@ -332,7 +339,7 @@ class MemoryLoopOps(EmitterCore):
         """`l_<stage>_<loop>` unique in the function; pushes the stage when the loop is a stage root."""
         stage = attrs.stage_name(op)
         pushed = stage is not None
-        if pushed:
+        if stage is not None:
             self.stages.append(sanitize(stage))
         loop = sanitize(_loop_name(op) or "loop")
         base = f"l_{self.stages[-1]}_{loop}" if self.stages else f"l_{loop}"

@@ -354,8 +354,7 @@ class ScalarOps(WideIntOps):
             self.values[result] = Scalar(ctype, const=folded)
             return
         if isinstance(result.type, ir.IndexType):
-            source = self._scalar(value).ctype
-            expr = f"(int){self._native(value, signed)}" if source.is_ap else self._view(value, signed)
+            expr = f"(int){self._native(value, signed)}" if source.ctype.is_ap else self._view(value, signed)
             self._define(result, INDEX, expr)
         else:
             ctype = ctype_of(result.type, signed)

@@ -322,6 +322,14 @@ class Access:
     forms: list[Linear | None]
 
     @property
+    def affine(self) -> list[Linear]:
+        """The forms of a pass that has checked each subscript is affine (access_ranges does)."""
+        affine = [form for form in self.forms if form is not None]
+        if len(affine) != len(self.forms):
+            raise CompileError(f"{self.op.name}: a subscript that is not affine reached an affine rewrite")
+        return affine
+
+    @property
     def result(self) -> ir.Value:
         return self.op.results[0]
 
@@ -425,8 +433,10 @@ def access_ranges(
     every access) and the (low, high) range the other loops and the constants add to it."""
     ranges = []
     for d in range(len(found[0].forms)):
-        forms = [a.forms[d] for a in found]
-        if any(f is None or any(v not in outer and v not in extents for v in f.terms) for f in forms):
+        forms = [f for f in (a.forms[d] for a in found) if f is not None]
+        if len(forms) != len(found) or any(
+            v not in outer and v not in extents for f in forms for v in f.terms
+        ):
             raise HCLNotImplementedError(
                 f"{what}: subscript {d} of an access of {tensor!r} in stage {stage!r} "
                 "is not an affine function of its loops"

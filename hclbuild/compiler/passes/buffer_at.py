@@ -11,6 +11,7 @@ innermost loops are pipelined (II=1). The loop must have loops inside it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -65,9 +66,9 @@ def _region(
         if high > low:
             kept.append(d)
             sizes.append(high - low + 1)
-            inner = {v for a in found for v in a.forms[d].without(outer).terms}
+            inner = {v for a in found for v in a.affine[d].without(outer).terms}
             only = next(iter(inner)) if len(inner) == 1 else None
-            names.append(loop_name(only.owner.owner) if only is not None else f"d{d}")
+            names.append((loop_name(only.owner.owner) if only is not None else None) or f"d{d}")
     return _Region(bases, kept, sizes, names)
 
 
@@ -81,7 +82,7 @@ def _covers(
     if any(op.name == "scf.if" for op in enclosing(store.op, loop)):
         return False
     for d, size in zip(region.kept, region.sizes):
-        inner = store.forms[d].without(outer)
+        inner = store.affine[d].without(outer)
         if len(inner.terms) != 1 or next(iter(inner.terms.values())) != 1:
             return False
         if extents[next(iter(inner.terms))] != size:
@@ -89,7 +90,9 @@ def _covers(
     return True
 
 
-def _copy_nest(region: _Region, suffix: str, body) -> None:
+def _copy_nest(
+    region: _Region, suffix: str, body: Callable[[list[ir.Value], list[ir.Value]], object]
+) -> None:
     """Loops over the kept dimensions (innermost pipelined), calling body(buffer subscripts, tensor subscripts)."""
     variables: list[ir.Value] = []
     points = []
@@ -171,7 +174,7 @@ def buffer_at(
                 # base = the fixed part (no constant) + the region's lowest offset
                 local = [
                     materialize(form.without(outer).plus(Linear({}, base.const), -1))
-                    for d, (form, base) in enumerate(zip(access.forms, region.bases))
+                    for d, (form, base) in enumerate(zip(access.affine, region.bases))
                     if d in by_dim
                 ]
                 local = local or [index_const(0)]

@@ -70,12 +70,12 @@ def _producer_loops(stores: list, shape: list[int], producer: str, tensor: str) 
     for store in stores:
         found = []
         for form in store.forms:
-            variable = next(iter(form.terms), None) if form is not None else None
-            if form is None or form.const or len(form.terms) != 1 or form.terms[variable] != 1:
+            if form is None or form.const or len(form.terms) != 1 or next(iter(form.terms.values())) != 1:
                 raise HCLNotImplementedError(
                     f"compute_at: stage {producer!r} must write {tensor}[i, j, ...] with one loop variable per "
                     "subscript (split or fused producer loops are not supported)"
                 )
+            variable = next(iter(form.terms))
             found.append(variable.owner.owner.operation)
         if loops is not None and found != loops:
             raise HCLNotImplementedError(
@@ -181,7 +181,7 @@ def compute_at(module: ir.Module, producer: str, consumer: str, axis: str, tenso
             with ir.InsertionPoint(access.op):
                 subscripts = [
                     materialize(f.without(outer).plus(Linear({}, low), -1))
-                    for f, low in zip(access.forms, lows)
+                    for f, low in zip(access.affine, lows)
                 ]
                 value = memref.LoadOp(local, subscripts).result
             access.result.replace_all_uses_with(value)

@@ -34,9 +34,10 @@ class ConstantSubscriptPass:
         with module.context:
             for fn, function in defined_functions(module):
                 op = first_op(fn, lambda op: _outside(op) is not None)
-                if op is None:
+                outside = _outside(op) if op is not None else None
+                if op is None or outside is None:
                     continue
-                buffer, dim, value, extent = _outside(op)
+                buffer, dim, value, extent = outside
                 tensor = tensor_names(fn).get(buffer, "?")
                 shape = tuple(ir.MemRefType(buffer.type).shape)
                 verb = "reads" if op.name == "memref.load" else "writes"

@@ -78,11 +78,12 @@ class ProbeSite:
     @classmethod
     def from_json(cls, data: dict[str, Any] | str) -> ProbeSite:
         """Read what to_json wrote (the dict or its JSON text)."""
-        if isinstance(data, str):
-            data = json.loads(data)
+        fields: dict[str, Any] = json.loads(data) if isinstance(data, str) else data
         try:
-            args = [(a["name"], a["dtype"], a["shape"]) for a in data["args"]]
-            return cls(int(data["site"]), str(data["callee"]), tuple(args), tuple(data.get("stages", ())))
+            args = [(a["name"], a["dtype"], a["shape"]) for a in fields["args"]]
+            return cls(
+                int(fields["site"]), str(fields["callee"]), tuple(args), tuple(fields.get("stages", ()))
+            )
         except (KeyError, TypeError, ValueError) as err:
             raise APIError(f"ProbeSite.from_json: malformed probe site {data!r} ({err})") from None
 

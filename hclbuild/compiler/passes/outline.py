@@ -132,12 +132,15 @@ class _Outliner:
         memref_events = self.analysis.events(stages)
         outside_values = self._outside_operands(stages, inside)
 
-        local_allocs, clones, memref_args, scalar_args = [], [], [], []
+        local_allocs: list[Operation] = []
+        clones: list[Operation] = []
+        memref_args: list[Value] = []
+        scalar_args: list[Value] = []
         for value in outside_values:
             op = defining_op(value)
             if op is not None and op.name in ("arith.constant", "memref.get_global"):
                 clones.append(op)
-            elif is_memref(value) and self._is_local(value, inside):
+            elif op is not None and is_memref(value) and self._is_local(value, inside):
                 local_allocs.append(op)
             elif not is_memref(value):
                 scalar_args.append(value)
@@ -209,7 +212,7 @@ class _Outliner:
         return True
 
     def _deallocs(self, allocs: Sequence[Operation]) -> list[Operation]:
-        out = []
+        out: list[Operation] = []
         for alloc in allocs:
             out.extend(
                 u.owner.operation for u in alloc.results[0].uses if u.owner.operation.name == "memref.dealloc"

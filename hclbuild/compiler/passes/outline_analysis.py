@@ -164,6 +164,7 @@ class AccessAnalysis:
                 src = root_of(operand)
                 if src is None:
                     continue
+                kinds: tuple[str, ...]
                 if name == "memref.copy":
                     kinds = (READ,) if k == 0 else (WRITE,)
                 elif effects is not None:

@@ -240,11 +240,11 @@ def plan_groups(
             if stage in owner:
                 raise APIError(f"outline: stage '{stage}' is outlined twice ({owner[stage]} and {plan.spec})")
             owner[stage] = plan.spec
-    names: set[str] = set()
+    made: set[str] = set()
     for plan in plans:
-        if plan.func_name in existing or plan.func_name in names:
+        if plan.func_name in existing or plan.func_name in made:
             raise APIError(f"outline: {plan.spec}: a function @{plan.func_name} already exists")
-        names.add(plan.func_name)
+        made.add(plan.func_name)
         program.check_convex(plan)
     program.simulate(plans)
     return plans

@@ -42,7 +42,10 @@ def define_print_functions(module: ir.Module) -> None:
         llvm.LLVMFuncOp(_FFLUSH, ir.TypeAttr.get(ir.Type.parse("!llvm.func<i32 (ptr)>")))
     for op in declarations:
         name = upstream.symbol_name(op)
-        text = attrs.print_format(op) + "\0"
+        fmt = attrs.print_format(op)
+        if fmt is None:  # print_declarations returns only the functions that carry one
+            continue
+        text = fmt + "\0"
         data = text.encode()
         with ir.InsertionPoint(op):
             llvm.GlobalOp(

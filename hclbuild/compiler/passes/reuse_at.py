@@ -64,7 +64,7 @@ from hclbuild.compiler.passes.affine_access import (
     walk,
 )
 from hclbuild.compiler.passes.outline import find_top_function, symbol_name
-from hclbuild.errors import APIError, HCLNotImplementedError
+from hclbuild.errors import APIError, CompileError, HCLNotImplementedError
 
 _PURE_PREFIX = ("arith.constant", "arith.addi", "arith.subi", "arith.muli", "arith.cmpi", "arith.index_cast")
 
@@ -131,7 +131,7 @@ def _plan(
                     f"subscript {d} of a read of {where.target!r} uses a loop variable "
                     "that is not a constant-bound loop of the stage"
                 )
-    reuse_dims = {d for access in found for d, form in enumerate(access.forms) if axis_iv in form.terms}
+    reuse_dims = {d for access in found for d, form in enumerate(access.affine) if axis_iv in form.terms}
     if not reuse_dims:
         raise APIError(
             f"reuse_at: stage {where.stage!r} reads {where.target!r} inside loop {where.axis!r}, but no "
@@ -144,7 +144,7 @@ def _plan(
     dropped: dict[int, Linear] = {}
     span = 0
     for d in range(rank):
-        forms = [access.forms[d] for access in found]
+        forms = [access.affine[d] for access in found]
         outers = [f.only(outer) for f in forms]
         if any(not o.same_terms(outers[0]) for o in outers):
             raise where.unsupported(
@@ -229,6 +229,8 @@ def _emit_fill(plan: _Plan, buffer: ir.Value, source: ir.Value, axis_iv: ir.Valu
         if dim.kind == "reuse":
             continue
         if dim.kind == "full":
+            if dim.spatial is None:  # _plan gives every "full" dimension its loop variable
+                raise CompileError(f"reuse_at: dimension {dim.tensor_dim} of {name!r} has no loop")
             loop = _new_loop(dim.size, f"{name}_{loop_name(dim.spatial.owner.owner) or f'd{dim.tensor_dim}'}")
             attrs.set_reuse_fill(loop, position)
         else:
@@ -277,7 +279,7 @@ def _redirect(
     for access in found:
         with ir.InsertionPoint(access.op):
             subscripts = []
-            for d, form in enumerate(access.forms):
+            for d, form in enumerate(access.affine):
                 dim = by_dim.get(d)
                 if dim is None:
                     continue
@@ -417,6 +419,8 @@ def _fusable(fill: ir.Operation, loop: ir.Operation) -> bool:
         return False
     buffer = _buffer_of(fill)
     position = attrs.reuse_fill(fill)
+    if position is None:
+        return False
     touched = {op.operands[0] for op in walk(fill) if op.name == "memref.load"} | {buffer}
     column = loop_variable(loop)
     for op in walk(loop):
