@@ -18,6 +18,7 @@ median of repeated runs in this one session; compare the ratios, not the seconds
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
@@ -160,7 +161,9 @@ def _section_noop(work: Path) -> list[str]:
 def _section_csim(work: Path) -> list[str]:
     from csim_speed import csim_rows, csim_speed
 
-    return csim_rows(csim_speed(work / "csim"))
+    figures = csim_speed(work / "csim")
+    (REPO / "build" / "csim_speed.json").write_text(json.dumps(figures, indent=1))  # the raw figures
+    return csim_rows(figures)
 
 
 def _section_reference(work: Path) -> list[str]:
