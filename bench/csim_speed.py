@@ -26,15 +26,17 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import REPO, doit, load_average, make_tree
 from compile_scaling import chain_kernel
 
-# main before the harness split (issue 30): tb_<func>.cpp held the whole testbench, each folder its objects
-BASELINE = "272d109"
-ROUNDS = 2  # each old/new pair of a whole csim; the machine is shared, so the pairs alternate
+# main just before the harness split landed (issue 30): tb_<func>.cpp held the whole testbench, each
+# folder its objects
+BASELINE = "88c8fa1"
+ROUNDS = 1  # old/new pairs of a whole csim; on a shared machine the pairs alternate, CPU seconds beside
 
 
 def baseline_code(work: Path, commit: str = BASELINE) -> Path:
@@ -63,6 +65,7 @@ def _paired_csim(trees: dict[str, tuple[Path, Path]], rounds: int = ROUNDS) -> d
     """`doit csim` in each tree (name -> (tree, hclbuild code)) from no csim state, the names
     alternating round by round; seconds per name and the load averages seen."""
     seconds: dict[str, list[float]] = {name: [] for name in trees}
+    cpu: dict[str, list[float]] = {name: [] for name in trees}
     loads = [load_average()]
     for _ in range(rounds):
         for name, (tree, code) in trees.items():
@@ -75,8 +78,9 @@ def _paired_csim(trees: dict[str, tuple[Path, Path]], rounds: int = ROUNDS) -> d
                     f"{name}: csim failed for {failed or 'every function'}:\n{timed.stdout[-2000:]}"
                 )
             seconds[name].append(timed.wall)
+            cpu[name].append(timed.cpu)
             loads.append(load_average())
-    return {"seconds": seconds, "functions": len(results), "loads": loads}
+    return {"seconds": seconds, "cpu": cpu, "functions": len(results), "loads": loads}
 
 
 def _trees(work: Path, projects: dict[str, str | Path], old_code: Path) -> dict[str, tuple[Path, Path]]:
@@ -88,13 +92,14 @@ def _trees(work: Path, projects: dict[str, str | Path], old_code: Path) -> dict[
     return trees
 
 
-def suite_csim(work: Path, old_code: Path) -> dict:
-    projects = {p.name: p for p in sorted((REPO / "projects").iterdir()) if (p / "kernel.py").is_file()}
-    return {"projects": len(projects), **_paired_csim(_trees(work / "suite", projects, old_code))}
+def suite_projects() -> dict[str, Path]:
+    return {p.name: p for p in sorted((REPO / "projects").iterdir()) if (p / "kernel.py").is_file()}
 
 
-def chain_csim(work: Path, old_code: Path, stages: int = 100) -> dict:
-    return _paired_csim(_trees(work / "chain", {"chain": chain_kernel(stages)}, old_code))
+def _copied_build(trees: dict[str, tuple[Path, Path]], folder: Path) -> Path:
+    """A copy of the new tree's build folder (its own to clear), for the per-function figures."""
+    shutil.copytree(trees["new"][0] / "build", folder, symlinks=True)
+    return folder
 
 
 def _make_flags(folder: Path, func: str) -> list[str]:
@@ -118,7 +123,7 @@ def _linked_cache(source: Path, target: Path) -> None:
             os.link(path, target / relative)
 
 
-def per_function(build: Path, attempts: int = 2) -> dict:
+def per_function(build: Path, attempts: int = 1) -> dict:
     """Per function: run_csim from no result of its own over `g++ -c` of its .cpp; min of `attempts`."""
     from hclbuild.runtime.csim import run_csim
 
@@ -195,29 +200,36 @@ def levels(build: Path) -> dict:
     return {"modes": modes, "loads": loads}
 
 
-def csim_speed(work: Path, baseline: str = BASELINE) -> dict:
-    """Every figure of the section, in one run."""
+def csim_speed(work: Path, baseline: str = BASELINE, stages: int = 100) -> dict:
+    """Every figure of the section, in one run: the trees built first (not timed), then the four
+    measurements side by side, each in a tree of its own (the machine is shared anyway: every
+    figure carries the load averages it saw, and the old/new pairs alternate within a measurement)."""
     work = work.resolve()
     old_code = baseline_code(work, baseline)
-    out: dict = {"baseline": baseline}
-    print("csim: the suite, old and new", flush=True)
-    out["suite"] = suite_csim(work, old_code)
-    new_build = work / "suite" / "new" / "build"
-    print("csim: per function vs g++ -c", flush=True)
-    out["per_function"] = per_function(new_build)
-    print("csim: -O0 vs -O1", flush=True)
-    out["levels"] = levels(new_build)
-    print("csim: the 100-stage chain, old and new", flush=True)
-    out["chain"] = chain_csim(work, old_code)
+    print("csim: building the trees", flush=True)
+    suite = _trees(work / "suite", suite_projects(), old_code)
+    chain = _trees(work / "chain", {"chain": chain_kernel(stages)}, old_code)
+    per_build = _copied_build(suite, work / "per_function" / "build")
+    level_build = _copied_build(suite, work / "levels" / "build")
+    print("csim: measuring the suite, the chain, per function, the levels", flush=True)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        jobs = {
+            "suite": pool.submit(_paired_csim, suite),
+            "chain": pool.submit(_paired_csim, chain),
+            "per_function": pool.submit(per_function, per_build),
+            "levels": pool.submit(levels, level_build),
+        }
+        out: dict = {"baseline": baseline, **{name: job.result() for name, job in jobs.items()}}
+    out["suite"]["projects"] = len(suite_projects())
     return out
 
 
 def _pair_row(what: str, figures: dict) -> str:
     old, new = (statistics.median(figures["seconds"][name]) for name in ("old", "new"))
-    both = ", ".join(f"{o:.1f}/{n:.1f}" for o, n in zip(figures["seconds"]["old"], figures["seconds"]["new"]))
+    old_cpu, new_cpu = (statistics.median(figures["cpu"][name]) for name in ("old", "new"))
     return (
-        f"| {what} | {figures['functions']} | {old:.1f} | {new:.1f} | **{new / old:.2f}** | {both} | "
-        f"{' -> '.join(figures['loads'])} |"
+        f"| {what} | {figures['functions']} | {old:.1f} | {new:.1f} | **{new / old:.2f}** | "
+        f"{old_cpu:.1f} | {new_cpu:.1f} | **{new_cpu / old_cpu:.2f}** | {' -> '.join(figures['loads'])} |"
     )
 
 
@@ -237,17 +249,22 @@ def csim_rows(figures: dict) -> list[str]:
         "one per function definition, so a top links its outlined functions' objects. The old path is "
         f"hclbuild at commit {base} (one whole testbench per function, objects per folder), imported "
         "from a `git archive` of that commit in the same run. Both from no csim result and no compiled "
-        f"object or precompiled header, builds done; `doit csim` (one task at a time), {ROUNDS} rounds "
-        "alternating old and new, medians; the load average (1 min / 5 / 15) before, and after each run.",
+        f"object or precompiled header, builds done; `doit csim` (one task at a time), {ROUNDS} "
+        f"round{'s' if ROUNDS != 1 else ''} of old then new; wall seconds, and the CPU seconds of doit "
+        "and everything it ran (g++, the testbenches), which a shared machine's load moves much less; "
+        "the load average (1 min / 5 / 15) before, and after each run. The four measurements of this "
+        "section (the two below, the per-function figures and the -O levels) ran at the same time, "
+        "each in a tree of its own.",
         "",
-        "| csim of | functions | old (s) | new (s) | new / old | each round old/new (s) | load average |",
-        "|---|---|---|---|---|---|---|",
+        "| csim of | functions | old (s) | new (s) | new / old | old CPU (s) | new CPU (s) | new / old CPU "
+        "| load average |",
+        "|---|---|---|---|---|---|---|---|---|",
         _pair_row(f"every project of projects/ ({figures['suite']['projects']})", figures["suite"]),
         _pair_row("the 100-stage chain", figures["chain"]),
         "",
         "One function's csim (`run_csim`: compile what its cache lacks, link, run, from no result of its "
         "own, the build's harness object and precompiled headers present) over `g++ -c` of its .cpp alone "
-        "with the flags `make csim` uses, min of 2 each, over the suite's "
+        "with the flags `make csim` uses, once each, over the suite's "
         f"{len(ratios)} functions: median **{per['median_ratio']:.2f}** (quartiles "
         f"{ratios[len(ratios) // 4]:.2f} / {ratios[3 * len(ratios) // 4]:.2f}; load "
         f"{' -> '.join(per['loads'])}). Highest: "

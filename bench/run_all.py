@@ -8,7 +8,8 @@ stage of the 100-stage chain and of resnet20, `doit -n 2` vs `-n 1`), noop (no-o
 and `doit csim` over every project vs a bare `import doit`, csim seconds per function with and
 without ap_types), csim (the harness split and object cache against the old testbench, one
 function's csim against g++ -c of its .cpp, -O0 vs -O1), reference (the LLVM reference vs numpy at
-MEDIUM sizes), distributed (csim of the chain on one local process vs two Dask workers), calibration
+MEDIUM sizes), distributed (csim of the chain on one local process vs two Dask workers), cluster (a
+simulated 1,000-function csynth on 1-256 workers, bench/cluster_sim.py), calibration
 (the QoR estimate against the real Vitis reports of calibration/, bench/calibration.py). Naming
 sections reruns only those: the other
 sections of BENCHMARKS.md are kept, and the header says which. Every figure is a
@@ -17,6 +18,7 @@ median of repeated runs in this one session; compare the ratios, not the seconds
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
@@ -29,7 +31,7 @@ from sections import merge_sections, sections_of
 os.environ.update(SINGLE_THREAD)  # before numpy is imported (reference section)
 sys.path.insert(0, str(REPO))
 
-SECTIONS = ("compile", "incremental", "noop", "csim", "reference", "distributed", "calibration")
+SECTIONS = ("compile", "incremental", "noop", "csim", "reference", "distributed", "cluster", "calibration")
 
 # why a kernel's reference is slower than numpy: filled in from reading the kernels and their IR
 SLOWER_BECAUSE = {
@@ -159,7 +161,9 @@ def _section_noop(work: Path) -> list[str]:
 def _section_csim(work: Path) -> list[str]:
     from csim_speed import csim_rows, csim_speed
 
-    return csim_rows(csim_speed(work / "csim"))
+    figures = csim_speed(work / "csim")
+    (REPO / "build" / "csim_speed.json").write_text(json.dumps(figures, indent=1))  # the raw figures
+    return csim_rows(figures)
 
 
 def _section_reference(work: Path) -> list[str]:
@@ -203,6 +207,13 @@ def _section_distributed(work: Path) -> list[str]:
         ]
     print("csim on Dask workers", flush=True)
     return distributed_rows(distributed_csim(work / "distributed"))
+
+
+def _section_cluster(work: Path) -> list[str]:
+    from cluster_sim import cluster_section
+
+    print("cluster makespan, simulated", flush=True)
+    return cluster_section()
 
 
 def _section_calibration(work: Path) -> list[str]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from fake_vitis import FAKE_TOOL
+from tls_helpers import Pair, TlsCertificates
 
 STARTUP_TIMEOUT = 180.0
 REPO = Path(__file__).resolve().parents[1]
@@ -53,6 +54,7 @@ class LocalDask:
     scheduler: subprocess.Popen
     workers: dict[str, subprocess.Popen] = field(default_factory=dict)
     addresses: dict[str, str] = field(default_factory=dict)  # worker name -> address
+    tls: TlsCertificates | None = None  # the scheduler speaks tls:// with these certificates
 
     @property
     def fake_vitis_log(self) -> Path:
@@ -68,8 +70,19 @@ class LocalDask:
     def client(self) -> Any:
         """A Dask client of this cluster (close it)."""
         from distributed import Client
+        from distributed.security import Security
 
-        return Client(self.address, timeout=60, set_as_default=False)
+        security = (
+            Security(
+                tls_ca_file=str(self.tls.ca),
+                tls_client_cert=str(self.tls.client.cert),
+                tls_client_key=str(self.tls.client.key),
+                require_encryption=True,
+            )
+            if self.tls
+            else None
+        )
+        return Client(self.address, timeout=60, set_as_default=False, security=security)
 
     def submitted(self) -> int:
         """How many hclbuild jobs the scheduler has been given so far."""
@@ -104,8 +117,13 @@ class LocalDask:
                     process.wait()
 
 
-def start_local_dask(root: Path, workers: list[WorkerSpec]) -> LocalDask:
-    """Start a scheduler and the workers (concurrently), wait until all workers are connected."""
+def _tls_options(ca: Path, pair: Pair) -> list[str]:
+    return ["--tls-ca-file", str(ca), "--tls-cert", str(pair.cert), "--tls-key", str(pair.key)]
+
+
+def start_local_dask(root: Path, workers: list[WorkerSpec], tls: TlsCertificates | None = None) -> LocalDask:
+    """Start a scheduler and the workers (concurrently), wait until all workers are connected; with
+    `tls`, the scheduler listens on tls:// and takes only certificates of that CA."""
     root.mkdir(parents=True, exist_ok=True)
     scheduler_file = root / "scheduler.json"
     dask = [sys.executable, "-m", "dask"]
@@ -122,12 +140,13 @@ def start_local_dask(root: Path, workers: list[WorkerSpec]) -> LocalDask:
                 "--no-dashboard",
                 "--scheduler-file",
                 str(scheduler_file),
+                *(["--protocol", "tls", *_tls_options(tls.ca, tls.scheduler)] if tls else []),
             ],
             stdout=subprocess.DEVNULL,
             stderr=log,
             env={**os.environ, **quiet},
         )
-    cluster = LocalDask(root, "", scheduler)
+    cluster = LocalDask(root, "", scheduler, tls=tls)
     try:
         for spec in workers:
             env = {**os.environ, **quiet, **spec.env}
@@ -157,6 +176,8 @@ def start_local_dask(root: Path, workers: list[WorkerSpec]) -> LocalDask:
             ]
             if spec.resources:
                 argv += ["--resources", spec.resources]
+            if tls:
+                argv += _tls_options(tls.ca, tls.worker)
             with open(root / f"{spec.name}.log", "wb") as log:
                 cluster.workers[spec.name] = subprocess.Popen(
                     argv, stdout=subprocess.DEVNULL, stderr=log, env=env

@@ -29,6 +29,7 @@ from hclbuild.project.synthesis import current_reports
 from hclbuild.render.summary import read_summaries
 from hclbuild.runtime import local_cores, remote
 from hclbuild.runtime.dask_clusters import CLUSTERS
+from hclbuild.runtime.dask_connection import TlsFiles
 from hclbuild.runtime.vitis import find_vitis
 from hclbuild.tasks import (
     SOURCES_STAMP,
@@ -295,12 +296,18 @@ def _remote_session(args: argparse.Namespace) -> Any:
 
     if not hasattr(args, "scheduler"):
         return None
+    tls = TlsFiles(args.tls_ca_file, args.tls_cert, args.tls_key)
     if args.scheduler or args.cluster:
         return remote.start(
             scheduler=args.scheduler,
             cluster=args.cluster,
             workers=args.workers,
             worker_timeout=args.worker_timeout,
+            tls=tls,
+        )
+    if tls.given():
+        raise HCLError(
+            "--tls-ca-file, --tls-cert and --tls-key are for a tls:// --scheduler; give --scheduler too"
         )
     if args.workers is not None:
         raise HCLError("--workers is the size of a --cluster; give --cluster too")
@@ -532,6 +539,18 @@ def _remote_arguments(cmd: argparse.ArgumentParser) -> None:
         help="how long jobs wait while no worker is connected, e.g. for a queue to start the worker "
         "jobs, before the build fails (default: $HCLBUILD_WORKER_TIMEOUT, else 600)",
     )
+    for option, what, setting in (
+        ("--tls-ca-file", "the CA certificate that signed the tls:// scheduler's certificate", "ca-file"),
+        ("--tls-cert", "this client's certificate, signed by that CA", "client.cert"),
+        ("--tls-key", "this client's private key (when not in --tls-cert's file)", "client.key"),
+    ):
+        cmd.add_argument(
+            option,
+            type=Path,
+            default=None,
+            metavar="PEM",
+            help=f"{what} (default: Dask's distributed.comm.tls.{setting})",
+        )
 
 
 def _compare_arguments(cmd: argparse.ArgumentParser) -> None:

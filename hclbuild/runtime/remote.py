@@ -51,6 +51,7 @@ from hclbuild.runtime.dask_clusters import (
     import_distributed,
     make_cluster,
 )
+from hclbuild.runtime.dask_connection import TlsFiles, client_security, one_line, probe, warn_plain_text
 from hclbuild.runtime.vitis import (
     ToolRun,
     choose_front_end,
@@ -195,7 +196,7 @@ def run_job(job: Job) -> JobResult:
             else:
                 raise ToolError(f"{job.where}: unknown job kind {job.kind!r}")
         except HCLError as exc:
-            reason = _one_line(exc)
+            reason = one_line(exc)
             result.error = reason if reason.startswith(f"{job.where}: ") else f"{job.where}: {reason}"
         result.files = _result_files(job, folder)
     result.seconds = round(time.monotonic() - started, 3)
@@ -299,11 +300,6 @@ def _hclbuild_version() -> dict[str, str]:
         return {"hclbuild": "not installed as a package", "python": platform.python_version()}
 
 
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
 # ---- the submitting side -----------------------------------------------------------------------
 
 
@@ -317,12 +313,14 @@ class RemoteSession:
         cluster: Any = None,
         expected_workers: int = 0,
         worker_timeout: float = DEFAULT_WORKER_TIMEOUT,
+        tls: TlsFiles | None = None,
     ) -> None:
         self.client = client
         self.address = address
         self.cluster = cluster  # a LocalCluster or BatchWorkers this session started, closed with it
         self.expected_workers = expected_workers
         self.worker_timeout = worker_timeout
+        self.tls = tls  # the command line's TLS files, for a forked process's own connection
         self.pid = os.getpid()
         # the jobs submitted and not yet back: what close() stops on the workers when the build is
         # interrupted while threads wait for them
@@ -360,14 +358,14 @@ class RemoteSession:
             return self._result(future)
         except KilledWorker as exc:
             raise ToolError(
-                f"{job.where}: the {job.kind} job was given up after its workers died: {_one_line(exc)}"
+                f"{job.where}: the {job.kind} job was given up after its workers died: {one_line(exc)}"
             ) from None
         except HCLError:
             raise
         except Exception as exc:
             raise ToolError(
                 f"{job.where}: the {job.kind} job failed on the Dask cluster at {self.address}: "
-                f"{type(exc).__name__}: {_one_line(exc)}"
+                f"{type(exc).__name__}: {one_line(exc)}"
             ) from None
         finally:
             if not future.done():
@@ -464,7 +462,9 @@ def current() -> RemoteSession | None:
         if _SESSION is not None and _SESSION.pid == os.getpid():
             return _SESSION
         if _SESSION is not None:  # inherited through fork: reconnect to the same scheduler
-            _SESSION = _connect(_SESSION.address, None, _SESSION.expected_workers, _SESSION.worker_timeout)
+            _SESSION = _connect(
+                _SESSION.address, None, _SESSION.expected_workers, _SESSION.worker_timeout, _SESSION.tls
+            )
             return _SESSION
         scheduler, cluster = os.environ.get(SCHEDULER_ENV), os.environ.get(CLUSTER_ENV)
         if not (scheduler or cluster):
@@ -472,7 +472,7 @@ def current() -> RemoteSession | None:
         workers = os.environ.get(WORKERS_ENV)
         if workers is not None and not workers.isdigit():
             raise ConfigError(f"${WORKERS_ENV} = {workers!r}: expected a number of workers")
-        _SESSION = _open(scheduler, cluster, int(workers) if workers else None, None)
+        _SESSION = _open(scheduler, cluster, int(workers) if workers else None, None, None)
         return _SESSION
 
 
@@ -481,17 +481,19 @@ def start(
     cluster: str | None = None,
     workers: int | None = None,
     worker_timeout: float | None = None,
+    tls: TlsFiles | None = None,
 ) -> RemoteSession:
     """Connect to `scheduler` or start `cluster` (see CLUSTERS) for this process; one-line errors.
 
     `worker_timeout`: how long jobs may wait while no worker is connected (default
-    $HCLBUILD_WORKER_TIMEOUT, else DEFAULT_WORKER_TIMEOUT seconds)."""
+    $HCLBUILD_WORKER_TIMEOUT, else DEFAULT_WORKER_TIMEOUT seconds); `tls`: the client's TLS files for
+    a tls:// scheduler, over Dask's distributed.comm.tls.* settings."""
     global _SESSION
     with _SESSION_LOCK:
         if _SESSION is not None:
             _SESSION.close()
             _SESSION = None
-        _SESSION = _open(scheduler, cluster, workers, worker_timeout)
+        _SESSION = _open(scheduler, cluster, workers, worker_timeout, tls)
         return _SESSION
 
 
@@ -505,7 +507,11 @@ def stop() -> None:
 
 
 def _open(
-    scheduler: str | None, cluster: str | None, workers: int | None, worker_timeout: float | None
+    scheduler: str | None,
+    cluster: str | None,
+    workers: int | None,
+    worker_timeout: float | None,
+    tls: TlsFiles | None,
 ) -> RemoteSession:
     if scheduler and cluster:
         raise ConfigError("give a Dask scheduler address or a cluster to start, not both")
@@ -516,7 +522,9 @@ def _open(
     timeout = _worker_timeout(worker_timeout)
     import_distributed()
     if scheduler:
-        return _connect(scheduler, None, 0, timeout)
+        return _connect(scheduler, None, 0, timeout, tls)
+    if tls is not None and tls.given():
+        raise ConfigError("--tls-* are for a tls:// --scheduler; a --cluster takes Dask's jobqueue settings")
     if cluster == "local":
         started: Any = make_cluster(cluster, workers)
     elif cluster in CLUSTERS:
@@ -525,7 +533,7 @@ def _open(
     else:
         raise ConfigError(f"unknown cluster {cluster!r} (expected {', '.join(CLUSTERS)})")
     try:
-        return _connect(started.scheduler_address, started, workers or 0, timeout)
+        return _connect(started.scheduler_address, started, workers or 0, timeout, None)
     except BaseException:
         started.close()
         raise
@@ -546,18 +554,22 @@ def _worker_timeout(given: float | None) -> float:
     return seconds
 
 
-def _connect(address: str, cluster: Any, expected_workers: int, worker_timeout: float) -> RemoteSession:
+def _connect(
+    address: str, cluster: Any, expected_workers: int, worker_timeout: float, tls: TlsFiles | None
+) -> RemoteSession:
     import dask
     from distributed import Client
 
     timeout = dask.config.get("distributed.comm.timeouts.connect")
-    _probe(address, timeout)
+    security = client_security(address, tls)
+    warn_plain_text(address)
+    probe(address, timeout, security)
     # the probe answered, so a failure here is the scheduler's own; still one line
     try:
-        client = Client(address, timeout=timeout, set_as_default=False)
+        client = Client(address, timeout=timeout, set_as_default=False, security=security)
     except (OSError, ValueError, TimeoutError) as exc:
-        raise ToolError(f"cannot connect to the Dask scheduler at {address}: {_one_line(exc)}") from None
-    session = RemoteSession(client, address, cluster, expected_workers, worker_timeout)
+        raise ToolError(f"cannot connect to the Dask scheduler at {address}: {one_line(exc)}") from None
+    session = RemoteSession(client, address, cluster, expected_workers, worker_timeout, tls)
     if cluster is None:
         try:
             client.wait_for_workers(1, timeout=dask.utils.parse_timedelta(timeout))
@@ -568,24 +580,6 @@ def _connect(address: str, cluster: Any, expected_workers: int, worker_timeout: 
                 f"start some with `dask worker {address}`)"
             ) from None
     return session
-
-
-def _probe(address: str, timeout: Any) -> None:
-    """Open and close one connection to the scheduler: an unreachable one is a one-line error
-    before anything else (a failed Client would also print tracebacks when it is collected)."""
-    import asyncio
-
-    import dask
-    from distributed.comm.core import connect
-
-    async def probe() -> None:
-        comm = await connect(address, timeout=dask.utils.parse_timedelta(timeout))
-        await comm.close()
-
-    try:
-        asyncio.run(probe())
-    except (OSError, ValueError, TimeoutError, TypeError) as exc:
-        raise ToolError(f"cannot reach the Dask scheduler at {address}: {_one_line(exc)}") from None
 
 
 # ---- the jobs the tasks run --------------------------------------------------------------------

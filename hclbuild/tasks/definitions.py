@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 
 from hclbuild.project.layout import PROJECT_FILE, BuildLayout, HlsFiles, ProjectTaskFiles, TaskFiles
 from hclbuild.project.plans import ProjectPlan
+from hclbuild.tasks.synthesis_order import longest_estimated_first
 
 GROUP_DOCS = {
     "build": "compile every project, run its reference and emit every function's HLS project (the default)",
@@ -175,10 +176,14 @@ def project_tasks(plan: ProjectPlan, build_root: Path, fingerprint_file: str, vi
     yield _reference_task(plan, layout, paths, task_files, fingerprint_dep)
     # a small emit first (the top's holds every function), see _function_tasks
     gate = plan.functions[1] if len(plan.functions) > 1 else top
+    synthesis_order = longest_estimated_first(layout, plan.functions) if vitis else None
     for func in plan.functions:
         yield from _function_tasks(plan, layout, func, task_files[func], gate, fingerprint_dep)
-        if vitis:
+        if vitis and synthesis_order is None:
             yield from synthesis_tasks(plan, layout, func, task_files[func].hls, fingerprint_dep)
+    # with an estimate of every function, the csynth tasks start longest first (tasks.synthesis_order)
+    for func in synthesis_order or ():
+        yield from synthesis_tasks(plan, layout, func, task_files[func].hls, fingerprint_dep)
     yield _report_task(
         plan, layout, paths, [task_files[f].csim_json for f in plan.functions], fingerprint_dep
     )
