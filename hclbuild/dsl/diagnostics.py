@@ -50,7 +50,9 @@ def user_location() -> tuple[str, int]:
     frame = sys._getframe(1)
     while frame is not None:
         filename = frame.f_code.co_filename
-        if not str(Path(filename).resolve()).startswith(_PACKAGE + os.sep) and not filename.startswith("<frozen"):
+        if not str(Path(filename).resolve()).startswith(_PACKAGE + os.sep) and not filename.startswith(
+            "<frozen"
+        ):
             return filename, frame.f_lineno
         frame = frame.f_back  # type: ignore[assignment]
     return "<unknown>", 0

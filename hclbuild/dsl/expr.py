@@ -413,9 +413,19 @@ _MIRRORED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "
 
 
 def compare(op: str, lhs: object, rhs: object) -> Expr:
-    if isinstance(rhs, numbers.Real) and _literal(rhs) and isinstance(lhs, Expr) and not isinstance(lhs, Const):
+    if (
+        isinstance(rhs, numbers.Real)
+        and _literal(rhs)
+        and isinstance(lhs, Expr)
+        and not isinstance(lhs, Const)
+    ):
         check_comparison(op, lhs.dtype, rhs)
-    if isinstance(lhs, numbers.Real) and _literal(lhs) and isinstance(rhs, Expr) and not isinstance(rhs, Const):
+    if (
+        isinstance(lhs, numbers.Real)
+        and _literal(lhs)
+        and isinstance(rhs, Expr)
+        and not isinstance(rhs, Const)
+    ):
         check_comparison(_MIRRORED[op], rhs.dtype, lhs)
     if isinstance(rhs, numbers.Real) and _literal(rhs) and isinstance(lhs, Expr) and lhs.dtype.is_fixed:
         return _fixed_versus_literal(op, lhs, rhs)

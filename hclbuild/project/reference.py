@@ -331,7 +331,9 @@ def _check_model(
         else:
             bad = got != want.astype(got.dtype)
         if bad.any():
-            raise CsimError(f"{name}: numpy model and LLVM reference disagree on {spec.name}{_mismatch(bad, want, got)}")
+            raise CsimError(
+                f"{name}: numpy model and LLVM reference disagree on {spec.name}{_mismatch(bad, want, got)}"
+            )
     return True
 
 

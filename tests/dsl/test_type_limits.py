@@ -37,7 +37,9 @@ def test_unsigned_difference_below_zero_is_warned_once_at_the_users_line(monkeyp
     limits = [w for w in seen if issubclass(w.category, TypeLimitsWarning)]
     assert len(limits) == 1
     assert (limits[0].filename, limits[0].lineno) == (__file__, LINE)
-    assert str(limits[0].message).startswith("comparison of an unsigned UInt(32) expression < 0 is always false")
+    assert str(limits[0].message).startswith(
+        "comparison of an unsigned UInt(32) expression < 0 is always false"
+    )
 
 
 @pytest.mark.parametrize(
@@ -55,17 +57,23 @@ def test_decided_comparisons(monkeypatch, dtype, condition, text) -> None:
     hcl.init(dtype)
     A = hcl.placeholder((4,), "A")
     with pytest.warns(TypeLimitsWarning, match=text.replace("(", r"\(").replace(")", r"\)")):
-        hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: hcl.select(condition(A[i]), 1, 0), name="C"))
+        hcl.create_schedule(
+            [A], lambda A: hcl.compute((4,), lambda i: hcl.select(condition(A[i]), 1, 0), name="C")
+        )
 
 
-@pytest.mark.parametrize("condition", [lambda x: x < 1, lambda x: x <= 0, lambda x: x != 0, lambda x: x > 254])
+@pytest.mark.parametrize(
+    "condition", [lambda x: x < 1, lambda x: x <= 0, lambda x: x != 0, lambda x: x > 254]
+)
 def test_comparisons_the_value_decides_are_not_warned(monkeypatch, condition) -> None:
     monkeypatch.delenv("HCLBUILD_WARNINGS", raising=False)
     hcl.init(hcl.UInt(8))
     A = hcl.placeholder((4,), "A")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: hcl.select(condition(A[i]), 1, 0), name="C"))
+        hcl.create_schedule(
+            [A], lambda A: hcl.compute((4,), lambda i: hcl.select(condition(A[i]), 1, 0), name="C")
+        )
     B = hcl.placeholder((4,), "B", hcl.Int(8))  # signed: x < 0 means something
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -80,7 +88,9 @@ def test_init_warnings_error_raises_naming_the_line(monkeypatch) -> None:
             _absolute_difference()
     finally:
         hcl.init()
-    assert str(caught.value).startswith(f"{__file__}:{LINE}: comparison of an unsigned UInt(32) expression < 0")
+    assert str(caught.value).startswith(
+        f"{__file__}:{LINE}: comparison of an unsigned UInt(32) expression < 0"
+    )
 
 
 def test_environment_error_and_bad_modes(monkeypatch) -> None:
@@ -88,12 +98,14 @@ def test_environment_error_and_bad_modes(monkeypatch) -> None:
     hcl.init(hcl.UInt(8))
     with pytest.raises(WarningError):
         _absolute_difference()
-    with pytest.raises(APIError, match=r"hcl.init\(warnings=...\): 'loud' is not one of default, error, ignore"):
+    with pytest.raises(
+        APIError, match=r"hcl.init\(warnings=...\): 'loud' is not one of default, error, ignore"
+    ):
         hcl.init(warnings="loud")
     hcl.init()
 
 
-KERNEL = '''import hclbuild as hcl
+KERNEL = """import hclbuild as hcl
 
 
 def schedule():
@@ -104,7 +116,7 @@ def schedule():
         return hcl.compute((8,), lambda i: hcl.select(A[i] - A[0] < 0, A[0] - A[i], A[i] - A[0]), name="D")
 
     return hcl.create_schedule([A], kernel, name="top")
-'''
+"""
 
 
 @pytest.mark.parametrize("how", ["warn", "-W error", "env"])
@@ -118,6 +130,7 @@ def test_cli_warns_or_fails_in_one_line(tmp_path: Path, how: str) -> None:
         env["HCLBUILD_WARNINGS"] = "error"
     proc = subprocess.run(
         [sys.executable, "-m", "hclbuild.cli", *flags, "build", str(project)],
+        check=False,
         capture_output=True,
         text=True,
         env=env,
@@ -128,7 +141,10 @@ def test_cli_warns_or_fails_in_one_line(tmp_path: Path, how: str) -> None:
         assert proc.returncode == 0, proc.stderr
         # the kernel is traced in a task's process, whose output doit passes on
         shown = proc.stdout + proc.stderr
-        assert f"{where}TypeLimitsWarning: comparison of an unsigned UInt(32) expression < 0 is always false" in shown
+        assert (
+            f"{where}TypeLimitsWarning: comparison of an unsigned UInt(32) expression < 0 is always false"
+            in shown
+        )
     else:
         assert proc.returncode == 1
         errors = [line for line in proc.stderr.splitlines() if line.startswith("hclbuild: error:")]
