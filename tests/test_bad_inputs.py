@@ -53,6 +53,12 @@ DIVIDE = (
 
 # name -> (snippet, text the one-line message must contain)
 SNIPPETS: dict[str, tuple[str, str]] = {
+    "an unsigned comparison always false under warnings='error'": (
+        "hcl.init(hcl.UInt(8), warnings='error')\nA = hcl.placeholder((4,), 'A')\n"
+        "hcl.create_schedule([A], lambda A: hcl.compute((4,), lambda i: hcl.select(A[i] - A[0] < 0, 1, 0)))",
+        "<case>:3: comparison of an unsigned UInt(32) expression < 0 is always false",
+    ),
+    "an unknown warnings mode": ("hcl.init(warnings='loud')", "'loud' is not one of default, error, ignore"),
     "negative shape": ("hcl.placeholder((-1,), 'A')", "placeholder A: shape dimensions must be positive"),
     "fractional shape": (
         "hcl.placeholder((2.5,), 'A')",
@@ -516,6 +522,53 @@ def test_build_dir_that_is_a_file(tmp_path: Path) -> None:
     (tmp_path / "taken").write_text("a file\n")
     proc = run(tmp_path, ["-m", "hclbuild.cli", "build", "p", "--build-dir", "taken"])
     assert_one_line_error(proc, "taken")
+
+
+@pytest.mark.parametrize(
+    ("build_dir", "fragment"),
+    [
+        ("projects", "projects: the build folder would be a folder of projects (it holds {p})"),
+        ("projects/p", "projects/p: the build folder would be inside project folder {p}"),
+        ("projects/p/build", "projects/p/build: the build folder would be inside project folder {p}"),
+    ],
+)
+def test_a_build_folder_among_the_projects(tmp_path: Path, build_dir: str, fragment: str) -> None:
+    """Issue 34 section 2: `--build-dir projects` made build/p/ the project folder itself."""
+    folder = tmp_path / "projects" / "p"
+    folder.mkdir(parents=True)
+    (folder / "kernel.py").write_text(KERNEL)
+    proc = run(tmp_path, ["-m", "hclbuild.cli", "csim", "projects/p", "--build-dir", build_dir])
+    assert_one_line_error(proc, fragment.format(p=folder))
+    assert proc.stderr.count("\n") == 1 and proc.stdout == ""
+    assert sorted(path.name for path in folder.iterdir()) == ["kernel.py"]  # nothing written there
+
+
+@pytest.mark.parametrize("runner", ["hclbuild", "doit"])
+def test_a_second_project_of_the_same_name(tmp_path: Path, runner: str) -> None:
+    """Issue 34 section 2: two folders' projects `p` built into one build/p/ mixed their hls/ folders."""
+    for side in ("a", "b"):
+        (tmp_path / side / "p").mkdir(parents=True)
+        (tmp_path / side / "p" / "kernel.py").write_text(KERNEL)
+    first = run(tmp_path, ["-m", "hclbuild.cli", "build", "a/p", "--build-dir", "out"])
+    assert first.returncode == 0, first.stderr
+    assert (tmp_path / "out" / "p" / ".hclbuild-project").read_text() == f"{tmp_path / 'a' / 'p'}\n"
+    before = {path: path.stat().st_mtime_ns for path in (tmp_path / "out" / "p").rglob("*")}
+    if runner == "hclbuild":
+        proc = run(tmp_path, ["-m", "hclbuild.cli", "build", "b/p", "--build-dir", "out"])
+    else:
+        (tmp_path / "dodo.py").write_text(
+            "from pathlib import Path\nfrom hclbuild.tasks import tasks_for, doit_config\n"
+            "DOIT_CONFIG = doit_config(Path('out').resolve())\n"
+            "def task_hclbuild():\n    yield from tasks_for([Path('b/p').resolve()], Path('out').resolve())\n"
+        )
+        proc = run(tmp_path, ["-m", "doit", "build"])
+    assert_one_line_error(
+        proc,
+        f"hclbuild: error: {tmp_path / 'out' / 'p'}/ is the build of project 'p' of {tmp_path / 'a' / 'p'}, "
+        f"not of {tmp_path / 'b' / 'p'}: give one another [project] name",
+    )
+    # a's build untouched (b's plan in out/.plans/ is keyed by its folder, no part of out/p/)
+    assert {path: path.stat().st_mtime_ns for path in (tmp_path / "out" / "p").rglob("*")} == before
 
 
 def _read_only_build_folder(folder: Path, argv: list[str]) -> subprocess.CompletedProcess:

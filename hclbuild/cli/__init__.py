@@ -26,7 +26,13 @@ from hclbuild.dsl.diagnostics import WARNINGS_ENV
 from hclbuild.errors import HCLError
 from hclbuild.project.attempts import function_states, known_functions
 from hclbuild.project.config import load_project
-from hclbuild.project.layout import BuildLayout, default_build_root, is_project_name, unnamed_project_error
+from hclbuild.project.layout import (
+    BuildLayout,
+    build_folder_problem,
+    default_build_root,
+    is_project_name,
+    unnamed_project_error,
+)
 from hclbuild.project.synthesis import current_reports
 from hclbuild.render.summary import read_summaries
 from hclbuild.runtime import local_cores, remote
@@ -145,10 +151,14 @@ def _build_root(args: argparse.Namespace) -> Path:
     return roots.pop()
 
 
-def _writable_build_root(args: argparse.Namespace) -> Path:
+def _writable_build_root(args: argparse.Namespace, projects: list[Path]) -> Path:
     """_build_root, made and checked writable before anything is planned or written there (one line
-    naming the folder, where the first write had named its temporary file)."""
+    naming the folder, where the first write had named its temporary file); a build folder in a
+    project folder, or one holding projects, is refused before it is made."""
     root = _build_root(args)
+    problem = build_folder_problem(root, projects)
+    if problem is not None:
+        raise HCLError(problem)
     check_build_folder(root)
     return root
 
@@ -363,7 +373,7 @@ def cmd_tasks(args: argparse.Namespace) -> int:
         new = [summary for path in args.paths for summary in qor_gate.load(Path(path))]
         return qor_gate.gate(new, Path(args.compare), args.fail_on, {}, args.metrics)
     projects = _projects(args.paths)
-    build_root = _writable_build_root(args)
+    build_root = _writable_build_root(args, projects)
     if not args.keep_going:
         _refuse_broken(projects, build_root)
     command = {"build": ["build"], "csim": ["csim"], "report": ["csim", "report"]}[args.command]
@@ -417,7 +427,7 @@ def _compare(args: argparse.Namespace, projects: list[Path], build_root: Path) -
 
 def cmd_list(args: argparse.Namespace) -> int:
     projects = _projects(args.paths)
-    return run_doit(["list", "--all"], projects, _writable_build_root(args))
+    return run_doit(["list", "--all"], projects, _writable_build_root(args, projects))
 
 
 def _vitis_tasks(args: argparse.Namespace, projects: list[Path], session: Any) -> list[str]:
@@ -444,7 +454,7 @@ def _vitis_tasks(args: argparse.Namespace, projects: list[Path], session: Any) -
 
 def cmd_csynth(args: argparse.Namespace) -> int:
     projects = _projects(args.paths)
-    build_root = _writable_build_root(args)
+    build_root = _writable_build_root(args, projects)
     code = _run_tasks(args, projects, build_root, lambda session: _vitis_tasks(args, projects, session))
     print_summary(summary_rows(projects, build_root))
     return code

@@ -437,3 +437,49 @@ class BuildLayout(_Folder):
         if func is None:
             return self.status_dir / f"{_checked(step)}.json"
         return self.status_dir / _checked(step) / f"{_checked(func)}.json"
+
+
+PROJECT_OWNER_FILE = ".hclbuild-project"  # build/<name>/.hclbuild-project: the project folder it is of
+
+
+def build_folder_problem(build_root: Path, projects: list[Path]) -> str | None:
+    """Why build_root cannot be the build folder of these project folders, or None.
+
+    `--build-dir projects` made build/<p>/ the project folder itself, and a build folder inside a
+    project put hclbuild's files among the user's own, where a clean could delete what hclbuild
+    never wrote: a build folder that is, or is inside, a project folder, or that holds projects, is
+    refused before anything is made there.
+    """
+    root = Path(os.path.abspath(build_root))
+    for folder in projects:
+        project = Path(os.path.abspath(folder))
+        if root == project or project in root.parents:
+            return f"{build_root}: the build folder would be inside project folder {project}: choose another --build-dir"
+    if root.is_dir():
+        held = sorted(child for child in root.iterdir() if (child / "kernel.py").is_file())
+        if held:
+            return (
+                f"{build_root}: the build folder would be a folder of projects (it holds {held[0]}): "
+                "choose another --build-dir"
+            )
+    return None
+
+
+def project_owner_problem(build_root: Path, name: str, folder: Path) -> str | None:
+    """Why project `name` of `folder` cannot build in build_root/<name>/ (None: it may, and the folder
+    is recorded as that build's owner): another folder of the same project name built there.
+    `hclbuild report` run from two places mixed two projects' hls/ folders in one build/<name>/."""
+    marker = Path(build_root) / name / PROJECT_OWNER_FILE
+    project = str(Path(os.path.abspath(folder)))
+    try:
+        owner = marker.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        owner = ""
+    except OSError:  # unreadable: refuse rather than build over what it may name
+        return f"{marker}: cannot be read, so which project {name!r} builds there is unknown"
+    if owner and owner != project:
+        return (
+            f"{Path(build_root) / name}/ is the build of project {name!r} of {owner}, not of {project}: "
+            f"give one another [project] name, build with another --build-dir, or remove that build"
+        )
+    return None

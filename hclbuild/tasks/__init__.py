@@ -40,8 +40,11 @@ from hclbuild.errors import HCLError
 from hclbuild.project.layout import (
     KERNEL_FILE,
     PROJECT_FILE,
+    PROJECT_OWNER_FILE,
+    build_folder_problem,
     default_build_root,
     is_project_name,
+    project_owner_problem,
     unnamed_project_error,
 )
 from hclbuild.project.plans import ProjectPlan, current_plan
@@ -187,6 +190,9 @@ def write_fingerprint(build_root: Path, fingerprint: str) -> str:
 def tasks_for(folders: list[Path], build_root: Path) -> Iterator[dict]:
     """Every task of the given project folders, plus the group descriptions (the Vitis ones where a
     tool is found, or where a Dask scheduler is configured: its workers may have one)."""
+    problem = build_folder_problem(Path(build_root), folders)
+    if problem is not None:
+        _refuse(problem)
     vitis = find_vitis() is not None or dask_requested()
     BUILD_ROOTS.add(Path(build_root))
     # the tools a SIGKILLed run left running (a g++ writing an object) die before the sweep below
@@ -199,9 +205,23 @@ def tasks_for(folders: list[Path], build_root: Path) -> Iterator[dict]:
     fingerprint_file = write_fingerprint(Path(build_root), fingerprint)
     yield from group_tasks(vitis)
     plans = plan(folders, build_root, fingerprint)
+    _claim_project_builds(plans, Path(build_root))
     _preload_steps()
     for entry in plans:
         yield from project_tasks(entry, build_root, fingerprint_file, vitis)
+
+
+def _claim_project_builds(plans: list[ProjectPlan], build_root: Path) -> None:
+    """Refuse a project whose build/<name>/ another folder's project of that name built; record
+    each project's folder in its build/<name>/.hclbuild-project (before any of its tasks runs)."""
+    for entry in plans:
+        problem = project_owner_problem(build_root, entry.name, Path(entry.folder))
+        if problem is not None:
+            _refuse(problem)
+    for entry in plans:
+        marker = build_root / entry.name / PROJECT_OWNER_FILE
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        write_if_changed(marker, os.path.abspath(entry.folder) + "\n")
 
 
 def _preload_steps() -> None:
