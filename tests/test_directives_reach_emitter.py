@@ -184,7 +184,7 @@ def _check_reuse_at(lines: list[str]) -> None:
 
 
 def _check_buffer_at(lines: list[str]) -> None:
-    assert "int32_t CB[2][4];" in lines and "int32_t v8 = CB[0][j];" in lines
+    assert "int32_t CB[2][4];" in lines and "int32_t CB_0_j = CB[0][j];" in lines
 
 
 def _check_outline(lines: list[str]) -> None:

@@ -46,7 +46,7 @@ def test_print_in_the_cpp_is_for_simulation_only():
     A = hcl.placeholder((2, 3), "A")
     code = hcl.build(hcl.create_schedule([A], _kernel), target="vhls")
     assert "#include <cstdio>" in code
-    assert '#ifndef __SYNTHESIS__\n    std::printf("a=%d b=%.2f\\n", (int)v0, (double)v4);\n#endif' in code
+    assert '#ifndef __SYNTHESIS__\n    std::printf("a=%d b=%.2f\\n", (int)A_0_1, (double)v2);\n#endif' in code
     assert 'std::printf("%u:%llx ", (unsigned)' in code and "(unsigned long long)" in code
 
 

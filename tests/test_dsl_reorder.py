@@ -263,7 +263,7 @@ def test_reduction_not_merged_keeps_its_accumulator(run):
     s, C, _ = gemm()
     s[C].reorder(C.axis[1], C.axis[0])
     assert loop_names(s) == ["j", "i", "k"]
-    assert "sum_acc" in str(hcl.lower(s))
+    assert "C_sum" in str(hcl.lower(s))  # the accumulator, named after its stage
     np.testing.assert_array_equal(run(s, a, b), a @ b)
 
 
@@ -390,7 +390,7 @@ def test_vhls_labels_in_ikj_order_with_pipeline_in_j():
     loop_k = lines.index("l_C_k: for (int k = 0; k < 12; k++) {")
     loop_j = lines.index("l_C_j: for (int j = 0; j < 10; j++) {")
     # A[i][k] does not change in the pipelined j loop: it is read once in front of it
-    assert loop_i + 1 == loop_k and lines[loop_k + 1] == "float v0 = A[i][k];" and loop_k + 2 == loop_j
+    assert loop_i + 1 == loop_k and lines[loop_k + 1] == "float A_i_k = A[i][k];" and loop_k + 2 == loop_j
     assert lines[loop_j + 1] == "#pragma HLS pipeline II=1"
     init_i = lines.index("l_C_i_init: for (int i_init = 0; i_init < 8; i_init++) {")
     assert init_i < loop_i

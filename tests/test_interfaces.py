@@ -218,7 +218,7 @@ def test_partitioned_m_axi_argument_is_read_into_a_partitioned_local_copy(tmp_pa
         "}",
     ]
     assert not any("array_partition variable=A " in line for line in body)
-    assert "int32_t v1 = A_local[i][k];" in body
+    assert "int32_t A_local_i_k = A_local[i][k];" in body
     assert not any("copy_out" in line for line in body)  # A is only read
     assert (_run_top(cpp, header, module, tmp_path, A_VALUES, B_VALUES) == P_EXPECTED).all()
 

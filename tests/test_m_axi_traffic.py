@@ -58,16 +58,16 @@ def test_gemm_prod_is_not_copied_in_since_its_init_nest_overwrites_it(gemm_vitis
 def test_gemm_reads_a_once_per_run_of_its_pipelined_loop(gemm_vitis) -> None:
     lines = _lines(gemm_vitis["Stage_prod"])
     pipelined = lines.index("l_prod_j_outer: for (int j_outer = 0; j_outer < 35; j_outer++) {")
-    assert lines[pipelined - 1] == "float v0 = A[i][k];"
-    assert [line for line in lines if re.search(r"= A\[", line)] == ["float v0 = A[i][k];"]
-    assert "float v5 = v0 * v4;" in lines[pipelined:]
+    assert lines[pipelined - 1] == "float A_i_k = A[i][k];"
+    assert [line for line in lines if re.search(r"= A\[", line)] == ["float A_i_k = A[i][k];"]
+    assert "float v2 = A_i_k * B_local_k_v1;" in lines[pipelined:]
 
 
 def test_gemm_c_streams_through_a_local_copy(gemm_vitis) -> None:
     lines = _lines(gemm_vitis["top"])
     assert "// C streams through C_local in bursts: loop l_scale_j reads and writes it in place" in lines
     scale = lines[lines.index("l_scale_j: for (int j = 0; j < 70; j++) {") :]
-    assert "float v2 = C_local[i][j];" in scale and "C_local[i][j] = v4;" in scale
+    assert "float C_local_i_j = C_local[i][j];" in scale and "C_local[i][j] = v0 + v1;" in scale
     assert not any("C[i][j]" in line for line in scale)
     assert "C_local[i0_1][i1_1] = C[i0_1][i1_1];" in lines and "C[i0_2][i1_2] = C_local[i0_2][i1_2];" in lines
 

@@ -45,7 +45,7 @@ def test_the_body_below_the_axis_is_a_function_of_the_loop_indices(
     )
     assert 'hcl.arg_names = ["A", "W", "B", "i", "j"]' in text
     # the accumulator moved into the function; the loops i and j stay in the stage
-    assert text.index('hcl.name = "sum_acc"') < text.index("func.func @top")
+    assert text.index('hcl.name = "B_sum"') < text.index("func.func @top")
     assert re.search(
         r"func.call @Stage_B\(%arg0, %arg1, %arg2, %arg3, %arg4\) \{hcl.stages = \[\"B\"\]\}", text
     )

@@ -126,4 +126,4 @@ def test_stream_pipeline_gray_reads_its_three_planes_from_three_rams(flow: str, 
         assert "  #pragma HLS array_partition variable=rgb type=complete dim=1\n" in gray
     else:  # no partition on an m_axi port: the local copy carries it
         assert "  #pragma HLS array_partition variable=rgb_local type=complete dim=1\n" in gray
-        assert "      uint8_t v0 = rgb_local[0][y][x];\n" in gray
+        assert "      uint8_t rgb_local_0_y_x = rgb_local[0][y][x];\n" in gray

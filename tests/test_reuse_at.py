@@ -213,7 +213,8 @@ def test_line_buffer_shift_joins_the_window_loop_in_cpp() -> None:
     body = code[code.index("l_B_x:") :]
     assert body.index("LB[2][x] = ") < body.index("if (") < body.index("WB[WB_d0][2] = ")
     assert "#pragma HLS pipeline II=1" in body.splitlines()[1]
-    assert "A[" not in code.split("LB[2][x] = ")[1]  # A is read once, into the line buffer
+    # A is read once, straight into the line buffer
+    assert "A[" not in code.split("LB[2][x] = A[y][x];")[1]
 
 
 def test_a_user_partition_replaces_the_automatic_one() -> None:

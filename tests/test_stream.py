@@ -70,7 +70,7 @@ def test_streams_in_the_cpp() -> None:
         "  hls::stream<int32_t> C;",
         "  #pragma HLS stream variable=C depth=8",
     ]
-    assert "B.write(v1);" in code and "int32_t v0 = B.read();" in code and "C.read()" in code
+    assert "B.write(v0);" in code and "int32_t B_read = B.read();" in code and "C.read()" in code
 
 
 def test_a_stream_inside_one_outlined_function_makes_it_a_dataflow_region() -> None:

@@ -291,7 +291,7 @@ def _reduction(kind: str, expr: object, axis: object, where: object, dtype: obje
         "min": lambda: _extreme(dt, lowest=False),
     }[kind]()
     acc_name = active_program().unique_name(name or f"{kind}_acc")
-    return Reduce(kind, init, value, _axes(axis), cond, dt, acc_name)
+    return Reduce(kind, init, value, _axes(axis), cond, dt, acc_name, named=name is not None)
 
 
 def sum(
@@ -330,7 +330,17 @@ def reducer(
         combined = _reducer_body(freduce, value, acc, dt)
         cond = None if where is True else to_bool(where)
         acc_name = active_program().unique_name(name or "reducer_acc")
-        return Reduce("custom", as_expr(init, dt), value, _axes(axis), cond, dt, acc_name, combine=combined)
+        return Reduce(
+            "custom",
+            as_expr(init, dt),
+            value,
+            _axes(axis),
+            cond,
+            dt,
+            acc_name,
+            combine=combined,
+            named=name is not None,
+        )
 
     return reduce_with
 
