@@ -3,6 +3,7 @@
 hclbuild new DIR                 scaffold a project (kernel.py + project.toml)
 hclbuild build|csim|report [PATHS] [-n N] [--build-dir DIR] [--continue]
 hclbuild list [PATHS]
+hclbuild estimate [PATHS] [--json]  the per-function QoR estimate (a model, not Vitis) of a build
 hclbuild csynth|cosim [PATHS] [--function F]   Vitis C synthesis / co-simulation (a Vitis tool on PATH)
 hclbuild csim|report|csynth|cosim ... --scheduler tcp://HOST:8786 | --cluster slurm|pbs|lsf|sge|local
                                  the csim/csynth/cosim jobs on Dask workers (hclbuild[distributed])
@@ -12,6 +13,7 @@ hclbuild ci github|gitlab [PATHS] [--runner-label LABEL] [--install CMDS] [--out
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
@@ -21,6 +23,7 @@ from typing import Any
 
 from hclbuild import package_version, qor_gate
 from hclbuild.atomic import write_text_atomic, write_text_new
+from hclbuild.cli.estimate import ProjectEstimates, estimates_json, estimates_table
 from hclbuild.errors import HCLError
 from hclbuild.project.attempts import function_states, known_functions
 from hclbuild.project.config import load_project
@@ -413,6 +416,28 @@ def _compare(args: argparse.Namespace, projects: list[Path], build_root: Path) -
     return qor_gate.gate(new, Path(args.compare), args.fail_on, fail_on, args.metrics)
 
 
+def cmd_estimate(args: argparse.Namespace) -> int:
+    """Run the estimate tasks (compile and emit first where needed), then print every function's
+    estimate: a table, or with --json one JSON object and nothing else on stdout."""
+    projects = _projects(args.paths)
+    build_root = _writable_build_root(args)
+    if not args.keep_going:
+        _refuse_broken(projects, build_root)
+    # doit's progress goes to stderr: stdout is the table or the JSON alone
+    with contextlib.redirect_stdout(sys.stderr):
+        code = _run_tasks(args, projects, build_root, lambda session: ["estimate"], local_cores())
+    found = []
+    for folder in projects:
+        try:
+            name, top = (project := load_project(folder)).name, project.config.top
+        except HCLError:
+            name, top = folder.name, "top"
+        layout = BuildLayout(build_root, name)
+        found.append(ProjectEstimates.read(layout, known_functions(layout) or [top]))
+    print(estimates_json(found) if args.json else "\n".join(estimates_table(found)))
+    return code
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     projects = _projects(args.paths)
     return run_doit(["list", "--all"], projects, _writable_build_root(args))
@@ -649,6 +674,29 @@ def parser() -> argparse.ArgumentParser:
         if name == "report":
             _compare_arguments(cmd)
         cmd.set_defaults(run=cmd_tasks)
+    est = sub.add_parser(
+        "estimate",
+        help="print every function's QoR estimate",
+        description="Compile and emit PATHS where needed, run the estimate tasks, and print every "
+        "function's estimated latency, interval and resources (hclbuild's model, not a synthesis "
+        "result): a table, or with --json one JSON object {project: {function: estimate}}.",
+        epilog=EXIT_CODES,
+    )
+    est.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
+    est.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    est.add_argument(
+        "-n",
+        "--processes",
+        type=_processes,
+        default=None,
+        metavar="N",
+        help="run up to N tasks at once (default: this machine's cores)",
+    )
+    est.add_argument("--build-dir", default=None, metavar="DIR", help=BUILD_DIR_HELP)
+    est.add_argument(
+        "--continue", dest="keep_going", action="store_true", help="keep going after a failed task"
+    )
+    est.set_defaults(run=cmd_estimate)
     lst = sub.add_parser(
         "list",
         help="list the tasks",

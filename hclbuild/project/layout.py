@@ -49,6 +49,7 @@ def _checked(func: str) -> str:
 IR_DIR, TOP_MLIR, LLVM_DIR, GOLDEN_DIR, HLS_DIR, CSIM_DIR = "ir", "top.mlir", "llvm", "golden", "hls", "csim"
 IR_MANIFEST, LLVM_UNITS, LLVM_MANIFEST = "manifest.json", "units", "manifest.json"
 REPORTS_DIR, REPORT_SUMMARY, REPORT_MARKDOWN, STATUS_DIR = "reports", "summary.json", "report.md", "status"
+ESTIMATE_DIR = "estimate"
 VECTORS_MANIFEST = "manifest.json"  # of golden/<func>/ and hls/<func>/data/
 DATA_DIR = "data"  # hls/<func>/data/: the golden vectors the testbench reads
 # the C simulation harness (runtime.testbench_build): the same two files in every function folder
@@ -132,6 +133,7 @@ class TaskFiles(NamedTuple):
     hls: HlsFiles
     data_dir: str  # hls/<func>/data/
     csim_json: str
+    estimate_json: str
 
 
 class ProjectTaskFiles(NamedTuple):
@@ -298,7 +300,7 @@ class BuildLayout(_Folder):
 
     def task_files(self, func: str, is_top: bool) -> TaskFiles:
         """What func's doit tasks name, as the strings of func_mlir (top_mlir), golden_dir and its
-        manifest, hls_dir, hls_files and csim_json. Joined without pathlib: task discovery asks on
+        manifest, hls_dir, hls_files, csim_json and estimate_json. Joined without pathlib: task discovery asks on
         every doit run, and parsing these thousands of paths was a tenth of a no-op `doit`."""
         root, func, sep = self._root_text, _checked(func), os.sep
         golden, hls = f"{root}{sep}{GOLDEN_DIR}{sep}{func}", f"{root}{sep}{HLS_DIR}{sep}{func}"
@@ -310,6 +312,7 @@ class BuildLayout(_Folder):
             hls=HlsFiles.below(hls, func),
             data_dir=f"{hls}{sep}{DATA_DIR}",
             csim_json=f"{root}{sep}{CSIM_DIR}{sep}{func}.json",
+            estimate_json=f"{root}{sep}{ESTIMATE_DIR}{sep}{func}.json",
         )
 
     def project_task_files(self) -> ProjectTaskFiles:
@@ -414,7 +417,7 @@ class BuildLayout(_Folder):
 
     def estimate_json(self, func: str) -> Path:
         """`estimate/<func>.json`: hclbuild's QoR estimate of the function."""
-        return self.root / "estimate" / f"{_checked(func)}.json"
+        return self.root / ESTIMATE_DIR / f"{_checked(func)}.json"
 
     @property
     def pareto_png(self) -> Path:
