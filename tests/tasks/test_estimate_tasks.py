@@ -17,6 +17,7 @@ from hclbuild.project import estimation
 from hclbuild.project.config import ProjectConfig
 from hclbuild.project.flow import compile_design
 from hclbuild.project.layout import BuildLayout
+from hclbuild.project.report import write_project_report
 from hclbuild.schedule.schedule import Schedule
 
 KERNEL = """
@@ -75,7 +76,9 @@ def test_build_estimates_every_function_and_reruns_only_what_changed(tree: Path)
 def test_estimate_alone_runs_no_reference(tree: Path) -> None:
     proc = doit(tree, "estimate")
     output = proc.stdout + proc.stderr
-    assert ran(output, "reference") == set() and ran(output, "estimate") == {f"estimate:p/{f}" for f in FUNCTIONS}
+    assert ran(output, "reference") == set() and ran(output, "estimate") == {
+        f"estimate:p/{f}" for f in FUNCTIONS
+    }
 
 
 # ---- the step in process, with a stand-in model (the real one is hclbuild.compiler.estimate) ----
@@ -117,6 +120,13 @@ def test_a_refusal_is_a_file_that_says_why(compiled: BuildLayout, monkeypatch: p
     assert record["no_estimate"] == "estimate: math.tanh has no latency table"
     assert record["latency_min"] is None and record["resources"] == {}
     assert json.loads(compiled.estimate_json("Stage_X").read_text()) == record
+    # the report says why, and shows no figure of it
+    write_project_report("p", compiled)
+    markdown = compiled.report_markdown.read_text()
+    assert (
+        "## Estimate notes\n\n- Stage_X: no estimate: estimate: math.tanh has no latency table\n" in markdown
+    )
+    assert "| Stage_X | - | - | - | - |" in markdown
 
 
 def test_a_bug_of_the_model_fails_no_build(
@@ -145,4 +155,3 @@ def test_m_axi_arguments_are_estimated_as_ap_memory_with_a_note(
     )
     plain = estimation.estimate_function(ProjectConfig(name="p"), compiled, "top")
     assert "note" not in plain
-
