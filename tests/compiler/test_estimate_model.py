@@ -33,9 +33,8 @@ def _dot(pipeline: bool, unroll: int = 0, partition: int = 0) -> hcl.Schedule:
 
     def dot(a, b):
         total = hcl.scalar(0, "total")
-        with hcl.Stage("S"):
-            with hcl.for_(0, 256, name="k") as k:
-                total.v = total.v + a[k] * b[k]
+        with hcl.Stage("S"), hcl.for_(0, 256, name="k") as k:
+            total.v = total.v + a[k] * b[k]
         out = hcl.compute((1,), lambda x: total.v, "out")
         return out
 
@@ -99,10 +98,8 @@ def test_a_short_inner_loop_is_unrolled_into_its_pipelined_parent() -> None:
 
     def rows(A):
         out = hcl.compute((100,), lambda i: 0, "out")
-        with hcl.Stage("S"):
-            with hcl.for_(0, 100, name="i") as i:
-                with hcl.for_(0, 8, name="j") as j:
-                    out[i] = out[i] + A[i, j]
+        with hcl.Stage("S"), hcl.for_(0, 100, name="i") as i, hcl.for_(0, 8, name="j") as j:
+            out[i] = out[i] + A[i, j]
         return out
 
     s = hcl.create_schedule([A], rows, name="rows")
@@ -116,7 +113,9 @@ def test_a_short_inner_loop_is_unrolled_into_its_pipelined_parent() -> None:
 def test_json_round_trip_and_the_reader_agree() -> None:
     estimate = _estimate(_dot(pipeline=True))
     data = estimate.to_json()
-    assert FunctionEstimate.from_json(data) == FunctionEstimate.from_json(FunctionEstimate.from_json(data).to_json())
+    assert FunctionEstimate.from_json(data) == FunctionEstimate.from_json(
+        FunctionEstimate.from_json(data).to_json()
+    )
     report = estimate_from_dict(data, "test")
     assert report.latency_max == estimate.latency_max
     assert report.loops[0].limited_by == estimate.loops[0].limited_by
@@ -131,5 +130,5 @@ def test_parts_map_to_families_and_m_axi_is_refused_by_name() -> None:
     with pytest.raises(HCLNotImplementedError, match="xx123"):
         part_family("xx123")
     module = compile_schedule(_dot(pipeline=True)).module
-    with pytest.raises(HCLNotImplementedError, match="m_axi argument.*a, b of dot"):
+    with pytest.raises(HCLNotImplementedError, match=r"m_axi argument.*a, b of dot"):
         estimate_module(module, part=PART, clock_ns=10.0, m_axi={"dot": ["b", "a"]})

@@ -19,7 +19,7 @@ from hclbuild.compiler.estimate.devices import operator_table
 from hclbuild.compiler.estimate.loops import Costing, parse_version, plan_loops
 from hclbuild.compiler.estimate.records import FunctionEstimate, Resources
 from hclbuild.compiler.estimate.resources import function_resources
-from hclbuild.compiler.estimate.structure import LoopNode, Memory, function_structure
+from hclbuild.compiler.estimate.structure import LoopNode, Memory, Node, function_structure
 from hclbuild.compiler.passes.constant_values import defined_functions
 from hclbuild.errors import HCLNotImplementedError
 
@@ -137,7 +137,7 @@ def _estimate_function(
     )
 
 
-def _dataflow(costing: Costing, children: list) -> tuple[tuple[int, int] | None, int | None]:  # type: ignore[type-arg]
+def _dataflow(costing: Costing, children: list[Node]) -> tuple[tuple[int, int] | None, int | None]:
     """Processes overlap: the slowest sets the interval; the latency adds the others' first
     iterations (their fill) to it."""
     latencies = []

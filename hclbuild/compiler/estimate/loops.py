@@ -138,8 +138,10 @@ def _auto_pipeline_target(loop: LoopNode, parent: LoopNode | None) -> LoopNode |
     for sibling in siblings:
         if sibling is loop:
             continue
-        if sibling.constant_trips is None or [x for x in _all_loops(sibling.children) if x.trips != (1, 1)] or (
-            sibling.constant_trips > AUTO_PIPELINE_THRESHOLD
+        if (
+            sibling.constant_trips is None
+            or [x for x in _all_loops(sibling.children) if x.trips != (1, 1)]
+            or (sibling.constant_trips > AUTO_PIPELINE_THRESHOLD)
         ):
             return loop
     return parent
@@ -166,12 +168,15 @@ def _only_child(loop: LoopNode) -> LoopNode | None:
             if inner is not None:
                 return None
             inner = node
-        elif isinstance(node, IfNode):
-            return None
-        elif node.name in STORES or node.name.endswith("load") or node.name == "func.call":
-            return None
-        elif node.name not in ("affine.yield", "scf.yield") and not all(
-            isinstance(r.type, ir.IndexType) for r in node.results
+        elif (
+            isinstance(node, IfNode)
+            or node.name in STORES
+            or node.name.endswith("load")
+            or node.name == "func.call"
+            or (
+                node.name not in ("affine.yield", "scf.yield")
+                and not all(isinstance(r.type, ir.IndexType) for r in node.results)
+            )
         ):
             return None
     return inner
@@ -263,7 +268,9 @@ class Costing:
         self.operators.update(result.operators)
         return result.depth
 
-    def scheduler(self, carried: int | None, ii: int | None, forms: dict[ir.Value, Form | None]) -> BodyScheduler:
+    def scheduler(
+        self, carried: int | None, ii: int | None, forms: dict[ir.Value, Form | None]
+    ) -> BodyScheduler:
         return BodyScheduler(
             self.table, self.memories, self.callee_latency, self.auto_partitioned, carried, ii, forms
         )
@@ -272,7 +279,10 @@ class Costing:
     def loop(self, loop: LoopNode) -> Latency:
         if loop.uid in self.plan.pipelined:
             return self.pipelined(self.plan.flattened_into.get(loop.uid, [loop]))
-        if loop.uid in self.plan.flattened_into and self.plan.flattened_into[loop.uid][-1].uid in self.plan.pipelined:
+        if (
+            loop.uid in self.plan.flattened_into
+            and self.plan.flattened_into[loop.uid][-1].uid in self.plan.pipelined
+        ):
             return self.pipelined(self.plan.flattened_into[loop.uid])
         if loop.trips == (1, 1):
             return self.sequence(loop.children)[0]
@@ -315,12 +325,12 @@ class Costing:
         latency = tuple((max(t, 1) - 1) * ii + depth if t else 0 for t in trips_range)
         self.record(chain[0], trips_range, requested, ii, reason, depth, latency[1], chain)
         for loop in chain[1:]:
-            self.record(loop, trips_range, requested, ii, f"flattened into {chain[0].label}", depth, latency[1])
+            self.record(
+                loop, trips_range, requested, ii, f"flattened into {chain[0].label}", depth, latency[1]
+            )
         return (latency[0] + MODULE_OVERHEAD, latency[1] + MODULE_OVERHEAD)
 
-    def run_lanes(
-        self, loop: LoopNode, factor: int, forms: dict[ir.Value, Form | None], ii: int | None
-    ):  # type: ignore[no-untyped-def]
+    def run_lanes(self, loop: LoopNode, factor: int, forms: dict[ir.Value, Form | None], ii: int | None):  # type: ignore[no-untyped-def]
         scheduler = self.scheduler(loop.uid, ii, forms)
         step = loop.step or 1
         for lane in range(factor):

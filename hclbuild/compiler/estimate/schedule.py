@@ -29,12 +29,12 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
+from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.compiler.array_access import Form, access_subscript, value_form
 from hclbuild.compiler.estimate.devices import OperatorTable
 from hclbuild.compiler.estimate.operators import operator_cost
 from hclbuild.compiler.estimate.structure import LOADS, STORES, IfNode, LoopNode, Memory, Node
 from hclbuild.compiler.port_limits import RAM_PORTS, bank_of, may_share
-from hclbuild.compiler import upstream_attrs as upstream
 
 MAX_LANES = 1 << 16  # replicated ops beyond this are counted, not scheduled one by one
 
@@ -85,7 +85,7 @@ class BodyScheduler:
         self.ready: dict[ir.Value, float] = {}
         self.slots: dict[tuple[int, int], list[tuple[object, ...]]] = {}
         self.stored: dict[tuple[int, tuple], float] = {}
-        self.first_load: dict[tuple[int, tuple], float] = {}
+        self.first_load: dict[tuple[int, object], float] = {}
         # value -> {load key: cycles from that load's data to this value} (the recurrence paths)
         self.paths: dict[ir.Value, dict[tuple, float]] = {}
         self.reserved: dict[tuple[int, str, tuple], int] = {}
@@ -107,7 +107,10 @@ class BodyScheduler:
         best, reason = 1, ""
         by_memory: dict[int, tuple[Memory, set[tuple[str, tuple]]]] = {}
         for access in self.accesses:
-            key = (access.kind, access.address if all(f is not None for f in access.address) else (id(access),))
+            key = (
+                access.kind,
+                access.address if all(f is not None for f in access.address) else (id(access),),
+            )
             by_memory.setdefault(id(access.memory), (access.memory, set()))[1].add(key)
         for memory, addresses in by_memory.values():
             listed = sorted(addresses, key=str)
@@ -119,7 +122,9 @@ class BodyScheduler:
                         counts[kind == "write"] += 1
                 ii = -(-(counts[0] + counts[1]) // RAM_PORTS)
                 if ii > best:
-                    parts = [f"{n} {w}{'s' if n != 1 else ''}" for n, w in zip(counts, ("read", "write")) if n]
+                    parts = [
+                        f"{n} {w}{'s' if n != 1 else ''}" for n, w in zip(counts, ("read", "write")) if n
+                    ]
                     banks_text = "" if not memory.partitions else " (one bank)"
                     best = ii
                     reason = (
@@ -165,7 +170,7 @@ class BodyScheduler:
         if name in ("arith.constant", "scf.yield", "affine.yield", "func.return", "memref.dealloc"):
             return
         self.ops += 1
-        start = max([self.time_of(v, floor) for v in op.operands], default=floor)
+        start: float = max([self.time_of(v, floor) for v in op.operands], default=floor)
         if name in LOADS:
             self.load(op, start)
             return
@@ -178,7 +183,7 @@ class BodyScheduler:
         if name == "func.call":
             callee = upstream.callee(op)
             self.result.calls[callee] += 1
-            end = math.ceil(start) + self.callee_latency(callee)
+            end = float(math.ceil(start) + self.callee_latency(callee))
             self.set_results(op, end)
             return
         if op.results and isinstance(op.results[0].type, ir.IndexType):
@@ -195,10 +200,10 @@ class BodyScheduler:
         delay = timing.delay_ns / self.table.period_ns
         if timing.latency == 0:
             if delay and math.floor(start) != math.floor(start + delay - 1e-9) and start % 1:
-                start = math.ceil(start)
+                start = float(math.ceil(start))
             end = start + delay
         else:
-            end = math.floor(start) + timing.latency + min(delay, 0.2)
+            end = float(math.floor(start) + timing.latency) + min(delay, 0.2)
         self.set_results(op, end)
 
     def extend_paths(self, op: ir.Operation, start: float, latency: int, delay: float) -> None:
@@ -234,7 +239,9 @@ class BodyScheduler:
                         for key, length in self.paths.get(value, {}).items():
                             merged = self.paths.setdefault(result, {})
                             merged[key] = max(merged.get(key, 0.0), length + 0.1)
-        end = max(ends, default=start) + self.table.combinational("select", 32).delay_ns / self.table.period_ns
+        end = (
+            max(ends, default=start) + self.table.combinational("select", 32).delay_ns / self.table.period_ns
+        )
         self.finish = max(before, self.finish)
         for result in op.results:
             self.ready[result] = end

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
 from mlir import ir
 
@@ -103,7 +104,7 @@ class IfNode:
     branches: list[list[Node]]
 
 
-Node = LoopNode | IfNode | ir.Operation
+Node: TypeAlias = "LoopNode | IfNode | ir.Operation"
 
 
 @dataclass
@@ -210,7 +211,11 @@ class _TreeBuilder:
         stage = attrs.stage_name(op)
         inner_stages = stages + [c_names.sanitize(stage)] if stage is not None else stages
         loop_name = attrs.loop_name(op) or "loop"
-        base = f"l_{inner_stages[-1]}_{c_names.sanitize(loop_name)}" if inner_stages else f"l_{c_names.sanitize(loop_name)}"
+        base = (
+            f"l_{inner_stages[-1]}_{c_names.sanitize(loop_name)}"
+            if inner_stages
+            else f"l_{c_names.sanitize(loop_name)}"
+        )
         label = c_names.unique(base, self.labels)
         self.labels.add(label)
         directives = attrs.loop_directives(op)
