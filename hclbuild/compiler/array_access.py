@@ -91,6 +91,8 @@ class Access:
     subscript: tuple[Form | None, ...]  # one form per dimension, None where not affine
     loops: tuple[Loop, ...]  # outermost first, across calls
     conditional: bool  # under an scf.if (or in a while loop's condition)
+    # the load or store itself: what the recurrence check follows its value from (not compared)
+    op: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -116,9 +118,15 @@ def argument_accesses(
 ) -> ArgumentAccesses:
     """Every load and store of argument `index` of `func` (and of what calls receive it, unless not
     `follow_calls`: then only `func`'s own), in order."""
+    return memref_accesses(functions, func, func.regions[0].blocks[0].arguments[index], follow_calls)
+
+
+def memref_accesses(
+    functions: Mapping[str, ir.Operation], func: ir.Operation, memref: ir.Value, follow_calls: bool = True
+) -> ArgumentAccesses:
+    """argument_accesses of any memref of `func`: an argument or a buffer it allocates."""
     found = ArgumentAccesses()
-    target = func.regions[0].blocks[0].arguments[index]
-    _Walker(functions, found, follow_calls).function(func, {target}, {}, (), False, frozenset())
+    _Walker(functions, found, follow_calls).function(func, {memref}, {}, (), False, frozenset())
     return found
 
 
@@ -225,7 +233,7 @@ class _Walker:
             )
         else:
             subscript = tuple(self.form(v, env) for v in indices)
-        self.found.accesses.append(Access(kind, subscript, loops, conditional))
+        self.found.accesses.append(Access(kind, subscript, loops, conditional, op))
 
     def form(self, value: ir.Value, env: Mapping[ir.Value, Form | None]) -> Form | None:
         if value in env:
