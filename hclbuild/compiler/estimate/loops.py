@@ -155,7 +155,8 @@ def _accumulates(loop: LoopNode) -> bool:
     for node in loop.children:
         if isinstance(node, ir.Operation) and node.name in STORES:
             address = access_subscript(node, forms)
-            if all(f is not None and loop.uid not in f.loops() for f in address):
+            # an outer loop's variable has no form here (None): it does not move with this loop
+            if all(f is None or loop.uid not in f.loops() for f in address):
                 return True
     return False
 
@@ -220,6 +221,9 @@ class Costing:
     dsp: int = 0
     operators: Counter[str] = field(default_factory=Counter)
     pipeline_depths: list[int] = field(default_factory=list)
+    # the variables of the sequential loops around what is being scheduled, as affine forms: a
+    # subscript like tmp1[i][j] is then one known address while the inner loop runs
+    outer_forms: dict[ir.Value, Form | None] = field(default_factory=dict)
 
     # ---- sequences --------------------------------------------------------------------------------
     def sequence(self, nodes: list[Node]) -> tuple[Latency, int]:
@@ -262,7 +266,7 @@ class Costing:
         return (None if unbounded else (best, worst)), items
 
     def block(self, nodes: list[Node]) -> int:
-        scheduler = self.scheduler(None, None, {})
+        scheduler = self.scheduler(None, None, dict(self.outer_forms))
         result = scheduler.run(nodes)
         self.dsp += result.dsp
         self.operators.update(result.operators)
@@ -284,6 +288,8 @@ class Costing:
             and self.plan.flattened_into[loop.uid][-1].uid in self.plan.pipelined
         ):
             return self.pipelined(self.plan.flattened_into[loop.uid])
+        if loop.iv is not None:
+            self.outer_forms[loop.iv] = Form(((loop.uid, loop.step or 1),), loop.lower or 0)
         if loop.trips == (1, 1):
             return self.sequence(loop.children)[0]
         body, items = self.sequence(loop.children)
@@ -302,7 +308,7 @@ class Costing:
         requested, why = self.plan.pipelined[inner.uid]
         factor = inner.unroll if inner.unroll and inner.unroll > 1 else 1
         trips_range = _product([loop.trips for loop in chain[:-1]] + [_divided(inner.trips, factor)])
-        forms: dict[ir.Value, Form | None] = {}
+        forms: dict[ir.Value, Form | None] = dict(self.outer_forms)
         for loop in chain[:-1]:
             if loop.iv is not None:
                 forms[loop.iv] = Form(((loop.uid, loop.step or 1),), loop.lower or 0)
