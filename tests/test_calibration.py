@@ -199,10 +199,6 @@ def test_no_case_is_off_by_more_than_twice(calibration_results: list[CaseResult]
     assert not off, _misses(off, lambda r: True)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="II equal on 48 of 63 pipelined loops (76 %): the read-modify-write loops of the cyclic-2 design points (Vitis II 2, model 1), k3mm lp7_lp8, lap/atax (34 vs 20), lap/getTanh (18 vs 17), if_loop_1/2/3 (no loop figure under a run-time trip count); docs/calibration.md",
-)
 def test_ii_equals_vitis_on_ninety_percent_of_pipelined_loops(calibration_results: list[CaseResult]) -> None:
     summary = summarize(calibration_results)
     assert summary.pipelined_loops > 0

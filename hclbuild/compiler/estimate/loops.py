@@ -57,6 +57,7 @@ class LoopPlan:
 
     pipelined: dict[int, tuple[int, str]] = field(default_factory=dict)  # uid -> (II asked, why)
     unrolled: set[int] = field(default_factory=set)
+    removed: set[int] = field(default_factory=set)  # loops of one trip: their body stands in their place
     flattened_into: dict[int, list[LoopNode]] = field(default_factory=dict)  # outermost uid -> chain
     absorbed: set[int] = field(default_factory=set)  # inner loops of a flattened chain
 
@@ -82,6 +83,8 @@ def plan_loops(children: list[Node], version: tuple[int, int]) -> LoopPlan:
                 continue
             if node.trips == (1, 1) and node.pipeline_ii is None:
                 plan.unrolled.add(node.uid)  # Vitis removes a loop of one trip
+                if not inside_pipeline:
+                    plan.removed.add(node.uid)
                 visit(node.children, parent, inside_pipeline)
                 continue
             if inside_pipeline or node.unroll == 0:
@@ -242,7 +245,16 @@ class Costing:
                 block.clear()
 
         for node in nodes:
-            if isinstance(node, LoopNode) and node.uid not in self.plan.unrolled:
+            if isinstance(node, LoopNode) and node.uid in self.plan.removed and _all_loops(node.children):
+                flush()
+                inner, inner_items = self.sequence(node.children)
+                items += inner_items
+                if inner is None:
+                    unbounded = True
+                else:
+                    best += inner[0]
+                    worst += inner[1]
+            elif isinstance(node, LoopNode) and node.uid not in self.plan.unrolled:
                 flush()
                 latency = self.loop(node)
                 items += 1
@@ -313,9 +325,11 @@ class Costing:
             if loop.iv is not None:
                 forms[loop.iv] = Form(((loop.uid, loop.step or 1),), loop.lower or 0)
         first = self.run_lanes(inner, factor, forms, None)
-        ii = max(requested, first.port_ii, first.recurrence)
+        ii = max(requested, first.port_ii, first.recurrence, first.bank_ii)
         if ii == requested:
             reason = f"{why} II={requested}" if why == "requested" else "II=1 (pipelined automatically)"
+        elif first.bank_ii == ii and first.recurrence < ii and first.port_ii < ii:
+            reason = first.bank_reason
         elif first.recurrence >= first.port_ii:
             reason = first.recurrence_reason
         else:

@@ -53,6 +53,8 @@ class BodyResult:
     calls: Counter[str] = field(default_factory=Counter)
     loads: int = 0
     stores: int = 0
+    bank_ii: int = 1
+    bank_reason: str = ""
 
 
 @dataclass
@@ -90,6 +92,7 @@ class BodyScheduler:
         self.paths: dict[ir.Value, dict[tuple, float]] = {}
         self.reserved: dict[tuple[int, str, tuple], int] = {}
         self.stored_value: dict[tuple[int, tuple], ir.Value] = {}
+        self.loaded: set[tuple[int, tuple]] = set()
         self.accesses: list[_Access] = []
         self.finish = 0.0
         self.result = BodyResult()
@@ -276,6 +279,21 @@ class BodyScheduler:
                 return cycle
             cycle += 1
 
+    def run_time_bank(self, memory: Memory, address: tuple[Form | None, ...]) -> bool:
+        """A user-partitioned local array Vitis also partitions, at a bank that moves with the
+        pipelined loop's own variable."""
+        if memory.argument or not memory.partitions or not self.auto_partitioned(memory):
+            return False
+        if self.carried_uid is None:
+            return False
+        for part in self.bank(memory, address):
+            if part == "any":
+                return True
+            moving = part[0] if isinstance(part, tuple) else ()
+            if any(uid == self.carried_uid for uid, _ in moving):
+                return True
+        return False
+
     def ported(self, memory: Memory) -> bool:
         return not memory.registers and not memory.stream and not self.auto_partitioned(memory)
 
@@ -311,6 +329,8 @@ class BodyScheduler:
                 cycle = math.floor(start)
             read = self.table.bram_read
             end = cycle + read.latency + read.delay_ns / self.table.period_ns
+        if key is not None:
+            self.loaded.add(key)
         tracked = key if key is not None else (id(memory), "any address")
         if (key is None or not self.varies(address)) and tracked not in self.first_load:
             self.first_load[tracked] = end
@@ -340,11 +360,20 @@ class BodyScheduler:
         if key is not None:
             self.stored[key] = data
             self.stored_value[key] = op.operands[0]
+            if key in self.loaded and self.run_time_bank(memory, address):
+                # Vitis (2023 on) reads and writes an element of a partitioned local array whose
+                # bank the pipelined loop's variable selects in different cycles
+                self.result.bank_ii = 2
+                self.result.bank_reason = (
+                    f"read and write of {memory.name} in one iteration at a bank chosen at run time"
+                )
         paths = self.paths.get(op.operands[0], {})
         for tracked in (key, (id(memory), "any address")):
             if tracked is None or tracked not in paths:
                 continue
-            cycles = max(1, math.ceil(paths[tracked] - 1e-9))
+            # through a RAM at a run-time address the store itself must finish before the next read
+            closing = 1.0 if key is None and not memory.registers else 0.0
+            cycles = max(1, math.ceil(paths[tracked] + closing - 1e-9))
             if cycles > self.result.recurrence:
                 self.result.recurrence = cycles
                 self.result.recurrence_reason = f"recurrence through {memory.name}: {cycles} cycles"
