@@ -1,0 +1,160 @@
+"""Functions: an outlined call costs its callee's latency (inline off, as the emitter's pragmas
+ask); a dataflow function (or loop) takes its slowest process plus the others' fill; everything
+else runs its top-level items one after another, a cycle between two. estimate_module walks the
+module callees first.
+
+m_axi arguments are not modelled (their latency depends on the bus, bursts and the memory
+behind it): estimate_module raises HCLNotImplementedError naming them, so a caller can estimate
+them as ap_memory and say so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from mlir import ir
+
+from hclbuild.compiler import upstream_attrs as upstream
+from hclbuild.compiler.estimate.devices import operator_table
+from hclbuild.compiler.estimate.loops import Costing, parse_version, plan_loops
+from hclbuild.compiler.estimate.records import FunctionEstimate, Resources
+from hclbuild.compiler.estimate.resources import function_resources
+from hclbuild.compiler.estimate.structure import LoopNode, Memory, Node, function_structure
+from hclbuild.compiler.passes.constant_values import defined_functions
+from hclbuild.errors import HCLNotImplementedError
+
+AUTO_PARTITION_FROM = (2023, 1)  # syn.array_partition.throughput_driven: Vitis partitions local arrays
+
+
+def estimate_module(
+    module: ir.Module,
+    *,
+    part: str,
+    clock_ns: float,
+    vitis_version: str | None = None,
+    m_axi: Mapping[str, Iterable[str]] | None = None,
+) -> dict[str, FunctionEstimate]:
+    """The estimate of every function with a body, by name.
+
+    `m_axi` names, per function, the arguments the project makes m_axi ports: not modelled, so
+    HCLNotImplementedError names them."""
+    for function, arguments in (m_axi or {}).items():
+        names = sorted(arguments)
+        if names:
+            raise HCLNotImplementedError(
+                f"estimate: m_axi argument(s) {', '.join(names)} of {function} are not modelled "
+                "(estimate them as ap_memory)"
+            )
+    table = operator_table(part, clock_ns)
+    version = parse_version(vitis_version)
+    results: dict[str, FunctionEstimate] = {}
+    with module.context:
+        bodies = {name: fn.operation for fn, name in defined_functions(module)}
+        for name in _callees_first(bodies):
+            results[name] = _estimate_function(bodies[name], table, version, results, part, clock_ns)
+    return results
+
+
+def _callees_first(bodies: dict[str, ir.Operation]) -> list[str]:
+    order: list[str] = []
+    seen: set[str] = set()
+
+    def visit(name: str) -> None:
+        if name in seen:
+            return
+        seen.add(name)
+        for callee in _callees(bodies[name]):
+            if callee in bodies:
+                visit(callee)
+        order.append(name)
+
+    for name in bodies:
+        visit(name)
+    return order
+
+
+def _callees(func: ir.Operation) -> list[str]:
+    found: list[str] = []
+
+    def walk(op: ir.Operation) -> None:
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.operations:
+                    if child.operation.name == "func.call":
+                        found.append(upstream.callee(child.operation))
+                    walk(child.operation)
+
+    walk(func)
+    return found
+
+
+def _estimate_function(
+    func: ir.Operation,
+    table: object,
+    version: tuple[int, int],
+    done: dict[str, FunctionEstimate],
+    part: str,
+    clock_ns: float,
+) -> FunctionEstimate:
+    structure = function_structure(func)
+    plan = plan_loops(structure.children, version)
+
+    def callee_latency(name: str) -> int:
+        estimate = done.get(name)
+        return estimate.latency_max or 0 if estimate is not None else 0
+
+    def auto_partitioned(memory: Memory) -> bool:
+        return version >= AUTO_PARTITION_FROM and not memory.argument and not memory.stream
+
+    costing = Costing(table, structure.memories, callee_latency, auto_partitioned, plan)  # type: ignore[arg-type]
+    if structure.dataflow:
+        latency, interval = _dataflow(costing, structure.children)
+    else:
+        body, items = costing.sequence(structure.children)
+        latency = None if body is None else (body[0] + items, body[1] + items)
+        interval = None if latency is None else latency[1] + 1
+    callee_resources = Resources()
+    for callee in dict.fromkeys(_callees(func)):
+        if callee in done:
+            callee_resources = callee_resources + done[callee].resources
+    resources = function_resources(
+        costing.dsp,
+        costing.operators,
+        structure.memories.values(),
+        auto_partitioned,
+        costing.pipeline_depths,
+        len(structure.all_loops()),
+    )
+    return FunctionEstimate(
+        function=structure.name,
+        part=part,
+        clock_ns=clock_ns,
+        latency_min=None if latency is None else latency[0],
+        latency_max=None if latency is None else latency[1],
+        interval=interval,
+        loops=tuple(costing.loops),
+        resources=resources + callee_resources,
+    )
+
+
+def _dataflow(costing: Costing, children: list[Node]) -> tuple[tuple[int, int] | None, int | None]:
+    """Processes overlap: the slowest sets the interval; the latency adds the others' first
+    iterations (their fill) to it."""
+    latencies = []
+    for node in children:
+        single = costing.sequence([node])[0]
+        if single is None:
+            return None, None
+        if single[1] > 0:
+            fill = single[1]
+            if isinstance(node, LoopNode) and costing.loops and costing.loops[-1].iteration_latency:
+                fill = min(fill, costing.loops[-1].iteration_latency or fill)
+            latencies.append((single, fill))
+    if not latencies:
+        return (0, 0), 1
+    slowest = max(latencies, key=lambda item: item[0][1])
+    fills = sum(fill for item, fill in latencies if item is not slowest[0])
+    return (slowest[0][0] + fills, slowest[0][1] + fills), slowest[0][1]
+
+
+__all__ = ["estimate_module"]
