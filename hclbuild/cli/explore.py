@@ -71,8 +71,20 @@ def run_explore(args: argparse.Namespace, parts: CommandParts) -> int:
         search = search_plan(space, args.budget, args.seed)
         ran: list[int] = []
 
-        def evaluate(points: list[dict[str, KnobValue]], project: Project = project, inputs: list[str] = entry.inputs) -> list[PointResult]:
-            return _evaluate(parts, options, project, inputs, fingerprint, build_root, points, ran, keep_going=True)
+        def evaluate(
+            points: list[dict[str, KnobValue]], project: Project = project, inputs: list[str] = entry.inputs
+        ) -> list[PointResult]:
+            return _evaluate(
+                parts,
+                options,
+                project,
+                inputs,
+                fingerprint,
+                build_root,
+                points,
+                ran,  # noqa: B023  # called within this iteration only
+                keep_going=True,
+            )
 
         results = run_search(space, search, evaluate, objectives)
         front = pareto_front(results, objectives)
@@ -89,7 +101,12 @@ def run_explore(args: argparse.Namespace, parts: CommandParts) -> int:
 
 
 def _space(project: Project) -> KnobSpace:
-    space, _ = run_isolated(_space_of, project, what=f"{project.name}: reading the knob space", timeout=project.config.reference_timeout)
+    space, _ = run_isolated(
+        _space_of,
+        project,
+        what=f"{project.name}: reading the knob space",
+        timeout=project.config.reference_timeout,
+    )
     if not space:
         raise ConfigError(
             f"{project.name}: declares no knobs to explore ([explore] in project.toml, or def space(sizes) in kernel.py)"

@@ -28,7 +28,7 @@ from hclbuild.compiler.passes.reserved_top import rename_reserved_top
 from hclbuild.compiler.pipeline import compile_schedule
 from hclbuild.dsl.context import init
 from hclbuild.dsl.operations import compute, placeholder
-from hclbuild.errors import HCLError
+from hclbuild.errors import CsimError, HCLError
 from hclbuild.project.config import DEFAULT_CLOCK_PERIOD_NS, DEFAULT_PART, Project
 from hclbuild.project.kernel import kernel_schedule
 from hclbuild.project.knobs import KnobValue, point_key
@@ -109,7 +109,9 @@ def read_point(path: Path) -> PointResult | None:
         return None
 
 
-def point_digest(project: Project, inputs: list[str], fingerprint: str, knobs: Mapping[str, KnobValue]) -> str:
+def point_digest(
+    project: Project, inputs: list[str], fingerprint: str, knobs: Mapping[str, KnobValue]
+) -> str:
     """sha256 of what a point's estimate follows from: hclbuild's sources (their fingerprint), the
     project's kernel.py and sibling modules (`inputs`, the plan's; project.toml is left out, its
     settings that matter are hashed instead), the settings the estimate reads, the knob values."""
@@ -151,6 +153,10 @@ def evaluate_point(project: Project, knobs: Mapping[str, KnobValue], digest: str
             what=f"{where}: compile and estimate",
             timeout=project.config.reference_timeout,
         )
+    except CsimError:
+        # killed, timed out or crashed (a signal): not the point's lasting outcome, so not recorded;
+        # the task fails and the next exploration tries the point again
+        raise
     except HCLError as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         error = reason if reason.startswith(where) else f"{where}: {reason}"
@@ -170,7 +176,9 @@ def evaluate_point(project: Project, knobs: Mapping[str, KnobValue], digest: str
     )
 
 
-def evaluate_point_in(folder: Path, project: Project, knobs: Mapping[str, KnobValue], digest: str) -> PointResult:
+def evaluate_point_in(
+    folder: Path, project: Project, knobs: Mapping[str, KnobValue], digest: str
+) -> PointResult:
     """evaluate_point with the project's files in `folder` (a Dask worker's copy of them)."""
     _warm_once()
     moved = dataclasses.replace(project, dir=folder, kernel_path=folder / KERNEL_FILE)

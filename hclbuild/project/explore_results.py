@@ -93,7 +93,9 @@ def write_exploration(
     failed = [row for row in points if row["status"] != ESTIMATED]
     write_text_atomic(layout.explore_points, json.dumps({**summary, "points": points}, indent=1) + "\n")
     write_text_atomic(layout.pareto_json, json.dumps({**summary, "front": front}, indent=1) + "\n")
-    write_text_atomic(layout.pareto_markdown, pareto_markdown(exploration.project.name, summary, front, failed))
+    write_text_atomic(
+        layout.pareto_markdown, pareto_markdown(exploration.project.name, summary, front, failed)
+    )
     written = [layout.explore_points, layout.pareto_json, layout.pareto_markdown]
     drawn = [{**row, "n": numbered.get(row["key"])} for row in points]
     resources = [name for name in exploration.objectives if name not in ("latency", "interval")]
@@ -112,7 +114,7 @@ def read_front(layout: BuildLayout) -> list[dict[str, Any]]:
         return list(data["front"])
     except FileNotFoundError:
         raise ConfigError(
-            f"{layout.pareto_json}: no exploration of {layout.name} yet (run hclbuild explore first)"
+            f"{layout.pareto_json}: no exploration of {layout.project_name} yet (run hclbuild explore first)"
         ) from None
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ConfigError(f"{layout.pareto_json}: cannot read it ({exc})") from None
@@ -157,7 +159,9 @@ def with_knobs(text: str, knobs: Mapping[str, KnobValue]) -> str:
     """project.toml's text with [knobs] holding `knobs`: each knob's line in the table rewritten in
     place (its comment kept), knobs the table lacks added after its last line, no table: one added."""
     lines = text.splitlines(keepends=True)
-    start = next((i for i, line in enumerate(lines) if (m := _HEADER.match(line)) and m.group(1) == KNOBS_TABLE), None)
+    start = next(
+        (i for i, line in enumerate(lines) if (m := _HEADER.match(line)) and m.group(1) == KNOBS_TABLE), None
+    )
     if start is None:
         body = "".join(f"{name} = {toml_value(value)}\n" for name, value in knobs.items())
         separator = "" if not text else ("\n" if text.endswith("\n") else "\n\n")

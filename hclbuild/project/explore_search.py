@@ -37,7 +37,7 @@ def search_plan(space: KnobSpace, budget: int | None, seed: int) -> SearchPlan:
     """Every point of a space of up to EXHAUSTIVE_LIMIT points (or of one no larger than the
     budget), else NSGA-II with `budget` (default DEFAULT_BUDGET) points."""
     size = space_size(space)
-    if budget is None and size <= EXHAUSTIVE_LIMIT or budget is not None and budget >= size:
+    if (budget is None and size <= EXHAUSTIVE_LIMIT) or (budget is not None and budget >= size):
         return SearchPlan("exhaustive", size, seed)
     return SearchPlan("nsga2", budget or DEFAULT_BUDGET, seed)
 
@@ -48,20 +48,26 @@ def check_objectives(names: Sequence[str]) -> tuple[str, ...]:
         raise ConfigError(f"--objective: give at least two objectives (from {', '.join(OBJECTIVE_NAMES)})")
     for name in names:
         if name not in OBJECTIVE_NAMES:
-            raise ConfigError(f"--objective: unknown objective {name!r} (expected {', '.join(OBJECTIVE_NAMES)})")
+            raise ConfigError(
+                f"--objective: unknown objective {name!r} (expected {', '.join(OBJECTIVE_NAMES)})"
+            )
     if len(set(names)) != len(names):
         raise ConfigError("--objective: an objective is named twice")
     return tuple(names)
 
 
-def run_search(space: KnobSpace, plan: SearchPlan, evaluate: Evaluate, objectives: Sequence[str]) -> list[PointResult]:
+def run_search(
+    space: KnobSpace, plan: SearchPlan, evaluate: Evaluate, objectives: Sequence[str]
+) -> list[PointResult]:
     """The points the plan evaluates, each once, in the order they were evaluated."""
     if plan.method == "exhaustive":
         return evaluate(list(all_points(space)))
     return _nsga2(space, plan, evaluate, objectives)
 
 
-def _nsga2(space: KnobSpace, plan: SearchPlan, evaluate: Evaluate, objectives: Sequence[str]) -> list[PointResult]:
+def _nsga2(
+    space: KnobSpace, plan: SearchPlan, evaluate: Evaluate, objectives: Sequence[str]
+) -> list[PointResult]:
     """optuna's NSGA-II over the knobs as categorical parameters, asked a generation at a time (one
     doit run evaluates a generation in parallel); a point it proposes again is told its known result."""
     try:
@@ -75,7 +81,7 @@ def _nsga2(space: KnobSpace, plan: SearchPlan, evaluate: Evaluate, objectives: S
     population = max(4, min(16, plan.budget // 4))
     sampler = optuna.samplers.NSGAIISampler(population_size=population, seed=plan.seed)
     study = optuna.create_study(directions=["minimize"] * len(objectives), sampler=sampler)
-    distributions = {
+    distributions: dict[str, optuna.distributions.BaseDistribution] = {
         name: optuna.distributions.CategoricalDistribution(list(values)) for name, values in space.items()
     }
     results: dict[str, PointResult] = {}
@@ -91,9 +97,9 @@ def _nsga2(space: KnobSpace, plan: SearchPlan, evaluate: Evaluate, objectives: S
             results[result.key] = result
             order.append(result.key)
         for trial in trials:
-            result = results.get(point_key({n: trial.params[n] for n in space}))
-            values = [result.objective(name) for name in objectives] if result is not None else [None]
-            if result is None or any(value is None for value in values):
+            known = results.get(point_key({n: trial.params[n] for n in space}))
+            values = [known.objective(name) for name in objectives] if known is not None else [None]
+            if known is None or any(value is None for value in values):
                 study.tell(trial, state=optuna.trial.TrialState.FAIL)
             else:
                 study.tell(trial, [float(v) for v in values if v is not None])
@@ -103,7 +109,9 @@ def _nsga2(space: KnobSpace, plan: SearchPlan, evaluate: Evaluate, objectives: S
 def objective_values(result: PointResult, objectives: Sequence[str]) -> tuple[float, ...] | None:
     """The point's objectives, None when it has no estimate of one of them."""
     values = [result.objective(name) for name in objectives]
-    return None if any(value is None for value in values) else tuple(float(v) for v in values if v is not None)
+    return (
+        None if any(value is None for value in values) else tuple(float(v) for v in values if v is not None)
+    )
 
 
 def pareto_front(results: Sequence[PointResult], objectives: Sequence[str]) -> list[PointResult]:
@@ -141,7 +149,9 @@ def hypervolume(points: Sequence[Sequence[float]], reference: Sequence[float]) -
     return volume
 
 
-def normalized(values: Sequence[Sequence[float]], bounds: Sequence[tuple[float, float]]) -> list[tuple[float, ...]]:
+def normalized(
+    values: Sequence[Sequence[float]], bounds: Sequence[tuple[float, float]]
+) -> list[tuple[float, ...]]:
     """Each objective scaled to [0, 1] over `bounds` (lowest, highest), so that no objective's unit
     outweighs another's in a hypervolume; an objective with one value everywhere scales to 0."""
     return [

@@ -60,7 +60,9 @@ def check_value(name: str, value: object) -> KnobValue:
     if isinstance(value, float) and not math.isfinite(value):
         raise KnobError(name, f"values must be finite, got {value!r}")
     if isinstance(value, str) and not _NAME_VALUE.match(value):
-        raise KnobError(name, f"string values must be names (letters, digits, _ . + -), got {_spelled(value)}")
+        raise KnobError(
+            name, f"string values must be names (letters, digits, _ . + -), got {_spelled(value)}"
+        )
     if not isinstance(value, (bool, int, float, str)):
         raise KnobError(name, f"values must be integers, numbers, booleans or names, got {_type_name(value)}")
     return value
@@ -106,13 +108,11 @@ def check_chosen(chosen: Mapping[str, object], space: KnobSpace | None) -> dict[
 
 def _listed(value: KnobValue, values: tuple[KnobValue, ...]) -> bool:
     # 1 and true are different knob values, though Python's 1 == True
-    return any(type(value) is type(v) and value == v or _numbers(value, v) for v in values)
+    return any((type(value) is type(v) and value == v) or _numbers(value, v) for v in values)
 
 
 def _numbers(a: KnobValue, b: KnobValue) -> bool:
-    return (
-        not isinstance(a, (bool, str)) and not isinstance(b, (bool, str)) and float(a) == float(b)
-    )
+    return not isinstance(a, (bool, str)) and not isinstance(b, (bool, str)) and float(a) == float(b)
 
 
 def resolve_knobs(space: KnobSpace, chosen: Mapping[str, KnobValue], where: str) -> dict[str, KnobValue]:

@@ -46,7 +46,13 @@ def pareto_markdown(
         "",
     ]
     verified = any("csim" in row for row in front)
-    header = ["n", *knob_names, "latency (cycles, est.)", "interval (est.)", *(f"{r} (est.)" for r in RESOURCE_COLUMNS)]
+    header = [
+        "n",
+        *knob_names,
+        "latency (cycles, est.)",
+        "interval (est.)",
+        *(f"{r} (est.)" for r in RESOURCE_COLUMNS),
+    ]
     if verified:
         header.append("csim")
     lines.append("| " + " | ".join(header) + " |")
@@ -83,7 +89,9 @@ def pareto_png(
         every = [(p["resources"].get(resource), p["latency"]) for p in points if p["latency"] is not None]
         axes.scatter([x for x, _ in every], [y for _, y in every], s=14, color="#b0b0b0", label="points")
         best = [(p["resources"].get(resource), p["latency"], p["n"]) for p in front]
-        axes.scatter([x for x, _, _ in best], [y for _, y, _ in best], s=22, color="#c44e52", label="Pareto front")
+        axes.scatter(
+            [x for x, _, _ in best], [y for _, y, _ in best], s=22, color="#c44e52", label="Pareto front"
+        )
         for x, y, number in best:
             axes.annotate(str(number), (x, y), textcoords="offset points", xytext=(3, 3), fontsize=7)
         axes.set_xlabel(f"{resource} (estimated)")

@@ -390,7 +390,9 @@ class RemoteSession:
         try:
             return self._result(future)
         except KilledWorker as exc:
-            raise ToolError(f"{where}: the job was given up after its workers died: {one_line(exc)}") from None
+            raise ToolError(
+                f"{where}: the job was given up after its workers died: {one_line(exc)}"
+            ) from None
         except HCLError:
             raise
         except Exception as exc:
@@ -706,7 +708,10 @@ def _call_in_folder(fn: Any, files: dict[str, bytes], args: tuple[Any, ...]) -> 
     """On the worker: the files in a temporary folder, fn(folder, *args), the folder removed."""
     import tempfile
 
-    with tool_processes.job_tools(_current_key()), tempfile.TemporaryDirectory(prefix="hclbuild-call-") as tmp:
+    with (
+        tool_processes.job_tools(_current_key()),
+        tempfile.TemporaryDirectory(prefix="hclbuild-call-") as tmp,
+    ):
         folder = Path(tmp)
         write_files(folder, files)
         return fn(folder, *args)
