@@ -132,3 +132,11 @@ def test_parts_map_to_families_and_m_axi_is_refused_by_name() -> None:
     module = compile_schedule(_dot(pipeline=True)).module
     with pytest.raises(HCLNotImplementedError, match=r"m_axi argument.*a, b of dot"):
         estimate_module(module, part=PART, clock_ns=10.0, m_axi={"dot": ["b", "a"]})
+
+
+def test_a_pipeline_at_ii_n_shares_its_cores_from_vitis_2023() -> None:
+    # four lanes: 4 fmul (3 DSP each) and 4 fadd (2 each) in a pipeline the recurrence holds at II 16
+    shared = _estimate(_dot(pipeline=True, unroll=4), version="2023.2")
+    assert shared.resources.DSP == 3 + 2
+    apart = _estimate(_dot(pipeline=True, unroll=4), version="2022.2")
+    assert apart.resources.DSP == 4 * 3 + 4 * 2

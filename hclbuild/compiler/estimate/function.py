@@ -23,7 +23,11 @@ from hclbuild.compiler.estimate.structure import LoopNode, Memory, Node, functio
 from hclbuild.compiler.passes.constant_values import defined_functions
 from hclbuild.errors import HCLNotImplementedError
 
-AUTO_PARTITION_FROM = (2023, 1)  # syn.array_partition.throughput_driven: Vitis partitions local arrays
+AUTO_PARTITION_FROM = (2023, 1)
+# a pipeline at II n binds each operator kind to ceil(count / n) cores: the 2023.2 reports do
+# (atax_36b6a539's lp1 at II 2: 64 fmul + 64 fadd lanes, 160 DSP), the 2022.2 ones do not
+# (lap/matvec at II 15: 30 multipliers, 90 DSP)
+SHARE_CORES_FROM = (2023, 1)  # syn.array_partition.throughput_driven: Vitis partitions local arrays
 
 
 def estimate_module(
@@ -106,7 +110,14 @@ def _estimate_function(
     def auto_partitioned(memory: Memory) -> bool:
         return version >= AUTO_PARTITION_FROM and not memory.argument and not memory.stream
 
-    costing = Costing(table, structure.memories, callee_latency, auto_partitioned, plan)  # type: ignore[arg-type]
+    costing = Costing(
+        table,  # type: ignore[arg-type]
+        structure.memories,
+        callee_latency,
+        auto_partitioned,
+        plan,
+        shares_pipeline_cores=version >= SHARE_CORES_FROM,
+    )
     if structure.dataflow:
         latency, interval = _dataflow(costing, structure.children)
     else:

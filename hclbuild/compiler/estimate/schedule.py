@@ -50,6 +50,7 @@ class BodyResult:
     port_reason: str = ""
     operators: Counter[str] = field(default_factory=Counter)
     dsp: int = 0
+    dsp_per_core: dict[str, int] = field(default_factory=dict)  # kind -> DSPs of one core
     calls: Counter[str] = field(default_factory=Counter)
     loads: int = 0
     stores: int = 0
@@ -199,6 +200,7 @@ class BodyScheduler:
         if cost.kind:
             self.result.operators[cost.kind] += 1
             self.result.dsp += cost.dsp
+            self.result.dsp_per_core[cost.kind] = cost.dsp
         timing = cost.timing
         delay = timing.delay_ns / self.table.period_ns
         if timing.latency == 0:
