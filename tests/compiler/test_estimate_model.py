@@ -4,6 +4,8 @@ a dataflow-free sequence, and the record's JSON."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import hclbuild as hcl
@@ -11,6 +13,8 @@ from hclbuild.compiler.estimate import FunctionEstimate, estimate_module
 from hclbuild.compiler.estimate.devices import part_family
 from hclbuild.compiler.pipeline import compile_schedule
 from hclbuild.errors import HCLNotImplementedError
+from hclbuild.project.config import load_project
+from hclbuild.project.kernel import kernel_schedule
 from hclbuild.runtime.report.estimate import estimate_from_dict
 
 PART = "xczu9eg-ffvb1156-2-i"
@@ -140,3 +144,23 @@ def test_a_pipeline_at_ii_n_shares_its_cores_from_vitis_2023() -> None:
     assert shared.resources.DSP == 3 + 2
     apart = _estimate(_dot(pipeline=True, unroll=4), version="2022.2")
     assert apart.resources.DSP == 4 * 3 + 4 * 2
+
+
+def test_a_dataflow_region_takes_its_slowest_process_plus_the_others_fill() -> None:
+    # projects/stream_pipeline: gray -> blur -> binarize, outlined, joined by streams, in a dataflow top
+    module = compile_schedule(
+        kernel_schedule(load_project(Path(__file__).resolve().parents[2] / "projects" / "stream_pipeline"))
+    ).module
+    estimates = estimate_module(module, part=PART, clock_ns=10.0, vitis_version="2023.2")
+    gray, blur, binarize = (estimates[f"Stage_{name}"] for name in ("gray", "blur", "binarize"))
+    top = estimates["top"]
+    slowest = max(gray, blur, binarize, key=lambda e: e.latency_max or 0)
+    assert slowest is blur
+    assert top.interval == blur.latency_max
+
+    def fill(process: FunctionEstimate) -> int:
+        longest = max(process.loops, key=lambda loop: loop.latency or 0)
+        return process.latency_max - longest.latency + longest.iteration_latency  # type: ignore[operator]
+
+    assert top.latency_max == blur.latency_max + fill(gray) + fill(binarize)
+    assert top.latency_max < gray.latency_max + blur.latency_max + binarize.latency_max
