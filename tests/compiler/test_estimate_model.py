@@ -58,7 +58,7 @@ def test_a_float_reduction_is_bound_by_its_fadd_recurrence() -> None:
     loop = _loop(estimate, "l_S_k")
     # fadd takes 4 cycles at 10 ns on UltraScale+: the next iteration waits for the sum
     assert (loop.ii_requested, loop.ii) == (1, 4)
-    assert loop.limited_by == "recurrence through total: 4 cycles"
+    assert loop.limited_by == "recurrence through total: fadd 4 cycles"
     assert loop.latency == 255 * 4 + loop.iteration_latency
 
 
@@ -67,7 +67,7 @@ def test_unrolled_lanes_chain_the_recurrence_and_share_the_ports() -> None:
     loop = _loop(_estimate(_dot(pipeline=True, unroll=4)), "l_S_k")
     assert loop.trip_count == 64
     assert loop.ii == 16
-    assert loop.limited_by == "recurrence through total: 16 cycles"
+    assert loop.limited_by == "recurrence through total: 4 fadd 16 cycles"
 
 
 def test_a_partitioned_argument_gives_each_read_a_bank() -> None:
