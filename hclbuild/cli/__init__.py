@@ -21,6 +21,8 @@ from typing import Any
 
 from hclbuild import package_version, qor_gate
 from hclbuild.atomic import write_text_atomic, write_text_new
+from hclbuild.dsl.diagnostics import MODES as WARNING_MODES
+from hclbuild.dsl.diagnostics import WARNINGS_ENV
 from hclbuild.errors import HCLError
 from hclbuild.project.attempts import function_states, known_functions
 from hclbuild.project.config import load_project
@@ -602,6 +604,14 @@ def parser() -> argparse.ArgumentParser:
         metavar="N",
         help="run up to N tasks at once (doit -n N)",
     )
+    top.add_argument(
+        "-W",
+        dest="warnings",
+        choices=WARNING_MODES,
+        default=None,
+        help=f"-W error: hclbuild's warnings (e.g. an always-false `x < 0` on an unsigned x) are "
+        f"errors (default: ${WARNINGS_ENV}, else shown)",
+    )
     top.add_argument("--version", action=_VersionAction, help="print hclbuild's version and exit")
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     new = sub.add_parser(
@@ -766,6 +776,9 @@ def _main(argv: list[str] | None) -> int:
 
     args = parser().parse_args(argv)
     termination.install()
+    if args.warnings is not None:
+        # the environment reaches the kernel's tracing in the task processes too
+        os.environ[WARNINGS_ENV] = args.warnings
     if getattr(args, "processes", None) is None:
         args.processes = args.top_processes
     try:
