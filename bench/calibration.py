@@ -132,7 +132,6 @@ def estimate_case(case: CalibrationCase) -> dict[str, Any]:
     """The estimator's record (FunctionEstimate.to_json()) of the case's top function, computed on
     the MLIR module after outlining with the report's part, clock and Vitis version."""
     from hclbuild.compiler.estimate import estimate_module
-
     from hclbuild.compiler.pipeline import compile_schedule
     from hclbuild.project.config import load_project
     from hclbuild.project.kernel import kernel_schedule

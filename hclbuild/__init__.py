@@ -25,7 +25,8 @@ from hclbuild.errors import (
 # public name -> the module defining it
 _LAZY: dict[str, str] = {
     **dict.fromkeys(
-        ("Schedule", "build", "create_schedule", "create_schedule_from_scheme", "lower"), "hclbuild.api"
+        ("Schedule", "build", "create_schedule", "create_schedule_from_scheme", "estimate", "lower"),
+        "hclbuild.api",
     ),
     **dict.fromkeys(("Array", "asarray"), "hclbuild.dsl.array"),
     "init": "hclbuild.dsl.context",
@@ -182,6 +183,7 @@ __all__ = [
     "def_",
     "elif_",
     "else_",
+    "estimate",
     "exp",
     "for_",
     "get_bitwidth",

@@ -45,3 +45,17 @@ class HCLNotImplementedError(HCLError, NotImplementedError):
 
 class MLIRLimitationError(HCLError):
     """HeteroCL-compatible name: a construct the MLIR flow cannot express."""
+
+
+class HCLWarning(UserWarning):
+    """Base class of hclbuild's warnings; `hcl.init(warnings="error")`, `hclbuild -W error` or
+    `$HCLBUILD_WARNINGS=error` make each one a WarningError instead."""
+
+
+class TypeLimitsWarning(HCLWarning):
+    """A comparison that the range of its operand's type decides (`x < 0` on an unsigned x),
+    as g++'s -Wtype-limits says."""
+
+
+class WarningError(HCLError):
+    """A warning raised as an error (warnings="error")."""

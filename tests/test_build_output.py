@@ -208,6 +208,8 @@ def test_on_a_terminal_the_lines_are_one_progress_bar(tmp_path: Path) -> None:
     assert proc.wait(timeout=60) == 0
     os.close(leader)
     text = b"".join(chunks).decode()
-    assert "\r\x1b[K[" in text and "] 4/4 " in text  # redrawn in place: [####....] k/N task
+    assert (
+        "\r\x1b[K[" in text and "] 6/6 " in text
+    )  # redrawn in place: [####....] k/N task (compile, reference, 2 emits, 2 estimates)
     assert not TASK_LINE.search(text.replace("\r\n", "\n"))  # no [k/N] line of its own
     assert text.rstrip().splitlines()[-1].lstrip("\r\x1b[K").startswith("built 2 functions in ")

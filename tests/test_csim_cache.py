@@ -102,26 +102,32 @@ def test_a_flag_change_compiles_the_harness_again(design: BuildLayout, monkeypat
     _csim(design, "Stage_X")
     monkeypatch.setattr(csim, "GXX_FLAGS", (*csim.GXX_FLAGS, "-Wshadow"))
     _csim(design, "Stage_Y")
-    assert {"hclbuild_tb", "tb_Stage_Y", "Stage_Y"} <= set(_compiled(design, "Stage_Y"))
+    assert {"hclbuild_tb", "tb_Stage_Y+Stage_Y"} == set(_compiled(design, "Stage_Y"))
     assert len(_objects(design)["hclbuild_tb"]) == 2
     assert any(" -Wshadow -O1 -c hclbuild_tb.cpp " in line for line in _log(design, "Stage_Y"))
 
 
 def test_the_top_links_the_objects_of_its_outlined_functions(design: BuildLayout) -> None:
-    _csim(design, "Stage_X")
-    _csim(design, "Stage_Y")
     _csim(design, "top")
-    assert sorted(_compiled(design, "top")) == ["tb_top", "top"]
-    assert sorted(_reused(design, "top")) == ["Stage_X (top.cpp)", "Stage_Y (top.cpp)", "hclbuild_tb.cpp"]
-    link = _log(design, "top")[-1]
+    # its testbench part and its own definition in one g++ run, its callees' definitions one each
+    assert sorted(_compiled(design, "top")) == ["Stage_X", "Stage_Y", "hclbuild_tb", "tb_top+top"]
     for stem in ("Stage_X", "Stage_Y"):
+        _csim(design, stem)
+        assert _compiled(design, stem) == [f"tb_{stem}"]
         [made] = _objects(design)[stem]
-        assert str(made) in link
+        assert str(made) in _log(design, stem)[-1] and str(made) in _log(design, "top")[-1]
+    # an outlined function simulated first made its definition with its testbench part: the top
+    # compiles that definition alone (one g++ run a function either way)
+    shutil.rmtree(design.csim_cache)
+    _csim(design, "Stage_X")
+    assert _compiled(design, "Stage_X") == ["hclbuild_tb", "tb_Stage_X+Stage_X"]
+    _csim(design, "top")
+    assert sorted(_compiled(design, "top")) == ["Stage_X", "Stage_Y", "tb_top+top"]
 
 
 def test_an_outlined_function_links_the_object_its_top_made(design: BuildLayout) -> None:
     _csim(design, "top")
-    assert sorted(_compiled(design, "top")) == ["Stage_X", "Stage_Y", "hclbuild_tb", "tb_top", "top"]
+    assert sorted(_compiled(design, "top")) == ["Stage_X", "Stage_Y", "hclbuild_tb", "tb_top+top"]
     _csim(design, "Stage_Y")
     assert _compiled(design, "Stage_Y") == ["tb_Stage_Y"]
     assert "Stage_Y (Stage_Y.cpp)" in _reused(design, "Stage_Y")
@@ -144,15 +150,16 @@ def test_a_change_to_one_function_recompiles_that_function_alone(design: BuildLa
     assert sorted(_reused(design, "top")) == [
         "Stage_X (top.cpp)",
         "hclbuild_tb.cpp",
-        "tb_top.cpp",
-        "top (top.cpp)",
+        "tb_top.cpp + top (top.cpp)",
     ]
     _csim(design, "Stage_Y")
-    assert _compiled(design, "Stage_Y") == []  # the top made it
+    # the top made Stage_Y's object: only its testbench part compiles (it was made with the old code)
+    assert _compiled(design, "Stage_Y") == ["tb_Stage_Y"]
+    assert "Stage_Y (Stage_Y.cpp)" in _reused(design, "Stage_Y")
 
 
 def test_a_damaged_object_is_compiled_again_before_it_is_linked(design: BuildLayout) -> None:
-    _csim(design, "Stage_X")
+    _csim(design, "top")
     [made] = _objects(design)["Stage_X"]
     good = made.read_bytes()
     middle = len(good) // 2
@@ -167,15 +174,15 @@ def test_a_stale_object_under_a_current_name_is_never_linked(design: BuildLayout
     """An object whose bytes are not the ones its digest records (here: the object of different
     code put in its place) is compiled again, and the csim passes on the right code."""
     _csim(design, "Stage_X")
-    [made] = _objects(design)["Stage_X"]
-    [other] = _objects(design)["tb_Stage_X"]
+    [made] = _objects(design)["tb_Stage_X+Stage_X"]
+    [other] = _objects(design)["hclbuild_tb"]
     made.write_bytes(other.read_bytes())
     _csim(design, "Stage_X")
-    assert _compiled(design, "Stage_X") == ["Stage_X"]
+    assert _compiled(design, "Stage_X") == ["tb_Stage_X+Stage_X"]
     # without its digest an object is not trusted either
     made.with_name(made.name + ".sha256").unlink()
     _csim(design, "Stage_X")
-    assert _compiled(design, "Stage_X") == ["Stage_X"]
+    assert _compiled(design, "Stage_X") == ["tb_Stage_X+Stage_X"]
 
 
 def test_a_sabotaged_function_fails_even_when_its_old_object_is_cached(design: BuildLayout) -> None:
@@ -201,7 +208,7 @@ def test_the_level_follows_the_estimated_work(design: BuildLayout) -> None:
     for line in _log(design, "top"):
         if line.startswith("/") and " -c " in line:
             levels[Path(line.split()[-1]).name.rsplit("-", 1)[0]] = "-O0" if " -O0 " in line else "-O1"
-    assert levels == {"hclbuild_tb": "-O1", "tb_top": "-O0", "Stage_X": "-O0", "Stage_Y": "-O1", "top": "-O0"}
+    assert levels == {"hclbuild_tb": "-O1", "tb_top+top": "-O0", "Stage_X": "-O0", "Stage_Y": "-O1"}
 
 
 def test_make_csim_in_a_copied_function_folder(design: BuildLayout, tmp_path: Path) -> None:
@@ -249,12 +256,12 @@ def test_no_build_cache_keeps_only_what_the_folder_links(design: BuildLayout) ->
     _csim(design, "Stage_X", cache_root=None)
     cache = func_dir / "out" / testbench_build.CACHE_IN_FOLDER / "objects"
     first = sorted(path.name for path in cache.glob("*.o"))
-    assert [name.rsplit("-", 1)[0] for name in first] == ["Stage_X", "hclbuild_tb", "tb_Stage_X"]
+    assert [name.rsplit("-", 1)[0] for name in first] == ["hclbuild_tb", "tb_Stage_X+Stage_X"]
     path = func_dir / "Stage_X.cpp"
     path.write_text(path.read_text().replace("int i = 0; i < 8; i++", "int i = 7; i >= 0; i--"))
     _csim(design, "Stage_X", cache_root=None)
     second = sorted(path.name for path in cache.glob("*.o"))
-    assert len(second) == 3 and second != first and set(first) - set(second) == {first[0]}
+    assert len(second) == 2 and second != first and set(first) - set(second) == {first[1]}
 
 
 def test_an_object_cache_that_cannot_be_made_is_a_one_line_error(design: BuildLayout, tmp_path: Path) -> None:

@@ -118,3 +118,24 @@ def test_max_of_a_wide_fixed_type_starts_below_every_value() -> None:
     b = hcl.asarray(np.zeros(1), dtype=hcl.Fixed(72, 4))
     f(hcl.asarray(np.array([-7.5, -2.25, -3.0, -9.0]), dtype=hcl.Fixed(72, 4)), b)
     np.testing.assert_array_equal(b.asnumpy(), [-2.25])
+
+
+def test_a_negative_fraction_cast_to_a_wide_integer_is_zero_in_csim(tmp_path) -> None:
+    """Found by the differential fuzzer: Float -> Int(100) of a value in (-1, 0) gave 1 in csim
+    (ap_int<100>'s conversion from a double does not truncate toward zero) where LLVM's fptosi and
+    numpy give 0; the emitter now truncates before the conversion."""
+    from flow_helpers import check_numpy_llvm_cpp
+
+    X = hcl.placeholder((6,), "X", dtype=hcl.Float())
+
+    def kernel(X):
+        wide = hcl.compute((6,), lambda i: X[i], name="wide", dtype=hcl.Int(100))
+        return hcl.compute((6,), lambda i: wide[i] + 1, name="out", dtype=hcl.Int(32))
+
+    def inputs(rng):
+        return [np.array([-0.25, -0.75, -1.5, 0.5, -3.7, 2.25], dtype=np.float32)]
+
+    def model(x):
+        return [np.trunc(x).astype(np.int64) + 1]
+
+    check_numpy_llvm_cpp(hcl.create_schedule([X], kernel), "wide_cast", tmp_path, inputs, model)

@@ -91,6 +91,8 @@ class Access:
     subscript: tuple[Form | None, ...]  # one form per dimension, None where not affine
     loops: tuple[Loop, ...]  # outermost first, across calls
     conditional: bool  # under an scf.if (or in a while loop's condition)
+    # the load or store itself: what the recurrence check follows its value from (not compared)
+    op: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -116,9 +118,15 @@ def argument_accesses(
 ) -> ArgumentAccesses:
     """Every load and store of argument `index` of `func` (and of what calls receive it, unless not
     `follow_calls`: then only `func`'s own), in order."""
+    return memref_accesses(functions, func, func.regions[0].blocks[0].arguments[index], follow_calls)
+
+
+def memref_accesses(
+    functions: Mapping[str, ir.Operation], func: ir.Operation, memref: ir.Value, follow_calls: bool = True
+) -> ArgumentAccesses:
+    """argument_accesses of any memref of `func`: an argument or a buffer it allocates."""
     found = ArgumentAccesses()
-    target = func.regions[0].blocks[0].arguments[index]
-    _Walker(functions, found, follow_calls).function(func, {target}, {}, (), False, frozenset())
+    _Walker(functions, found, follow_calls).function(func, {memref}, {}, (), False, frozenset())
     return found
 
 
@@ -225,7 +233,7 @@ class _Walker:
             )
         else:
             subscript = tuple(self.form(v, env) for v in indices)
-        self.found.accesses.append(Access(kind, subscript, loops, conditional))
+        self.found.accesses.append(Access(kind, subscript, loops, conditional, op))
 
     def form(self, value: ir.Value, env: Mapping[ir.Value, Form | None]) -> Form | None:
         if value in env:
@@ -291,6 +299,26 @@ def _expr_form(expr: ir.AffineExpr, dims: list[Form | None], symbols: list[Form 
         if not right.terms:
             return left.scaled(right.const)
     return None
+
+
+def value_form(value: ir.Value, env: Mapping[ir.Value, Form | None]) -> Form | None:
+    """The affine form of an index value given forms of the values in `env` (loop variables), None
+    where it is not affine: the same reading of subscripts as the access walk's (the estimator's)."""
+    return _Walker({}, ArgumentAccesses()).form(value, env)
+
+
+def access_subscript(op: ir.Operation, env: Mapping[ir.Value, Form | None]) -> tuple[Form | None, ...]:
+    """The subscript of a load or store (memref or affine) as one form per dimension."""
+    walker = _Walker({}, ArgumentAccesses())
+    first = 1 if op.name in _LOADS else 2
+    indices = list(op.operands)[first:]
+    if op.name.startswith("affine."):
+        affine_map = upstream.access_map(op)
+        forms = [walker.form(v, env) for v in indices]
+        return tuple(
+            _expr_form(e, forms[: affine_map.n_dims], forms[affine_map.n_dims :]) for e in affine_map.results
+        )
+    return tuple(walker.form(v, env) for v in indices)
 
 
 # ---- every element written before any read ----------------------------------------------------------

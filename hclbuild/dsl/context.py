@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from hclbuild.dsl.diagnostics import set_mode as set_warnings_mode
 from hclbuild.dsl.trace import drop_module_program
 from hclbuild.dsl.types import DType, Int, parse_dtype
 
 _default_dtype: DType = Int(32)
 
 
-def init(init_dtype: object = None, raise_assert_exception: bool = True) -> None:
+def init(init_dtype: object = None, raise_assert_exception: bool = True, warnings: str = "default") -> None:
     """hcl.init(init_dtype=Int(32)): set the default dtype of placeholders, computes and asarray,
-    and start a new module-level algorithm (what was written at module level so far is dropped)."""
+    and start a new module-level algorithm (what was written at module level so far is dropped).
+    warnings="error" makes hclbuild's trace-time warnings errors (CI), "ignore" silences them."""
     global _default_dtype
+    set_warnings_mode(warnings)
     _default_dtype = Int(32) if init_dtype is None else parse_dtype(init_dtype)
     drop_module_program()
 

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from hclbuild.dsl.promotion import literal_type, promote
 from hclbuild.dsl.stmt import ComputeLoops, Store, StoreBits
 from hclbuild.dsl.trace import record
+from hclbuild.dsl.type_limits import check_comparison
 from hclbuild.dsl.types import DType, Float, Index, Int, Struct, UInt, parse_dtype
 from hclbuild.errors import APIError, DTypeError, HCLNotImplementedError
 
@@ -412,6 +413,20 @@ _MIRRORED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "
 
 
 def compare(op: str, lhs: object, rhs: object) -> Expr:
+    if (
+        isinstance(rhs, numbers.Real)
+        and _literal(rhs)
+        and isinstance(lhs, Expr)
+        and not isinstance(lhs, Const)
+    ):
+        check_comparison(op, lhs.dtype, rhs)
+    if (
+        isinstance(lhs, numbers.Real)
+        and _literal(lhs)
+        and isinstance(rhs, Expr)
+        and not isinstance(rhs, Const)
+    ):
+        check_comparison(_MIRRORED[op], rhs.dtype, lhs)
     if isinstance(rhs, numbers.Real) and _literal(rhs) and isinstance(lhs, Expr) and lhs.dtype.is_fixed:
         return _fixed_versus_literal(op, lhs, rhs)
     if isinstance(lhs, numbers.Real) and _literal(lhs) and isinstance(rhs, Expr) and rhs.dtype.is_fixed:

@@ -1,6 +1,6 @@
 """HeteroCL's type rules: the dtype an arithmetic operation on two dtypes computes in.
 
-- integers promote like C: the result is at least 32 bits wide, as wide as the widest operand,
+- integers (HeteroCL's rule, not C's: UInt(8) - UInt(8) is UInt(32)): the result is at least 32 bits wide, as wide as the widest operand,
   signed when either operand is signed (a mixed pair widens the unsigned side by one bit);
 - fixed-point keeps full precision like ap_fixed (add: one more integer bit, mul: widths add);
 - any float operand makes the operation float (the wider float);

@@ -13,6 +13,7 @@ functions up to date. project.in_process runs them all on a schedule in hand.
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 from pathlib import Path
@@ -29,6 +30,7 @@ from hclbuild.compiler.passes.reserved_top import rename_reserved_top
 from hclbuild.compiler.passes.split_functions import call_graph, callees_first, function_modules
 from hclbuild.compiler.pipeline import compile_schedule
 from hclbuild.compiler.port_limits import port_limited_loops
+from hclbuild.compiler.recurrence_limits import recurrence_limited_loops
 from hclbuild.compiler.signature import signature_of
 from hclbuild.compiler.upstream_attrs import symbols
 from hclbuild.compiler.work_estimate import function_work
@@ -76,9 +78,9 @@ def compile_design(schedule: Schedule, layout: BuildLayout, name: str) -> Compil
     return CompiledFiles(design, lower_design(layout))
 
 
-def write_project_ir(project: Project, layout: BuildLayout) -> DesignManifest:
+def write_project_ir(project: Project, layout: BuildLayout, announce: bool = True) -> DesignManifest:
     """Trace, build, outline, verify (the compile task runs it in a child process: compile_kernel)."""
-    manifest = write_design_ir(kernel_schedule(project), layout, project.name)
+    manifest = write_design_ir(kernel_schedule(project), layout, project.name, announce)
     check_interface_functions(project.config, manifest.functions)
     return manifest
 
@@ -87,20 +89,35 @@ def compile_kernel(project: Project, layout: BuildLayout) -> DesignManifest:
     """The compile task: write_project_ir in a child process (runtime.isolate), so an os._exit(),
     os.abort() or never-ending loop in kernel.py, or a thread it starts, ends that child in one line
     (a loop at [reference] timeout), never the build."""
-    return run_isolated(
-        write_project_ir,
+    manifest: DesignManifest = run_isolated(
+        functools.partial(write_project_ir, announce=False),
         project,
         layout,
         what=f"{project.name}: tracing kernel.py",
         timeout=project.config.reference_timeout,
     )
+    # here, not in the child: what the child prints reaches the task's captured stdout (shown
+    # only when it fails), while this process's stderr is the user's under hclbuild and doit
+    print_warnings(manifest)
+    return manifest
 
 
-def write_design_ir(schedule: Schedule, layout: BuildLayout, name: str) -> DesignManifest:
+def print_warnings(manifest: DesignManifest) -> None:
+    """The design's build-time warnings, one line each on stderr."""
+    for warning in manifest.warnings:
+        print(f"hclbuild: warning: {manifest.project}: {warning}", file=sys.stderr)
+    sys.stderr.flush()
+
+
+def write_design_ir(
+    schedule: Schedule, layout: BuildLayout, name: str, announce: bool = True
+) -> DesignManifest:
     """ir/top.mlir, ir/<func>.mlir and ir/manifest.json of a schedule: all that emit needs.
 
     Lowering for the reference run is the reference task's (project.lowering), so that on two
-    cores the functions are emitted while the design is lowered and run.
+    cores the functions are emitted while the design is lowered and run. The pipelined loops
+    that cannot meet their II (by an array's ports or a recurrence) go into the manifest's
+    warnings, printed on stderr when `announce`.
     """
     try:
         design = compile_schedule(schedule)
@@ -108,9 +125,9 @@ def write_design_ir(schedule: Schedule, layout: BuildLayout, name: str) -> Desig
         raise type(exc)(f"{name}: {exc}") from None
     rename_reserved_top(design)  # a design named `main`: C++'s main() is the testbench's
     module = design.module
-    for limit in port_limited_loops(module):
-        # Vitis would settle at the higher II with a line in a log read after csynth: say it now
-        print(f"hclbuild: warning: {name}: {limit.message}", file=sys.stderr)
+    # Vitis would settle at the higher II with a line in a log read after csynth: say it now
+    warnings = [limit.message for limit in port_limited_loops(module)]
+    warnings += [limit.message for limit in recurrence_limited_loops(module)]
     texts = function_modules(module)
     write_if_changed(layout.top_mlir, str(module))
     functions = [design.top] + list(dict.fromkeys(design.outlined))
@@ -148,8 +165,11 @@ def write_design_ir(schedule: Schedule, layout: BuildLayout, name: str) -> Desig
         buffers=buffers,
         graph=graph,
         work={func: accesses if math.isfinite(accesses) else None for func, accesses in work.items()},
+        warnings=warnings,
     )
     write_if_changed(layout.ir_manifest, json_text(manifest))
+    if announce:
+        print_warnings(manifest)
     return manifest
 
 

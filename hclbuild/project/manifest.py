@@ -42,6 +42,8 @@ class DesignManifest:
     # memory accesses of each defined function in one run of the design (None: not static), from
     # which csim picks its -O level (runtime.csim.optimization_level)
     work: dict[str, float | None] = dataclasses.field(default_factory=dict)
+    # pipelined loops that cannot meet their II (compiler/port_limits, recurrence_limits), one line each
+    warnings: list[str] = dataclasses.field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON of ir/manifest.json."""
@@ -59,6 +61,7 @@ class DesignManifest:
             "buffers": [buffer.to_json() for buffer in self.buffers],
             "graph": self.graph,
             "work": self.work,
+            "warnings": self.warnings,
         }
 
     @classmethod
@@ -88,6 +91,7 @@ class DesignManifest:
                     func: None if accesses is None else float(accesses)
                     for func, accesses in data["work"].items()
                 },
+                warnings=[str(line) for line in data.get("warnings", [])],
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ConfigError(f"{where}: unreadable IR manifest ({exc!r}); run compile again") from None

@@ -331,12 +331,31 @@ def _check_model(
         else:
             bad = got != want.astype(got.dtype)
         if bad.any():
-            flat = int(np.flatnonzero(bad.reshape(-1))[0])
             raise CsimError(
-                f"{name}: numpy model and LLVM reference disagree on {spec.name}[{flat}]: "
-                f"model {want.reshape(-1)[flat]!r}, LLVM {got.reshape(-1)[flat]!r}"
+                f"{name}: numpy model and LLVM reference disagree on {spec.name}{_mismatch(bad, want, got)}"
             )
     return True
+
+
+def _mismatch(bad: np.ndarray, want: np.ndarray, got: np.ndarray) -> str:
+    """`[first flat index]: model v, LLVM w (n of m elements differ, max abs error e)`, as csim's
+    line gives them: one differing element and a thousand read differently."""
+    flat_bad = bad.reshape(-1)
+    first = int(np.flatnonzero(flat_bad)[0])
+    model, llvm = want.reshape(-1), got.reshape(-1)
+    text = (
+        f"[{first}]: model {model[first]!r}, LLVM {llvm[first]!r} "
+        f"({int(flat_bad.sum())} of {flat_bad.size} elements differ"
+    )
+    if got.dtype.kind in "iuf" and want.dtype.kind in "iufb":
+        # as Python numbers, so that the difference itself cannot wrap (254 against -2 is 256)
+        errors = [abs(a - b) for a, b in zip(llvm[flat_bad].tolist(), model[flat_bad].tolist())]
+        text += f", max abs error {_number(max(errors))}"
+    return text + ")"
+
+
+def _number(value: float) -> str:
+    return str(value) if isinstance(value, int) else f"{value:.6g}"
 
 
 def _scalar_storage(bits: int, dtype: Any) -> np.ndarray:

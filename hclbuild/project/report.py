@@ -156,6 +156,13 @@ def _write(name: str, layout: BuildLayout, functions: list[str] | None, pictures
     qor = render_qor_markdown(summary.functions)
     if qor:
         markdown += "\n## Estimated QoR\n\n" + qor
+    remarks = [
+        f"- {func}: " + (f"no estimate: {found['no_estimate']}" if found["no_estimate"] else found["note"])
+        for func, entry in details.items()
+        if (found := entry["estimate"]) is not None and (found["no_estimate"] or found["note"])
+    ]
+    if remarks:
+        markdown += "\n## Estimate notes\n\n" + "".join(line + "\n" for line in remarks)
     markdown += "\n## C simulation\n\n" + "".join(
         f"- {s.func}: {s.state}" + (f": {s.reason}" if s.reason else "") + "\n" for s in states
     )

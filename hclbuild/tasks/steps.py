@@ -20,6 +20,7 @@ from hclbuild.atomic import sweep_stale_temps, write_if_changed
 from hclbuild.errors import HCLError
 from hclbuild.project.blackbox import publish_blackbox
 from hclbuild.project.config import Project
+from hclbuild.project.estimation import estimate_function
 from hclbuild.project.flow import compile_kernel, csim_function, emit_function, write_report
 from hclbuild.project.layout import BuildLayout
 from hclbuild.project.lowering import lower_design
@@ -158,6 +159,10 @@ def emit_step(project: Project, layout: BuildLayout, func: str) -> None:
     emit_function(project, layout, func)
 
 
+def estimate_step(project: Project, layout: BuildLayout, func: str) -> None:
+    estimate_function(project.config, layout, func)
+
+
 @may_run_remotely
 def csim_step(project: Project, layout: BuildLayout, func: str) -> None:
     # on a Dask worker when a scheduler is configured: the same result files come back
@@ -202,6 +207,7 @@ STEPS: dict[str, Callable[..., None]] = {
     "compile": compile_step,
     "reference": reference_step,
     "emit": emit_step,
+    "estimate": estimate_step,
     "csim": csim_step,
     "report": report_step,
     "synthesize": synthesize_step,

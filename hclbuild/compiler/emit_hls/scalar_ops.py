@@ -379,6 +379,11 @@ class ScalarOps(WideIntOps):
             expr = f"(int64_t){a} != 0"
         elif ctype.is_ap and ctype.bits <= 64:
             expr = f"({self.uses.spell(ctype)})({'int64_t' if signed else 'uint64_t'}){a}"
+        elif ctype.is_ap:
+            # ap_int's conversion from a double wider than 64 bits does not truncate toward zero
+            # (ap_int<128>(-0.25f) is 1, found by the differential fuzzer): truncate first, as
+            # fptosi does, so only whole values reach it
+            expr = f"({self.uses.spell(ctype)})std::trunc({a})"
         else:
             expr = f"({self.uses.spell(ctype)}){a}"
         self._define(op.results[0], ctype, expr)
