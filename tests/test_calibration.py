@@ -212,10 +212,6 @@ def test_ii_equals_vitis_on_ninety_percent_of_pipelined_loops(calibration_result
     assert summary.ii_match_fraction >= MIN_II_MATCH, "; ".join(wrong)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="median DSP error 80 %: the model counts every unrolled lane its own cores where Vitis shares cores in loops it does not pipeline and in pipelines with II > 1 (hlsfactory_gemm_repro, 2mm); docs/calibration.md",
-)
 def test_median_dsp_error_is_at_most_twenty_percent(calibration_results: list[CaseResult]) -> None:
     summary = summarize(calibration_results)
     assert summary.median_dsp_error is not None

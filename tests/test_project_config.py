@@ -104,13 +104,13 @@ M = 64
         ),
         (
             '[hsl]\npart = "x"\n',
-            "project.toml:1: unknown section [hsl] (expected [project], [hls], [csim], [ci], [reference], [sizes], [interface])",
+            "project.toml:1: unknown section [hsl] (expected [project], [hls], [csim], [ci], [reference], [sizes], [interface], [explore], [knobs])",
         ),
         (
             'name = "x"\n',
             (
                 "project.toml:1: unknown top-level key name (settings belong in the sections [project], [hls], "
-                "[csim], [ci], [reference], [sizes], [interface])"
+                "[csim], [ci], [reference], [sizes], [interface], [explore], [knobs])"
             ),
         ),
         ('[project]\nnmae = "x"\n', "project.toml:2: unknown key project.nmae (expected name, top)"),

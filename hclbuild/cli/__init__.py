@@ -7,6 +7,9 @@ hclbuild csynth|cosim [PATHS] [--function F]   Vitis C synthesis / co-simulation
 hclbuild csim|report|csynth|cosim ... --scheduler tcp://HOST:8786 | --cluster slurm|pbs|lsf|sge|local
                                  the csim/csynth/cosim jobs on Dask workers (hclbuild[distributed])
 hclbuild ci github|gitlab [PATHS] [--runner-label LABEL] [--install CMDS] [--output FILE]
+hclbuild explore [PATHS] [-n N] [--budget K] [--seed S] [--objective latency,DSP,...] [--csim]
+                 [--scheduler ADDR | --cluster KIND]   design-space exploration over schedule knobs
+hclbuild explore PATH --apply N                       point N of the Pareto front into [knobs]
 """
 
 from __future__ import annotations
@@ -153,22 +156,29 @@ def _writable_build_root(args: argparse.Namespace) -> Path:
     return root
 
 
-def _loader_namespace(projects: list[Path], build_root: Path) -> dict[str, Any]:
+def _loader_namespace(
+    projects: list[Path], build_root: Path, tasks: Callable[[], Iterator[dict[str, Any]]] | None = None
+) -> dict[str, Any]:
 
     @doit_creator
     def task_hclbuild() -> Iterator[dict[str, Any]]:
-        """All tasks of the given projects."""
-        yield from tasks_for(projects, build_root)
+        """All tasks of the given projects (or the ones `tasks` makes: an exploration's points)."""
+        yield from tasks() if tasks is not None else tasks_for(projects, build_root)
 
     return {"task_hclbuild": task_hclbuild, "DOIT_CONFIG": doit_config(build_root)}
 
 
-def run_doit(command: list[str], projects: list[Path], build_root: Path) -> int:
-    """Run doit with our tasks through its API (same tasks as dodo.py)."""
+def run_doit(
+    command: list[str],
+    projects: list[Path],
+    build_root: Path,
+    tasks: Callable[[], Iterator[dict[str, Any]]] | None = None,
+) -> int:
+    """Run doit with our tasks through its API (same tasks as dodo.py, or the ones `tasks` makes)."""
     from doit.cmd_base import ModuleTaskLoader
     from doit.doit_cmd import DoitMain
 
-    namespace = _loader_namespace(projects, build_root)
+    namespace = _loader_namespace(projects, build_root, tasks)
     # doit's output stream defaults to the sys.stdout of when doit was first imported: a caller that
     # has since replaced it (pytest's capture, a notebook) would get output written to a closed file;
     # the state backend reports a state it could not save (a full disk) instead of a traceback
@@ -450,6 +460,24 @@ def cmd_csynth(args: argparse.Namespace) -> int:
     return code
 
 
+def cmd_explore(args: argparse.Namespace) -> int:
+    # only for `hclbuild explore`: it compiles and estimates in this process's children, so it
+    # imports the compiler, which every other command's start (a no-op build above all) must not load
+    from hclbuild.cli.explore import CommandParts, run_explore
+
+    parts = CommandParts(
+        projects=_projects,
+        build_root=_writable_build_root,
+        remote_session=_remote_session,
+        parallel_options=_parallel_options,
+        run_doit=run_doit,
+    )
+    try:
+        return run_explore(args, parts)
+    finally:
+        remote.stop()
+
+
 def cmd_ci(args: argparse.Namespace) -> int:
     # only for `hclbuild ci`: its templates need jinja2, which a no-op build through this command must not load
     from hclbuild.cli.ci import github_workflow, gitlab_pipeline
@@ -700,6 +728,59 @@ def parser() -> argparse.ArgumentParser:
         )
         _remote_arguments(synth)
         synth.set_defaults(run=cmd_csynth)
+    explore = sub.add_parser(
+        "explore",
+        help="design-space exploration: estimate the schedule's knob values, keep the Pareto front",
+        description="Compile and estimate (hclbuild's QoR model) kernel.py's schedule at every point "
+        "of the knob space that project.toml's [explore] or kernel.py's space(sizes) declares (a "
+        "seeded NSGA-II search of large spaces), as cached doit tasks, in parallel or on Dask "
+        "workers; writes build/<project>/explore/pareto.md, pareto.json, points.json and pareto.png.",
+        epilog=EXIT_CODES,
+    )
+    explore.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
+    explore.add_argument(
+        "-n",
+        "--processes",
+        type=_processes,
+        default=None,
+        metavar="N",
+        help="evaluate up to N points at once (default: this machine's cores)",
+    )
+    explore.add_argument("--build-dir", default=None, metavar="DIR", help=BUILD_DIR_HELP)
+    explore.add_argument(
+        "--budget",
+        type=_processes,
+        default=None,
+        metavar="K",
+        help="evaluate K points with optuna's NSGA-II (default: every point of a space of up to 256, "
+        "else 100)",
+    )
+    explore.add_argument("--seed", type=int, default=0, help="the search's seed (default 0)")
+    explore.add_argument(
+        "--objective",
+        default="latency,DSP,BRAM_18K,LUT",
+        metavar="NAMES",
+        help="what to minimize, comma-separated: latency, interval, DSP, BRAM_18K, FF, LUT "
+        "(default latency,DSP,BRAM_18K,LUT)",
+    )
+    explore.add_argument(
+        "--csim",
+        action="store_true",
+        help="C-simulate every Pareto point against the LLVM reference (a build of its own each)",
+    )
+    explore.add_argument(
+        "--apply",
+        type=_processes,
+        default=None,
+        metavar="N",
+        help="write point N of the last exploration's Pareto front into project.toml's [knobs] "
+        "(evaluates nothing)",
+    )
+    explore.add_argument(
+        "--continue", dest="keep_going", action="store_true", help="keep going after a failed task"
+    )
+    _remote_arguments(explore)
+    explore.set_defaults(run=cmd_explore)
     ci = sub.add_parser(
         "ci",
         help="write a CI pipeline (GitHub Actions or GitLab CI)",

@@ -47,6 +47,11 @@ falls back to a default):
     N = 120                            # defines the same names
     [sizes.MEDIUM]
     N = 400
+
+    [explore]                          # schedule knobs and the values `hclbuild explore` tries
+    unroll_k = [1, 2, 4, 8]            # (see hclbuild.project.knobs; or kernel.py's space(sizes))
+    [knobs]                            # the values a normal build passes to schedule(knobs=...)
+    unroll_k = 4                       # (default: each [explore] list's first value)
 """
 
 from __future__ import annotations
@@ -70,6 +75,7 @@ from hclbuild.hls_interface import (
     SCALAR_MODES,
     STREAM_MODES,
 )
+from hclbuild.project.knobs import KnobError, check_chosen, check_space
 from hclbuild.project.layout import KERNEL_FILE, PROJECT_FILE, is_project_name
 from hclbuild.project.plans import ProjectPlan
 from hclbuild.render.thresholds import parse_thresholds
@@ -117,6 +123,9 @@ class ProjectConfig:
     sizes: dict[str, int] = field(default_factory=dict)  # the chosen dataset's sizes plus the common ones
     dataset: str = ""  # the chosen [sizes.<NAME>] table, "" when the project defines none
     ci_fail_on: str = ""  # [ci] fail_on: the thresholds of `report --compare`, "" for none
+    # [explore]: knob -> the values an exploration tries (a list, so the config stays plain JSON)
+    explore: dict[str, list[Any]] = field(default_factory=dict)
+    knobs: dict[str, Any] = field(default_factory=dict)  # [knobs]: the values a build uses
 
     __hash__ = None  # type: ignore[assignment]  # dicts inside
 
@@ -337,7 +346,7 @@ _SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
         "memory_gb": ("reference_memory_gb", _number(positive=True)),
     },
 }
-_FREE_SECTIONS = ("sizes", "interface")
+_FREE_SECTIONS = ("sizes", "interface", "explore", "knobs")
 
 
 def _line_of(text: str, section: str, key: str | None) -> int | None:
@@ -401,7 +410,7 @@ def load_config(
                 raise ConfigError(f"{_where(path, text, '', section)}: {section} must be a table [{section}]")
             if section == "sizes":
                 sizes, chosen = _sizes(path, text, table, dataset)
-            else:
+            elif section == "interface":
                 values["interfaces"] = _interfaces(path, text, table)
             continue
         known = ", ".join(f"[{s}]" for s in (*_SCHEMA, *_FREE_SECTIONS))
@@ -439,7 +448,21 @@ def load_config(
         )
     if "name" not in values:
         values["name"] = _default_name(path, name)
+    values.update(_knob_tables(path, text, data))
     return ProjectConfig(**values, sizes=sizes, dataset=chosen)
+
+
+def _knob_tables(path: Path, text: str, data: dict[str, Any]) -> dict[str, Any]:
+    """[explore] and [knobs] (hclbuild.project.knobs): a [knobs] value must be one of its [explore]
+    list's; without [explore] here, kernel.py's space() is checked against [knobs] when it loads."""
+    section = "explore"
+    try:
+        space = check_space(data.get("explore", {})) if "explore" in data else None
+        section = "knobs"
+        chosen = check_chosen(data.get("knobs", {}), space)
+    except KnobError as exc:
+        raise ConfigError(f"{_where(path, text, section, exc.key)}: {section}.{exc.key} {exc}") from None
+    return {"explore": {k: list(v) for k, v in (space or {}).items()}, "knobs": chosen}
 
 
 def _size_values(path: Path, text: str, section: str, table: dict[str, Any]) -> dict[str, int]:

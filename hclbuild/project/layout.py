@@ -13,7 +13,9 @@
     build/<name>/hls/<top>/<func>_blackbox.json   RTL blackbox of an outlined function (top_assembly)
     build/<name>/cosim/<func>.rpt         its co-simulation report, likewise
     build/<name>/estimate/<func>.json     hclbuild's QoR estimate of the function (a model, not Vitis)
-    build/<name>/explore/pareto.png       the Pareto front of an exploration
+    build/<name>/explore/points/<key>.json  one design point's estimate (`hclbuild explore`)
+    build/<name>/explore/points.json      every point of the last exploration
+    build/<name>/explore/pareto.{json,md,png}  its Pareto front
     build/<name>/reports/                 summary.json, report.md, report.html, plots
     build/index.html, build/summary.json  every project of the build folder (report.html of each)
     build/<name>/status/                  the latest attempt of every task (project/attempts.py)
@@ -420,6 +422,32 @@ class BuildLayout(_Folder):
     def pareto_png(self) -> Path:
         """`explore/pareto.png`: the Pareto front an exploration drew."""
         return self.root / "explore" / "pareto.png"
+
+    @property
+    def explore_dir(self) -> Path:
+        """`explore/`: what `hclbuild explore` writes."""
+        return self.root / "explore"
+
+    def explore_point(self, key: str) -> Path:
+        """`explore/points/<key>.json`: one design point's estimate (key: `unroll-4,ii-1`)."""
+        if not key or "/" in key or key.startswith("."):
+            raise CompileError(f"design point key {key!r} cannot name a file")
+        return self.root / "explore" / "points" / f"{key}.json"
+
+    @property
+    def explore_points(self) -> Path:
+        """`explore/points.json`: every point of the last exploration, its knobs and estimate."""
+        return self.root / "explore" / "points.json"
+
+    @property
+    def pareto_json(self) -> Path:
+        """`explore/pareto.json`: the last exploration's Pareto front."""
+        return self.root / "explore" / "pareto.json"
+
+    @property
+    def pareto_markdown(self) -> Path:
+        """`explore/pareto.md`: the Pareto front as a table."""
+        return self.root / "explore" / "pareto.md"
 
     @property
     def report_hardware_stamp(self) -> Path:

@@ -4,6 +4,8 @@ a dataflow-free sequence, and the record's JSON."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import hclbuild as hcl
@@ -11,6 +13,8 @@ from hclbuild.compiler.estimate import FunctionEstimate, estimate_module
 from hclbuild.compiler.estimate.devices import part_family
 from hclbuild.compiler.pipeline import compile_schedule
 from hclbuild.errors import HCLNotImplementedError
+from hclbuild.project.config import load_project
+from hclbuild.project.kernel import kernel_schedule
 from hclbuild.runtime.report.estimate import estimate_from_dict
 
 PART = "xczu9eg-ffvb1156-2-i"
@@ -54,7 +58,7 @@ def test_a_float_reduction_is_bound_by_its_fadd_recurrence() -> None:
     loop = _loop(estimate, "l_S_k")
     # fadd takes 4 cycles at 10 ns on UltraScale+: the next iteration waits for the sum
     assert (loop.ii_requested, loop.ii) == (1, 4)
-    assert loop.limited_by == "recurrence through total: 4 cycles"
+    assert loop.limited_by == "recurrence through total: fadd 4 cycles"
     assert loop.latency == 255 * 4 + loop.iteration_latency
 
 
@@ -63,7 +67,7 @@ def test_unrolled_lanes_chain_the_recurrence_and_share_the_ports() -> None:
     loop = _loop(_estimate(_dot(pipeline=True, unroll=4)), "l_S_k")
     assert loop.trip_count == 64
     assert loop.ii == 16
-    assert loop.limited_by == "recurrence through total: 16 cycles"
+    assert loop.limited_by == "recurrence through total: 4 fadd 16 cycles"
 
 
 def test_a_partitioned_argument_gives_each_read_a_bank() -> None:
@@ -132,3 +136,31 @@ def test_parts_map_to_families_and_m_axi_is_refused_by_name() -> None:
     module = compile_schedule(_dot(pipeline=True)).module
     with pytest.raises(HCLNotImplementedError, match=r"m_axi argument.*a, b of dot"):
         estimate_module(module, part=PART, clock_ns=10.0, m_axi={"dot": ["b", "a"]})
+
+
+def test_a_pipeline_at_ii_n_shares_its_cores_from_vitis_2023() -> None:
+    # four lanes: 4 fmul (3 DSP each) and 4 fadd (2 each) in a pipeline the recurrence holds at II 16
+    shared = _estimate(_dot(pipeline=True, unroll=4), version="2023.2")
+    assert shared.resources.DSP == 3 + 2
+    apart = _estimate(_dot(pipeline=True, unroll=4), version="2022.2")
+    assert apart.resources.DSP == 4 * 3 + 4 * 2
+
+
+def test_a_dataflow_region_takes_its_slowest_process_plus_the_others_fill() -> None:
+    # projects/stream_pipeline: gray -> blur -> binarize, outlined, joined by streams, in a dataflow top
+    module = compile_schedule(
+        kernel_schedule(load_project(Path(__file__).resolve().parents[2] / "projects" / "stream_pipeline"))
+    ).module
+    estimates = estimate_module(module, part=PART, clock_ns=10.0, vitis_version="2023.2")
+    gray, blur, binarize = (estimates[f"Stage_{name}"] for name in ("gray", "blur", "binarize"))
+    top = estimates["top"]
+    slowest = max(gray, blur, binarize, key=lambda e: e.latency_max or 0)
+    assert slowest is blur
+    assert top.interval == blur.latency_max
+
+    def fill(process: FunctionEstimate) -> int:
+        longest = max(process.loops, key=lambda loop: loop.latency or 0)
+        return process.latency_max - longest.latency + longest.iteration_latency  # type: ignore[operator]
+
+    assert top.latency_max == blur.latency_max + fill(gray) + fill(binarize)
+    assert top.latency_max < gray.latency_max + blur.latency_max + binarize.latency_max

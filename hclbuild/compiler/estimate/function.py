@@ -19,11 +19,16 @@ from hclbuild.compiler.estimate.devices import operator_table
 from hclbuild.compiler.estimate.loops import Costing, parse_version, plan_loops
 from hclbuild.compiler.estimate.records import FunctionEstimate, Resources
 from hclbuild.compiler.estimate.resources import function_resources
-from hclbuild.compiler.estimate.structure import LoopNode, Memory, Node, function_structure
+from hclbuild.compiler.estimate.structure import Memory, Node, function_structure
 from hclbuild.compiler.passes.constant_values import defined_functions
+from hclbuild.compiler.passes.stream import stream_depth
 from hclbuild.errors import HCLNotImplementedError
 
-AUTO_PARTITION_FROM = (2023, 1)  # syn.array_partition.throughput_driven: Vitis partitions local arrays
+AUTO_PARTITION_FROM = (2023, 1)
+# a pipeline at II n binds each operator kind to ceil(count / n) cores: the 2023.2 reports do
+# (atax_36b6a539's lp1 at II 2: 64 fmul + 64 fadd lanes, 160 DSP), the 2022.2 ones do not
+# (lap/matvec at II 15: 30 multipliers, 90 DSP)
+SHARE_CORES_FROM = (2023, 1)  # syn.array_partition.throughput_driven: Vitis partitions local arrays
 
 
 def estimate_module(
@@ -106,9 +111,16 @@ def _estimate_function(
     def auto_partitioned(memory: Memory) -> bool:
         return version >= AUTO_PARTITION_FROM and not memory.argument and not memory.stream
 
-    costing = Costing(table, structure.memories, callee_latency, auto_partitioned, plan)  # type: ignore[arg-type]
+    costing = Costing(
+        table,  # type: ignore[arg-type]
+        structure.memories,
+        callee_latency,
+        auto_partitioned,
+        plan,
+        shares_pipeline_cores=version >= SHARE_CORES_FROM,
+    )
     if structure.dataflow:
-        latency, interval = _dataflow(costing, structure.children)
+        latency, interval = _dataflow(costing, structure.children, done)
     else:
         body, items = costing.sequence(structure.children)
         latency = None if body is None else (body[0] + items, body[1] + items)
@@ -137,24 +149,35 @@ def _estimate_function(
     )
 
 
-def _dataflow(costing: Costing, children: list[Node]) -> tuple[tuple[int, int] | None, int | None]:
-    """Processes overlap: the slowest sets the interval; the latency adds the others' first
-    iterations (their fill) to it."""
-    latencies = []
+def _dataflow(
+    costing: Costing, children: list[Node], done: dict[str, FunctionEstimate]
+) -> tuple[tuple[int, int] | None, int | None]:
+    """Processes overlap: the slowest sets the interval, and the latency adds each other process's
+    fill. A process joined to the next by a stream passes on its first element after its fill (its
+    latency less its longest loop's, plus that loop's first iteration); one joined by an array (a
+    ping-pong buffer) only when it has finished, so its fill is all of its latency."""
+    processes: list[tuple[tuple[int, int], int]] = []
     for node in children:
         single = costing.sequence([node])[0]
         if single is None:
             return None, None
-        if single[1] > 0:
-            fill = single[1]
-            if isinstance(node, LoopNode) and costing.loops and costing.loops[-1].iteration_latency:
-                fill = min(fill, costing.loops[-1].iteration_latency or fill)
-            latencies.append((single, fill))
-    if not latencies:
+        if single[1] <= 0:
+            continue
+        fill = single[1]
+        if isinstance(node, ir.Operation) and node.name == "func.call":
+            callee = done.get(upstream.callee(node))
+            streamed = any(stream_depth(value) is not None for value in node.operands)
+            if callee is not None and streamed and callee.loops:
+                longest = max(callee.loops, key=lambda loop: loop.latency or 0)
+                if longest.latency and longest.iteration_latency:
+                    fill = single[1] - longest.latency + longest.iteration_latency
+        processes.append((single, fill))
+    if not processes:
         return (0, 0), 1
-    slowest = max(latencies, key=lambda item: item[0][1])
-    fills = sum(fill for item, fill in latencies if item is not slowest[0])
-    return (slowest[0][0] + fills, slowest[0][1] + fills), slowest[0][1]
+    slowest = max(range(len(processes)), key=lambda k: processes[k][0][1])
+    fills = sum(fill for k, (_, fill) in enumerate(processes) if k != slowest)
+    best, worst = processes[slowest][0]
+    return (best + fills, worst + fills), worst
 
 
 __all__ = ["estimate_module"]

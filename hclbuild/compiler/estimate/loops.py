@@ -220,6 +220,7 @@ class Costing:
     callee_latency: Callable[[str], int]
     auto_partitioned: Callable[[Memory], bool]
     plan: LoopPlan
+    shares_pipeline_cores: bool = False  # Vitis 2023 on: a pipeline at II n shares a core n ways
     loops: list[LoopEstimate] = field(default_factory=list)
     dsp: int = 0
     operators: Counter[str] = field(default_factory=Counter)
@@ -336,7 +337,12 @@ class Costing:
             reason = first.port_reason
         final = self.run_lanes(inner, factor, forms, ii)
         depth = max(final.depth, 1)
-        self.dsp += final.dsp
+        if self.shares_pipeline_cores and ii > 1:
+            self.dsp += sum(
+                -(-count // ii) * final.dsp_per_core.get(kind, 0) for kind, count in final.operators.items()
+            )
+        else:
+            self.dsp += final.dsp
         self.operators.update(final.operators)
         self.pipeline_depths.append(depth)
         if trips_range is None:

@@ -50,6 +50,7 @@ class BodyResult:
     port_reason: str = ""
     operators: Counter[str] = field(default_factory=Counter)
     dsp: int = 0
+    dsp_per_core: dict[str, int] = field(default_factory=dict)  # kind -> DSPs of one core
     calls: Counter[str] = field(default_factory=Counter)
     loads: int = 0
     stores: int = 0
@@ -90,6 +91,8 @@ class BodyScheduler:
         self.first_load: dict[tuple[int, object], float] = {}
         # value -> {load key: cycles from that load's data to this value} (the recurrence paths)
         self.paths: dict[ir.Value, dict[tuple, float]] = {}
+        # the same paths' cores by kind, for the reason a recurrence gives ("fadd 4 cycles")
+        self.path_cores: dict[ir.Value, dict[tuple, Counter[str]]] = {}
         self.reserved: dict[tuple[int, str, tuple], int] = {}
         self.stored_value: dict[tuple[int, tuple], ir.Value] = {}
         self.loaded: set[tuple[int, tuple]] = set()
@@ -195,10 +198,11 @@ class BodyScheduler:
             self.set_results(op, start)
             return
         cost = operator_cost(op, self.table)
-        self.extend_paths(op, start, cost.timing.latency, cost.timing.delay_ns / self.table.period_ns)
+        self.extend_paths(op, cost.kind, cost.timing.latency, cost.timing.delay_ns / self.table.period_ns)
         if cost.kind:
             self.result.operators[cost.kind] += 1
             self.result.dsp += cost.dsp
+            self.result.dsp_per_core[cost.kind] = cost.dsp
         timing = cost.timing
         delay = timing.delay_ns / self.table.period_ns
         if timing.latency == 0:
@@ -209,19 +213,26 @@ class BodyScheduler:
             end = float(math.floor(start) + timing.latency) + min(delay, 0.2)
         self.set_results(op, end)
 
-    def extend_paths(self, op: ir.Operation, start: float, latency: int, delay: float) -> None:
+    def extend_paths(self, op: ir.Operation, kind: str, latency: int, delay: float) -> None:
         """Carry the recurrence paths through an op: a core adds its latency, logic its delay."""
         merged: dict[tuple, float] = {}
+        cores: dict[tuple, Counter[str]] = {}
         for value in op.operands:
             for key, length in self.paths.get(value, {}).items():
-                merged[key] = max(merged.get(key, 0.0), length)
+                if key not in merged or length > merged[key]:
+                    merged[key] = length
+                    cores[key] = self.path_cores.get(value, {}).get(key, Counter())
         if merged:
             step = float(latency) if latency else delay
+            for key in cores:
+                cores[key] = cores[key] + Counter({kind: 1}) if kind and latency else Counter(cores[key])
             for result in op.results:
                 self.paths[result] = {key: length + step for key, length in merged.items()}
+                self.path_cores[result] = cores
         else:
             for result in op.results:
                 self.paths.pop(result, None)
+                self.path_cores.pop(result, None)
 
     def set_results(self, op: ir.Operation, end: float) -> None:
         for result in op.results:
@@ -310,6 +321,7 @@ class BodyScheduler:
             carried = self.paths.get(self.stored_value[key])
             if carried:
                 self.paths[op.results[0]] = dict(carried)
+                self.path_cores[op.results[0]] = dict(self.path_cores.get(self.stored_value[key], {}))
             else:
                 self.paths.pop(op.results[0], None)
             return
@@ -335,6 +347,7 @@ class BodyScheduler:
         if (key is None or not self.varies(address)) and tracked not in self.first_load:
             self.first_load[tracked] = end
             self.paths[op.results[0]] = {tracked: 0.0}
+            self.path_cores[op.results[0]] = {tracked: Counter()}
         else:
             self.paths.pop(op.results[0], None)
         self.set_results(op, end)
@@ -376,7 +389,11 @@ class BodyScheduler:
             cycles = max(1, math.ceil(paths[tracked] + closing - 1e-9))
             if cycles > self.result.recurrence:
                 self.result.recurrence = cycles
-                self.result.recurrence_reason = f"recurrence through {memory.name}: {cycles} cycles"
+                cores = self.path_cores.get(op.operands[0], {}).get(tracked, Counter())
+                named = ", ".join(f"{n} {kind}" if n > 1 else kind for kind, n in sorted(cores.items()))
+                self.result.recurrence_reason = (
+                    f"recurrence through {memory.name}: {named + ' ' if named else ''}{cycles} cycles"
+                )
         self.finish = max(self.finish, end)
 
 
