@@ -86,6 +86,9 @@ class BodyScheduler:
         self.ii = ii
         self.forms = dict(forms)
         self.ready: dict[ir.Value, float] = {}
+        # when each array a call touched is free again: a call reads and writes its array arguments,
+        # so a later call on the same array waits for it (Vitis orders them; only dataflow overlaps)
+        self.array_free: dict[ir.Value, float] = {}
         self.slots: dict[tuple[int, int], list[tuple[object, ...]]] = {}
         self.stored: dict[tuple[int, tuple], float] = {}
         self.first_load: dict[tuple[int, object], float] = {}
@@ -189,7 +192,11 @@ class BodyScheduler:
         if name == "func.call":
             callee = upstream.callee(op)
             self.result.calls[callee] += 1
+            arrays = [v for v in op.operands if isinstance(v.type, ir.MemRefType)]
+            start = max([start, *(self.array_free.get(v, floor) for v in arrays)])
             end = float(math.ceil(start) + self.callee_latency(callee))
+            for array in arrays:
+                self.array_free[array] = end
             self.set_results(op, end)
             return
         if op.results and isinstance(op.results[0].type, ir.IndexType):
