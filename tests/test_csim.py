@@ -672,28 +672,34 @@ def test_ap_types_headers_are_precompiled_once_and_shared(tmp_path: Path) -> Non
     folders = [
         write_case(tmp_path / name, _generated_style(case_fixed_mul())) for name in ("one", "two", "three")
     ]
-    # the first function compiles two sources with the headers (its testbench, its file): it
-    # precompiles them; the others reuse that
+    # the first function compiles one source with the headers (its testbench joined with its
+    # definition): precompiling would cost more than it saves, so it only leaves word; the second
+    # function with the same headers precompiles them; the third reuses that
     assert run_csim(folders[0], tmp_path / "one.json", cache_root=cache).passed
+    [wanted] = list((cache / "pch").iterdir())
+    assert wanted.suffix == ".wanted"
+    assert "-include" not in (folders[0] / "out" / "compile.log").read_text()
+    for folder in folders[1:]:
+        (folder / "fxmul.h").write_text(
+            (folder / "fxmul.h").read_text() + f"// {folder.parents[3].name}'s own\n"
+        )
+    assert run_csim(folders[1], tmp_path / "two.json", cache_root=cache).passed
     [made] = [path for path in (cache / "pch").iterdir() if path.is_dir()]
+    assert made.name == wanted.stem
     assert (
         made / "hclbuild_prelude.h"
     ).read_text() == '#include <cstdint>\n#include "ap_int.h"\n#include "ap_fixed.h"\n'
     assert (made / "hclbuild_prelude.h.gch").stat().st_size > 0
     assert (
         f"-x c++-header hclbuild_prelude.h -o hclbuild_prelude.h.gch  # in {made.resolve()}\n"
-        in (folders[0] / "out" / "compile.log").read_text()
+        in (folders[1] / "out" / "compile.log").read_text()
     )
-    for folder in folders[1:]:
-        (folder / "fxmul.h").write_text(
-            (folder / "fxmul.h").read_text() + f"// {folder.parents[3].name}'s own\n"
-        )
-        assert run_csim(folder, tmp_path / "again.json", cache_root=cache).passed
-        log = (folder / "out" / "compile.log").read_text()
-        assert f"# headers: precompiled in {made.resolve()}\n" in log
-        assert f"-include {made.resolve() / 'hclbuild_prelude.h'} -c tb_fxmul.cpp" in log
-        assert "c++-header" not in log
-    assert list((cache / "pch").iterdir()) == [made]
+    assert run_csim(folders[2], tmp_path / "three.json", cache_root=cache).passed
+    log = (folders[2] / "out" / "compile.log").read_text()
+    assert f"# headers: precompiled in {made.resolve()}\n" in log
+    assert f"-include {made.resolve() / 'hclbuild_prelude.h'} " in log
+    assert "c++-header" not in log
+    assert sorted((cache / "pch").iterdir()) == sorted([made, wanted])
 
 
 @needs_ap
@@ -719,6 +725,9 @@ def test_a_header_asked_for_once_is_precompiled_the_second_time(tmp_path: Path) 
 def test_a_damaged_precompiled_header_is_dropped_and_the_result_still_right(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     func_dir = write_case(tmp_path, _generated_style(case_fixed_mul()))
+    assert run_csim(func_dir, csim_json(tmp_path, "fxmul"), cache_root=cache).passed
+    # the first run only asks for the precompiled headers (one source); the second makes them
+    shutil.rmtree(cache / "objects")
     assert run_csim(func_dir, csim_json(tmp_path, "fxmul"), cache_root=cache).passed
     [made] = [path for path in (cache / "pch").iterdir() if path.is_dir()]
     gch = made / "hclbuild_prelude.h.gch"

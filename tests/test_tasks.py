@@ -341,15 +341,15 @@ def test_planning_and_compile_run_the_kernel_in_child_processes_only(
     traces = []  # every call of a kernel's schedule() in this process (a fork's calls are its own)
     call_entry = kernel_module._call_entry
 
-    def counted(project, fn, *args):
+    def counted(project, fn, *args, **kwargs):
         traces.append(fn.__name__)
-        return call_entry(project, fn, *args)
+        return call_entry(project, fn, *args, **kwargs)
 
     monkeypatch.setattr(kernel_module, "_call_entry", counted)
     root = make_tree(tmp_path, {"tri": KERNEL})
     kernel, layout = root / "projects" / "tri" / "kernel.py", BuildLayout(root / "build", "tri")
     (entry,) = plan([kernel.parent], root / "build")
-    assert entry.functions == ["top", "Stage_X", "Stage_Y"]
+    assert entry.functions == ["top", "Stage_X", "Stage_Y"], entry.error
     assert compile_kernel(Project.from_plan(entry), layout).functions == ["top", "Stage_X", "Stage_Y"]
     # planned, then edited before compile: compile traces the kernel on disk
     kernel.write_text(

@@ -27,8 +27,6 @@ from typing import Any
 from hclbuild import package_version, qor_gate
 from hclbuild.atomic import write_text_atomic, write_text_new
 from hclbuild.cli.estimate import ProjectEstimates, estimates_json, estimates_table
-from hclbuild.dsl.diagnostics import MODES as WARNING_MODES
-from hclbuild.dsl.diagnostics import WARNINGS_ENV
 from hclbuild.errors import HCLError
 from hclbuild.project.attempts import function_states, known_functions
 from hclbuild.project.config import load_project
@@ -52,6 +50,8 @@ from hclbuild.tasks import (
 from hclbuild.tasks.doit_process import check_build_folder
 from hclbuild.tasks.doit_state import FAILED_DUMPS
 from hclbuild.tasks.progress import PRINTED_ERRORS
+from hclbuild.warning_modes import MODES as WARNING_MODES
+from hclbuild.warning_modes import WARNINGS_ENV
 
 KERNEL_TEMPLATE = '''"""{name}: an hclbuild project. Edit the algorithm and its schedule, then run `hclbuild csim`."""
 

@@ -8,8 +8,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from hclbuild.project.estimation import read_estimate_record
 from hclbuild.project.layout import BuildLayout
+
+# the record reader, not project.estimation: `hclbuild` loads this module on doit's no-op path,
+# which must not import the compiler
+from hclbuild.runtime.report.estimate import read_estimate_record
 
 COLUMNS = ("project", "function", "latency (cycles)", "interval", "DSP", "BRAM_18K", "FF", "LUT")
 TITLE = "QoR estimated by hclbuild's model (not a synthesis result; Vitis csynth reports the real figures)"

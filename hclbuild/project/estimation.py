@@ -19,7 +19,6 @@ import importlib
 import json
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from mlir import ir
@@ -137,15 +136,6 @@ def _m_axi_arguments(config: ProjectConfig, module: Any, func: str, top: str) ->
     signature = c_signature(symbols(module)[func])
     interfaces = function_interfaces(config, func, top, signature)
     return [arg.port for arg in interfaces.args if arg.mode == "m_axi"]
-
-
-def read_estimate_record(path: Path) -> dict[str, Any] | None:
-    """estimate/<func>.json as written, or None when it is missing or not an estimate."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) and data.get("kind") == ESTIMATE_KIND else None
 
 
 def _context() -> Any:

@@ -56,20 +56,25 @@ def index_name(expr: str) -> str | None:
 
 
 def is_scalar_buffer(value: ir.Value) -> bool:
-    """A one-element local only loaded and stored (never passed to a call, nor a stream): a C scalar."""
+    """A one-element local loaded and stored only (never passed to a call, nor a stream): a C scalar.
+
+    One never loaded (a debugging leftover) stays an array: a scalar set but never read is an
+    error under -Werror (-Wunused-but-set-variable), an array is not."""
     shape = ir.MemRefType(value.type).shape
     if math.prod(shape) != 1:
         return False
+    loaded = False
     for use in value.uses:
         owner = use.owner.operation
         if owner.name == "memref.dealloc":
             continue
         if owner.name in _LOADS and use.operand_number == 0:
+            loaded = True
             continue
         if owner.name in _STORES and use.operand_number == 1:
             continue
         return False
-    return True
+    return loaded
 
 
 def writes(op: ir.Operation, memory: ir.Value) -> bool:

@@ -28,6 +28,15 @@ from hclbuild.runtime.report.values import Number, _read_text
 ESTIMATE_KIND = "estimate"
 
 
+def read_estimate_record(path: Path) -> dict[str, Any] | None:
+    """estimate/<func>.json as written, or None when it is missing or not an estimate."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("kind") == ESTIMATE_KIND else None
+
+
 @dataclass(frozen=True)
 class EstimatedLoop:
     """One loop of an estimate: its II as asked for and as modelled, and what limited it."""
