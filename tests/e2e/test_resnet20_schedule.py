@@ -1,6 +1,6 @@
 """ResNet-20's schedule (projects/resnet20): each 3x3 conv pipelines its input-channel loop with the
 3x3 window unrolled inside, its weights and input map partitioned to match, so that no pipelined
-loop is limited by ports or a recurrence; its csim stays bit-exact (tests/test_examples.py)."""
+loop is limited by ports or a recurrence; its csim stays bit-exact (tests/e2e/test_examples.py)."""
 
 from __future__ import annotations
 
