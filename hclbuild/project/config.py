@@ -61,7 +61,7 @@ import json
 import math
 import re
 import tomllib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -77,6 +77,7 @@ from hclbuild.hls_interface import (
 )
 from hclbuild.project.knobs import KnobError, check_chosen, check_space
 from hclbuild.project.layout import KERNEL_FILE, PROJECT_FILE, is_project_name
+from hclbuild.project.named_values import NamedValues
 from hclbuild.project.plans import ProjectPlan
 from hclbuild.render.thresholds import parse_thresholds
 from hclbuild.runtime.vitis import NAMES as FRONT_END_NAMES
@@ -139,7 +140,7 @@ class ProjectConfig:
         return cls(**data)
 
 
-class Sizes(Mapping[str, int]):
+class Sizes(NamedValues[int]):
     """A project's problem sizes, as kernel.py receives them: `sizes["N"]` or `sizes.N`.
 
     kernel.py's schedule(), inputs(rng) and model(*inputs) get them as the keyword argument
@@ -148,27 +149,12 @@ class Sizes(Mapping[str, int]):
     """
 
     def __init__(self, values: Mapping[str, int], dataset: str = ""):
-        self._values = dict(values)
+        super().__init__(values)
         self.dataset = dataset
 
-    def __getitem__(self, key: str) -> int:
-        try:
-            return self._values[key]
-        except KeyError:
-            table = f"[sizes.{self.dataset}] or [sizes]" if self.dataset else "[sizes]"
-            known = ", ".join(self._values) or "none"
-            raise ConfigError(f"project.toml {table} sets no size {key!r} (sizes: {known})") from None
-
-    def __getattr__(self, key: str) -> int:
-        if key.startswith("_"):
-            raise AttributeError(key)
-        return self[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._values)
-
-    def __len__(self) -> int:
-        return len(self._values)
+    def _missing(self, key: str, known: str) -> ConfigError:
+        table = f"[sizes.{self.dataset}] or [sizes]" if self.dataset else "[sizes]"
+        return ConfigError(f"project.toml {table} sets no size {key!r} (sizes: {known})")
 
     def __repr__(self) -> str:
         dataset = f", dataset={self.dataset!r}" if self.dataset else ""

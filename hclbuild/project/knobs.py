@@ -21,9 +21,9 @@ import itertools
 import math
 import re
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 from hclbuild.errors import ConfigError
+from hclbuild.project.named_values import NamedValues
 
 KnobValue = int | float | bool | str
 KnobSpace = dict[str, tuple[KnobValue, ...]]
@@ -153,32 +153,14 @@ def toml_value(value: KnobValue) -> str:
     return _spelled(value)
 
 
-class Knobs(Mapping[str, KnobValue]):
+class Knobs(NamedValues[KnobValue]):
     """The knob values schedule() receives as its keyword argument `knobs`: `knobs.unroll_k` or
     `knobs["unroll_k"]`. A knob the project does not declare is a ConfigError naming it."""
 
-    def __init__(self, values: Mapping[str, KnobValue]) -> None:
-        self._values = dict(values)
-
-    def __getitem__(self, key: str) -> KnobValue:
-        try:
-            return self._values[key]
-        except KeyError:
-            known = ", ".join(self._values) or "none"
-            raise ConfigError(
-                f"no knob {key!r} is declared ([explore] in project.toml or kernel.py space(); knobs: {known})"
-            ) from None
-
-    def __getattr__(self, key: str) -> Any:
-        if key.startswith("_"):
-            raise AttributeError(key)
-        return self[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._values)
-
-    def __len__(self) -> int:
-        return len(self._values)
+    def _missing(self, key: str, known: str) -> ConfigError:
+        return ConfigError(
+            f"no knob {key!r} is declared ([explore] in project.toml or kernel.py space(); knobs: {known})"
+        )
 
     def __repr__(self) -> str:
         return f"Knobs({self._values!r})"
