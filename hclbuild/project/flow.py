@@ -50,7 +50,7 @@ from hclbuild.project.kernel import kernel_schedule
 from hclbuild.project.layout import BuildLayout
 from hclbuild.project.lowering import lower_design
 from hclbuild.project.manifest import DesignManifest, LoweredDesign, json_text, read_design_manifest
-from hclbuild.project.report import write_project_report
+from hclbuild.project.report_files import write_project_report
 from hclbuild.project.templates import keep_compiled_templates
 from hclbuild.runtime.csim import CsimResult, run_csim
 from hclbuild.runtime.isolate import run_isolated

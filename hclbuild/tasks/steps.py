@@ -25,7 +25,7 @@ from hclbuild.project.flow import compile_kernel, csim_function, emit_function, 
 from hclbuild.project.layout import BuildLayout
 from hclbuild.project.lowering import lower_design
 from hclbuild.project.reference import run_reference
-from hclbuild.project.report import end_attempt, start_attempt
+from hclbuild.project.report_files import end_attempt, start_attempt
 from hclbuild.project.synthesis import hardware_digest, synthesize_function
 from hclbuild.runtime import dask_requested, remote
 from hclbuild.runtime.isolate import run_isolated
@@ -47,7 +47,7 @@ def run(action: StepAction) -> Any:
 
     Temporaries left by a killed earlier run are swept first. With an attempt, the action records it
     in build/<name>/status/, removes the project's report when it starts and rewrites it when a csim
-    ends or any task fails (project.report), so the report shows this attempt's outcome even when
+    ends or any task fails (project.report_files), so the report shows this attempt's outcome even when
     doit skips `report:<name>` because a task it depends on failed (with or without --continue).
     The attempt's verdicts (csim's result file) are removed before it starts.
     """

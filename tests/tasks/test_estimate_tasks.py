@@ -17,7 +17,7 @@ from hclbuild.project import estimation
 from hclbuild.project.config import ProjectConfig
 from hclbuild.project.flow import compile_design
 from hclbuild.project.layout import BuildLayout
-from hclbuild.project.report import write_project_report
+from hclbuild.project.report_files import write_project_report
 from hclbuild.schedule.schedule import Schedule
 
 KERNEL = """
