@@ -93,6 +93,24 @@ def _callees(func: ir.Operation) -> list[str]:
     return found
 
 
+def _accessed_here(func: ir.Operation, memories: Mapping[ir.Value, Memory]) -> set[ir.Value]:
+    """The arrays an operation of this function (other than a call) reads or writes: Vitis can only
+    partition an array by itself for accesses it schedules, so a top's buffer that is only passed
+    from one call to the next stays one RAM (its BRAM is its size, not one block per row)."""
+    found: set[ir.Value] = set()
+
+    def walk(op: ir.Operation) -> None:
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.operations:
+                    if child.operation.name != "func.call":
+                        found.update(v for v in child.operation.operands if v in memories)
+                    walk(child.operation)
+
+    walk(func)
+    return found
+
+
 def _estimate_function(
     func: ir.Operation,
     table: object,
@@ -129,11 +147,12 @@ def _estimate_function(
     for callee in dict.fromkeys(_callees(func)):
         if callee in done:
             callee_resources = callee_resources + done[callee].resources
+    accessed = _accessed_here(func, structure.memories)
     resources = function_resources(
         costing.dsp,
         costing.operators,
         structure.memories.values(),
-        auto_partitioned,
+        lambda memory: auto_partitioned(memory) and memory.value in accessed,
         costing.pipeline_depths,
         len(structure.all_loops()),
     )

@@ -3,10 +3,14 @@ LUT from per-operator figures plus pipeline registers.
 
 DSP: every operator instance of a pipelined loop (its unrolled lanes replicated) is a core of its
 own; a sequential block's operators are counted once (Vitis shares them across states).
-BRAM_18K: each bank of a local array (partitions split it; a local array Vitis partitions by itself
-is split along its first dimension, what the unrolled accesses of the calibration kernels move along)
-takes the fewest 18 Kb blocks of one of their shapes (16K x 1 ... 512 x 36) that hold it; a bank of
-fewer than 1024 bits is LUTs. Arguments are ports: their memory is outside the function.
+BRAM_18K: each bank of a local array (partitions split it; a local array the user did not partition
+and Vitis partitions by itself is split along its first dimension, what the unrolled accesses of the
+calibration kernels move along; a user's partition pragma is what Vitis implements) takes the fewest
+18 Kb blocks of one of their shapes (16K x 1 ... 512 x 36) that hold it; a bank of fewer than 1024
+bits is LUTs. A bank's words are its shape's: a dimension of n split in f cyclic or block parts
+holds ceil(n / f) of them in its largest bank (a 64x8x8 map cyclic by 3 in y and x has banks of
+64x3x3 = 576 words, not 4096 / 9 = 456, and 576 x 16 bits still fit one block). Arguments are
+ports: their memory is outside the function.
 FF/LUT: per-core figures of the Floating-Point Operator and multiplier cores (UG1399 / the
 calibration reports, orders of magnitude only) plus 32 bits of registers per pipeline stage.
 """
@@ -35,16 +39,31 @@ def bram_18k(depth: int, width: int) -> int:
     return min(math.ceil(depth / d) * math.ceil(width / w) for d, w in _BRAM_SHAPES)
 
 
-def memory_banks(memory: Memory, auto_partitioned: bool) -> int:
-    if auto_partitioned and memory.shape:
-        return memory.shape[0]
-    banks = 1
+def _parts_per_dim(memory: Memory, auto_partitioned: bool) -> list[int]:
+    """How many parts each dimension is split in: the user's partitions, else Vitis' own split of
+    the first dimension (when it partitions the array by itself), else none."""
+    parts = [1] * len(memory.shape)
+    if not memory.partitions:
+        if auto_partitioned and parts:
+            parts[0] = memory.shape[0]
+        return parts
     for partition in memory.partitions:
         dims = range(len(memory.shape)) if partition.dim == 0 else [partition.dim - 1]
         for dim in dims:
-            extent = memory.shape[dim] if dim < len(memory.shape) else 1
-            banks *= extent if partition.kind == "complete" else min(partition.factor, extent)
-    return banks
+            if dim < len(memory.shape):
+                extent = memory.shape[dim]
+                parts[dim] = extent if partition.kind == "complete" else min(partition.factor, extent)
+    return parts
+
+
+def memory_banks(memory: Memory, auto_partitioned: bool) -> int:
+    return math.prod(_parts_per_dim(memory, auto_partitioned))
+
+
+def bank_words(memory: Memory, auto_partitioned: bool) -> int:
+    """Words of the largest bank: each dimension's extent over its parts, rounded up."""
+    parts = _parts_per_dim(memory, auto_partitioned)
+    return math.prod(math.ceil(extent / n) for extent, n in zip(memory.shape, parts)) if parts else 1
 
 
 def local_bram(memories: Iterable[Memory], auto_partitioned: Callable[[Memory], bool]) -> int:
@@ -52,8 +71,8 @@ def local_bram(memories: Iterable[Memory], auto_partitioned: Callable[[Memory], 
     for memory in memories:
         if memory.argument or memory.registers or memory.stream:
             continue
-        banks = memory_banks(memory, auto_partitioned(memory))
-        total += banks * bram_18k(math.ceil(memory.elements / banks), memory.width)
+        auto = auto_partitioned(memory)
+        total += memory_banks(memory, auto) * bram_18k(bank_words(memory, auto), memory.width)
     return total
 
 
@@ -86,4 +105,4 @@ def function_resources(
     return Resources(DSP=dsp, BRAM_18K=local_bram(memories, auto_partitioned), FF=ff, LUT=lut)
 
 
-__all__ = ["bram_18k", "function_resources", "local_bram", "memory_banks"]
+__all__ = ["bank_words", "bram_18k", "function_resources", "local_bram", "memory_banks"]
