@@ -19,6 +19,7 @@ from hclbuild.project.explore_points import evaluate_point, evaluate_point_in, r
 from hclbuild.project.knobs import KnobValue, point_key
 from hclbuild.project.layout import BuildLayout
 from hclbuild.runtime import remote
+from hclbuild.tasks.progress import BUILD_ROOTS
 
 TASK_BASENAME = "explore"
 
@@ -81,6 +82,8 @@ def explore_tasks(
     project: Project, layout: BuildLayout, points: list[tuple[dict[str, KnobValue], str]]
 ) -> Iterator[dict[str, Any]]:
     """One task per (knobs, digest) point."""
+    # the run's summary names this build folder, and an interrupt sweeps its temporaries
+    BUILD_ROOTS.add(layout.build_root)
     for knobs, digest in points:
         key = point_key(knobs)
         path = layout.explore_point(key)
