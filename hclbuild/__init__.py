@@ -53,6 +53,7 @@ _LAZY: dict[str, str] = {
             "min",
             "mutate",
             "not_",
+            "local",
             "or_",
             "placeholder",
             "power",
@@ -91,14 +92,13 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("operation", "report"), ""),
 }
 # other names of the same thing
-# HeteroCL's names; hcl.local(init, name, dtype) is its older hcl.scalar (tutorial 2's insertion sort)
+# HeteroCL's names (hcl.local(init, name, dtype), its older hcl.scalar, is hcl.local given a number)
 # hcl.all / hcl.any (HeteroCL's names) stay out of __all__: `from hclbuild import *` must not
 # replace Python's all() and any() in the importing module
 _ALIASES = {
     "all": "all_of",
     "any": "any_of",
     "customize": "create_schedule",
-    "local": "scalar",
     "print": "print_",
 }
 # HeteroCL names hclbuild does not have: what to write instead, so a tutorial's kernel fails in words

@@ -38,6 +38,7 @@ ARG_TYPES = "hcl.arg_types"
 RET_TYPE = "hcl.ret_type"
 ARG_PARTITIONS = "hcl.arg_partitions"
 ARG_STREAMS = "hcl.arg_streams"
+SCALAR_ARGS = "hcl.scalar_args"
 PRINT_FORMAT = "hcl.print"
 # loops and stages
 STAGE_NAME = "hcl.op_name"
@@ -85,6 +86,9 @@ ATTRIBUTES: tuple[AttributeSpec, ...] = (
     ),
     AttributeSpec(
         ARG_STREAMS, "func.func", 'array of string: "" or stream port', "the arguments taken as hls::stream"
+    ),
+    AttributeSpec(
+        SCALAR_ARGS, "func.func", "array of string", "the one-element arguments passed to C by value"
     ),
     AttributeSpec(PRINT_FORMAT, "func.func (declaration)", "string", "the printf format of an hcl.print"),
     AttributeSpec(
@@ -362,6 +366,19 @@ def set_arg_streams(op: Op, ports: Sequence[StreamPort | None]) -> None:
     if any(port is not None for port in ports):
         entries = [f"{p.direction}:{p.depth}" if p is not None else "" for p in ports]
         _put(op, ARG_STREAMS, lambda: _string_array(entries))
+
+
+def scalar_args(op: Op) -> list[str]:
+    """The names of the arguments (0-d placeholders, memref<1xT>, only read) that C takes by value."""
+    return _strings(op, SCALAR_ARGS) or []
+
+
+def set_scalar_args(op: Op, names: Sequence[str]) -> None:
+    """hcl.scalar_args when any argument is one; removed otherwise."""
+    if names:
+        _put(op, SCALAR_ARGS, lambda: _string_array(names))
+    elif SCALAR_ARGS in _attributes(op):
+        del _attributes(op)[SCALAR_ARGS]
 
 
 def buffer_stream_depth(op: Op) -> int | None:

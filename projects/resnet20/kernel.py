@@ -35,10 +35,12 @@ pipeline their reductions (II = 1, one read a cycle).
 
 Buffers: the top calls the convs one after another, so a map is dead once its last reader has
 run (the next conv, and the block's second conv for the shortcut). `buffer_plan` gives each conv
-the buffer of a dead map of its shape (`hcl.update` writes over it) or a new one (`hcl.compute`):
-3 buffers per stage, 9 for the 21 maps, each named after its first writer (conv1, s1b1_a, s1b1_b,
-...). The top's BRAM18 estimated by `hclbuild estimate`: 197 for the first schedule's 21 maps,
-296 for 21 maps in 9 banks each, 109 for these 9 buffers in 6 banks.
+the buffer of a dead map of its shape (`hcl.update` writes over it) or a new one (`hcl.compute`),
+and a block's second conv its shortcut's buffer (it reads the shortcut only at the pixel it
+writes): 2 buffers per stage, 6 for the 21 maps, each named after its first writer (conv1,
+s1b1_a, s2b1_a, s2b1_proj, s3b1_a, s3b1_proj). The top's BRAM18 estimated by `hclbuild
+estimate`: 197 for the first schedule's 21 maps, 296 for 21 maps in 9 banks each, 73 for these
+6 buffers in 6 banks.
 """
 
 from dataclasses import dataclass
@@ -96,11 +98,13 @@ def layers() -> list[Conv]:
 
 def buffer_plan(convs: list[Conv]) -> dict[str, str]:
     """Which conv's map each conv writes into: its own (a new buffer) or that of an earlier conv
-    of the same shape whose map is no longer read (its last reader ran before this conv).
+    of the same shape whose map is no longer read.
 
     The top calls the convs one after the other, so a map is dead once its last reader (the next
-    conv, and the block's second conv for a shortcut) has run: each stage needs three buffers of
-    its map shape (input, first conv's output, shortcut or output), 9 in all for 21 maps."""
+    conv, and the block's second conv for a shortcut) has run. A block's second conv reads its
+    shortcut only at the pixel it writes, so it writes over the shortcut in place when nothing
+    reads it later: each stage needs two buffers of its map shape (the block's input and output,
+    its first conv's output), 6 in all for 21 maps."""
     last_read = {}
     for k, layer in enumerate(convs):
         for name in (layer.src, layer.shortcut):
@@ -112,9 +116,13 @@ def buffer_plan(convs: list[Conv]) -> dict[str, str]:
     shape = {layer.name: (layer.cout, layer.out_size) for layer in convs}
     for k, layer in enumerate(convs):
         pool = free.setdefault(shape[layer.name], [])
-        holder[layer.name] = pool.pop(0) if pool else layer.name
+        shortcut = layer.shortcut
+        if shortcut and shortcut != layer.src and last_read[shortcut] == k:
+            holder[layer.name] = holder[shortcut]  # out[co, y, x] = ... + shortcut[co, y, x], in place
+        else:
+            holder[layer.name] = pool.pop(0) if pool else layer.name
         for done in convs[:k]:  # maps whose last reader is this conv are free for the next one
-            if last_read.get(done.name) == k:
+            if last_read.get(done.name) == k and holder[done.name] != holder[layer.name]:
                 free.setdefault(shape[done.name], []).append(holder[done.name])
     return holder
 

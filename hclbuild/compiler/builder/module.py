@@ -182,6 +182,8 @@ class ModuleBuilder:
         params = list(sched.inputs) + list(sched.outputs)
         op = self._func(sched.name, params, [])
         attrs.mark_top(op)
+        # 0-d placeholders: candidates for C scalars by value (passes/scalar_args.py keeps the read-only ones)
+        attrs.set_scalar_args(op, [p.name for p in params if isinstance(p, Tensor) and p.zero_dim])
         if sched.top_dataflow:
             attrs.mark_dataflow(op)
         scope = sched.program.top

@@ -292,6 +292,9 @@ class EmitterCore:
             rank = len(ir.MemRefType(value.type).shape)
             self.memories[value] = Memory(arg.name, dtype, rank, stream=bool(arg.stream))
             return
+        if isinstance(value.type, ir.MemRefType):  # a one-element memref taken by value: never stored
+            self.memories[value] = Memory(arg.name, dtype, 1, scalar=True)
+            return
         ctype = ctype_of(value.type, dtype.is_signed)
         if arg.c_type == ctype.spelling or not has_uses(value):
             self.values[value] = Scalar(ctype, arg.name)

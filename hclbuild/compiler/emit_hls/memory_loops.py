@@ -496,6 +496,9 @@ class MemoryLoopOps(EmitterCore):
                 # the builder checked that the callee never writes this argument
                 return f"const_cast<{self.uses.c_type(param.dtype)}(*){''.join(f'[{d}]' for d in param.shape[1:])}>({memory.name})"
             return memory.name
+        if isinstance(value.type, ir.MemRefType):
+            # a by-value argument passed on (passes/scalar_args.py): the caller's own by-value argument
+            return self._memory(value).name
         dtype = parse_dtype(param.dtype)
         text = self._view(value, dtype.is_signed if dtype.is_integral_bits else None)
         if not dtype.is_fixed:
