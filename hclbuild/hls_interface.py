@@ -7,6 +7,8 @@ and the macro that keeps blackboxed functions' bodies out of a top's synthesis s
 from __future__ import annotations
 
 ARRAY_MODES = ("m_axi", "ap_memory", "bram", "s_axilite")
+# an array read or written strictly in order may be a FIFO port (checked on the IR: emit_hls.fifo_access)
+ARRAY_FIFO_MODES = (*ARRAY_MODES, "ap_fifo")
 SCALAR_MODES = ("s_axilite", "ap_none", "ap_vld", "ap_ack", "ap_hs")
 # an hls::stream argument is a FIFO port or an AXI4-Stream; the Vitis kernel flow takes axis only
 # (UG1399 "Vitis Flow (Kernel Mode)": axis is the one mode of an hls::stream there, and its default)
