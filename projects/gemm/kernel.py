@@ -10,7 +10,10 @@ one read and one write (prod) per cycle.
 
 Knobs (project.toml [explore]; `hclbuild explore projects/gemm`): the unroll factor of j, the
 cyclic partition factor of B and prod, and the II asked of the pipelined loop. The build uses
-[knobs] (unroll 2, partition 2, II 1: the schedule above).
+[knobs] (unroll 2, partition 2, II 1: the schedule above). Partition 1 gives no partition, and
+hclbuild then partitions B and prod itself by the factor the unrolled lanes' accesses need
+(compiler/passes/parallel_reads.py): it estimates as the smallest factor that keeps the II; a
+factor smaller than that (8 lanes, partition 2) keeps the user's and raises the II (ports).
 """
 
 import numpy as np

@@ -86,6 +86,26 @@ def test_a_partitioned_argument_gives_each_read_a_bank() -> None:
     assert loop.latency == 96 + loop.iteration_latency
 
 
+def test_each_unrolled_lane_of_a_split_with_a_remainder_has_its_own_address() -> None:
+    """70 split by 8: the lane's index is computed (jo * 8 + ji, under an `if < 70`), and every lane
+    had taken lane 0's address, so eight reads of `a` were one and no port limit was seen (gemm's
+    partition knob changed no estimated figure)."""
+    hcl.init(hcl.Float())
+    a = hcl.placeholder((70,), "a")
+
+    def triple(a):
+        return hcl.compute((70,), lambda j: a[j] * 3, "b")
+
+    s = hcl.create_schedule([a], triple, name="triple")
+    jo, ji = s[triple.b].split(triple.b.axis[0], 8)
+    s[triple.b].pipeline(jo)
+    s[triple.b].unroll(ji)
+    s.partition(a, hcl.Partition.Cyclic, dim=1, factor=2)  # 4 reads a bank; b is partitioned for its writes
+    loop = _loop(_estimate(s), "l_b_j_outer")
+    assert (loop.trip_count, loop.ii) == (9, 2)
+    assert loop.limited_by == "memory port of a (one bank): 4 reads per iteration on 2 ports"
+
+
 def test_a_loop_without_directives_is_pipelined_as_vitis_does() -> None:
     estimate = _estimate(_dot(pipeline=False))
     loop = _loop(estimate, "l_S_k")

@@ -201,6 +201,9 @@ class BodyScheduler:
             return
         if op.results and isinstance(op.results[0].type, ir.IndexType):
             for result in op.results:
+                # an earlier lane of an unrolled loop left this value's form: value_form would
+                # return it (a value it knows is not derived again), so every lane had lane 0's address
+                self.forms.pop(result, None)
                 self.forms[result] = value_form(result, self.forms)
             self.set_results(op, start)
             return
