@@ -25,7 +25,11 @@ OPTION_MODES = {
     "max_widen_bitwidth": ("m_axi",),
     "max_read_burst_length": ("m_axi",),
     "max_write_burst_length": ("m_axi",),
+    "storage_type": ("ap_memory", "bram"),
 }
+# the RAM an ap_memory / bram argument, or a local (bind_storage), is: one port, two (one read, one
+# write), or two read/write ports (UG1399 "pragma HLS interface" storage_type, "pragma HLS bind_storage")
+STORAGE_TYPES = ("ram_1p", "ram_2p", "ram_t2p")
 MAX_AXI_BURST = 256  # beats of one AXI4 burst (UG1399: Vitis defaults to 16)
 OVERRIDE_KEYS = ("protocol", *OPTION_MODES)
 

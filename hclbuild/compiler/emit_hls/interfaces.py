@@ -50,6 +50,7 @@ class ArgInterface:
     max_widen_bitwidth: int | None = None
     max_read_burst_length: int | None = None
     max_write_burst_length: int | None = None
+    storage_type: str | None = None
 
     def pragma(self) -> str:
         """`#pragma HLS interface mode=m_axi port=A bundle=gmem_A depth=352 offset=slave`."""
