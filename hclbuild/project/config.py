@@ -73,6 +73,7 @@ from hclbuild.hls_interface import (
     MAX_AXI_BURST,
     OVERRIDE_KEYS,
     SCALAR_MODES,
+    STORAGE_TYPES,
     STREAM_MODES,
 )
 from hclbuild.project.knobs import KnobError, check_chosen, check_space
@@ -580,6 +581,14 @@ def _burst_length(value: object) -> int:
     return beats
 
 
+def _storage_type(value: object) -> str:
+    # Vitis spells the types in either case (RAM_2P, ram_2p); the pragma is written in lower case
+    if not isinstance(value, str) or value.lower() not in STORAGE_TYPES:
+        options = ", ".join(f'"{name.upper()}"' for name in STORAGE_TYPES)
+        raise _Invalid(f"must be one of {options}, got {_toml_text(value)}")
+    return value.lower()
+
+
 def _widen_bits(value: object) -> int:
     bits = _integer(8)(value)
     if bits > 1024 or bits & (bits - 1):
@@ -597,6 +606,7 @@ _INTERFACE_CHECKS = {
     "max_widen_bitwidth": _widen_bits,
     "max_read_burst_length": _burst_length,
     "max_write_burst_length": _burst_length,
+    "storage_type": _storage_type,
 }
 
 

@@ -328,7 +328,7 @@ protocol = "axis"
             '[interface.A]\nbundel = "g"\n',
             (
                 "project.toml:2: unknown key interface.A.bundel (expected protocol, bundle, depth, offset, latency, "
-                "max_widen_bitwidth, max_read_burst_length, max_write_burst_length)"
+                "max_widen_bitwidth, max_read_burst_length, max_write_burst_length, storage_type)"
             ),
         ),
         (
@@ -339,7 +339,7 @@ protocol = "axis"
             "[interface]\nA = 3\n",
             (
                 "project.toml:2: [interface.A] must be a table of settings (protocol, bundle, depth, offset, latency, "
-                "max_widen_bitwidth, max_read_burst_length, max_write_burst_length) or of argument tables"
+                "max_widen_bitwidth, max_read_burst_length, max_write_burst_length, storage_type) or of argument tables"
             ),
         ),
     ],
