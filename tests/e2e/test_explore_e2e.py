@@ -258,3 +258,46 @@ def test_dask_workers_give_the_points_of_a_local_run(tmp_path: Path) -> None:
 
     assert without_digest(point_files(remote)) == without_digest(point_files(local))
     assert pareto(remote)["front"] == pareto(local)["front"]
+
+
+def _project_points(root: Path, name: str) -> dict[str, dict[str, Any]]:
+    proc = hclbuild(root, "explore", str(REPO / "projects" / name), "--build-dir", "build", "-n", "2")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return {
+        path.stem: json.loads(path.read_text())
+        for path in (root / "build" / name / "explore" / "points").glob("*.json")
+    }
+
+
+def _loop(point: dict[str, Any], function: str, label: str) -> dict[str, Any]:
+    estimate = next(f for f in point["functions"] if f["function"] == function)
+    return next(loop for loop in estimate["loops"] if loop["label"] == label)
+
+
+def test_conv_relu_explores_its_buffers_and_ii(tmp_path: Path) -> None:
+    points = _project_points(tmp_path, "conv_relu")
+    assert len(points) == 9 and all(p["status"] == "estimated" for p in points.values())
+    # the knobs reach the design: with its line and window buffers the x loop keeps II 1; reading
+    # the image nine times an iteration, it is bound by the image's ports (no single dimension of
+    # img separates the 3x3 window into banks of 2 reads, so hclbuild partitions nothing at II 1)
+    window = _loop(points["reuse-window,ii-1"], "Stage_conv", "l_conv_x")
+    assert (window["ii"], window["limited_by"]) == (1, "requested II=1")
+    direct = _loop(points["reuse-none,ii-1"], "Stage_conv", "l_conv_y")
+    assert (
+        direct["ii"] == 5 and direct["limited_by"] == "memory port of img: 9 reads per iteration on 2 ports"
+    )
+    # at II 2 a row partition in 3 leaves 3 reads a bank, within 2 ports x 2 cycles
+    assert _loop(points["reuse-none,ii-2"], "Stage_conv", "l_conv_y")["ii"] == 2
+
+
+@pytest.mark.slow
+def test_gemms_partition_knob_moves_the_ii(tmp_path: Path) -> None:
+    points = _project_points(tmp_path, "gemm")
+    assert len(points) == 64 and all(p["status"] == "estimated" for p in points.values())
+
+    def ii(key: str) -> int:
+        return _loop(points[key], "Stage_prod", "l_prod_i")["ii"]
+
+    # 8 lanes read and write 8 elements of prod an iteration: 2 banks give II 4, 4 banks II 2, 8 II 1;
+    # no partition lets hclbuild partition for the lanes (parallel_reads): II 1 as with 8
+    assert [ii(f"unroll-8,partition-{p},ii-1") for p in (2, 4, 8, 1)] == [4, 2, 1, 1]
