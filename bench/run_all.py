@@ -11,7 +11,8 @@ function's csim against g++ -c of its .cpp, -O0 vs -O1), reference (the LLVM ref
 MEDIUM sizes), distributed (csim of the chain on one local process vs two Dask workers), cluster (a
 simulated 1,000-function csynth on 1-256 workers, bench/cluster_sim.py), calibration
 (the QoR estimate against the real Vitis reports of calibration/, bench/calibration.py), estimate
-(what the estimate tasks add to a clean `doit build` of projects/, bench/estimate_share.py). Naming
+(what the estimate tasks add to a clean `doit build` of projects/, bench/estimate_share.py), explore
+(gemm's 64-point sweep cold, rerun and with one value added, bench/explore_speed.py). Naming
 sections reruns only those: the other
 sections of BENCHMARKS.md are kept, and the header says which. Every figure is a
 median of repeated runs in this one session; compare the ratios, not the seconds.
@@ -42,6 +43,7 @@ SECTIONS = (
     "cluster",
     "calibration",
     "estimate",
+    "explore",
 )
 
 # why a kernel's reference is slower than numpy: filled in from reading the kernels and their IR
@@ -239,6 +241,13 @@ def _section_estimate(work: Path) -> list[str]:
 
     print("estimate tasks' share of a build", flush=True)
     return estimate_rows(estimate_share(work / "estimate"))
+
+
+def _section_explore(work: Path) -> list[str]:
+    from explore_speed import explore_rows, explore_speed
+
+    print("design-space exploration of gemm", flush=True)
+    return explore_rows(explore_speed(work / "explore"))
 
 
 def main(argv: list[str]) -> None:
