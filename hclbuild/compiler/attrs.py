@@ -54,6 +54,7 @@ REUSE_FILL = "hcl.reuse_fill"
 NAME = "hcl.name"
 DTYPE = "hcl.dtype"
 PARTITION = "hcl.partition"
+STORAGE_TYPE = "hcl.storage_type"
 STREAM = "hcl.stream"
 ZERO_INIT = "hcl.zero_init"
 
@@ -108,6 +109,12 @@ ATTRIBUTES: tuple[AttributeSpec, ...] = (
     AttributeSpec(DTYPE, "memref.alloc, memref.get_global", "string", "the DSL dtype name of the elements"),
     AttributeSpec(
         PARTITION, "memref.alloc, memref.get_global", "array of partition", "the buffer's partitions"
+    ),
+    AttributeSpec(
+        STORAGE_TYPE,
+        "memref.alloc",
+        "string",
+        "the RAM of a local (`s.bind_storage`): ram_1p, ram_2p, ram_t2p",
     ),
     AttributeSpec(STREAM, "memref.alloc", "i64", "a stream (`s.to`) and its FIFO depth"),
     AttributeSpec(ZERO_INIT, "memref.alloc", "unit", "declared `= {}` in C++ (a shift register or window)"),
@@ -311,6 +318,17 @@ def set_buffer_partitions(op: Op, partitions: Sequence[ArrayPartition]) -> None:
     """hcl.partition on a buffer; nothing when `partitions` is empty."""
     if partitions:
         _put(op, PARTITION, lambda: _partition_array(partitions))
+
+
+def storage_type(op: Op) -> str | None:
+    """The RAM a local is bound to (hcl.storage_type), None for the tool's choice."""
+    return _string(op, STORAGE_TYPE)
+
+
+def set_storage_type(op: Op, value: str | None) -> None:
+    """hcl.storage_type on an alloc; nothing when `value` is None."""
+    if value is not None:
+        _set_string(op, STORAGE_TYPE, value)
 
 
 def arg_partitions(op: Op, where: str = "") -> list[list[ArrayPartition]] | None:

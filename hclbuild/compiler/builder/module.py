@@ -52,6 +52,7 @@ class ModuleBuilder:
         self.loop_counter = 0
         self.reshape_of = schedule.reshapes
         self.partition_of = schedule.partitions
+        self.storage_type_of = schedule.storage_types
         self.module: ir.Module | None = None
         self.globals: dict[int, str] = {}  # id(const tensor) -> its memref.global's symbol
         self.prints: dict[tuple, str] = {}  # (format, arg dtype names) -> hcl.print declaration

@@ -158,6 +158,7 @@ class FunctionState:
             self.buffers[id(tensor)] = self.alloc(
                 tensor.name, tensor.dtype, self.mb.shape_of(tensor), self.mb.partitions_of(tensor)
             )
+            attrs.set_storage_type(self.buffers[id(tensor)].owner, self.mb.storage_type_of.get(id(tensor)))
             self.shapes[id(tensor)] = self.mb.shape_of(tensor)
 
         def visit(node: Any) -> None:
