@@ -244,10 +244,12 @@ def _section_estimate(work: Path) -> list[str]:
 
 
 def _section_explore(work: Path) -> list[str]:
-    from explore_speed import explore_rows, explore_speed
+    from explore_speed import explore_rows, explore_speed, search_quality, search_rows
 
     print("design-space exploration of gemm", flush=True)
-    return explore_rows(explore_speed(work / "explore"))
+    speed = explore_rows(explore_speed(work / "explore"))
+    print("the seeded search against enumeration", flush=True)
+    return speed + search_rows(search_quality(work / "explore"))
 
 
 def main(argv: list[str]) -> None:
