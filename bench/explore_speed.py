@@ -138,7 +138,6 @@ def search_quality(work: Path) -> dict:
 
 def search_rows(q: dict) -> list[str]:
     rows = [
-        "",
         f"The seeded search against enumeration: gemm on unroll x partition x II = 5 x 5 x 5 = {q['space']} "
         f"points (enumerated, cold, in {q['exhaustive_wall']:.1f} s), then `--budget K --seed S` in the "
         "same build folder (each point it asks for is already estimated: the search's choice is "
