@@ -6,7 +6,7 @@ field is). For every case the estimator runs on the MLIR module after outlining 
 the emitter see) with the report's part, clock and Vitis version, and its top function's estimate is
 set against the report: latency, the II of every pipelined loop (matched through the loop labels the
 case names), DSP. run_all.py's "calibration" section writes the table to BENCHMARKS.md and
-tests/test_calibration.py asserts the issue's targets on it.
+tests/project/test_calibration.py asserts the issue's targets on it.
 
 Targets (issue 26), over the cases used for calibration (held-out cases are reported, not asserted):
 median relative latency error <= 10 %, no case off by more than 2x, the II equal to Vitis's on at
@@ -132,7 +132,6 @@ def estimate_case(case: CalibrationCase) -> dict[str, Any]:
     """The estimator's record (FunctionEstimate.to_json()) of the case's top function, computed on
     the MLIR module after outlining with the report's part, clock and Vitis version."""
     from hclbuild.compiler.estimate import estimate_module
-
     from hclbuild.compiler.pipeline import compile_schedule
     from hclbuild.project.config import load_project
     from hclbuild.project.kernel import kernel_schedule

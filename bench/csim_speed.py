@@ -1,32 +1,33 @@
-"""csim at the speed of the compiler: the harness split and the object cache against the old testbench.
+"""csim at the speed of the compiler: the harness split, the object cache and one g++ run a function.
 
-Measured side by side in one run, each with the machine's load average beside it:
+Measured in one run, one measurement after another, each with the machine's load average beside it:
 
-- per function: `run_csim` of one function from no result of its own (the build's harness object and
-  precompiled headers present, as for every function after the first), over `g++ -c` of the same
-  function's .cpp alone with the flags `make csim` uses; the median over the suite's functions;
 - `doit csim` over every project of projects/ from no csim result and an empty object cache (the
-  builds done), this checkout against the old path: the commit BASELINE of hclbuild (one whole
-  testbench per function, objects per folder), unpacked with `git archive` and imported instead;
+  builds done) with three hclbuilds, each unpacked from a `git archive` of its commit and imported
+  instead of this checkout: BASELINE (one whole testbench per function, objects per folder), BEFORE
+  (main with the harness split: the testbench and the definition in two g++ runs) and this checkout;
 - the same for the 100-stage chain (compile_scaling.chain_kernel);
-- -O0 against -O1: the suite's csim (compile + run, every function in turn from an empty cache)
-  with every function at -O0, at -O1, and at the level its estimated work chooses
-  (runtime.csim.optimization_level).
+- per function: `run_csim` of one function from no result or object of its own, with the build's
+  harness object and precompiled headers present (a build makes them once, for its first
+  functions), over `g++ -c` of the same function's .cpp alone with the flags `make csim` uses; the
+  median over the suite's functions, before (testbench_build.ONE_COMPILE and FAST_LINK off) and
+  after.
 
     python bench/csim_speed.py      # prints the rows; `bench/run_all.py csim` writes them to BENCHMARKS.md
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -36,6 +37,8 @@ from compile_scaling import chain_kernel
 # main just before the harness split landed (issue 30): tb_<func>.cpp held the whole testbench, each
 # folder its objects
 BASELINE = "88c8fa1"
+# main when this checkout's one g++ run per function and gold landed (the harness split already in)
+BEFORE = "5d249ce"
 ROUNDS = 1  # old/new pairs of a whole csim; on a shared machine the pairs alternate, CPU seconds beside
 
 
@@ -83,9 +86,11 @@ def _paired_csim(trees: dict[str, tuple[Path, Path]], rounds: int = ROUNDS) -> d
     return {"seconds": seconds, "cpu": cpu, "functions": len(results), "loads": loads}
 
 
-def _trees(work: Path, projects: dict[str, str | Path], old_code: Path) -> dict[str, tuple[Path, Path]]:
-    """A doit tree per way, each built (not timed) by its own hclbuild."""
-    trees = {"old": (work / "old", old_code), "new": (work / "new", REPO)}
+def _trees(
+    work: Path, projects: dict[str, str | Path], codes: dict[str, Path]
+) -> dict[str, tuple[Path, Path]]:
+    """A doit tree per way (name -> its hclbuild), each built (not timed) by its own hclbuild."""
+    trees = {name: (work / name, code) for name, code in codes.items()}
     for tree, code in trees.values():
         make_tree(tree, projects)
         doit(tree, "--continue", "build", check=False, code=code)
@@ -123,171 +128,207 @@ def _linked_cache(source: Path, target: Path) -> None:
             os.link(path, target / relative)
 
 
+def _functions(build: Path) -> list[tuple[str, str, dict]]:
+    """(project, function, its IR manifest) of every function of the build."""
+    found = []
+    for manifest in sorted(build.glob("*/ir/manifest.json")):
+        ir = json.loads(manifest.read_text())
+        found += [(manifest.parent.parent.name, func, ir) for func in ir["functions"]]
+    return found
+
+
+def _timed(call) -> tuple[float, float, object]:
+    """Wall and CPU seconds (this process's children: g++, the testbench) of call()."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    value = call()
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), value
+
+
+def _one_compile(on: bool) -> None:
+    """This checkout's csim (on) or main's before it (off): the testbench and the function's own
+    definition compiled in one g++ run or one each, linked by gold or by the default linker."""
+    from hclbuild.runtime import testbench_build
+
+    testbench_build.ONE_COMPILE = testbench_build.FAST_LINK = on
+
+
 def per_function(build: Path, attempts: int = 1) -> dict:
-    """Per function: run_csim from no result of its own over `g++ -c` of its .cpp; min of `attempts`."""
+    """Per function: run_csim from no result or object of its own, with the build's harness object
+    and precompiled headers present (as in a build: they are made once, by its first functions),
+    over `g++ -c` of its .cpp alone; each way (main's csim, "before", and this checkout's, "after")
+    in turn, min of `attempts`."""
     from hclbuild.runtime.csim import run_csim
 
+    functions = _functions(build)
+    shared = build / ".csim-shared"
+    # a whole csim first, the old way (two g++ runs a function, so every header prelude is
+    # precompiled): what a build has made once its first functions ran; not timed
+    _one_compile(False)
+    for project, func, ir in functions:
+        result = run_csim(
+            build / project / "hls" / func,
+            shared / "result.json",
+            project=project,
+            cache_root=shared,
+            work=ir.get("work"),
+        )
+        if not result.passed:
+            raise RuntimeError(result.summary)
     rows = []
     loads = [load_average()]
     with tempfile.TemporaryDirectory(dir=build) as tmp:
-        for manifest in sorted(build.glob("*/ir/manifest.json")):
-            ir = json.loads(manifest.read_text())
-            project = manifest.parent.parent.name
-            for func in ir["functions"]:
-                folder = build / project / "hls" / func
-                gxx, csim = [], []
-                for attempt in range(attempts):
-                    started = time.perf_counter()
-                    subprocess.run(
-                        ["g++", *_make_flags(folder, func), "-c", f"{func}.cpp", "-o", f"{tmp}/alone.o"],
-                        cwd=folder,
-                        check=True,
-                    )
-                    gxx.append(time.perf_counter() - started)
-                    cache = Path(tmp) / f"{project}-{func}-{attempt}"
-                    _linked_cache(build / ".csim", cache)
+        for project, func, ir in functions:
+            folder = build / project / "hls" / func
+            row: dict = {"function": f"{project}/{func}"}
+            for attempt in range(attempts):
+                argv = ["g++", *_make_flags(folder, func), "-c", f"{func}.cpp", "-o", f"{tmp}/alone.o"]
+                wall, cpu, _ = _timed(functools.partial(subprocess.run, argv, cwd=folder, check=True))
+                row["gxx"], row["gxx_cpu"] = (
+                    min(row.get("gxx", wall), wall),
+                    min(row.get("gxx_cpu", cpu), cpu),
+                )
+                for way in ("before", "after"):
+                    _one_compile(way == "after")
+                    cache = Path(tmp) / f"{project}-{func}-{way}-{attempt}"
+                    _linked_cache(shared, cache)
                     shutil.rmtree(folder / "out", ignore_errors=True)
-                    started = time.perf_counter()
-                    result = run_csim(
-                        folder,
-                        Path(tmp) / "result.json",
-                        project=project,
-                        cache_root=cache,
-                        work=ir.get("work"),
+                    wall, cpu, result = _timed(
+                        functools.partial(
+                            run_csim,
+                            folder,
+                            Path(tmp) / "result.json",
+                            project=project,
+                            cache_root=cache,
+                            work=ir.get("work"),
+                        )
                     )
-                    csim.append(time.perf_counter() - started)
-                    if not result.passed:
-                        raise RuntimeError(result.summary)
+                    if not result.passed:  # type: ignore[attr-defined]
+                        raise RuntimeError(result.summary)  # type: ignore[attr-defined]
+                    row[way] = min(row.get(way, wall), wall)
+                    row[f"{way}_cpu"] = min(row.get(f"{way}_cpu", cpu), cpu)
                     shutil.rmtree(cache)
-                rows.append({"function": f"{project}/{func}", "gxx": min(gxx), "csim": min(csim)})
+            rows.append(row)
+    _one_compile(True)
     loads.append(load_average())
-    ratios = [row["csim"] / row["gxx"] for row in rows]
-    return {"rows": rows, "median_ratio": statistics.median(ratios), "loads": loads}
+    medians = {
+        f"{way}{kind}": statistics.median(row[f"{way}{kind}"] / row[f"gxx{kind}"] for row in rows)
+        for way in ("before", "after")
+        for kind in ("", "_cpu")
+    }
+    return {"rows": rows, "medians": medians, "loads": loads}
 
 
-def levels(build: Path) -> dict:
-    """The suite's csim, every function in turn from an empty cache, at -O0, at -O1, and as chosen."""
-    from hclbuild.runtime.csim import run_csim
-
-    modes: dict[str, dict[str, float]] = {}
-    loads = [load_average()]
-    manifests = [
-        (m.parent.parent.name, json.loads(m.read_text())) for m in sorted(build.glob("*/ir/manifest.json"))
-    ]
-    for mode in ("-O0", "-O1", "chosen"):
-        totals = {"compile": 0.0, "run": 0.0, "wall": 0.0}
-        with tempfile.TemporaryDirectory(dir=build) as cache:
-            for project, ir in manifests:
-                work = ir.get("work") or {}
-                if mode == "-O0":
-                    work = dict.fromkeys(work, 0.0)
-                elif mode == "-O1":
-                    work = None
-                for func in ir["functions"]:
-                    folder = build / project / "hls" / func
-                    shutil.rmtree(folder / "out", ignore_errors=True)
-                    started = time.perf_counter()
-                    result = run_csim(
-                        folder, Path(cache) / "r.json", project=project, cache_root=cache, work=work
-                    )
-                    totals["wall"] += time.perf_counter() - started
-                    totals["compile"] += result.compile_seconds
-                    totals["run"] += result.run_seconds
-                    if not result.passed:
-                        raise RuntimeError(result.summary)
-        modes[mode] = totals
-        loads.append(load_average())
-    return {"modes": modes, "loads": loads}
-
-
-def csim_speed(work: Path, baseline: str = BASELINE, stages: int = 100) -> dict:
-    """Every figure of the section, in one run: the trees built first (not timed), then the four
-    measurements side by side, each in a tree of its own (the machine is shared anyway: every
-    figure carries the load averages it saw, and the old/new pairs alternate within a measurement)."""
+def csim_speed(work: Path, baseline: str = BASELINE, before: str = BEFORE, stages: int = 100) -> dict:
+    """Every figure of the section, in one run, one measurement after another (each the only one
+    running, so that its CPU seconds are its own): the trees built first (not timed), then the
+    suite's and the chain's `doit csim` with the old, the before and this checkout's hclbuild in
+    turn, then the per-function figures."""
     work = work.resolve()
-    old_code = baseline_code(work, baseline)
+    codes = {"old": baseline_code(work, baseline), "before": baseline_code(work, before), "new": REPO}
     print("csim: building the trees", flush=True)
-    suite = _trees(work / "suite", suite_projects(), old_code)
-    chain = _trees(work / "chain", {"chain": chain_kernel(stages)}, old_code)
+    suite = _trees(work / "suite", suite_projects(), codes)
+    chain = _trees(work / "chain", {"chain": chain_kernel(stages)}, codes)
     per_build = _copied_build(suite, work / "per_function" / "build")
-    level_build = _copied_build(suite, work / "levels" / "build")
-    print("csim: measuring the suite, the chain, per function, the levels", flush=True)
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        jobs = {
-            "suite": pool.submit(_paired_csim, suite),
-            "chain": pool.submit(_paired_csim, chain),
-            "per_function": pool.submit(per_function, per_build),
-            "levels": pool.submit(levels, level_build),
-        }
-        out: dict = {"baseline": baseline, **{name: job.result() for name, job in jobs.items()}}
+    out: dict = {"baseline": baseline, "before": before}
+    for name, trees in (("suite", suite), ("chain", chain)):
+        print(f"csim: doit csim of the {name}", flush=True)
+        out[name] = _paired_csim(trees)
+    print("csim: per function", flush=True)
+    out["per_function"] = per_function(per_build)
     out["suite"]["projects"] = len(suite_projects())
     return out
 
 
 def _pair_row(what: str, figures: dict) -> str:
-    old, new = (statistics.median(figures["seconds"][name]) for name in ("old", "new"))
-    old_cpu, new_cpu = (statistics.median(figures["cpu"][name]) for name in ("old", "new"))
+    wall = {name: statistics.median(values) for name, values in figures["seconds"].items()}
+    cpu = {name: statistics.median(values) for name, values in figures["cpu"].items()}
     return (
-        f"| {what} | {figures['functions']} | {old:.1f} | {new:.1f} | **{new / old:.2f}** | "
-        f"{old_cpu:.1f} | {new_cpu:.1f} | **{new_cpu / old_cpu:.2f}** | {' -> '.join(figures['loads'])} |"
+        f"| {what} | {figures['functions']} | {wall['old']:.1f} | {wall['before']:.1f} | {wall['new']:.1f} | "
+        f"{wall['before'] / wall['old']:.2f} | **{wall['new'] / wall['old']:.2f}** | "
+        f"{cpu['old']:.1f} | {cpu['before']:.1f} | {cpu['new']:.1f} | {cpu['before'] / cpu['old']:.2f} | "
+        f"**{cpu['new'] / cpu['old']:.2f}** | {' -> '.join(figures['loads'])} |"
     )
+
+
+# the -O level table of the run of 2026-12-04 21:30 UTC (commit 35ba4b3), not rerun since: the choice
+# it made stands, and this run measures the g++ runs of a function and the linker
+KEPT_LEVELS = [
+    "-O level of the design and testbench objects (the harness is -O1 always), kept from the run of "
+    "2026-12-04 21:30 UTC at commit 35ba4b3, not rerun: the suite's csim, every function in turn from "
+    "an empty cache; seconds summed over the functions (load 11.95 / 12.61 / 12.87 -> 9.93 / 12.20 / "
+    "13.23 -> 10.48 / 11.57 / 12.51 -> 9.66 / 10.85 / 11.90; four measurements ran at once then).",
+    "",
+    "| level | compile (s) | run (s) | csim wall (s) |",
+    "|---|---|---|---|",
+    "| all -O0 | 523.4 | 692.8 | 1218.4 |",
+    "| all -O1 | 412.1 | 56.6 | 470.5 |",
+    "| by estimated work | 330.6 | 30.5 | 362.5 |",
+]
 
 
 def csim_rows(figures: dict) -> list[str]:
     """The BENCHMARKS.md section."""
     per = figures["per_function"]
-    ratios = sorted(row["csim"] / row["gxx"] for row in per["rows"])
-    slowest = sorted(per["rows"], key=lambda row: row["csim"] / row["gxx"])[-3:]
-    modes = figures["levels"]["modes"]
-    base = figures["baseline"]
+    rows = per["rows"]
+
+    def quartiles(way: str) -> str:
+        ratios = sorted(row[way] / row["gxx"] for row in rows)
+        return f"{ratios[len(ratios) // 4]:.2f} / {ratios[3 * len(ratios) // 4]:.2f}"
+
+    slowest = sorted(rows, key=lambda row: row["after"] / row["gxx"])[-3:]
+    m = per["medians"]
     return [
         "## csim: the harness, the object cache, the -O level",
         "",
         "The testbench is a fixed harness (hclbuild_tb.cpp: reading data/, comparing, the JSON line), "
         "compiled once per compiler and flags for the whole build, plus each function's small "
-        "tb_<func>.cpp (its argument table and the call); objects are cached by content in build/.csim/, "
-        "one per function definition, so a top links its outlined functions' objects. The old path is "
-        f"hclbuild at commit {base} (one whole testbench per function, objects per folder), imported "
-        "from a `git archive` of that commit in the same run. Both from no csim result and no compiled "
-        f"object or precompiled header, builds done; `doit csim` (one task at a time), {ROUNDS} "
-        f"round{'s' if ROUNDS != 1 else ''} of old then new; wall seconds, and the CPU seconds of doit "
-        "and everything it ran (g++, the testbenches), which a shared machine's load moves much less; "
-        "the load average (1 min / 5 / 15) before, and after each run. The four measurements of this "
-        "section (the two below, the per-function figures and the -O levels) ran at the same time, "
-        "each in a tree of its own.",
+        "tb_<func>.cpp (its argument table and the call), compiled in one g++ run with the function's "
+        "own definition; objects are cached by content in build/.csim/, one per function definition, "
+        "so a top links its outlined functions' objects; gold links where installed. Three hclbuilds, "
+        f"each from a `git archive` of its commit in the same run: old is commit {figures['baseline']} "
+        "(one whole testbench per function, objects per folder), before is main at "
+        f"{figures['before']} (the harness split and the cache: the testbench and the definition in "
+        "two g++ runs, the default linker), new is this checkout. (Per function below, before is this "
+        "checkout with testbench_build.ONE_COMPILE and FAST_LINK off: main's way, in one process.) Each from no csim result and no "
+        "compiled object or precompiled header, builds done; `doit csim` (one task at a time), "
+        f"{ROUNDS} round{'s' if ROUNDS != 1 else ''} of old, before, new, one measurement at a time; "
+        "wall seconds, and the CPU seconds of doit and everything it ran (g++, the testbenches), which "
+        "a shared machine's load moves much less; the load average (1 min / 5 / 15) before, and after "
+        "each run. The machine has 2 cores, shared with other engineers' builds and tests during the run.",
         "",
-        "| csim of | functions | old (s) | new (s) | new / old | old CPU (s) | new CPU (s) | new / old CPU "
-        "| load average |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| csim of | functions | old (s) | before (s) | new (s) | before / old | new / old | old CPU (s) "
+        "| before CPU (s) | new CPU (s) | before / old CPU | new / old CPU | load average |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         _pair_row(f"every project of projects/ ({figures['suite']['projects']})", figures["suite"]),
         _pair_row("the 100-stage chain", figures["chain"]),
         "",
-        "One function's csim (`run_csim`: compile what its cache lacks, link, run, from no result of its "
-        "own, the build's harness object and precompiled headers present) over `g++ -c` of its .cpp alone "
-        "with the flags `make csim` uses, once each, over the suite's "
-        f"{len(ratios)} functions: median **{per['median_ratio']:.2f}** (quartiles "
-        f"{ratios[len(ratios) // 4]:.2f} / {ratios[3 * len(ratios) // 4]:.2f}; load "
-        f"{' -> '.join(per['loads'])}). Highest: "
-        + ", ".join(
-            f"{row['function']} {row['csim']:.2f} s / {row['gxx']:.2f} s" for row in reversed(slowest)
-        )
-        + ".",
+        "One function's csim (`run_csim`: compile what its cache lacks, link, run; from no result or "
+        "object of its own, with the harness object and the precompiled headers a build makes once "
+        "present, as for every function after a build's first) over `g++ -c` of its .cpp alone with "
+        "the flags `make csim` uses, once each, before and new in turn, over the suite's "
+        f"{len(rows)} functions (load {' -> '.join(per['loads'])}):",
         "",
-        "-O level of the design and testbench objects (the harness is -O1 always): the suite's csim, "
-        "every function in turn from an empty cache; seconds summed over the functions "
-        f"(load {' -> '.join(figures['levels']['loads'])}).",
-        "",
-        "| level | compile (s) | run (s) | csim wall (s) |",
+        "| csim | median, wall | quartiles, wall | median, CPU |",
         "|---|---|---|---|",
-        *[
-            f"| {'by estimated work' if mode == 'chosen' else 'all ' + mode} | {t['compile']:.1f} | "
-            f"{t['run']:.1f} | {t['wall']:.1f} |"
-            for mode, t in modes.items()
-        ],
+        f"| before (two g++ runs, default linker) | {m['before']:.2f} | {quartiles('before')} | "
+        f"{m['before_cpu']:.2f} |",
+        f"| new (one g++ run, gold) | **{m['after']:.2f}** | {quartiles('after')} | {m['after_cpu']:.2f} |",
+        "",
+        "Highest, new: "
+        + ", ".join(
+            f"{row['function']} {row['after']:.2f} s / {row['gxx']:.2f} s" for row in reversed(slowest)
+        )
+        + ". An earlier run reported a median of 6.75 here: it timed every function from an empty "
+        "cache, its harness and precompiled headers included, which a build compiles once.",
+        "",
+        *KEPT_LEVELS,
         "",
     ]
 
 
 if __name__ == "__main__":
     with tempfile.TemporaryDirectory(prefix="bench-csim-", dir=REPO / "build") as tmp:
-        print("\n".join(csim_rows(csim_speed(Path(tmp), *(sys.argv[1:2] or [BASELINE])))))
+        print("\n".join(csim_rows(csim_speed(Path(tmp)))))

@@ -61,9 +61,8 @@ def resnet_incremental(work: Path) -> dict | None:
     schedule_loop = "        stage = getattr(resnet20, layer.name)\n"
     changes = {
         "pipeline II": (
-            "s[stage].pipeline(stage.axis[-1])\n        s.outline(stage)",
-            "s[stage].pipeline(stage.axis[-1], initiation_interval=2 if layer.name == 's2b2_a' else 1)\n"
-            "        s.outline(stage)",
+            "s[stage].pipeline(stage.axis[3])\n",
+            "s[stage].pipeline(stage.axis[3], initiation_interval=2 if layer.name == 's2b2_a' else 1)\n",
         ),
         "loop split": (
             schedule_loop,

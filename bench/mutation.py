@@ -1,7 +1,7 @@
 """Mutation testing with mutmut: does the suite fail when the code is changed a little?
 
     python bench/mutation.py                      # everything [tool.mutmut] names (hours)
-    python bench/mutation.py --only 'hclbuild/project/golden.py' --tests tests/test_golden_bits.py
+    python bench/mutation.py --only 'hclbuild/project/golden.py' --tests tests/project/test_golden_bits.py
 
 [tool.mutmut] in pyproject.toml mutates hclbuild/compiler/passes, runtime, project and tasks. The
 run happens in a scratch copy of the repository (its git files), so mutmut's `mutants/` folder

@@ -10,7 +10,9 @@ without ap_types), csim (the harness split and object cache against the old test
 function's csim against g++ -c of its .cpp, -O0 vs -O1), reference (the LLVM reference vs numpy at
 MEDIUM sizes), distributed (csim of the chain on one local process vs two Dask workers), cluster (a
 simulated 1,000-function csynth on 1-256 workers, bench/cluster_sim.py), calibration
-(the QoR estimate against the real Vitis reports of calibration/, bench/calibration.py). Naming
+(the QoR estimate against the real Vitis reports of calibration/, bench/calibration.py), estimate
+(what the estimate tasks add to a clean `doit build` of projects/, bench/estimate_share.py), explore
+(gemm's 64-point sweep cold, rerun and with one value added, bench/explore_speed.py). Naming
 sections reruns only those: the other
 sections of BENCHMARKS.md are kept, and the header says which. Every figure is a
 median of repeated runs in this one session; compare the ratios, not the seconds.
@@ -31,7 +33,18 @@ from sections import merge_sections, sections_of
 os.environ.update(SINGLE_THREAD)  # before numpy is imported (reference section)
 sys.path.insert(0, str(REPO))
 
-SECTIONS = ("compile", "incremental", "noop", "csim", "reference", "distributed", "cluster", "calibration")
+SECTIONS = (
+    "compile",
+    "incremental",
+    "noop",
+    "csim",
+    "reference",
+    "distributed",
+    "cluster",
+    "calibration",
+    "estimate",
+    "explore",
+)
 
 # why a kernel's reference is slower than numpy: filled in from reading the kernels and their IR
 SLOWER_BECAUSE = {
@@ -221,6 +234,22 @@ def _section_calibration(work: Path) -> list[str]:
 
     print("QoR estimate vs Vitis reports", flush=True)
     return calibration_section()
+
+
+def _section_estimate(work: Path) -> list[str]:
+    from estimate_share import estimate_rows, estimate_share
+
+    print("estimate tasks' share of a build", flush=True)
+    return estimate_rows(estimate_share(work / "estimate"))
+
+
+def _section_explore(work: Path) -> list[str]:
+    from explore_speed import explore_rows, explore_speed, search_quality, search_rows
+
+    print("design-space exploration of gemm", flush=True)
+    speed = explore_rows(explore_speed(work / "explore"))
+    print("the seeded search against enumeration", flush=True)
+    return speed + search_rows(search_quality(work / "explore"))
 
 
 def main(argv: list[str]) -> None:

@@ -25,7 +25,8 @@ from hclbuild.errors import (
 # public name -> the module defining it
 _LAZY: dict[str, str] = {
     **dict.fromkeys(
-        ("Schedule", "build", "create_schedule", "create_schedule_from_scheme", "lower"), "hclbuild.api"
+        ("Schedule", "build", "create_schedule", "create_schedule_from_scheme", "estimate", "lower"),
+        "hclbuild.api",
     ),
     **dict.fromkeys(("Array", "asarray"), "hclbuild.dsl.array"),
     "init": "hclbuild.dsl.context",
@@ -52,6 +53,7 @@ _LAZY: dict[str, str] = {
             "min",
             "mutate",
             "not_",
+            "local",
             "or_",
             "placeholder",
             "power",
@@ -90,14 +92,13 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("operation", "report"), ""),
 }
 # other names of the same thing
-# HeteroCL's names; hcl.local(init, name, dtype) is its older hcl.scalar (tutorial 2's insertion sort)
+# HeteroCL's names (hcl.local(init, name, dtype), its older hcl.scalar, is hcl.local given a number)
 # hcl.all / hcl.any (HeteroCL's names) stay out of __all__: `from hclbuild import *` must not
 # replace Python's all() and any() in the importing module
 _ALIASES = {
     "all": "all_of",
     "any": "any_of",
     "customize": "create_schedule",
-    "local": "scalar",
     "print": "print_",
 }
 # HeteroCL names hclbuild does not have: what to write instead, so a tutorial's kernel fails in words
@@ -182,6 +183,7 @@ __all__ = [
     "def_",
     "elif_",
     "else_",
+    "estimate",
     "exp",
     "for_",
     "get_bitwidth",

@@ -9,6 +9,8 @@ from typing import Any
 from hclbuild.compiler.pipeline import CompiledDesign, compile_schedule
 from hclbuild.errors import APIError, HCLNotImplementedError
 from hclbuild.platform import Platform, build_for_platform
+from hclbuild.project.config import DEFAULT_CLOCK_PERIOD_NS, DEFAULT_PART
+from hclbuild.project.estimation import EstimateTarget, estimate_records
 from hclbuild.project.in_process import hls_text, llvm_function
 from hclbuild.schedule import schedule as schedules
 from hclbuild.schedule import scheme as schemes
@@ -60,6 +62,20 @@ def lower(schedule: schedules.Schedule, name: str | None = None, **_: Any) -> An
     return compile_schedule(schedule).module
 
 
+def estimate(
+    schedule: schedules.Schedule,
+    part: str = DEFAULT_PART,
+    clock_ns: float = DEFAULT_CLOCK_PERIOD_NS,
+    vitis_version: str | None = None,
+) -> dict[str, dict[str, Any]]:
+    """hcl.estimate(s): every function of hcl.lower(s) -> its QoR estimate, the record the estimate
+    task writes to estimate/<func>.json (latency_min/max, interval, loops, resources; "estimated":
+    a model's figures, not a synthesis result), for `part` at `clock_ns` as `vitis_version` builds
+    it. HCLNotImplementedError when this hclbuild has no model, or when it refuses a function."""
+    _check(schedule, "estimate")
+    return estimate_records(compile_schedule(schedule).module, EstimateTarget(part, clock_ns, vitis_version))
+
+
 def build(
     schedule: schedules.Schedule,
     target: Any = None,
@@ -68,8 +84,9 @@ def build(
     checked_bounds: bool = True,
     **_: Any,
 ) -> Any:
-    """hcl.build(s, target=None|"llvm"|"vhls"|hcl.Platform): a callable (LLVM JIT), the Vitis HLS
-    C++ text, or what the platform's mode asks for (hclbuild/platform.py).
+    """hcl.build(s, target=None|"llvm"|"vhls"|"estimate"|hcl.Platform): a callable (LLVM JIT), the
+    Vitis HLS C++ text, every function's QoR estimate (hcl.estimate), or what the platform's mode
+    asks for (hclbuild/platform.py).
 
     With `checked_division` (the default) the callable raises hclbuild.errors.DivisionError naming
     the function and stage when an integer division meets a zero divisor (or the most negative
@@ -86,8 +103,12 @@ def build(
             f"build: target {target!r} (HeteroCL's) is not generated here; use "
             "'vhls', or an hcl.Platform in mode 'csim' for a g++-simulated project"
         )
+    if target == "estimate":
+        return estimate(schedule)  # hcl.estimate with the default part and clock
     if target not in (None, "llvm", "vhls"):
-        raise APIError(f"build: unknown target {target!r} (use None, 'llvm', 'vhls' or an hcl.Platform)")
+        raise APIError(
+            f"build: unknown target {target!r} (use None, 'llvm', 'vhls', 'estimate' or an hcl.Platform)"
+        )
     if target == "vhls":
         return hls_text(schedule)
     return llvm_function(schedule, checked_division=checked_division, checked_bounds=checked_bounds)

@@ -7,6 +7,8 @@ and the macro that keeps blackboxed functions' bodies out of a top's synthesis s
 from __future__ import annotations
 
 ARRAY_MODES = ("m_axi", "ap_memory", "bram", "s_axilite")
+# an array read or written strictly in order may be a FIFO port (checked on the IR: emit_hls.fifo_access)
+ARRAY_FIFO_MODES = (*ARRAY_MODES, "ap_fifo")
 SCALAR_MODES = ("s_axilite", "ap_none", "ap_vld", "ap_ack", "ap_hs")
 # an hls::stream argument is a FIFO port or an AXI4-Stream; the Vitis kernel flow takes axis only
 # (UG1399 "Vitis Flow (Kernel Mode)": axis is the one mode of an hls::stream there, and its default)
@@ -23,7 +25,11 @@ OPTION_MODES = {
     "max_widen_bitwidth": ("m_axi",),
     "max_read_burst_length": ("m_axi",),
     "max_write_burst_length": ("m_axi",),
+    "storage_type": ("ap_memory", "bram"),
 }
+# the RAM an ap_memory / bram argument, or a local (bind_storage), is: one port, two (one read, one
+# write), or two read/write ports (UG1399 "pragma HLS interface" storage_type, "pragma HLS bind_storage")
+STORAGE_TYPES = ("ram_1p", "ram_2p", "ram_t2p")
 MAX_AXI_BURST = 256  # beats of one AXI4 burst (UG1399: Vitis defaults to 16)
 OVERRIDE_KEYS = ("protocol", *OPTION_MODES)
 

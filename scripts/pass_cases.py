@@ -7,7 +7,7 @@ Each kernel goes through the real flow (project.flow.compile_design: compile_sch
 reference lowering, to_llvm) with every pass wrapped so that it records the module text it is
 given and its arguments; a case takes the input of one call of its pass, optionally with changed
 arguments or an edited input (the refusal cases), and its expected text is what running the pass
-on that input gives now (tests/pass_ir_helpers.run_case, what tests/test_pass_ir.py runs).
+on that input gives now (tests/pass_ir_helpers.run_case, what tests/compiler/test_pass_ir.py runs).
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Installs hclbuild (editable) with its test, plot, distributed and docs extras into the active Python environment, plus the
+# Installs hclbuild (editable) with its test, plot, distributed, docs and explore extras into the active Python environment, plus the
 # Apache-2.0 ap_types headers for C simulation: they ship inside the hls4ml wheel, which is
 # installed without its (large, unneeded) dependencies and never imported.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python -m pip install --quiet --upgrade pip
-python -m pip install --quiet -e '.[test,plot,distributed,docs]'
+python -m pip install --quiet -e '.[test,plot,distributed,docs,explore]'
 python -m pip install --quiet --no-deps 'hls4ml==1.3.0'
 # run_hls.tcl is tested under plain tclsh, report.html in headless Chromium driven by selenium, and
 # --cluster slurm against a one-node Slurm on localhost (munged, slurmctld, slurmd; the daemons need

@@ -9,7 +9,7 @@ A case is `tests/passes/<pass>/<case>.mlir`:
     <the module after the pass, then one `// result: <json>` line for what the pass returned>
 
 or, for a refusal, `// ----- error` followed by the one line `<ErrorClass>: <message>` it raises.
-tests/test_pass_ir.py runs every case; scripts/pass_cases.py writes them (both use `run_case`).
+tests/compiler/test_pass_ir.py runs every case; scripts/pass_cases.py writes them (both use `run_case`).
 """
 
 from __future__ import annotations

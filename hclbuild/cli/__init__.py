@@ -3,15 +3,20 @@
 hclbuild new DIR                 scaffold a project (kernel.py + project.toml)
 hclbuild build|csim|report [PATHS] [-n N] [--build-dir DIR] [--continue]
 hclbuild list [PATHS]
+hclbuild estimate [PATHS] [--json]  the per-function QoR estimate (a model, not Vitis) of a build
 hclbuild csynth|cosim [PATHS] [--function F]   Vitis C synthesis / co-simulation (a Vitis tool on PATH)
 hclbuild csim|report|csynth|cosim ... --scheduler tcp://HOST:8786 | --cluster slurm|pbs|lsf|sge|local
                                  the csim/csynth/cosim jobs on Dask workers (hclbuild[distributed])
 hclbuild ci github|gitlab [PATHS] [--runner-label LABEL] [--install CMDS] [--output FILE]
+hclbuild explore [PATHS] [-n N] [--budget K] [--seed S] [--objective latency,DSP,...] [--csim]
+                 [--scheduler ADDR | --cluster KIND]   design-space exploration over schedule knobs
+hclbuild explore PATH --apply N                       point N of the Pareto front into [knobs]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
@@ -21,8 +26,7 @@ from typing import Any
 
 from hclbuild import package_version, qor_gate
 from hclbuild.atomic import write_text_atomic, write_text_new
-from hclbuild.dsl.diagnostics import MODES as WARNING_MODES
-from hclbuild.dsl.diagnostics import WARNINGS_ENV
+from hclbuild.cli.estimate import ProjectEstimates, estimates_json, estimates_table
 from hclbuild.errors import HCLError
 from hclbuild.project.attempts import function_states, known_functions
 from hclbuild.project.config import load_project
@@ -52,6 +56,8 @@ from hclbuild.tasks import (
 from hclbuild.tasks.doit_process import check_build_folder
 from hclbuild.tasks.doit_state import FAILED_DUMPS
 from hclbuild.tasks.progress import PRINTED_ERRORS
+from hclbuild.warning_modes import MODES as WARNING_MODES
+from hclbuild.warning_modes import WARNINGS_ENV
 
 KERNEL_TEMPLATE = '''"""{name}: an hclbuild project. Edit the algorithm and its schedule, then run `hclbuild csim`."""
 
@@ -163,22 +169,29 @@ def _writable_build_root(args: argparse.Namespace, projects: list[Path]) -> Path
     return root
 
 
-def _loader_namespace(projects: list[Path], build_root: Path) -> dict[str, Any]:
+def _loader_namespace(
+    projects: list[Path], build_root: Path, tasks: Callable[[], Iterator[dict[str, Any]]] | None = None
+) -> dict[str, Any]:
 
     @doit_creator
     def task_hclbuild() -> Iterator[dict[str, Any]]:
-        """All tasks of the given projects."""
-        yield from tasks_for(projects, build_root)
+        """All tasks of the given projects (or the ones `tasks` makes: an exploration's points)."""
+        yield from tasks() if tasks is not None else tasks_for(projects, build_root)
 
     return {"task_hclbuild": task_hclbuild, "DOIT_CONFIG": doit_config(build_root)}
 
 
-def run_doit(command: list[str], projects: list[Path], build_root: Path) -> int:
-    """Run doit with our tasks through its API (same tasks as dodo.py)."""
+def run_doit(
+    command: list[str],
+    projects: list[Path],
+    build_root: Path,
+    tasks: Callable[[], Iterator[dict[str, Any]]] | None = None,
+) -> int:
+    """Run doit with our tasks through its API (same tasks as dodo.py, or the ones `tasks` makes)."""
     from doit.cmd_base import ModuleTaskLoader
     from doit.doit_cmd import DoitMain
 
-    namespace = _loader_namespace(projects, build_root)
+    namespace = _loader_namespace(projects, build_root, tasks)
     # doit's output stream defaults to the sys.stdout of when doit was first imported: a caller that
     # has since replaced it (pytest's capture, a notebook) would get output written to a closed file;
     # the state backend reports a state it could not save (a full disk) instead of a traceback
@@ -425,6 +438,28 @@ def _compare(args: argparse.Namespace, projects: list[Path], build_root: Path) -
     return qor_gate.gate(new, Path(args.compare), args.fail_on, fail_on, args.metrics)
 
 
+def cmd_estimate(args: argparse.Namespace) -> int:
+    """Run the estimate tasks (compile and emit first where needed), then print every function's
+    estimate: a table, or with --json one JSON object and nothing else on stdout."""
+    projects = _projects(args.paths)
+    build_root = _writable_build_root(args)
+    if not args.keep_going:
+        _refuse_broken(projects, build_root)
+    # doit's progress goes to stderr: stdout is the table or the JSON alone
+    with contextlib.redirect_stdout(sys.stderr):
+        code = _run_tasks(args, projects, build_root, lambda session: ["estimate"], local_cores())
+    found = []
+    for folder in projects:
+        try:
+            name, top = (project := load_project(folder)).name, project.config.top
+        except HCLError:
+            name, top = folder.name, "top"
+        layout = BuildLayout(build_root, name)
+        found.append(ProjectEstimates.read(layout, known_functions(layout) or [top]))
+    print(estimates_json(found) if args.json else "\n".join(estimates_table(found)))
+    return code
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     projects = _projects(args.paths)
     return run_doit(["list", "--all"], projects, _writable_build_root(args, projects))
@@ -458,6 +493,24 @@ def cmd_csynth(args: argparse.Namespace) -> int:
     code = _run_tasks(args, projects, build_root, lambda session: _vitis_tasks(args, projects, session))
     print_summary(summary_rows(projects, build_root))
     return code
+
+
+def cmd_explore(args: argparse.Namespace) -> int:
+    # only for `hclbuild explore`: it compiles and estimates in this process's children, so it
+    # imports the compiler, which every other command's start (a no-op build above all) must not load
+    from hclbuild.cli.explore import CommandParts, run_explore
+
+    parts = CommandParts(
+        projects=_projects,
+        build_root=_writable_build_root,
+        remote_session=_remote_session,
+        parallel_options=_parallel_options,
+        run_doit=run_doit,
+    )
+    try:
+        return run_explore(args, parts)
+    finally:
+        remote.stop()
 
 
 def cmd_ci(args: argparse.Namespace) -> int:
@@ -669,6 +722,29 @@ def parser() -> argparse.ArgumentParser:
         if name == "report":
             _compare_arguments(cmd)
         cmd.set_defaults(run=cmd_tasks)
+    est = sub.add_parser(
+        "estimate",
+        help="print every function's QoR estimate",
+        description="Compile and emit PATHS where needed, run the estimate tasks, and print every "
+        "function's estimated latency, interval and resources (hclbuild's model, not a synthesis "
+        "result): a table, or with --json one JSON object {project: {function: estimate}}.",
+        epilog=EXIT_CODES,
+    )
+    est.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
+    est.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    est.add_argument(
+        "-n",
+        "--processes",
+        type=_processes,
+        default=None,
+        metavar="N",
+        help="run up to N tasks at once (default: this machine's cores)",
+    )
+    est.add_argument("--build-dir", default=None, metavar="DIR", help=BUILD_DIR_HELP)
+    est.add_argument(
+        "--continue", dest="keep_going", action="store_true", help="keep going after a failed task"
+    )
+    est.set_defaults(run=cmd_estimate)
     lst = sub.add_parser(
         "list",
         help="list the tasks",
@@ -710,6 +786,59 @@ def parser() -> argparse.ArgumentParser:
         )
         _remote_arguments(synth)
         synth.set_defaults(run=cmd_csynth)
+    explore = sub.add_parser(
+        "explore",
+        help="design-space exploration: estimate the schedule's knob values, keep the Pareto front",
+        description="Compile and estimate (hclbuild's QoR model) kernel.py's schedule at every point "
+        "of the knob space that project.toml's [explore] or kernel.py's space(sizes) declares (a "
+        "seeded NSGA-II search of large spaces), as cached doit tasks, in parallel or on Dask "
+        "workers; writes build/<project>/explore/pareto.md, pareto.json, points.json and pareto.png.",
+        epilog=EXIT_CODES,
+    )
+    explore.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
+    explore.add_argument(
+        "-n",
+        "--processes",
+        type=_processes,
+        default=None,
+        metavar="N",
+        help="evaluate up to N points at once (default: this machine's cores)",
+    )
+    explore.add_argument("--build-dir", default=None, metavar="DIR", help=BUILD_DIR_HELP)
+    explore.add_argument(
+        "--budget",
+        type=_processes,
+        default=None,
+        metavar="K",
+        help="evaluate K points with optuna's NSGA-II (default: every point of a space of up to 256, "
+        "else 100)",
+    )
+    explore.add_argument("--seed", type=int, default=0, help="the search's seed (default 0)")
+    explore.add_argument(
+        "--objective",
+        default="latency,DSP,BRAM_18K,LUT",
+        metavar="NAMES",
+        help="what to minimize, comma-separated: latency, interval, DSP, BRAM_18K, FF, LUT "
+        "(default latency,DSP,BRAM_18K,LUT)",
+    )
+    explore.add_argument(
+        "--csim",
+        action="store_true",
+        help="C-simulate every Pareto point against the LLVM reference (a build of its own each)",
+    )
+    explore.add_argument(
+        "--apply",
+        type=_processes,
+        default=None,
+        metavar="N",
+        help="write point N of the last exploration's Pareto front into project.toml's [knobs] "
+        "(evaluates nothing)",
+    )
+    explore.add_argument(
+        "--continue", dest="keep_going", action="store_true", help="keep going after a failed task"
+    )
+    _remote_arguments(explore)
+    explore.set_defaults(run=cmd_explore)
     ci = sub.add_parser(
         "ci",
         help="write a CI pipeline (GitHub Actions or GitLab CI)",

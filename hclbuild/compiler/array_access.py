@@ -301,6 +301,26 @@ def _expr_form(expr: ir.AffineExpr, dims: list[Form | None], symbols: list[Form 
     return None
 
 
+def value_form(value: ir.Value, env: Mapping[ir.Value, Form | None]) -> Form | None:
+    """The affine form of an index value given forms of the values in `env` (loop variables), None
+    where it is not affine: the same reading of subscripts as the access walk's (the estimator's)."""
+    return _Walker({}, ArgumentAccesses()).form(value, env)
+
+
+def access_subscript(op: ir.Operation, env: Mapping[ir.Value, Form | None]) -> tuple[Form | None, ...]:
+    """The subscript of a load or store (memref or affine) as one form per dimension."""
+    walker = _Walker({}, ArgumentAccesses())
+    first = 1 if op.name in _LOADS else 2
+    indices = list(op.operands)[first:]
+    if op.name.startswith("affine."):
+        affine_map = upstream.access_map(op)
+        forms = [walker.form(v, env) for v in indices]
+        return tuple(
+            _expr_form(e, forms[: affine_map.n_dims], forms[affine_map.n_dims :]) for e in affine_map.results
+        )
+    return tuple(walker.form(v, env) for v in indices)
+
+
 # ---- every element written before any read ----------------------------------------------------------
 
 

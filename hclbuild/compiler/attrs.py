@@ -38,6 +38,7 @@ ARG_TYPES = "hcl.arg_types"
 RET_TYPE = "hcl.ret_type"
 ARG_PARTITIONS = "hcl.arg_partitions"
 ARG_STREAMS = "hcl.arg_streams"
+SCALAR_ARGS = "hcl.scalar_args"
 PRINT_FORMAT = "hcl.print"
 # loops and stages
 STAGE_NAME = "hcl.op_name"
@@ -53,6 +54,7 @@ REUSE_FILL = "hcl.reuse_fill"
 NAME = "hcl.name"
 DTYPE = "hcl.dtype"
 PARTITION = "hcl.partition"
+STORAGE_TYPE = "hcl.storage_type"
 STREAM = "hcl.stream"
 ZERO_INIT = "hcl.zero_init"
 
@@ -86,6 +88,9 @@ ATTRIBUTES: tuple[AttributeSpec, ...] = (
     AttributeSpec(
         ARG_STREAMS, "func.func", 'array of string: "" or stream port', "the arguments taken as hls::stream"
     ),
+    AttributeSpec(
+        SCALAR_ARGS, "func.func", "array of string", "the one-element arguments passed to C by value"
+    ),
     AttributeSpec(PRINT_FORMAT, "func.func (declaration)", "string", "the printf format of an hcl.print"),
     AttributeSpec(
         STAGE_NAME, "stage root (affine.for, func.call)", "string", "the stage a top-level op is the root of"
@@ -104,6 +109,12 @@ ATTRIBUTES: tuple[AttributeSpec, ...] = (
     AttributeSpec(DTYPE, "memref.alloc, memref.get_global", "string", "the DSL dtype name of the elements"),
     AttributeSpec(
         PARTITION, "memref.alloc, memref.get_global", "array of partition", "the buffer's partitions"
+    ),
+    AttributeSpec(
+        STORAGE_TYPE,
+        "memref.alloc",
+        "string",
+        "the RAM of a local (`s.bind_storage`): ram_1p, ram_2p, ram_t2p",
     ),
     AttributeSpec(STREAM, "memref.alloc", "i64", "a stream (`s.to`) and its FIFO depth"),
     AttributeSpec(ZERO_INIT, "memref.alloc", "unit", "declared `= {}` in C++ (a shift register or window)"),
@@ -309,6 +320,17 @@ def set_buffer_partitions(op: Op, partitions: Sequence[ArrayPartition]) -> None:
         _put(op, PARTITION, lambda: _partition_array(partitions))
 
 
+def storage_type(op: Op) -> str | None:
+    """The RAM a local is bound to (hcl.storage_type), None for the tool's choice."""
+    return _string(op, STORAGE_TYPE)
+
+
+def set_storage_type(op: Op, value: str | None) -> None:
+    """hcl.storage_type on an alloc; nothing when `value` is None."""
+    if value is not None:
+        _set_string(op, STORAGE_TYPE, value)
+
+
 def arg_partitions(op: Op, where: str = "") -> list[list[ArrayPartition]] | None:
     """The partitions of each argument of a function (hcl.arg_partitions), None when absent."""
     attributes = _attributes(op)
@@ -362,6 +384,19 @@ def set_arg_streams(op: Op, ports: Sequence[StreamPort | None]) -> None:
     if any(port is not None for port in ports):
         entries = [f"{p.direction}:{p.depth}" if p is not None else "" for p in ports]
         _put(op, ARG_STREAMS, lambda: _string_array(entries))
+
+
+def scalar_args(op: Op) -> list[str]:
+    """The names of the arguments (0-d placeholders, memref<1xT>, only read) that C takes by value."""
+    return _strings(op, SCALAR_ARGS) or []
+
+
+def set_scalar_args(op: Op, names: Sequence[str]) -> None:
+    """hcl.scalar_args when any argument is one; removed otherwise."""
+    if names:
+        _put(op, SCALAR_ARGS, lambda: _string_array(names))
+    elif SCALAR_ARGS in _attributes(op):
+        del _attributes(op)[SCALAR_ARGS]
 
 
 def buffer_stream_depth(op: Op) -> int | None:

@@ -18,6 +18,7 @@ from hclbuild.compiler.passes.outline import outline_stages
 from hclbuild.compiler.passes.outline_axis import OutlineAxisPass
 from hclbuild.compiler.passes.parallel_reads import partition_parallel_reads
 from hclbuild.compiler.passes.reuse_at import ReuseAtPass, fuse_fill_loops
+from hclbuild.compiler.passes.scalar_args import mark_scalar_arguments
 from hclbuild.compiler.passes.stream import StreamPass, annotate_stream_arguments
 from hclbuild.compiler.passes.verify import verify_module
 from hclbuild.errors import CompileError
@@ -67,6 +68,7 @@ def compile_schedule(schedule: Schedule) -> CompiledDesign:
         merge_common_values(module)
         hoist_invariant_loads(module)
         partition_parallel_reads(module)
+        mark_scalar_arguments(module)
         verify_module(module)
     return CompiledDesign(module, schedule.name, outlined)
 

@@ -127,19 +127,19 @@ def _busiest_bank(
 ) -> tuple[int, int]:
     """(reads, writes) that may reach the bank the iteration's accesses load most."""
     listed = sorted(addresses, key=str)
-    banks = [_bank(address, shape, partitions) for _, address in listed]
+    banks = [bank_of(address, shape, partitions) for _, address in listed]
     best = (0, 0)
     for bank in dict.fromkeys(banks):
         counts = [0, 0]
         for (kind, _), other in zip(listed, banks):
-            if all(_may_share(mine, theirs) for mine, theirs in zip(bank, other)):
+            if all(may_share(mine, theirs) for mine, theirs in zip(bank, other)):
                 counts[kind == "write"] += 1
         if sum(counts) > sum(best):
             best = (counts[0], counts[1])
     return best
 
 
-def _may_share(a: object, b: object) -> bool:
+def may_share(a: object, b: object) -> bool:
     """Whether two accesses may reach one bank along a dimension: a bank is (the loop variables
     it moves with, a constant); two banks are apart only where they move with the same ones."""
     if a == _ANY_BANK or b == _ANY_BANK:
@@ -147,7 +147,7 @@ def _may_share(a: object, b: object) -> bool:
     return a == b or a[0] != b[0]  # type: ignore[index]
 
 
-def _bank(address: tuple, shape: tuple[int, ...], partitions: list[ArrayPartition]) -> tuple[object, ...]:
+def bank_of(address: tuple, shape: tuple[int, ...], partitions: list[ArrayPartition]) -> tuple[object, ...]:
     """The bank of an address along each partitioned dimension, or _ANY_BANK."""
     bank: list[object] = []
     for partition in partitions:
@@ -173,4 +173,4 @@ def _bank_along(form: Form | None, extent: int, partition: ArrayPartition) -> ob
     return ((), form.const)  # complete: one register an element
 
 
-__all__ = ["RAM_PORTS", "PortLimit", "port_limited_loops"]
+__all__ = ["RAM_PORTS", "PortLimit", "bank_of", "may_share", "port_limited_loops"]

@@ -41,6 +41,8 @@ class Reduce(Expr):
     dtype: DType
     name: str
     combine: Any = None  # custom: Python function (acc_expr, value_expr) -> Expr
+    # the user gave the reduction its name; otherwise the C++ accumulator is named after its stage
+    named: bool = True
 
 
 @dataclass(eq=False)

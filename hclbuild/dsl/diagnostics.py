@@ -14,9 +14,7 @@ import warnings
 from pathlib import Path
 
 from hclbuild.errors import APIError, HCLWarning, WarningError
-
-WARNINGS_ENV = "HCLBUILD_WARNINGS"
-MODES = ("default", "error", "ignore")
+from hclbuild.warning_modes import MODES, WARNINGS_ENV
 
 _PACKAGE = str(Path(__file__).resolve().parents[1])
 _mode = "default"

@@ -234,6 +234,36 @@ def scalar(value: object, name: str | None = None, dtype: object = None) -> Tens
     return out
 
 
+def local(*args: object, **kwargs: object) -> Tensor:
+    """hcl.local(shape, dtype=None, name=None): an uninitialised local buffer the algorithm's own
+    loops fill element by element, declared as a C kernel declares one (`float buf[64][64];`, no
+    initialising loop). Called with a number or an expression instead of a shape (a tuple or list),
+    it is HeteroCL's hcl.local(init, name, dtype), the older name of hcl.scalar.
+
+    Reading an element before the algorithm writes it reads an undefined value, as in C: every
+    element a result depends on must be written first (the LLVM reference reads what C would)."""
+    first = kwargs["shape"] if "shape" in kwargs else args[0] if args else None
+    if not isinstance(first, (tuple, list)):
+        return scalar(*args, **kwargs)  # type: ignore[arg-type]
+    return _local_buffer(*args, **kwargs)  # type: ignore[arg-type]
+
+
+def _local_buffer(shape: object, dtype: object = None, name: str | None = None) -> Tensor:
+    if not tracing():
+        raise APIError(
+            "hcl.local(shape, ...): a local buffer is made inside the algorithm (the function create_schedule traces)"
+        )
+    what = f"local {name or ''}".strip()
+    if not shape:  # () or []: a value, which hcl.scalar makes
+        raise APIError(
+            f"{what}: a local buffer has a shape of at least one dimension (hcl.scalar makes one value)"
+        )
+    shape_t = normalize_shape(shape, what)
+    program = active_program()
+    name = program.unique_name(check_name(name, "local")) if name else program.auto_name("local")
+    return _new_tensor(name, shape_t, _dtype_or_default(dtype), "local")
+
+
 def reduce_axis(lower: int, upper: int, name: str | None = None) -> Var:
     """hcl.reduce_axis(lo, hi, name=None): a reduction loop variable over [lo, hi)."""
     for bound in (lower, upper):
@@ -291,7 +321,7 @@ def _reduction(kind: str, expr: object, axis: object, where: object, dtype: obje
         "min": lambda: _extreme(dt, lowest=False),
     }[kind]()
     acc_name = active_program().unique_name(name or f"{kind}_acc")
-    return Reduce(kind, init, value, _axes(axis), cond, dt, acc_name)
+    return Reduce(kind, init, value, _axes(axis), cond, dt, acc_name, named=name is not None)
 
 
 def sum(
@@ -330,7 +360,17 @@ def reducer(
         combined = _reducer_body(freduce, value, acc, dt)
         cond = None if where is True else to_bool(where)
         acc_name = active_program().unique_name(name or "reducer_acc")
-        return Reduce("custom", as_expr(init, dt), value, _axes(axis), cond, dt, acc_name, combine=combined)
+        return Reduce(
+            "custom",
+            as_expr(init, dt),
+            value,
+            _axes(axis),
+            cond,
+            dt,
+            acc_name,
+            combine=combined,
+            named=name is not None,
+        )
 
     return reduce_with
 

@@ -47,6 +47,11 @@ falls back to a default):
     N = 120                            # defines the same names
     [sizes.MEDIUM]
     N = 400
+
+    [explore]                          # schedule knobs and the values `hclbuild explore` tries
+    unroll_k = [1, 2, 4, 8]            # (see hclbuild.project.knobs; or kernel.py's space(sizes))
+    [knobs]                            # the values a normal build passes to schedule(knobs=...)
+    unroll_k = 4                       # (default: each [explore] list's first value)
 """
 
 from __future__ import annotations
@@ -56,7 +61,7 @@ import json
 import math
 import re
 import tomllib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -68,9 +73,12 @@ from hclbuild.hls_interface import (
     MAX_AXI_BURST,
     OVERRIDE_KEYS,
     SCALAR_MODES,
+    STORAGE_TYPES,
     STREAM_MODES,
 )
+from hclbuild.project.knobs import KnobError, check_chosen, check_space
 from hclbuild.project.layout import KERNEL_FILE, PROJECT_FILE, is_project_name
+from hclbuild.project.named_values import NamedValues
 from hclbuild.project.plans import ProjectPlan
 from hclbuild.render.thresholds import parse_thresholds
 from hclbuild.runtime.vitis import NAMES as FRONT_END_NAMES
@@ -117,6 +125,9 @@ class ProjectConfig:
     sizes: dict[str, int] = field(default_factory=dict)  # the chosen dataset's sizes plus the common ones
     dataset: str = ""  # the chosen [sizes.<NAME>] table, "" when the project defines none
     ci_fail_on: str = ""  # [ci] fail_on: the thresholds of `report --compare`, "" for none
+    # [explore]: knob -> the values an exploration tries (a list, so the config stays plain JSON)
+    explore: dict[str, list[Any]] = field(default_factory=dict)
+    knobs: dict[str, Any] = field(default_factory=dict)  # [knobs]: the values a build uses
 
     __hash__ = None  # type: ignore[assignment]  # dicts inside
 
@@ -130,7 +141,7 @@ class ProjectConfig:
         return cls(**data)
 
 
-class Sizes(Mapping[str, int]):
+class Sizes(NamedValues[int]):
     """A project's problem sizes, as kernel.py receives them: `sizes["N"]` or `sizes.N`.
 
     kernel.py's schedule(), inputs(rng) and model(*inputs) get them as the keyword argument
@@ -139,27 +150,12 @@ class Sizes(Mapping[str, int]):
     """
 
     def __init__(self, values: Mapping[str, int], dataset: str = ""):
-        self._values = dict(values)
+        super().__init__(values)
         self.dataset = dataset
 
-    def __getitem__(self, key: str) -> int:
-        try:
-            return self._values[key]
-        except KeyError:
-            table = f"[sizes.{self.dataset}] or [sizes]" if self.dataset else "[sizes]"
-            known = ", ".join(self._values) or "none"
-            raise ConfigError(f"project.toml {table} sets no size {key!r} (sizes: {known})") from None
-
-    def __getattr__(self, key: str) -> int:
-        if key.startswith("_"):
-            raise AttributeError(key)
-        return self[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._values)
-
-    def __len__(self) -> int:
-        return len(self._values)
+    def _missing(self, key: str, known: str) -> ConfigError:
+        table = f"[sizes.{self.dataset}] or [sizes]" if self.dataset else "[sizes]"
+        return ConfigError(f"project.toml {table} sets no size {key!r} (sizes: {known})")
 
     def __repr__(self) -> str:
         dataset = f", dataset={self.dataset!r}" if self.dataset else ""
@@ -337,7 +333,7 @@ _SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
         "memory_gb": ("reference_memory_gb", _number(positive=True)),
     },
 }
-_FREE_SECTIONS = ("sizes", "interface")
+_FREE_SECTIONS = ("sizes", "interface", "explore", "knobs")
 
 
 def _line_of(text: str, section: str, key: str | None) -> int | None:
@@ -401,7 +397,7 @@ def load_config(
                 raise ConfigError(f"{_where(path, text, '', section)}: {section} must be a table [{section}]")
             if section == "sizes":
                 sizes, chosen = _sizes(path, text, table, dataset)
-            else:
+            elif section == "interface":
                 values["interfaces"] = _interfaces(path, text, table)
             continue
         known = ", ".join(f"[{s}]" for s in (*_SCHEMA, *_FREE_SECTIONS))
@@ -439,7 +435,21 @@ def load_config(
         )
     if "name" not in values:
         values["name"] = _default_name(path, name)
+    values.update(_knob_tables(path, text, data))
     return ProjectConfig(**values, sizes=sizes, dataset=chosen)
+
+
+def _knob_tables(path: Path, text: str, data: dict[str, Any]) -> dict[str, Any]:
+    """[explore] and [knobs] (hclbuild.project.knobs): a [knobs] value must be one of its [explore]
+    list's; without [explore] here, kernel.py's space() is checked against [knobs] when it loads."""
+    section = "explore"
+    try:
+        space = check_space(data.get("explore", {})) if "explore" in data else None
+        section = "knobs"
+        chosen = check_chosen(data.get("knobs", {}), space)
+    except KnobError as exc:
+        raise ConfigError(f"{_where(path, text, section, exc.key)}: {section}.{exc.key} {exc}") from None
+    return {"explore": {k: list(v) for k, v in (space or {}).items()}, "knobs": chosen}
 
 
 def _size_values(path: Path, text: str, section: str, table: dict[str, Any]) -> dict[str, int]:
@@ -571,6 +581,14 @@ def _burst_length(value: object) -> int:
     return beats
 
 
+def _storage_type(value: object) -> str:
+    # Vitis spells the types in either case (RAM_2P, ram_2p); the pragma is written in lower case
+    if not isinstance(value, str) or value.lower() not in STORAGE_TYPES:
+        options = ", ".join(f'"{name.upper()}"' for name in STORAGE_TYPES)
+        raise _Invalid(f"must be one of {options}, got {_toml_text(value)}")
+    return value.lower()
+
+
 def _widen_bits(value: object) -> int:
     bits = _integer(8)(value)
     if bits > 1024 or bits & (bits - 1):
@@ -588,6 +606,7 @@ _INTERFACE_CHECKS = {
     "max_widen_bitwidth": _widen_bits,
     "max_read_burst_length": _burst_length,
     "max_write_burst_length": _burst_length,
+    "storage_type": _storage_type,
 }
 
 

@@ -42,6 +42,7 @@ from hclbuild.project.golden import read_manifest
 from hclbuild.project.hls_project import DATA_DIR, write_function_project
 from hclbuild.project.interfaces import (
     blackboxes_of,
+    check_fifo_arrays,
     check_interface_functions,
     function_interfaces,
     is_blackboxed,
@@ -50,7 +51,7 @@ from hclbuild.project.kernel import kernel_schedule
 from hclbuild.project.layout import BuildLayout
 from hclbuild.project.lowering import lower_design
 from hclbuild.project.manifest import DesignManifest, LoweredDesign, json_text, read_design_manifest
-from hclbuild.project.report import write_project_report
+from hclbuild.project.report_files import write_project_report
 from hclbuild.project.templates import keep_compiled_templates
 from hclbuild.runtime.csim import CsimResult, run_csim
 from hclbuild.runtime.isolate import run_isolated
@@ -205,6 +206,7 @@ def emit_design_function(layout: BuildLayout, config: ProjectConfig, func: str) 
         fn_op = symbols(module)[func]
         signature = c_signature(fn_op)
         interfaces = function_interfaces(config, func, top, signature)
+        check_fifo_arrays(config, func, interfaces, signature, symbols(module))
         syntax = pragma_syntax(config.vitis_version)
         cpp, header = emit_function_files(module, func, interfaces, blackboxes, syntax)
     if manifest.c_args.get(func) != [arg.name for arg in signature.args]:

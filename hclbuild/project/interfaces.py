@@ -14,8 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from hclbuild.compiler.emit_hls import blackbox_interfaces, default_interfaces, override_interfaces
+from hclbuild.compiler.emit_hls.fifo_access import fifo_order
 from hclbuild.errors import ConfigError
-from hclbuild.hls_interface import STREAM_MODES_BY_FLOW
+from hclbuild.hls_interface import ARRAY_FIFO_MODES, ARRAY_MODES, STREAM_MODES_BY_FLOW
 from hclbuild.project.config import TOP_INTERFACE, ProjectConfig
 
 # what an RTL blackbox's C arguments may be (UG1399: wire, ap_vld, RAM, and a FIFO for a stream)
@@ -75,10 +76,28 @@ def function_interfaces(config: ProjectConfig, func: str, top: str, signature: A
     # a blackbox's streams are FIFO ports whatever the flow
     stream_modes = ("ap_fifo",) if blackboxed else STREAM_MODES_BY_FLOW[config.flow_target]
     where = f"{config.name}: project.toml [interface]"
-    result = override_interfaces(interfaces, signature, overrides, where, stream_modes)
+    # a blackbox's array ports are RAM ports (its RTL wrapper maps one C array to one)
+    array_modes = ARRAY_MODES if blackboxed else ARRAY_FIFO_MODES
+    result = override_interfaces(interfaces, signature, overrides, where, stream_modes, array_modes)
     if config.flow_target == "vitis" and not blackboxed:
         _check_vitis_kernel(result, f"{where}, argument {{}} of @{func}")
     return result
+
+
+def check_fifo_arrays(
+    config: ProjectConfig, func: str, interfaces: Any, signature: Any, functions: Any
+) -> None:
+    """Every array argument given ap_fifo is read, or written, strictly in order (fifo_access);
+    `functions`: the module's func.func ops by name."""
+    for index, (arg, port) in enumerate(zip(signature.args, interfaces.args)):
+        if port.mode != "ap_fifo" or not arg.is_array or arg.stream:
+            continue
+        direction, why = fifo_order(functions, func, index)
+        if not direction:
+            raise ConfigError(
+                f"{config.name}: project.toml [interface], argument {arg.source or arg.name} of @{func}: "
+                f"protocol 'ap_fifo' needs each element read, or written, once and in order, but {why}"
+            )
 
 
 def _check_vitis_kernel(interfaces: Any, where: str) -> None:

@@ -25,22 +25,81 @@ from hclbuild.compiler.pipeline import compile_schedule
 from hclbuild.dsl.context import init, reset_default_dtype
 from hclbuild.errors import ConfigError, HCLError
 from hclbuild.project.config import Project
+from hclbuild.project.knobs import KnobError, Knobs, KnobSpace, check_space, resolve_knobs
 from hclbuild.runtime.isolate import run_isolated
 from hclbuild.schedule.schedule import Schedule, missing_stage_error
 
 ENTRY_POINT = "schedule"
 SIZES_PARAMETER = "sizes"
+KNOBS_PARAMETER = "knobs"
+SPACE_FUNCTION = "space"  # kernel.py's def space(sizes): the knobs, where project.toml has no [explore]
 
 
-def _call_entry(project: Project, fn: Any, *args: Any) -> Any:
-    """fn(*args), plus sizes=project.sizes when fn declares a `sizes` parameter."""
+def _parameters(fn: Any) -> set[str]:
     try:
-        wants_sizes = SIZES_PARAMETER in inspect.signature(fn).parameters
+        return set(inspect.signature(fn).parameters)
     except (TypeError, ValueError):  # builtins and some C callables have no signature
-        wants_sizes = False
-    if wants_sizes:
-        return fn(*args, **{SIZES_PARAMETER: project.sizes})
-    return fn(*args)
+        return set()
+
+
+def _call_entry(project: Project, fn: Any, *args: Any, knobs: Knobs | None = None) -> Any:
+    """fn(*args), plus sizes=project.sizes when fn declares a `sizes` parameter (and knobs= when
+    given and fn declares `knobs`)."""
+    parameters = _parameters(fn)
+    keywords: dict[str, Any] = {}
+    if SIZES_PARAMETER in parameters:
+        keywords[SIZES_PARAMETER] = project.sizes
+    if knobs is not None and KNOBS_PARAMETER in parameters:
+        keywords[KNOBS_PARAMETER] = knobs
+    return fn(*args, **keywords)
+
+
+def knob_space(project: Project, module: ModuleType) -> tuple[KnobSpace, str]:
+    """The project's knobs and where they are declared: project.toml's [explore] or kernel.py's
+    space(sizes); ({}, "") when it declares none."""
+    declared = getattr(module, SPACE_FUNCTION, None)
+    if project.config.explore and callable(declared):
+        raise ConfigError(
+            f"{project.name}: knobs are declared twice, in project.toml [explore] and kernel.py "
+            f"{SPACE_FUNCTION}(): keep one"
+        )
+    if project.config.explore:
+        return {name: tuple(values) for name, values in project.config.explore.items()}, "project.toml"
+    if not callable(declared):
+        return {}, ""
+    try:
+        table = _call_entry(project, declared)
+    except (Exception, SystemExit) as exc:
+        raise _one_line(project, exc, f"{SPACE_FUNCTION}()") from None
+    if not isinstance(table, dict):
+        raise ConfigError(
+            f"{project.kernel_path}: {SPACE_FUNCTION}() returned {type(table).__name__}, expected a dict "
+            "of knob name -> list of values"
+        )
+    try:
+        return check_space(table), f"kernel.py {SPACE_FUNCTION}()"
+    except KnobError as exc:
+        raise ConfigError(f"{project.kernel_path}: {SPACE_FUNCTION}() knob {exc.key!r} {exc}") from None
+
+
+def chosen_knobs(project: Project, module: ModuleType) -> Knobs:
+    """The knob values schedule() receives: project.toml's [knobs], else each knob's first value."""
+    space, where = knob_space(project, module)
+    if not space:
+        if project.config.knobs:
+            name = next(iter(project.config.knobs))
+            raise ConfigError(
+                f"{project.toml_path}: knobs.{name} is set, but the project declares no knobs "
+                f"([explore] in project.toml or kernel.py {SPACE_FUNCTION}())"
+            )
+        return Knobs({})
+    parameters = _parameters(getattr(module, ENTRY_POINT))
+    if KNOBS_PARAMETER not in parameters:
+        raise ConfigError(
+            f"{project.kernel_path}: {ENTRY_POINT}() takes no `{KNOBS_PARAMETER}` argument, but "
+            f"{where} declares knobs ({', '.join(space)}): write def {ENTRY_POINT}(sizes, {KNOBS_PARAMETER})"
+        )
+    return Knobs(resolve_knobs(space, project.config.knobs, f"{project.toml_path} [knobs]"))
 
 
 def _where(exc: BaseException, kernel_path: Path) -> str:
@@ -118,10 +177,11 @@ def kernel_schedule(project: Project, module: ModuleType | None = None) -> Any:
     """Call kernel.schedule() and check it returned an hcl schedule."""
 
     module = module or load_kernel(project)
+    knobs = chosen_knobs(project, module)
     # not init(): an algorithm written at kernel.py's module level must survive until schedule()
     reset_default_dtype()
     try:
-        schedule = _call_entry(project, getattr(module, ENTRY_POINT))
+        schedule = _call_entry(project, getattr(module, ENTRY_POINT), knobs=knobs)
     except (Exception, SystemExit) as exc:
         raise _one_line(project, exc, f"{ENTRY_POINT}()") from None
     if not isinstance(schedule, Schedule):

@@ -13,7 +13,9 @@
     build/<name>/hls/<top>/<func>_blackbox.json   RTL blackbox of an outlined function (top_assembly)
     build/<name>/cosim/<func>.rpt         its co-simulation report, likewise
     build/<name>/estimate/<func>.json     hclbuild's QoR estimate of the function (a model, not Vitis)
-    build/<name>/explore/pareto.png       the Pareto front of an exploration
+    build/<name>/explore/points/<key>.json  one design point's estimate (`hclbuild explore`)
+    build/<name>/explore/points.json      every point of the last exploration
+    build/<name>/explore/pareto.{json,md,png}  its Pareto front
     build/<name>/reports/                 summary.json, report.md, report.html, plots
     build/index.html, build/summary.json  every project of the build folder (report.html of each)
     build/<name>/status/                  the latest attempt of every task (project/attempts.py)
@@ -49,6 +51,7 @@ def _checked(func: str) -> str:
 IR_DIR, TOP_MLIR, LLVM_DIR, GOLDEN_DIR, HLS_DIR, CSIM_DIR = "ir", "top.mlir", "llvm", "golden", "hls", "csim"
 IR_MANIFEST, LLVM_UNITS, LLVM_MANIFEST = "manifest.json", "units", "manifest.json"
 REPORTS_DIR, REPORT_SUMMARY, REPORT_MARKDOWN, STATUS_DIR = "reports", "summary.json", "report.md", "status"
+ESTIMATE_DIR = "estimate"
 VECTORS_MANIFEST = "manifest.json"  # of golden/<func>/ and hls/<func>/data/
 DATA_DIR = "data"  # hls/<func>/data/: the golden vectors the testbench reads
 # the C simulation harness (runtime.testbench_build): the same two files in every function folder
@@ -132,6 +135,7 @@ class TaskFiles(NamedTuple):
     hls: HlsFiles
     data_dir: str  # hls/<func>/data/
     csim_json: str
+    estimate_json: str
 
 
 class ProjectTaskFiles(NamedTuple):
@@ -298,7 +302,7 @@ class BuildLayout(_Folder):
 
     def task_files(self, func: str, is_top: bool) -> TaskFiles:
         """What func's doit tasks name, as the strings of func_mlir (top_mlir), golden_dir and its
-        manifest, hls_dir, hls_files and csim_json. Joined without pathlib: task discovery asks on
+        manifest, hls_dir, hls_files, csim_json and estimate_json. Joined without pathlib: task discovery asks on
         every doit run, and parsing these thousands of paths was a tenth of a no-op `doit`."""
         root, func, sep = self._root_text, _checked(func), os.sep
         golden, hls = f"{root}{sep}{GOLDEN_DIR}{sep}{func}", f"{root}{sep}{HLS_DIR}{sep}{func}"
@@ -310,6 +314,7 @@ class BuildLayout(_Folder):
             hls=HlsFiles.below(hls, func),
             data_dir=f"{hls}{sep}{DATA_DIR}",
             csim_json=f"{root}{sep}{CSIM_DIR}{sep}{func}.json",
+            estimate_json=f"{root}{sep}{ESTIMATE_DIR}{sep}{func}.json",
         )
 
     def project_task_files(self) -> ProjectTaskFiles:
@@ -414,12 +419,38 @@ class BuildLayout(_Folder):
 
     def estimate_json(self, func: str) -> Path:
         """`estimate/<func>.json`: hclbuild's QoR estimate of the function."""
-        return self.root / "estimate" / f"{_checked(func)}.json"
+        return self.root / ESTIMATE_DIR / f"{_checked(func)}.json"
 
     @property
     def pareto_png(self) -> Path:
         """`explore/pareto.png`: the Pareto front an exploration drew."""
         return self.root / "explore" / "pareto.png"
+
+    @property
+    def explore_dir(self) -> Path:
+        """`explore/`: what `hclbuild explore` writes."""
+        return self.root / "explore"
+
+    def explore_point(self, key: str) -> Path:
+        """`explore/points/<key>.json`: one design point's estimate (key: `unroll-4,ii-1`)."""
+        if not key or "/" in key or key.startswith("."):
+            raise CompileError(f"design point key {key!r} cannot name a file")
+        return self.root / "explore" / "points" / f"{key}.json"
+
+    @property
+    def explore_points(self) -> Path:
+        """`explore/points.json`: every point of the last exploration, its knobs and estimate."""
+        return self.root / "explore" / "points.json"
+
+    @property
+    def pareto_json(self) -> Path:
+        """`explore/pareto.json`: the last exploration's Pareto front."""
+        return self.root / "explore" / "pareto.json"
+
+    @property
+    def pareto_markdown(self) -> Path:
+        """`explore/pareto.md`: the Pareto front as a table."""
+        return self.root / "explore" / "pareto.md"
 
     @property
     def report_hardware_stamp(self) -> Path:

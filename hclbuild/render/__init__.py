@@ -1,5 +1,5 @@
 """Render a build's result files for people and for CI: one package, reading only result files (the
-summary.json project.report writes from csim, estimate and csynth results), so a build folder or a
+summary.json project.report_files writes from csim, estimate and csynth results), so a build folder or a
 saved summary renders and compares without recompiling anything.
 
     summary         summary.json's records: verdicts, csynth and estimated Figures per function

@@ -2,7 +2,7 @@
 figures from two sources, csynth (a Vitis report) and hclbuild's estimate (a model, never a tool).
 
 summary.json is the one file `report --compare` and report.html need, so a build folder (or a saved
-summary) renders without recompiling anything. Written by project.report, read here:
+summary) renders without recompiling anything. Written by project.report_files, read here:
 
     {"format": 2, "project": str, "order": [func, ...],
      "functions": {func: {"state", "reason", "csim", "csynth", "cosim", "estimate",

@@ -8,6 +8,8 @@
     run_csim_remote(func_dir, out_json, ...)  runtime.csim.run_csim on a worker
     run_hls_steps_remote(folder, func, ...)   runtime.vitis.run_hls_steps on a worker that
                                               advertises the `vitis_hls` resource
+    run_call_remote(fn, *args, files=...)     fn(folder, *args) on a worker, `files` written to a
+                                              temporary folder there (an exploration's points)
 
 A job carries the function's HLS folder as bytes (and, for a top assembled from blackboxes, the
 files its blackbox JSON names), so workers need no shared file system: the worker writes it to a
@@ -373,6 +375,37 @@ class RemoteSession:
             future.release()
             self._waiting.pop(key, None)
 
+    def call(self, where: str, fn: Any, *args: Any) -> Any:
+        """fn(*args) on a worker, blocking until it returns; its HCLError comes back as it was raised,
+        anything else Dask says is a one-line ToolError naming `where`."""
+        import uuid
+
+        from distributed import KilledWorker
+
+        if isinstance(self.cluster, BatchWorkers):
+            self.cluster.ask()
+        key = f"hclbuild-call-{where}-{uuid.uuid4().hex[:12]}"
+        future = self.client.submit(fn, *args, key=key, pure=False, retries=0)
+        self._waiting[key] = future
+        try:
+            return self._result(future)
+        except KilledWorker as exc:
+            raise ToolError(
+                f"{where}: the job was given up after its workers died: {one_line(exc)}"
+            ) from None
+        except HCLError:
+            raise
+        except Exception as exc:
+            raise ToolError(
+                f"{where}: the job failed on the Dask cluster at {self.address}: "
+                f"{type(exc).__name__}: {one_line(exc)}"
+            ) from None
+        finally:
+            if not future.done():
+                future.cancel()
+            future.release()
+            self._waiting.pop(key, None)
+
     def _result(self, future: Any) -> Any:
         """future.result(), looking at the workers every WATCH_SECONDS while it waits."""
         while True:
@@ -659,6 +692,29 @@ def run_hls_steps_remote(
     return [
         ToolRun(tuple(argv), folder, 0, logs[0] if logs else folder, result.seconds) for argv in result.argv
     ]
+
+
+def run_call_remote(
+    fn: Any, *args: Any, where: str, files: dict[str, bytes], session: RemoteSession | None = None
+) -> Any:
+    """fn(folder, *args) on a Dask worker, `files` (relative names -> bytes) written to a temporary
+    folder there first: Python work that needs a project's files and no tool, such as an
+    exploration's point (compile and estimate). fn and its result must pickle; workers need hclbuild."""
+    session = session or _required_session()
+    return session.call(where, _call_in_folder, fn, files, args)
+
+
+def _call_in_folder(fn: Any, files: dict[str, bytes], args: tuple[Any, ...]) -> Any:
+    """On the worker: the files in a temporary folder, fn(folder, *args), the folder removed."""
+    import tempfile
+
+    with (
+        tool_processes.job_tools(_current_key()),
+        tempfile.TemporaryDirectory(prefix="hclbuild-call-") as tmp,
+    ):
+        folder = Path(tmp)
+        write_files(folder, files)
+        return fn(folder, *args)
 
 
 def _required_session() -> RemoteSession:

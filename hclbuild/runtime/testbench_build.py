@@ -5,7 +5,11 @@ digests the compiler, the flags and every byte g++ reads:
 
 - the harness (hclbuild_tb.cpp: reading data/, comparing, the JSON line), the same bytes in every
   folder: with the build's cache it is compiled once per compiler and flags for the whole build;
-- the function's own testbench (tb_<func>.cpp: its argument table and the call), small;
+- the function's own testbench (tb_<func>.cpp: its argument table and the call), small, compiled
+  in ONE g++ run with the function's own definition (`#include "tb_<func>.cpp"` after the unit):
+  every g++ run pays its start, the precompiled headers' load and the assembler again, which cost
+  as much as the small testbench itself (BENCHMARKS.md "csim"); when the definition's object is
+  already cached on its own (its top's csim made it) the testbench is compiled alone instead;
 - the design, one unit per function definition of `<func>.cpp` (csim_units): a top links the
   objects of the outlined functions it contains when their csims made them (or makes them for
   those csims), and a change to one function recompiles that function's unit only. A file not in
@@ -22,8 +26,10 @@ without it.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
+import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -46,6 +52,10 @@ from hclbuild.runtime.csim_units import design_units, gxx_view
 
 HARNESS_HEADER, HARNESS_SOURCE = "hclbuild_tb.h", "hclbuild_tb.cpp"
 HARNESS_STEM = "hclbuild_tb"
+# the testbench and the function's own definition in one g++ run (False: one run each, as before;
+# bench/csim_speed.py measures both ways)
+ONE_COMPILE = True
+FAST_LINK = True  # gold where installed (fast_linker); False: the default linker
 HARNESS_LEVEL = "-O1"  # it loops over every element of every vector: worth its one compile
 DEFAULT_LEVEL = "-O1"
 CACHE_IN_FOLDER = "cache"  # in the executable's folder (out/) when the build gives no cache
@@ -77,6 +87,7 @@ class ObjectJob:
     source: str | None = None
     text: bytes | None = None
     prelude: str | None = None
+    in_folder: bool = False  # `text` includes files of the folder: g++ runs there
 
 
 class _Jobs:
@@ -140,6 +151,28 @@ class _Jobs:
             for unit in units
         ]
 
+    def joined(self, jobs: Sequence[ObjectJob]) -> list[ObjectJob] | None:
+        """`jobs` (from `all`) with the function's testbench and its own definition's unit as one
+        object, compiled in one g++ run; None when the design is compiled whole."""
+        func = self.func
+        testbench = next(job for job in jobs if job.stem == f"tb_{func}")
+        own = next((job for job in jobs if job.stem == func and job.text is not None), None)
+        if own is None or own.text is None:
+            return None
+        harness_header = (self.folder / HARNESS_HEADER).read_bytes()
+        # the unit first: its header lines set AP_INT_MAX_W before ap_int.h, as the header does
+        text = own.text + f'#include "tb_{func}.cpp"\n'.encode()
+        both = self.make(
+            f"tb_{func}+{func}",
+            f"tb_{func}.cpp + {func} ({func}.cpp)",
+            self.design_flags(func),
+            [own.text, gxx_view((self.folder / f"tb_{func}.cpp").read_bytes()), self.header, harness_header],
+            text=text,
+            prelude=self.prelude,
+            in_folder=True,
+        )
+        return [both if job is testbench else job for job in jobs if job is not own]
+
     def whole_design(self) -> ObjectJob:
         """The design file compiled whole in its folder, at its function's level."""
         return self.make(
@@ -178,7 +211,14 @@ def build_testbench(
     )
     lines: list[str] = []
     planner = _Jobs(folder, func, toolchain, levels)
-    jobs = planner.all()
+    separate = jobs = planner.all()
+    joined = planner.joined(jobs) if ONE_COMPILE else None
+    if joined is not None:
+        both = next(job for job in joined if job.in_folder)
+        parts_cached = [cache.lookup(job.stem, job.key) is not None for job in jobs if job not in joined]
+        # one run makes both, unless one of them is cached alone (the other then compiles alone)
+        if cache.lookup(both.stem, both.key) is not None or not any(parts_cached):
+            jobs = joined
     missing = [job for job in jobs if not _reused(cache, job, folder, lines)]
     forced = _precompile(cache, toolchain, missing, timeout, lines) if shared and precompile else {}
     failed = _compile(folder, toolchain, cache, missing, forced, timeout, lines)
@@ -192,8 +232,10 @@ def build_testbench(
         # a unit that does not compile alone: the whole file, whose errors name its own lines
         lines.append(f"# {func}.cpp: its functions did not compile one by one; compiled whole\n")
         whole = planner.whole_design()
-        jobs = [job for job in jobs if job.text is None] + [whole]
-        again = [] if _reused(cache, whole, folder, lines) else [whole]
+        jobs = [job for job in separate if job.text is None] + [whole]
+        again = [
+            job for job in jobs if job.source != HARNESS_SOURCE and not _reused(cache, job, folder, lines)
+        ]
         failed = _compile(folder, toolchain, cache, again, forced, timeout, lines)
     if failed:
         write_text_atomic(log_path, "".join(lines))
@@ -201,8 +243,11 @@ def build_testbench(
     objects = [cache.path(job.stem, job.key) for job in jobs]
     target = folder / executable
     temp = temporary_beside(target)
-    argv = [toolchain.compiler, *map(str, objects), "-o", str(temp)]
+    argv = [toolchain.compiler, *fast_linker(), *map(str, objects), "-o", str(temp)]
     done = _gxx(argv, folder, timeout)
+    if done.returncode != 0 and fast_linker():  # gold refused: the default linker says why, or links
+        argv = [toolchain.compiler, *map(str, objects), "-o", str(temp)]
+        done = _gxx(argv, folder, timeout)
     lines.append(" ".join(argv[:-1]) + f" {executable}\n" + done.stdout + done.stderr)
     write_text_atomic(log_path, "".join(lines))
     if done.returncode != 0:
@@ -211,6 +256,17 @@ def build_testbench(
     os.replace(temp, target)
     cache.keep_only(objects)
     return None
+
+
+def fast_linker() -> tuple[str, ...]:
+    """g++'s flags for gold where it is installed: it links a testbench in about a third of the
+    default linker's time (0.017 s against 0.051 s here), which is a tenth of a small csim."""
+    return _gold() if FAST_LINK else ()
+
+
+@functools.cache
+def _gold() -> tuple[str, ...]:
+    return ("-fuse-ld=gold",) if shutil.which("ld.gold") else ()
 
 
 def _reused(cache: ObjectCache, job: ObjectJob, folder: Path, lines: list[str]) -> bool:
@@ -275,7 +331,11 @@ def _compile(
         temp = cache.temporary(job.stem, job.key)
         include = forced.get((job.prelude, job.flags)) if job.prelude is not None else None
         argv = [toolchain.compiler, *job.flags, *(["-include", include] if include else [])]
-        if job.source is not None:  # g++ runs in the folder, so its messages name the folder's files
+        if job.in_folder:  # joined: on stdin, in the folder, whose tb_<func>.cpp it includes
+            # (-iquote is no flag of the key or of the precompiled header: it only finds the folder)
+            argv += ["-iquote", ".", "-x", "c++", "-", "-c", "-o", str(temp)]
+            cwd, text = folder, job.text
+        elif job.source is not None:  # g++ runs in the folder, so its messages name the folder's files
             argv += ["-c", job.source, "-o", str(temp)]
             cwd, text = folder, None
         else:  # a unit reads nothing of the folder: g++ runs in the cache, on stdin

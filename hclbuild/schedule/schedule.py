@@ -18,7 +18,7 @@ from hclbuild.dsl.trace import (
     take_module_program,
 )
 from hclbuild.errors import APIError, HCLNotImplementedError
-from hclbuild.hls_interface import MAX_AXI_BURST
+from hclbuild.hls_interface import MAX_AXI_BURST, STORAGE_TYPES
 from hclbuild.schedule import memory as M
 from hclbuild.schedule.directives import ArrayPartition
 from hclbuild.schedule.function_names import FunctionNames, requested_names
@@ -71,6 +71,7 @@ class Schedule:
                 self._add_stage(stmt, None)
         M.check_inferred_slices([stmt for stmt in program.top.body if isinstance(stmt, StageStmt)])
         self.partitions: dict[int, list[ArrayPartition]] = {}  # id(tensor) -> its partitions
+        self.storage_types: dict[int, str] = {}  # id(tensor) -> the RAM it is bound to (bind_storage)
         self.reshapes: dict[int, tuple[int, ...]] = {}
         self.outlines: list[OutlineRequest] = []
         self.axis_outlines: list[AxisOutline] = []
@@ -159,6 +160,23 @@ class Schedule:
         self.partitions.setdefault(id(tensor), []).append(
             ArrayPartition(kind, dim, 0 if kind == "complete" else factor)
         )
+
+    def bind_storage(self, target: object, storage_type: str) -> None:
+        """bind_storage(tensor, "RAM_2P"): the RAM a local buffer is (RAM_1P, RAM_2P or RAM_T2P), as
+        `#pragma HLS bind_storage`. An argument's RAM is project.toml's [interface] storage_type."""
+        tensor = self._tensor(target, "bind_storage")
+        if tensor.kind in ("placeholder", "const"):
+            where = "an argument's is [interface.<arg>] storage_type" if tensor.kind == "placeholder" else ""
+            raise APIError(
+                f"bind_storage: {tensor.name!r} is not a local buffer"
+                + (f" ({where} in project.toml)" if where else " (a constant is a ROM)")
+            )
+        if not isinstance(storage_type, str) or storage_type.lower() not in STORAGE_TYPES:
+            names = ", ".join(name.upper() for name in STORAGE_TYPES)
+            raise APIError(
+                f"bind_storage: storage type {storage_type!r} of {tensor.name!r} is not one of {names}"
+            )
+        self.storage_types[id(tensor)] = storage_type.lower()
 
     def reshape(self, target: object, shape: object) -> None:
         """reshape(tensor, shape): same elements in row-major order, new shape."""
@@ -481,8 +499,10 @@ def trace_schedule(
         for stage in schedule.stages.values()
         if stage.stmt.alias and stage.stmt.alias not in schedule.stages and stage.name not in schedule.parents
     ]
-    # def_ functions first: a stage of the same name keeps the attribute
-    for stage_name, stage in [*program.def_handles.items(), *schedule.stages.items(), *aliases]:
+    # hcl.local buffers (no stage: kernel.T is the tensor, for s.partition / s.bind_storage), then
+    # def_ functions: a stage of the same name keeps the attribute
+    locals_ = [(t.name, t) for t in program.top.allocs if t.kind == "local"]
+    for stage_name, stage in [*locals_, *program.def_handles.items(), *schedule.stages.items(), *aliases]:
         # builtins and bound methods take no attributes; s["name"] still works
         with contextlib.suppress(AttributeError, TypeError):
             setattr(func, stage_name, stage)

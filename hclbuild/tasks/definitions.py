@@ -1,4 +1,4 @@
-"""The doit tasks of one planned project: compile, reference, emit, csim, report, and where a Vitis
+"""The doit tasks of one planned project: compile, reference, emit, estimate, csim, report, and where a Vitis
 tool is found csynth, cosim and (top_assembly = "blackbox") blackbox.
 
 A task's action is a StepAction, which names its step in hclbuild.tasks.steps; that module (and
@@ -27,12 +27,14 @@ from hclbuild.project.plans import ProjectPlan
 from hclbuild.tasks.synthesis_order import longest_estimated_first
 
 GROUP_DOCS = {
-    "build": "compile every project, run its reference and emit every function's HLS project (the default)",
+    "build": "compile every project, run its reference, emit and estimate every function's HLS project "
+    "(the default)",
     "compile": "kernel.py -> MLIR (built, outlined, verified), one file per function",
     "reference": "MLIR lowered to LLVM IR and run -> golden vectors at every outlined call",
     "emit": "one Vitis HLS project per function: C++, testbench, tcl, cfg, Makefile",
+    "estimate": "hclbuild's QoR estimate of every function (latency, II, resources; a model, not Vitis)",
     "csim": "g++ C simulation of every function against the LLVM golden vectors",
-    "report": "csim (and csynth when present) summary per project",
+    "report": "csim, estimate (and csynth when present) summary per project",
     "csynth": "Vitis HLS C synthesis per function (only where vitis_hls, vitis-run or v++ is found)",
     "cosim": "Vitis HLS C/RTL co-simulation per function (only where vitis_hls, vitis-run or v++ is found)",
     "blackbox": 'outlined functions\' RTL as blackboxes of the top (top_assembly = "blackbox", with Vitis)',
@@ -156,7 +158,12 @@ def group_tasks(vitis: bool) -> Iterator[dict]:
     for group, doc in GROUP_DOCS.items():
         if group == "build":
             # the reference writes every function's data/, so a built HLS folder is a complete one
-            yield {"basename": "build", **NO_ACTION, "task_dep": ["compile", "reference", "emit"], "doc": doc}
+            yield {
+                "basename": "build",
+                **NO_ACTION,
+                "task_dep": ["compile", "reference", "emit", "estimate"],
+                "doc": doc,
+            }
         elif vitis or group not in VITIS_GROUPS:
             yield {"basename": group, "name": None, "doc": doc, **NO_ACTION}
 
@@ -185,7 +192,12 @@ def project_tasks(plan: ProjectPlan, build_root: Path, fingerprint_file: str, vi
     for func in synthesis_order or ():
         yield from synthesis_tasks(plan, layout, func, task_files[func].hls, fingerprint_dep)
     yield _report_task(
-        plan, layout, paths, [task_files[f].csim_json for f in plan.functions], fingerprint_dep
+        plan,
+        layout,
+        paths,
+        [task_files[f].csim_json for f in plan.functions],
+        [task_files[f].estimate_json for f in plan.functions],
+        fingerprint_dep,
     )
 
 
@@ -199,7 +211,7 @@ def _unplanned_tasks(plan: ProjectPlan, build_root: Path, vitis: bool) -> Iterat
         "doc": f"{name}: cannot be planned: {plan.error}",
         "uptodate": [False],
     }
-    for group in ("reference", "emit", "csim", "report") + (("csynth", "cosim") if vitis else ()):
+    for group in ("reference", "emit", "estimate", "csim", "report") + (("csynth", "cosim") if vitis else ()):
         # so that `doit csim` (not only `doit compile`) reports the broken project
         yield {
             "basename": group,
@@ -263,7 +275,7 @@ def _function_tasks(
     gate: str,
     fingerprint_dep: list[str],
 ) -> Iterator[dict]:
-    """emit and csim of one function."""
+    """emit, estimate and csim of one function."""
     name, files = plan.name, task_files.hls
     toml = [
         path for path in plan.inputs if os.path.basename(path) == PROJECT_FILE
@@ -282,6 +294,27 @@ def _function_tasks(
         "task_dep": [] if func == gate else [f"emit:{name}/{gate}"],
         "targets": files.emitted,
         "clean": [CleanAction(task_files.hls_dir)],
+    }
+    # the model reads the MLIR emit reads, and project.toml's part, clock and Vitis version; after
+    # emit (order only), so that a failed emit is the error a build shows first
+    estimate_json = task_files.estimate_json
+    yield {
+        "basename": "estimate",
+        "name": f"{name}/{func}",
+        "doc": f"{name}: QoR estimate of {func} (latency, II, resources; a model, not Vitis)",
+        "actions": [
+            StepAction(
+                "estimate",
+                plan,
+                layout.build_root,
+                func,
+                attempt=Attempt("estimate", func, emit_deps),
+            )
+        ],
+        "file_dep": emit_deps + fingerprint_dep,
+        "task_dep": [f"emit:{name}/{func}"],
+        "targets": [estimate_json],
+        "clean": True,
     }
     csim_json = task_files.csim_json
     yield {
@@ -310,6 +343,7 @@ def _report_task(
     layout: BuildLayout,
     paths: ProjectTaskFiles,
     csim_results: list[str],
+    estimates: list[str],
     fingerprint_dep: list[str],
 ) -> dict:
     return {
@@ -319,7 +353,8 @@ def _report_task(
         "actions": [StepAction("report", plan, layout.build_root, plan.functions)],
         # csynth/cosim reports are read when present, never made here: as file_deps (targets of the
         # csynth tasks) they had `hclbuild report` synthesize every function, hours each, in parallel
-        "file_dep": csim_results + fingerprint_dep,
+        # the estimates are made by a build, cheaply: the report shows them beside csynth's figures
+        "file_dep": csim_results + estimates + fingerprint_dep,
         "uptodate": [HardwareUnchanged(layout, plan.functions)],
         "targets": [paths.report_summary, paths.report_markdown],
         "clean": [CleanAction(paths.reports_dir)],

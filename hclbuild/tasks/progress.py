@@ -152,7 +152,11 @@ class BuildReporter(ConsoleReporter):
             )
         emitted = _count_of(self.ran, "emit")
         kept = _count_of(self.up_to_date, "emit")
-        parts = [f"built {emitted} function{'s' if emitted != 1 else ''}"]
+        explored = _count_of(self.ran, "explore")
+        if explored and not emitted:  # hclbuild explore builds no function: it estimates points
+            parts = [f"estimated {explored} design point{'s' if explored != 1 else ''}"]
+        else:
+            parts = [f"built {emitted} function{'s' if emitted != 1 else ''}"]
         if kept:
             parts[0] += f" ({kept} up to date)"
         parts[0] += f" in {seconds:.1f} s"

@@ -20,11 +20,12 @@ from hclbuild.atomic import sweep_stale_temps, write_if_changed
 from hclbuild.errors import HCLError
 from hclbuild.project.blackbox import publish_blackbox
 from hclbuild.project.config import Project
+from hclbuild.project.estimation import estimate_function
 from hclbuild.project.flow import compile_kernel, csim_function, emit_function, write_report
 from hclbuild.project.layout import BuildLayout
 from hclbuild.project.lowering import lower_design
 from hclbuild.project.reference import run_reference
-from hclbuild.project.report import end_attempt, start_attempt
+from hclbuild.project.report_files import end_attempt, start_attempt
 from hclbuild.project.synthesis import hardware_digest, synthesize_function
 from hclbuild.runtime import dask_requested, remote
 from hclbuild.runtime.isolate import run_isolated
@@ -46,7 +47,7 @@ def run(action: StepAction) -> Any:
 
     Temporaries left by a killed earlier run are swept first. With an attempt, the action records it
     in build/<name>/status/, removes the project's report when it starts and rewrites it when a csim
-    ends or any task fails (project.report), so the report shows this attempt's outcome even when
+    ends or any task fails (project.report_files), so the report shows this attempt's outcome even when
     doit skips `report:<name>` because a task it depends on failed (with or without --continue).
     The attempt's verdicts (csim's result file) are removed before it starts.
     """
@@ -158,6 +159,10 @@ def emit_step(project: Project, layout: BuildLayout, func: str) -> None:
     emit_function(project, layout, func)
 
 
+def estimate_step(project: Project, layout: BuildLayout, func: str) -> None:
+    estimate_function(project.config, layout, func)
+
+
 @may_run_remotely
 def csim_step(project: Project, layout: BuildLayout, func: str) -> None:
     # on a Dask worker when a scheduler is configured: the same result files come back
@@ -202,6 +207,7 @@ STEPS: dict[str, Callable[..., None]] = {
     "compile": compile_step,
     "reference": reference_step,
     "emit": emit_step,
+    "estimate": estimate_step,
     "csim": csim_step,
     "report": report_step,
     "synthesize": synthesize_step,

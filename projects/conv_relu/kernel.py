@@ -6,6 +6,12 @@ nine pixels a cycle. A line buffer of 3 image rows (`s.reuse_at(img, s[conv], y)
 window buffer of registers on it (`s.reuse_at(line, s[conv], x)`) take one new pixel a cycle,
 so the image is read once per pixel; the weights are registers. Expected II = 1 (one image
 read a cycle; each iteration starts its own sum, so no add is carried across iterations).
+
+Knobs (project.toml [explore]; `hclbuild explore projects/conv_relu`): `reuse`, the buffers on
+the image (window: line and window buffers as above; line: the line buffer alone; none: the
+image read nine times an iteration, which hclbuild partitions by rows where the II asked leaves
+3 reads a bank within its ports, at II 2 and up), and the II asked of the pipelined x loop. The
+build uses [knobs] (window, II 1: the schedule above).
 """
 
 import numpy as np
@@ -13,7 +19,7 @@ import numpy as np
 import hclbuild as hcl
 
 
-def schedule(sizes):
+def schedule(sizes, knobs):
     """The algorithm and its schedule."""
     H, W = sizes.H, sizes.W
     hcl.init(hcl.Float())
@@ -31,10 +37,12 @@ def schedule(sizes):
                            name="relu")
 
     s = hcl.create_schedule([img, weight, bias], kernel, name="top")
-    s[kernel.conv].pipeline(kernel.conv.axis[1])
+    s[kernel.conv].pipeline(kernel.conv.axis[1], knobs.ii)
     s.partition(weight, hcl.Partition.Complete)
-    line = s.reuse_at(img, s[kernel.conv], kernel.conv.axis[0], "line")
-    s.reuse_at(line, s[kernel.conv], kernel.conv.axis[1], "window")
+    if knobs.reuse in ("line", "window"):
+        line = s.reuse_at(img, s[kernel.conv], kernel.conv.axis[0], "line")
+        if knobs.reuse == "window":
+            s.reuse_at(line, s[kernel.conv], kernel.conv.axis[1], "window")
     s.outline(kernel.conv)
     s.outline([kernel.biased, kernel.relu])
     return s

@@ -14,7 +14,7 @@ from .program import Program
 from .stages import programs
 
 # derandomize: CI sees the same programs every run; no shrinking (each step is a csim run):
-# a failure prints its program, which bench/fuzz.py's saved files and tests/test_fuzz_regressions.py
+# a failure prints its program, which bench/fuzz.py's saved files and tests/e2e/test_fuzz_regressions.py
 # take from there; the budget keeps the suite's share small
 SUITE = settings(
     max_examples=6,

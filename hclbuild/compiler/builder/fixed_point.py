@@ -1,6 +1,6 @@
 """Conversion into a fixed-point type with ap_fixed's quantization and overflow modes, lowered to
 integer arithmetic (hclbuild.dsl.fixed_point states the rules on Python ints; both give the bits
-ap_fixed gives, tests/test_fixed_modes.py checks the three against each other).
+ap_fixed gives, tests/dsl/test_fixed_modes.py checks the three against each other).
 
 A value is first brought to the destination's fraction bits: the dropped bits decide a rounding
 increment (the highest dropped bit, whether any lower one is set, the sign, the lowest kept bit),

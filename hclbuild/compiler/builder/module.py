@@ -52,6 +52,7 @@ class ModuleBuilder:
         self.loop_counter = 0
         self.reshape_of = schedule.reshapes
         self.partition_of = schedule.partitions
+        self.storage_type_of = schedule.storage_types
         self.module: ir.Module | None = None
         self.globals: dict[int, str] = {}  # id(const tensor) -> its memref.global's symbol
         self.prints: dict[tuple, str] = {}  # (format, arg dtype names) -> hcl.print declaration
@@ -182,6 +183,8 @@ class ModuleBuilder:
         params = list(sched.inputs) + list(sched.outputs)
         op = self._func(sched.name, params, [])
         attrs.mark_top(op)
+        # 0-d placeholders: candidates for C scalars by value (passes/scalar_args.py keeps the read-only ones)
+        attrs.set_scalar_args(op, [p.name for p in params if isinstance(p, Tensor) and p.zero_dim])
         if sched.top_dataflow:
             attrs.mark_dataflow(op)
         scope = sched.program.top

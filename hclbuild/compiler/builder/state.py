@@ -50,6 +50,25 @@ def walk_nodes(node: Any, visit: Callable[[Any], None]) -> None:
             walk_nodes(value, visit)
 
 
+def _enclosing_stages(body: list[S.Stmt]) -> dict[int, str]:
+    """The innermost stage holding each node below `body`, by id: accumulators are named after it
+    (`conv_sum`), which is how an HLS engineer finds them in the C++ and the Vitis reports."""
+    stages: dict[int, str] = {}
+    for stage in _stages_outermost_first(body):
+
+        def record(node: Any, name: str = stage.name) -> None:
+            stages[id(node)] = name
+
+        walk_nodes(stage.body, record)
+    return stages
+
+
+def _stages_outermost_first(body: list[S.Stmt]) -> list[S.StageStmt]:
+    found: list[S.StageStmt] = []
+    walk_nodes(body, lambda node: found.append(node) if isinstance(node, S.StageStmt) else None)
+    return found
+
+
 @dataclass
 class ReturnTarget:
     """Where hcl.return_ writes: an element of a tensor (compute body) or a function's result slot."""
@@ -139,6 +158,7 @@ class FunctionState:
             self.buffers[id(tensor)] = self.alloc(
                 tensor.name, tensor.dtype, self.mb.shape_of(tensor), self.mb.partitions_of(tensor)
             )
+            attrs.set_storage_type(self.buffers[id(tensor)].owner, self.mb.storage_type_of.get(id(tensor)))
             self.shapes[id(tensor)] = self.mb.shape_of(tensor)
 
         def visit(node: Any) -> None:
@@ -147,7 +167,8 @@ class FunctionState:
                 and id(node) not in self.accumulators
                 and id(node) not in self.merged_reduces
             ):  # those accumulate in their output tensor
-                self.accumulators[id(node)] = self.alloc(node.name, node.dtype, (1,))
+                name = node.name if node.named else f"{stages.get(id(node), 'reduce')}_{node.kind}"
+                self.accumulators[id(node)] = self.alloc(name, node.dtype, (1,))
             if isinstance(node, S.StageStmt) and node.has_return and id(node) not in self.accumulators:
                 self.accumulators[id(node)] = self.alloc(f"{node.name}_returned", UInt(1), (1,))
             if isinstance(node, compound.ImperativeValue) and id(node) not in self.accumulators:
@@ -156,6 +177,7 @@ class FunctionState:
                     self.alloc("reducer_returned", UInt(1), (1,)),
                 )
 
+        stages = _enclosing_stages(body)
         walk_nodes(body, visit)
 
     # ---- return flags ------------------------------------------------------------

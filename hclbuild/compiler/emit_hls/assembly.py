@@ -62,10 +62,11 @@ def c_signature(func_op: ir.Operation | ir.OpView, function_names: set[str] | No
     siblings = _sibling_function_names(operation) if function_names is None else function_names
     taken = set(CPP_RESERVED) | siblings
     args = []
+    by_value = set(attrs.scalar_args(operation))  # one-element memrefs C takes as scalars
     for spec, mlir_type in zip(signature.args, inputs):
         c_name = unique(sanitize(spec.name), taken)
         taken.add(c_name)
-        if isinstance(mlir_type, ir.MemRefType):
+        if isinstance(mlir_type, ir.MemRefType) and spec.name not in by_value:
             shape = memref_shape(mlir_type, f"@{name} argument '{spec.name}'")
             args.append(
                 CArg(c_name, c_type(spec.dtype), spec.dtype.name, shape, True, spec.stream, spec.name)

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from mlir import ir
 
 from hclbuild.compiler.emit_hls.c_types import CArg, CppUses, CSignature, CType, Names, const_view, ctype_of
 from hclbuild.compiler.emit_hls.pragmas import CURRENT_SYNTAX, PragmaSyntax
+from hclbuild.compiler.emit_hls.value_names import index_name
 from hclbuild.compiler.hls_types import c_type
 from hclbuild.compiler.passes.stream import stream_depth
 from hclbuild.dsl.types import DType, parse_dtype
@@ -58,6 +59,7 @@ class Memory:
     rank: int
     read_only: bool = False  # a static const array (hcl.const_tensor)
     stream: bool = False  # an hls::stream: loads are read(), stores write()
+    scalar: bool = False  # a one-element local declared as a C scalar (value_names.is_scalar_buffer)
 
     @property
     def c_type(self) -> str:
@@ -78,6 +80,10 @@ class EmitterCore:
     # op name -> handler(emitter, op); filled by the class that combines the handler mixins
     HANDLERS: ClassVar[dict[str, Handler]] = {}
 
+    if TYPE_CHECKING:
+
+        def _write_store(self, store: ir.Operation, memory: Memory, text: str) -> None: ...  # MemoryLoopOps
+
     def __init__(self, func: ir.Operation, signature: CSignature, signatures: dict[str, CSignature]):
         self.func = func
         self.signatures = signatures
@@ -91,6 +97,7 @@ class EmitterCore:
         self.stages: list[str] = []
         self.indent = 0
         self.temp_count = 0
+        self.unstaged_temps = 0  # temporaries outside every stage: stages number theirs after them
         self.dead = _dead_ops(self.func)
         self.prints: dict[str, str] = {}  # hcl.print declarations of the module: name -> format
         # arrays that must stay one RAM (passed to an RTL blackbox), with the reason, for the comment
@@ -102,6 +109,11 @@ class EmitterCore:
         self._pending_local: dict[ir.Value, tuple[int, int, Scalar, str]] = {}
         # the headers and macros what this function writes needs (assembly makes the includes)
         self.uses = CppUses()
+        # the op _emit_ops emits after the current one, and stores already written by _define
+        self._next_op: ir.Operation | None = None
+        self._done_stores: set[ir.Operation] = set()
+        # scalar locals whose declaration waits for their first store (the declared value)
+        self._deferred_scalars: set[ir.Value] = set()
 
     # ---- output --------------------------------------------------------------------------------
 
@@ -109,8 +121,12 @@ class EmitterCore:
         self.lines.append("  " * self.indent + text)
 
     def _temp(self) -> str:
+        # numbered from 0 in each stage (MemoryLoopOps._label): a change in one stage does not
+        # renumber another's temporaries
         name = self.names.fresh(f"v{self.temp_count}")
         self.temp_count += 1
+        if not self.stages:
+            self.unstaged_temps = self.temp_count
         return name
 
     def _where(self, what: str) -> str:
@@ -138,11 +154,36 @@ class EmitterCore:
         except KeyError:
             raise CompileError(self._where(f"memref value of type {value.type} has no C array")) from None
 
-    def _define(self, result: ir.Value, ctype: CType, expr: str) -> None:
-        """Declare `T vN = expr;`: the declared type is what truncates to the IR width."""
-        name = self._temp()
+    def _define(self, result: ir.Value, ctype: CType, expr: str, name: str | None = None) -> None:
+        """Declare `T name = expr;` (`name` from the design, else `vN`): the declared type is what
+        truncates to the IR width. A value whose one use is a store right after it is written
+        straight into the stored element (`E[y][x] = ...;`, `conv_sum = conv_sum + v5;`)."""
+        if self._store_directly(result, ctype, expr):
+            return
+        if name is None and ctype.kind == "index":
+            name = index_name(expr)
+        name = self.names.fresh(name) if name is not None else self._temp()
         self._line(f"{self.uses.spell(ctype)} {name} = {expr};")
         self.values[result] = Scalar(ctype, name)
+
+    def _store_directly(self, result: ir.Value, ctype: CType, expr: str) -> bool:
+        uses = list(result.uses)
+        store = self._next_op
+        if len(uses) != 1 or store is None or uses[0].owner.operation != store:
+            return False
+        if store.name not in ("memref.store", "affine.store") or uses[0].operand_number != 0:
+            return False
+        memory = self.memories.get(store.operands[1])
+        if memory is None or memory.stream or memory.dtype.is_fixed:
+            return False
+        # the element's type must be the local's (a narrower or wider one would convert differently)
+        if memory.c_type != ctype.spelling and memory.c_type != ctype.with_sign(not ctype.signed).spelling:
+            return False
+        if ctype.kind == "int" and (ctype.is_bool or ctype.is_ap):
+            return False
+        self._write_store(store, memory, expr)
+        self._done_stores.add(store)
+        return True
 
     def _view(self, value: ir.Value, signed: bool | None = None) -> str:
         """The value as an expression of its own width, seen signed/unsigned (None: as declared)."""
@@ -193,13 +234,14 @@ class EmitterCore:
     def _emit_ops(self, block: ir.Block) -> ir.Operation | None:
         """Emit the ops of a block; returns its region terminator (yield/condition), unemitted."""
         terminator = None
-        for op in block.operations:
-            operation = op.operation
+        operations = [op.operation for op in block.operations if op.operation not in self.dead]
+        for position, operation in enumerate(operations):
             if operation.name in _TERMINATORS:
                 terminator = operation
                 continue
-            if operation in self.dead:
+            if operation in self._done_stores:
                 continue
+            self._next_op = operations[position + 1] if position + 1 < len(operations) else None
             handler = self.HANDLERS.get(operation.name)
             if handler is None:
                 raise self._fail(operation, "the HLS emitter does not support this op")
@@ -249,6 +291,9 @@ class EmitterCore:
         if arg.is_array:
             rank = len(ir.MemRefType(value.type).shape)
             self.memories[value] = Memory(arg.name, dtype, rank, stream=bool(arg.stream))
+            return
+        if isinstance(value.type, ir.MemRefType):  # a one-element memref taken by value: never stored
+            self.memories[value] = Memory(arg.name, dtype, 1, scalar=True)
             return
         ctype = ctype_of(value.type, dtype.is_signed)
         if arg.c_type == ctype.spelling or not has_uses(value):

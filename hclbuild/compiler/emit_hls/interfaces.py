@@ -27,7 +27,7 @@ from typing import Any
 from hclbuild.compiler.emit_hls.c_types import CArg, CSignature
 from hclbuild.errors import ConfigError
 from hclbuild.hls_interface import (
-    ARRAY_MODES,
+    ARRAY_FIFO_MODES,
     OPTION_MODES,
     OVERRIDE_KEYS,
     SCALAR_MODES,
@@ -50,6 +50,7 @@ class ArgInterface:
     max_widen_bitwidth: int | None = None
     max_read_burst_length: int | None = None
     max_write_burst_length: int | None = None
+    storage_type: str | None = None
 
     def pragma(self) -> str:
         """`#pragma HLS interface mode=m_axi port=A bundle=gmem_A depth=352 offset=slave`."""
@@ -113,10 +114,12 @@ def override_interfaces(
     overrides: Mapping[str, Mapping[str, Any]],
     where: str,
     stream_modes: tuple[str, ...] = STREAM_MODES,
+    array_modes: tuple[str, ...] = ARRAY_FIFO_MODES,
 ) -> FunctionInterfaces:
     """`interfaces` with the project.toml [interface] settings of each named argument applied.
 
-    `stream_modes` are the protocols an hls::stream argument may take (the flow's, or a blackbox's).
+    `stream_modes` are the protocols an hls::stream argument may take (the flow's, or a blackbox's),
+    `array_modes` an array argument's (ap_fifo only where fifo_access finds it accessed in order).
 
     `where` starts each message (`demo: project.toml [interface]`); an argument the function
     does not have, a protocol that cannot carry it, or an option its mode does not take is a
@@ -131,7 +134,7 @@ def override_interfaces(
             raise ConfigError(f"{where}: @{signature.name} has no argument {name!r} (arguments: {known})")
         index = list(by_name).index(name)
         at = f"{where}, argument {name} of @{signature.name}"
-        args[index] = _override(args[index], by_name[name], settings, at, stream_modes)
+        args[index] = _override(args[index], by_name[name], settings, at, stream_modes, array_modes)
     return replace(interfaces, args=tuple(args))
 
 
@@ -155,13 +158,18 @@ def _m_axi(arg: CArg) -> ArgInterface:
 
 
 def _override(
-    current: ArgInterface, arg: CArg, settings: Mapping[str, Any], where: str, stream_modes: tuple[str, ...]
+    current: ArgInterface,
+    arg: CArg,
+    settings: Mapping[str, Any],
+    where: str,
+    stream_modes: tuple[str, ...],
+    array_modes: tuple[str, ...],
 ) -> ArgInterface:
     unknown = [key for key in settings if key not in OVERRIDE_KEYS]
     if unknown:
         raise ConfigError(f"{where}: unknown key {unknown[0]!r} (expected {', '.join(OVERRIDE_KEYS)})")
     mode = settings.get("protocol", current.mode)
-    allowed = stream_modes if arg.stream else ARRAY_MODES if arg.is_array else SCALAR_MODES
+    allowed = stream_modes if arg.stream else array_modes if arg.is_array else SCALAR_MODES
     if mode not in allowed:
         kind = "an hls::stream" if arg.stream else "an array" if arg.is_array else "a scalar"
         raise ConfigError(

@@ -22,12 +22,21 @@ from hclbuild.compiler.emit_hls.c_types import (
     memref_shape,
     parse_dtype_at,
 )
-from hclbuild.compiler.emit_hls.core import Carried, EmitterCore, Handler, Memory, Scalar, has_uses
+from hclbuild.compiler.emit_hls.core import Carried, EmitterCore, Handler, Memory, Scalar, has_uses, walk
 from hclbuild.compiler.emit_hls.pragmas import buffer_pragmas, loop_pragmas, stream_pragmas
+from hclbuild.compiler.emit_hls.value_names import (
+    ancestor_in,
+    is_scalar_buffer,
+    load_name,
+    readable_in_place,
+)
 from hclbuild.compiler.passes.stream import stream_depth
 from hclbuild.dsl.types import DType, parse_dtype
 
 _STORES = frozenset({"memref.store", "affine.store"})
+# casts of a literal fold into the literal: they declare nothing
+_CONSTANT_CASTS = frozenset({"arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast"})
+_LOOPS = frozenset({"affine.for", "scf.for", "scf.while"})
 
 
 class MemoryLoopOps(EmitterCore):
@@ -61,8 +70,11 @@ class MemoryLoopOps(EmitterCore):
             self.memories[result] = Memory(name, dtype, len(memref_type.shape), stream=True)
             return
         zero = " = {}" if attrs.is_zero_init(op) else ""
-        self._line(f"{self.uses.c_type(dtype)} {name}{''.join(f'[{dim}]' for dim in shape)}{zero};")
         pragmas = buffer_pragmas(op, name, len(shape), where, self.pragma_syntax)
+        if not pragmas and result not in self.unpartitioned and is_scalar_buffer(result):
+            self._scalar_local(op, name, dtype, zero)
+            return
+        self._line(f"{self.uses.c_type(dtype)} {name}{''.join(f'[{dim}]' for dim in shape)}{zero};")
         if pragmas and result in self.unpartitioned:
             pragmas = [f"// {name} is not partitioned here: {self.unpartitioned[result]}"]
         for pragma in pragmas:
@@ -72,6 +84,47 @@ class MemoryLoopOps(EmitterCore):
             # used so that g++ -Werror does not stop on unused-but-set-variable
             self._line(f"(void){name};  // written, never read")
         self.memories[result] = Memory(name, dtype, len(memref_type.shape))
+
+    def _scalar_local(self, op: ir.Operation, name: str, dtype: DType, zero: str) -> None:
+        """A one-element local as a C scalar, declared where its first store is when every other
+        use follows that store in the same C block (`float conv_sum = 0.0f;` in the loop body)."""
+        result = op.results[0]
+        self.memories[result] = Memory(name, dtype, 0, scalar=True)
+        first = self._first_use(result)
+        if not zero and first is not None and first.name in _STORES and self._dominates_uses(first, result):
+            self._deferred_scalars.add(result)
+            return
+        self._line(f"{self.uses.c_type(dtype)} {name}{zero or ' = {}'};")
+        if not self._is_read(result):
+            self._line(f"(void){name};  // written, never read")
+
+    def _first_use(self, value: ir.Value) -> ir.Operation | None:
+        """The use of `value` that comes first in program order."""
+        users = {use.owner.operation for use in value.uses if use.owner.name != "memref.dealloc"}
+        for operation in walk(self.func):
+            if operation in users:
+                return operation
+        return None
+
+    def _dominates_uses(self, store: ir.Operation, value: ir.Value) -> bool:
+        """Every use of `value` is after `store` in its C block or nested in an op after it (a
+        one-trip loop is no C block: the store in one stands for the loop)."""
+        anchor = store
+        while (
+            anchor.parent is not None
+            and one_trip(anchor.parent.operation)
+            and only_stores(anchor.parent.operation)
+        ):
+            anchor = anchor.parent.operation
+        block = anchor.block
+        for use in value.uses:
+            owner = use.owner.operation
+            if owner == store or owner.name == "memref.dealloc":
+                continue
+            ancestor = ancestor_in(owner, block)
+            if ancestor is None or not anchor.is_before_in_block(ancestor):
+                return False
+        return True
 
     def _is_read(self, buffer: ir.Value) -> bool:
         """True when an emitted op reads the buffer (a load, a call taking it); stores only write it."""
@@ -95,21 +148,31 @@ class MemoryLoopOps(EmitterCore):
             texts = [self._affine_expr(expr, dims, symbols, op) for expr in affine_map.results]
         else:
             texts = [self._view(v) for v in indices]
+        if memory.scalar:
+            return ""
         if memory.rank == 0:
             texts = ["0"]
         return "".join(f"[{text}]" for text in texts)
 
     def _load(self, op: ir.Operation) -> None:
         memory = self._memory(op.operands[0])
+        result = op.results[0]
+        ctype = ctype_of(result.type, memory.dtype.is_signed)
+        name = f"{memory.name}_read"
         if memory.stream:  # FIFO order: the reference run checked that this is the element read
             element = f"{memory.name}.read()"
         else:
-            element = f"{memory.name}{self._subscripts(op, memory, list(op.operands)[1:])}"
-        result = op.results[0]
-        ctype = ctype_of(result.type, memory.dtype.is_signed)
+            subscripts = self._subscripts(op, memory, list(op.operands)[1:])
+            element = f"{memory.name}{subscripts}"
+            name = load_name(memory.name, subscripts[1:-1].split("][") if subscripts else [])
         if memory.dtype.is_fixed:
             element = f"{element}.range({memory.dtype.bits - 1}, 0)"
-        self._define(result, ctype, element)
+            if memory.scalar:
+                name = f"{memory.name}_bits"  # the body computes on the raw bits of the ap_fixed
+        elif memory.scalar and ctype.spelling == memory.c_type and readable_in_place(op, op.operands[0]):
+            self.values[result] = Scalar(ctype, memory.name)  # no store before its readers: the local itself
+            return
+        self._define(result, ctype, element, name)
 
     def _store(self, op: ir.Operation) -> None:
         value = op.operands[0]
@@ -117,13 +180,21 @@ class MemoryLoopOps(EmitterCore):
         if memory.stream:
             self._stream_write(memory, value)
             return
-        element = f"{memory.name}{self._subscripts(op, memory, list(op.operands)[2:])}"
         # a local converts to the memory's type on assignment; a literal is spelled for it
         constant = value in self.values and self._scalar(value).const is not None
         signed = memory.dtype.is_signed if memory.dtype.is_integral_bits and constant else None
         text = self._view(value, signed)
         if memory.dtype.is_fixed:
             text = self._fixed_from_bits(memory.dtype, text)
+        self._write_store(op, memory, text)
+
+    def _write_store(self, store: ir.Operation, memory: Memory, text: str) -> None:
+        buffer = store.operands[1]
+        if buffer in self._deferred_scalars:
+            self._deferred_scalars.discard(buffer)
+            self._line(f"{self.uses.c_type(memory.dtype)} {memory.name} = {text};")
+            return
+        element = f"{memory.name}{self._subscripts(store, memory, list(store.operands)[2:])}"
         self._line(f"{element} = {text};")
 
     def _fixed_from_bits(self, dtype: DType, text: str) -> str:
@@ -181,10 +252,37 @@ class MemoryLoopOps(EmitterCore):
 
     def _affine_for(self, op: ir.Operation) -> None:
         view = op.opview
+        if one_trip(op):
+            self._one_trip_body(op)
+            return
         lower = self._affine_bound(op, upstream.lower_bound_map(op), list(view.lowerBoundOperands))
         upper = self._affine_bound(op, upstream.upper_bound_map(op), list(view.upperBoundOperands))
         step = upstream.loop_step(op)
         self._for_loop(op, INDEX, lower, upper, c_int(step), step == 1, "<", list(view.inits))
+
+    def _one_trip_body(self, op: ir.Operation) -> None:
+        """A loop of one iteration (an hcl.scalar's init, an imperative stage's wrapper): its body
+        with the induction variable as its one value, in a C block of its own unless it only stores."""
+        stage = attrs.stage_name(op)
+        if stage is not None:
+            self.stages.append(sanitize(stage))
+            self.temp_count = self.unstaged_temps
+            self._line(f"// stage {stage}")
+        block = op.regions[0].blocks[0]
+        lower = upstream.lower_bound_map(op).results[0]
+        self.values[block.arguments[0]] = Scalar(INDEX, const=ir.AffineConstantExpr(lower).value)
+        braces = not only_stores(op)
+        if braces:
+            self._line("{")
+            self.indent += 1
+            self.names.push()
+        self._emit_ops(block)
+        if braces:
+            self.names.pop()
+            self.indent -= 1
+            self._line("}")
+        if stage is not None:
+            self.stages.pop()
 
     def _affine_bound(self, op: ir.Operation, affine_map: ir.AffineMap, operands: list[ir.Value]) -> str:
         if len(affine_map.results) != 1:
@@ -351,6 +449,7 @@ class MemoryLoopOps(EmitterCore):
         pushed = stage is not None
         if stage is not None:
             self.stages.append(sanitize(stage))
+            self.temp_count = self.unstaged_temps  # each stage numbers its own temporaries
         loop = sanitize(_loop_name(op) or "loop")
         base = f"l_{self.stages[-1]}_{loop}" if self.stages else f"l_{loop}"
         label = unique(base, self.labels)
@@ -397,6 +496,9 @@ class MemoryLoopOps(EmitterCore):
                 # the builder checked that the callee never writes this argument
                 return f"const_cast<{self.uses.c_type(param.dtype)}(*){''.join(f'[{d}]' for d in param.shape[1:])}>({memory.name})"
             return memory.name
+        if isinstance(value.type, ir.MemRefType):
+            # a by-value argument passed on (passes/scalar_args.py): the caller's own by-value argument
+            return self._memory(value).name
         dtype = parse_dtype(param.dtype)
         text = self._view(value, dtype.is_signed if dtype.is_integral_bits else None)
         if not dtype.is_fixed:
@@ -413,6 +515,37 @@ class MemoryLoopOps(EmitterCore):
         if ret_dtype.is_fixed:
             text = self._fixed_from_bits(ret_dtype, text)
         self._line(f"return {text};")
+
+
+def one_trip(op: ir.Operation) -> bool:
+    """An affine.for of one iteration with nothing on it (no pragma, no carried value): it is
+    emitted as its body (`acc = 0;`, not `for (int x = 0; x < 1; x++) acc[x] = 0;`)."""
+    if op.name != "affine.for" or len(op.results) or len(op.operands):
+        return False
+    lower, upper = upstream.lower_bound_map(op), upstream.upper_bound_map(op)
+    if len(lower.results) != 1 or len(upper.results) != 1:
+        return False
+    if not isinstance(lower.results[0], ir.AffineConstantExpr) or not isinstance(
+        upper.results[0], ir.AffineConstantExpr
+    ):
+        return False
+    trips = ir.AffineConstantExpr(upper.results[0]).value - ir.AffineConstantExpr(lower.results[0]).value
+    if not 0 < trips <= upstream.loop_step(op) or loop_pragmas(op, ""):
+        return False
+    # a stage's own loop of extent 1 (a batch axis) keeps its label: reports and directives name it
+    nested_loop = any(inner.name in _LOOPS for inner in walk(op))
+    return (_loop_name(op) or "").endswith("_stage") or not nested_loop
+
+
+def only_stores(op: ir.Operation) -> bool:
+    """A loop body that only stores (declares no local): emitted without a C block of its own."""
+    body = [inner.operation for inner in op.regions[0].blocks[0].operations]
+    return all(
+        inner.name in _STORES
+        or inner.name in ("affine.yield", "arith.constant")
+        or (inner.name in _CONSTANT_CASTS and inner.operands[0].owner.name == "arith.constant")
+        for inner in body
+    )
 
 
 def _loop_name(op: ir.Operation) -> str | None:

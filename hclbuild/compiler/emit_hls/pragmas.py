@@ -93,8 +93,13 @@ def function_pragmas(
 def buffer_pragmas(
     op: ir.Operation, name: str, rank: int, where: str, syntax: PragmaSyntax = CURRENT_SYNTAX
 ) -> list[str]:
-    """The pragmas following the declaration of local array `name`: its hcl.partition entries."""
-    return partition_pragmas(name, attrs.buffer_partitions(op, where), rank, where, syntax)
+    """The pragmas following the declaration of local array `name`: its hcl.partition entries, then
+    the RAM it is bound to (hcl.storage_type)."""
+    pragmas = partition_pragmas(name, attrs.buffer_partitions(op, where), rank, where, syntax)
+    storage = attrs.storage_type(op)
+    if storage is not None:
+        pragmas.append(f"#pragma HLS bind_storage variable={name} type={storage}")
+    return pragmas
 
 
 def stream_pragmas(name: str, depth: int) -> list[str]:

@@ -7,6 +7,9 @@ are a model's, never a synthesis result: every renderer labels them "estimated".
     loops: [{label, trip_count, ii_requested, ii, limited_by, iteration_latency, latency}],
     resources: {DSP, BRAM_18K, FF, LUT}
 
+and, from the estimate task (project.estimation): `note` (what a figure leaves out: an m_axi argument
+estimated as ap_memory) and `no_estimate` (why every figure is null).
+
 A missing key reads as None (a newer or older model may leave one out); a file that is not JSON, or
 whose `kind` is not "estimate", raises ToolError naming it.
 """
@@ -23,6 +26,15 @@ from hclbuild.errors import ToolError
 from hclbuild.runtime.report.values import Number, _read_text
 
 ESTIMATE_KIND = "estimate"
+
+
+def read_estimate_record(path: Path) -> dict[str, Any] | None:
+    """estimate/<func>.json as written, or None when it is missing or not an estimate."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("kind") == ESTIMATE_KIND else None
 
 
 @dataclass(frozen=True)
@@ -52,6 +64,8 @@ class EstimateReport:
     interval: int | None = None
     loops: list[EstimatedLoop] = field(default_factory=list)
     resources: dict[str, Number] = field(default_factory=dict)
+    note: str | None = None
+    no_estimate: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able dict of every field, with kind="estimate" as the file has it."""
@@ -101,6 +115,8 @@ def estimate_from_dict(data: Any, source: str) -> EstimateReport:
             for name, value in (resources.items() if isinstance(resources, dict) else ())
             if isinstance(value, int | float) and not isinstance(value, bool)
         },
+        note=_text(data.get("note")),
+        no_estimate=_text(data.get("no_estimate")),
     )
 
 

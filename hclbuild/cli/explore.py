@@ -1,0 +1,230 @@
+"""`hclbuild explore`: the design points of each project's knob space as doit tasks (explore:<p>@<key>),
+searched exhaustively or by NSGA-II (hclbuild.project.explore_search), the results and the Pareto
+front written to build/<p>/explore/ (hclbuild.project.explore_results), a summary printed.
+
+The command's shared parts (finding projects, the build folder, Dask, doit) are hclbuild.cli's,
+passed in as CommandParts so this module never imports its own package back.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hclbuild.atomic import write_if_changed
+from hclbuild.errors import ConfigError
+from hclbuild.project.attempts import function_states, known_functions
+from hclbuild.project.config import Project
+from hclbuild.project.explore_points import ESTIMATED, PointResult, point_digest, read_point, warm_compiler
+from hclbuild.project.explore_results import (
+    Exploration,
+    apply_point,
+    chosen_point,
+    front_rows,
+    front_table,
+    with_knobs,
+    write_exploration,
+)
+from hclbuild.project.explore_search import check_objectives, pareto_front, run_search, search_plan
+from hclbuild.project.kernel import chosen_knobs, knob_space, load_kernel
+from hclbuild.project.knobs import KnobSpace, KnobValue, point_key, space_size
+from hclbuild.project.layout import BuildLayout
+from hclbuild.runtime import local_cores
+from hclbuild.runtime.isolate import run_isolated
+from hclbuild.tasks import SOURCES_STAMP, plan, source_fingerprint
+from hclbuild.tasks.explore import TASK_BASENAME, explore_tasks
+
+
+@dataclass(frozen=True)
+class CommandParts:
+    """What hclbuild.cli lends the command."""
+
+    projects: Callable[[list[str]], list[Path]]
+    build_root: Callable[[argparse.Namespace], Path]
+    remote_session: Callable[[argparse.Namespace], Any]
+    parallel_options: Callable[[argparse.Namespace, Any, int], list[str]]
+    run_doit: Callable[..., int]
+
+
+def run_explore(args: argparse.Namespace, parts: CommandParts) -> int:
+    projects = parts.projects(args.paths)
+    build_root = parts.build_root(args)
+    if args.apply is not None:
+        return _apply(projects, build_root, args.apply)
+    objectives = check_objectives([name.strip() for name in args.objective.split(",") if name.strip()])
+    session = parts.remote_session(args)
+    options = parts.parallel_options(args, session, local_cores())
+    if session is None:
+        warm_compiler()  # before doit forks its workers (explore_points.warm_compiler)
+    fingerprint = source_fingerprint(build_root / SOURCES_STAMP)
+    code = 0
+    for entry in plan(projects, build_root, fingerprint):
+        if entry.error:
+            raise ConfigError(entry.error)
+        project = Project.from_plan(entry)
+        space = _space(project)
+        layout = BuildLayout(build_root, project.name)
+        search = search_plan(space, args.budget, args.seed)
+        ran: list[int] = []
+
+        def evaluate(
+            points: list[dict[str, KnobValue]], project: Project = project, inputs: list[str] = entry.inputs
+        ) -> list[PointResult]:
+            return _evaluate(
+                parts,
+                options,
+                project,
+                inputs,
+                fingerprint,
+                build_root,
+                points,
+                ran,  # noqa: B023  # called within this iteration only
+                keep_going=True,
+            )
+
+        results = run_search(space, search, evaluate, objectives)
+        front = pareto_front(results, objectives)
+        exploration = Exploration(
+            project, search.method, search.seed, space_size(space), objectives, tuple(results), tuple(front)
+        )
+        csim = _verify(parts, project, entry.inputs, build_root, front) if args.csim else None
+        written = write_exploration(layout, exploration, csim)
+        _print_summary(exploration, sum(ran), csim, written, objectives)
+        failed = [r for r in results if r.status != ESTIMATED]
+        if failed or (csim and any(v != "pass" for v in csim.values())):
+            code = 1
+    return code
+
+
+def _space(project: Project) -> KnobSpace:
+    space, _ = run_isolated(
+        _space_of,
+        project,
+        what=f"{project.name}: reading the knob space",
+        timeout=project.config.reference_timeout,
+    )
+    if not space:
+        raise ConfigError(
+            f"{project.name}: declares no knobs to explore ([explore] in project.toml, or def space(sizes) in kernel.py)"
+        )
+    return space
+
+
+def _space_of(project: Project) -> tuple[KnobSpace, str]:
+    # in a child: kernel.py's code (space(), its imports) never runs in the command's own process
+    module = load_kernel(project)
+    chosen_knobs(project, module)  # schedule() takes knobs and [knobs] fits the space, before any point runs
+    return knob_space(project, module)
+
+
+def _evaluate(
+    parts: CommandParts,
+    options: list[str],
+    project: Project,
+    inputs: list[str],
+    fingerprint: str,
+    build_root: Path,
+    points: list[dict[str, KnobValue]],
+    ran: list[int],
+    keep_going: bool,
+) -> list[PointResult]:
+    """Run the points' tasks (those not up to date) and read their results back."""
+    if not points:
+        return []
+    layout = BuildLayout(build_root, project.name)
+    digests = [(knobs, point_digest(project, inputs, fingerprint, knobs)) for knobs in points]
+    before = {key: _stamp(layout.explore_point(key)) for key in (point_key(k) for k in points)}
+
+    def tasks() -> Iterator[dict[str, Any]]:
+        yield from explore_tasks(project, layout, digests)
+
+    names = [f"{TASK_BASENAME}:{project.name}@{point_key(knobs)}" for knobs in points]
+    command = [*options, *(["--continue"] if keep_going else []), *names]
+    parts.run_doit(command, [project.dir], build_root, tasks=tasks)
+    results = []
+    for knobs, digest in digests:
+        key = point_key(knobs)
+        path = layout.explore_point(key)
+        found = read_point(path)
+        if found is None or found.digest != digest:
+            raise ConfigError(f"{project.name}@{key}: the point's task wrote no result ({path})")
+        results.append(found)
+    ran.append(sum(_stamp(layout.explore_point(key)) != stamp for key, stamp in before.items()))
+    return results
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return status.st_mtime_ns, status.st_ino
+
+
+def _verify(
+    parts: CommandParts, project: Project, inputs: list[str], build_root: Path, front: list[PointResult]
+) -> dict[str, str]:
+    """csim of each front point: a copy of the project with [knobs] = the point, built and
+    C-simulated against its LLVM reference in build/<p>/explore/csim/<key>/ -> "pass" or the reason."""
+    layout = BuildLayout(build_root, project.name)
+    verdicts = {}
+    for result in front:
+        where = layout.explore_dir / "csim" / result.key
+        folder = where / project.name
+        for path in (Path(p) for p in inputs):
+            text = path.read_bytes()
+            if path == project.toml_path:
+                text = with_knobs(text.decode("utf-8"), result.knobs).encode()
+            relative = os.path.relpath(path, project.dir)
+            write_if_changed(folder / relative, text)
+        if not project.toml_path.exists():
+            write_if_changed(folder / project.toml_path.name, with_knobs("", result.knobs))
+        variant_root = where / "build"
+        parts.run_doit(["--continue", "csim"], [folder], variant_root)
+        variant = BuildLayout(variant_root, project.name)
+        states = function_states(variant, known_functions(variant) or [project.config.top])
+        bad = [s for s in states if s.state != "pass"]
+        verdicts[result.key] = "pass" if not bad else f"{bad[0].func}: {bad[0].state}"
+    return verdicts
+
+
+def _apply(projects: list[Path], build_root: Path, number: int) -> int:
+    if len(projects) != 1:
+        raise ConfigError(f"--apply takes one project, got {len(projects)}: name its folder")
+    from_plan = plan(projects, build_root)[0]
+    if from_plan.error:
+        raise ConfigError(from_plan.error)
+    project = Project.from_plan(from_plan)
+    knobs = chosen_point(BuildLayout(build_root, project.name), number)
+    apply_point(project, knobs)
+    print(f"{project.toml_path}: [knobs] {point_key(knobs)} (point {number} of the Pareto front, estimated)")
+    return 0
+
+
+def _print_summary(
+    exploration: Exploration,
+    ran: int,
+    csim: dict[str, str] | None,
+    written: list[Path],
+    objectives: tuple[str, ...],
+) -> None:
+    summary = exploration.summary()
+    failed = [r for r in exploration.results if r.status != ESTIMATED]
+    method = "every point" if summary["method"] == "exhaustive" else f"NSGA-II, seed {summary['seed']}"
+    print(
+        f"\n{exploration.project.name}: {summary['evaluated']} of {summary['space_size']} points ({method}), "
+        f"{ran} evaluated now, {summary['estimated']} estimated, {len(failed)} failed"
+    )
+    print(f"Pareto front, estimated ({', '.join(objectives)}):")
+    for line in front_table(front_rows(exploration, csim), objectives):
+        print(line)
+    for result in failed:
+        print(f"hclbuild: error: {result.error}")
+    print(f"wrote {', '.join(str(path) for path in written)}")
+
+
+__all__ = ["CommandParts", "run_explore"]

@@ -1,0 +1,106 @@
+"""The example projects stay green: numpy model, LLVM reference and g++ csim agree for every function."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hclbuild.project.config import load_project
+from hclbuild.project.flow import compile_project
+from hclbuild.project.kernel import design_functions, kernel_schedule, load_kernel
+from hclbuild.project.layout import BuildLayout
+from hclbuild.project.reference import run_reference
+
+REPO = Path(__file__).resolve().parents[2]
+PROJECTS = sorted(p for p in (REPO / "projects").iterdir() if (p / "kernel.py").is_file())
+# the showcase has a test of its own, so that a failure there is named as such
+SHOWCASE = REPO / "projects" / "resnet20"
+
+
+def _csim_all(tmp_path: Path, folders: list[Path]) -> None:
+    """`doit -n 2 csim` over copies of the given projects; every function's csim must pass."""
+    for folder in folders:
+        shutil.copytree(folder, tmp_path / "projects" / folder.name)
+    shutil.copyfile(REPO / "dodo.py", tmp_path / "dodo.py")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.run(
+        [sys.executable, "-m", "doit", "-n", "2", "csim"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1800,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for folder in folders:
+        project = load_project(folder)
+        functions = design_functions(kernel_schedule(project), project.name)
+        results = {
+            p.stem: json.loads(p.read_text())
+            for p in (tmp_path / "build" / folder.name / "csim").glob("*.json")
+        }
+        assert sorted(results) == sorted(functions), folder.name
+        for func, data in results.items():
+            assert data["pass"] is True and data["mismatches"] == 0 and data["compared"] > 0, (
+                folder.name,
+                func,
+            )
+
+
+def test_the_suite_has_fifteen_projects_each_with_a_numpy_model() -> None:
+    assert len(PROJECTS) >= 15
+    for folder in PROJECTS:
+        module = load_kernel(load_project(folder))
+        assert callable(getattr(module, "model", None)), f"{folder.name} has no model()"
+        assert "II" in (module.__doc__ or ""), f"{folder.name}: the docstring says no expected II"
+
+
+@pytest.mark.parametrize("folder", PROJECTS, ids=[p.name for p in PROJECTS])
+def test_every_dataset_traces(folder: Path) -> None:
+    """SMALL and MEDIUM (where a project has datasets) give a schedule; only SMALL runs in csim."""
+    project = load_project(folder)
+    if not project.config.dataset:
+        pytest.skip(f"{folder.name} has fixed sizes")
+    for dataset in ("SMALL", "MEDIUM"):
+        schedule = kernel_schedule(load_project(folder, dataset=dataset))
+        assert schedule.name == project.config.top
+
+
+# MEDIUM takes over 5 s for these two; the others run in about a second
+SLOW_MEDIUM = ("seidel_2d", "stream_pipeline")
+
+
+@pytest.mark.parametrize(
+    "folder",
+    [
+        pytest.param(p, id=p.name, marks=[pytest.mark.slow] if p.name in SLOW_MEDIUM else [])
+        for p in PROJECTS
+        if load_project(p).config.dataset
+    ],
+)
+def test_medium_dataset_reference_agrees_with_the_numpy_model(folder: Path, tmp_path: Path) -> None:
+    """MEDIUM (benchmarked, never simulated in CI) still builds, runs and matches numpy."""
+    project = load_project(folder, dataset="MEDIUM")
+    layout = BuildLayout(tmp_path, project.name)
+    compile_project(project, layout)
+    assert run_reference(project, layout).model_checked is True
+
+
+@pytest.mark.slow
+def test_every_example_project_passes_csim(tmp_path: Path) -> None:
+    _csim_all(tmp_path, [p for p in PROJECTS if p != SHOWCASE])
+
+
+@pytest.mark.slow
+def test_resnet20_passes_csim_in_every_function(tmp_path: Path) -> None:
+    """ResNet-20: 21 convs, the pool and the dense layer, each its own HLS project, all bit-exact."""
+    showcase = load_project(SHOWCASE)
+    assert len(design_functions(kernel_schedule(showcase), showcase.name)) >= 21
+    _csim_all(tmp_path, [SHOWCASE])
