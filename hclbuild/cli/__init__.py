@@ -442,7 +442,7 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     """Run the estimate tasks (compile and emit first where needed), then print every function's
     estimate: a table, or with --json one JSON object and nothing else on stdout."""
     projects = _projects(args.paths)
-    build_root = _writable_build_root(args)
+    build_root = _writable_build_root(args, projects)
     if not args.keep_going:
         _refuse_broken(projects, build_root)
     # doit's progress goes to stderr: stdout is the table or the JSON alone

@@ -44,7 +44,7 @@ class CommandParts:
     """What hclbuild.cli lends the command."""
 
     projects: Callable[[list[str]], list[Path]]
-    build_root: Callable[[argparse.Namespace], Path]
+    build_root: Callable[[argparse.Namespace, list[Path]], Path]
     remote_session: Callable[[argparse.Namespace], Any]
     parallel_options: Callable[[argparse.Namespace, Any, int], list[str]]
     run_doit: Callable[..., int]
@@ -52,7 +52,7 @@ class CommandParts:
 
 def run_explore(args: argparse.Namespace, parts: CommandParts) -> int:
     projects = parts.projects(args.paths)
-    build_root = parts.build_root(args)
+    build_root = parts.build_root(args, projects)
     if args.apply is not None:
         return _apply(projects, build_root, args.apply)
     objectives = check_objectives([name.strip() for name in args.objective.split(",") if name.strip()])

@@ -284,7 +284,8 @@ def test_clean_removes_targets(tmp_path: Path) -> None:
     doit(root, "csim")
     doit(root, "clean")
     left = [p for p in (root / "build" / "tri").rglob("*") if p.is_file()]
-    assert left == []
+    # the ownership record stays: after a clean, another project named tri is still refused there
+    assert left == [root / "build" / "tri" / PROJECT_OWNER_FILE]
     doit(root, "forget")
     assert ran(doit(root, "build")) >= {"compile:tri", "emit:tri/top"}
 
