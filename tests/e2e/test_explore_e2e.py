@@ -396,7 +396,10 @@ def test_csim_of_the_front_builds_each_point_and_passes(tmp_path: Path) -> None:
     proc = explore(tmp_path, "--csim")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     front = pareto(tmp_path)["front"]
-    assert [(row["key"], row["csim"]) for row in front] == [("unroll-2,ii-1", "pass"), ("unroll-1,ii-1", "pass")]
+    assert [(row["key"], row["csim"]) for row in front] == [
+        ("unroll-2,ii-1", "pass"),
+        ("unroll-1,ii-1", "pass"),
+    ]
     assert "csynth" not in front[0]
     for row in front:
         copy = tmp_path / "build/tiny/explore/front/build" / f"tiny.{row['key'].replace(',', '.')}"
