@@ -57,6 +57,8 @@ PARTITION = "hcl.partition"
 STORAGE_TYPE = "hcl.storage_type"
 STREAM = "hcl.stream"
 ZERO_INIT = "hcl.zero_init"
+# values
+FIXED = "hcl.fixed"
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,12 @@ ATTRIBUTES: tuple[AttributeSpec, ...] = (
     ),
     AttributeSpec(NAME, "memref.alloc, memref.get_global", "string", "the tensor's name"),
     AttributeSpec(DTYPE, "memref.alloc, memref.get_global", "string", "the DSL dtype name of the elements"),
+    AttributeSpec(
+        FIXED,
+        "arith ops",
+        "string",
+        "the fixed-point dtype whose raw bits the integer result is (the HLS emitter writes ap_fixed from it)",
+    ),
     AttributeSpec(
         PARTITION, "memref.alloc, memref.get_global", "array of partition", "the buffer's partitions"
     ),
@@ -520,6 +528,15 @@ def buffer_dtype(op: Op) -> str | None:
 
 def set_buffer_dtype(op: Op, dtype: str) -> None:
     _set_string(op, DTYPE, dtype)
+
+
+def fixed_type(op: Op) -> str | None:
+    """The fixed-point dtype name an arith op's integer result is the raw bits of (hcl.fixed)."""
+    return _string(op, FIXED)
+
+
+def set_fixed_type(op: Op, dtype: str) -> None:
+    _set_string(op, FIXED, dtype)
 
 
 def is_zero_init(op: Op) -> bool:

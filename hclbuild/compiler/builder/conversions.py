@@ -62,10 +62,12 @@ class ConversionLowering(FixedPointLowering):
             return self.requantize(value, src, dst)
         if src.is_int and dst.is_fixed:
             work = max(dst.bits, src.bits + dst.frac) + 1
-            wide = self.resize(value, src, work)
+            # each step recorded as the fixed type it holds (hcl.fixed): the emitter's ap_fixed conversion
+            wide = self.fixed(self.resize(value, src, work), _as_fixed(src, work, 0))
             if dst.frac:
-                wide = arith.ShLIOp(wide, self.int_const(dst.frac, DType("uint", work))).result
-            return self.resize(wide, DType("int", work), dst.bits)
+                shifted = arith.ShLIOp(wide, self.int_const(dst.frac, DType("uint", work))).result
+                wide = self.fixed(shifted, _as_fixed(src, work, dst.frac))
+            return self.fixed(self.resize(wide, DType("int", work), dst.bits), dst)
         if src.is_fixed and dst.is_int:
             # C-native conversion: truncate toward zero
             work = max(src.bits + 2, dst.bits)
@@ -77,13 +79,14 @@ class ConversionLowering(FixedPointLowering):
         if src.is_fixed and dst.is_fixed:
             shift = dst.frac - src.frac
             work = max(src.bits, dst.bits) + abs(shift) + 1
-            wide = self.resize(value, src, work)
+            wide = self.fixed(self.resize(value, src, work), _as_fixed(src, work, src.frac))
             if shift > 0:
                 wide = arith.ShLIOp(wide, self.int_const(shift, DType("uint", work))).result
             elif shift < 0:
                 op = arith.ShRSIOp if src.is_signed else arith.ShRUIOp
                 wide = op(wide, self.int_const(-shift, DType("uint", work))).result
-            return self.resize(wide, DType("int", work), dst.bits)
+            wide = self.fixed(wide, _as_fixed(src, work, dst.frac))
+            return self.fixed(self.resize(wide, DType("int", work), dst.bits), dst)
         if src.is_fixed and dst.is_float:
             f64 = ir.F64Type.get()
             as_float = (arith.SIToFPOp if src.is_signed else arith.UIToFPOp)(f64, value).result
@@ -93,3 +96,8 @@ class ConversionLowering(FixedPointLowering):
         if src.is_float and dst.is_fixed:
             return self.float_to_fixed(self.convert(value, src, DType("float", 64)), dst)
         raise CompileError(f"builder: no conversion from {src!r} to {dst!r}")
+
+
+def _as_fixed(src: DType, bits: int, frac: int) -> DType:
+    """The fixed type of `bits` bits, `frac` of them fraction, with src's signedness."""
+    return DType("fixed" if src.is_signed else "ufixed", bits, frac)

@@ -100,8 +100,10 @@ class ExpressionLowering(FunctionState):
             for operand in (expr.lhs, expr.rhs):
                 src = operand.dtype if not operand.dtype.is_index else Int(32)
                 raw = self.convert(self.ev(operand), operand.dtype, src)
-                factors.append(self.resize(raw, src, dt.bits))
-            return arith.MulIOp(factors[0], factors[1]).result
+                factor = self.resize(raw, src, dt.bits)
+                kind = "fixed" if src.is_signed else "ufixed"  # an int factor is a fixed one with no fraction
+                factors.append(self.fixed(factor, DType(kind, dt.bits, src.frac if src.is_fixed else 0)))
+            return self.fixed(arith.MulIOp(factors[0], factors[1]).result, dt)
         if dt.is_fixed and op == "div":
             return self._fixed_quotient(expr)
         lhs = self.convert(self.ev(expr.lhs), expr.lhs.dtype, dt)
@@ -109,7 +111,7 @@ class ExpressionLowering(FunctionState):
         if dt.is_float:
             return self.float_binary(op, lhs, rhs)
         if dt.is_fixed:
-            return {"add": arith.AddIOp, "sub": arith.SubIOp}[op](lhs, rhs).result
+            return self.fixed({"add": arith.AddIOp, "sub": arith.SubIOp}[op](lhs, rhs).result, dt)
         signed = dt.is_signed
         ops: dict[str, Any] = {
             "add": arith.AddIOp,
@@ -222,7 +224,7 @@ class ExpressionLowering(FunctionState):
         cond = self.ev(expr.cond)
         tv = self.convert(self.ev(expr.true_value), expr.true_value.dtype, expr.dtype)
         fv = self.convert(self.ev(expr.false_value), expr.false_value.dtype, expr.dtype)
-        return arith.SelectOp(cond, tv, fv).result
+        return self.fixed(arith.SelectOp(cond, tv, fv).result, expr.dtype)
 
     def expr_Intrinsic(self, expr: E.Intrinsic) -> ir.Value:
         args = [self.convert(self.ev(a), a.dtype, expr.dtype) for a in expr.args]

@@ -125,7 +125,7 @@ class ReductionLowering(FunctionState):
                 total = arith.AddIOp(self.resize(current, dt, exact.bits), self.resize(value, dt, exact.bits))
                 new = self.convert(total.result, exact, dt)
             elif expr.kind == "sum":
-                new = (arith.AddFOp if dt.is_float else arith.AddIOp)(current, value).result
+                new = self.fixed((arith.AddFOp if dt.is_float else arith.AddIOp)(current, value).result, dt)
             elif expr.kind in ("max", "min"):
                 if dt.is_float:
                     pred = arith.CmpFPredicate.OGT if expr.kind == "max" else arith.CmpFPredicate.OLT
@@ -134,7 +134,7 @@ class ReductionLowering(FunctionState):
                     sign = "s" if dt.is_signed else "u"
                     pred = getattr(arith.CmpIPredicate, f"{sign}{'gt' if expr.kind == 'max' else 'lt'}")
                     better = arith.CmpIOp(pred, value, current).result
-                new = arith.SelectOp(better, value, current).result
+                new = self.fixed(arith.SelectOp(better, value, current).result, dt)
             else:
                 self.acc_values.append(current)
                 try:

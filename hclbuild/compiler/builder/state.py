@@ -241,6 +241,14 @@ class FunctionState:
                 stride //= shape[k + 1]
         return subs
 
+    def fixed(self, value: ir.Value, dtype: DType) -> ir.Value:
+        """`value`, recorded as the raw bits of fixed-point `dtype` (hcl.fixed on the op making it):
+        the HLS emitter writes ap_fixed arithmetic where that gives the op's bits. Types with
+        quantization or overflow modes are not recorded: their conversions stay integer steps."""
+        if dtype.is_fixed and not dtype.has_modes and isinstance(value, ir.OpResult):
+            attrs.set_fixed_type(value.owner, dtype.name)
+        return value
+
     def index_const(self, value: int) -> ir.Value:
         return arith.ConstantOp(ir.IndexType.get(), int(value)).result
 
