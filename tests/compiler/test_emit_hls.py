@@ -850,10 +850,22 @@ def test_ap_kernels_are_bit_exact(tmp_path):
         "void fixed(ap_fixed<16, 8> A[6], ap_fixed<16, 8> B[6], ap_fixed<16, 8> S[6], ap_fixed<16, 8> M[6], ap_fixed<12, 8> C[6], ap_fixed<12, 8> D[6]) {"
         in lines
     )
-    assert "int16_t A_i = A[i].range(15, 0);" in lines
+    # IR without hcl.fixed marks: raw bits, read and put back with a comment saying why
+    unmarked = "  // raw bits: an integer step not marked as ap_fixed arithmetic (hcl.fixed) computes them"
+    assert "int16_t A_i = A[i].range(15, 0);" + unmarked in lines
     # the stored value is built whole in a local, never a part-select assignment to the element
-    store = lines.index("v1.range(15, 0) = v0;")
-    assert lines[store - 1 : store + 2] == ["ap_fixed<16, 8> v1;", "v1.range(15, 0) = v0;", "S[i] = v1;"]
+    store = lines.index("v1.range(15, 0) = v0;" + unmarked)
+    assert lines[store - 1 : store + 2] == [
+        "ap_fixed<16, 8> v1;",
+        "v1.range(15, 0) = v0;" + unmarked,
+        "S[i] = v1;",
+    ]
+    assert "int16_t x_bits = x.range(15, 0);  // raw bits: a bit slice, mask or shift works on them" in lines
+    # a fixed argument passed on, a fixed result stored: ap_fixed values whole
+    assert lines[lines.index("void use_fx(ap_fixed<16, 8> A[4], ap_fixed<16, 8> B[4]) {") + 2 :][:2] == [
+        "ap_fixed<16, 8> v0 = fx_half(A[i]);",
+        "B[i] = v0;",
+    ]
     assert not any(re.search(r"\]\.range\(\d+, \d+\) =", line) for line in lines)
     assert "ap_fixed<16, 8> fx_half(ap_fixed<16, 8> x) {" in lines
     assert (

@@ -11,10 +11,12 @@ defined where MLIR has poison (shift by >= width); ap_int shifts are defined for
 
 Other conventions:
 - `index` values and loop variables are `int` (HLS designs never index beyond 2**31).
-- Fixed-point memory is ap_fixed/ap_ufixed; SSA values of it are raw bits, read and written
-  with `.range(w - 1, 0)`; a store builds the element whole in an ap_fixed local first (a part-select
-  assignment to an array element is a read-modify-write of it in HLS). Fixed scalar arguments and
-  results are ap_fixed too.
+- Fixed-point memory, scalar arguments and results are ap_fixed/ap_ufixed. Fixed-point SSA values
+  are ap_fixed expressions where the ap_fixed operation gives the IR's bits (fixed_plan.py, from the
+  builder's hcl.fixed marks): `acc = acc + x[i] * h[i];`. Elsewhere (bit slices, DSL shifts,
+  conversions with quantization/overflow modes, loop-carried values) they are raw bits, read with
+  `.range(w - 1, 0)` and put back whole through an ap_fixed local (a part-select assignment to an
+  array element is a read-modify-write of it in HLS), with a `// raw bits: why` comment.
 - Integer constants are inlined as literals spelled for the signed/unsigned view their use needs;
   constants wider than 64 bits become locals built from 64-bit halves.
 - Side-effect-free ops whose results are unused are not emitted (no -Wunused-variable).

@@ -18,6 +18,8 @@ from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.compiler.emit_hls.c_types import CArg, CppUses, CSignature, memref_shape
 from hclbuild.compiler.emit_hls.constants import CONSTANT_HANDLERS, ConstantOps
 from hclbuild.compiler.emit_hls.core import Memory, merge_handlers, walk
+from hclbuild.compiler.emit_hls.fixed_ops import FixedOps
+from hclbuild.compiler.emit_hls.fixed_plan import plan_fixed_values
 from hclbuild.compiler.emit_hls.interfaces import FunctionInterfaces, default_interfaces
 from hclbuild.compiler.emit_hls.local_copies import (
     LocalCopy,
@@ -206,7 +208,7 @@ def _function_emitter(
 # ---- one function ----------------------------------------------------------------------------
 
 
-class FunctionEmitter(ScalarOps, MemoryLoopOps, ConstantOps, PrintOps):
+class FunctionEmitter(FixedOps, ScalarOps, MemoryLoopOps, ConstantOps, PrintOps):
     """Emits one func.func as a C++ function definition; one small method per op kind.
 
     A file's top function gets its interface pragmas and the local copies of its arguments
@@ -227,6 +229,7 @@ class FunctionEmitter(ScalarOps, MemoryLoopOps, ConstantOps, PrintOps):
         blackboxes: Collection[str] = (),
     ):
         super().__init__(func, signature, signatures)
+        self.fixed_plan = plan_fixed_values(func, signature, signatures, self.dead)
         self.interfaces = interfaces
         self.inline_off = inline_off
         self.local_copies = list(local_copies)

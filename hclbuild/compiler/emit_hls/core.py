@@ -84,6 +84,12 @@ class EmitterCore:
 
         def _write_store(self, store: ir.Operation, memory: Memory, text: str) -> None: ...  # MemoryLoopOps
 
+        def _raw_comment(self, value: ir.Value, reading: bool) -> str: ...  # FixedOps
+
+        def _fixed_source(  # FixedOps
+            self, value: ir.Value, element: str, name: str, local: bool = False, cheap: bool = False
+        ) -> bool: ...
+
     def __init__(self, func: ir.Operation, signature: CSignature, signatures: dict[str, CSignature]):
         self.func = func
         self.signatures = signatures
@@ -92,6 +98,9 @@ class EmitterCore:
         self.func_name = self.signature.name
         self.names = Names(set(self.signatures) | {arg.name for arg in self.signature.args})
         self.values: dict[ir.Value, Scalar] = {}
+        # fixed-point values written as ap_fixed (fixed_ops.FixedValue); those whose raw bits an
+        # integer op reads are in `values` too
+        self.fixed: dict[ir.Value, Any] = {}
         self.memories: dict[ir.Value, Memory] = {}
         self.labels: set[str] = set()
         self.stages: list[str] = []
@@ -242,7 +251,7 @@ class EmitterCore:
             if operation in self._done_stores:
                 continue
             self._next_op = operations[position + 1] if position + 1 < len(operations) else None
-            handler = self.HANDLERS.get(operation.name)
+            handler = self._handler(operation)
             if handler is None:
                 raise self._fail(operation, "the HLS emitter does not support this op")
             saved = self._materialize_constant_operand(operation)
@@ -256,6 +265,10 @@ class EmitterCore:
             self._pending_local.clear()
             self.values.update(saved)
         return terminator
+
+    def _handler(self, operation: ir.Operation) -> Handler | None:
+        """The handler of an op (FixedOps chooses its own for the ops it writes as ap_fixed)."""
+        return self.HANDLERS.get(operation.name)
 
     def _materialize_constant_operand(self, op: ir.Operation) -> dict[ir.Value, Scalar]:
         """An arith/math op on constants only: give its first operand a typed local; returns the old binding.
@@ -299,10 +312,14 @@ class EmitterCore:
         if arg.c_type == ctype.spelling or not has_uses(value):
             self.values[value] = Scalar(ctype, arg.name)
             return
-        # fixed-point (or ap_int<1>) parameters: the body works on raw bits of the IR type
+        if dtype.is_fixed and self._fixed_source(value, arg.name, arg.name, local=True):
+            return
+        # fixed-point (or ap_int<1>) parameters the body reads the bits of: a local of the IR type
         name = self.names.fresh(f"{arg.name}_bits")
-        read = f"{arg.name}.range({dtype.bits - 1}, 0)" if dtype.is_fixed else arg.name
-        self._line(f"{self.uses.spell(ctype)} {name} = {read};")
+        read = f"{arg.name};"
+        if dtype.is_fixed:
+            read = f"{arg.name}.range({dtype.bits - 1}, 0);{self._raw_comment(value, reading=True)}"
+        self._line(f"{self.uses.spell(ctype)} {name} = {read}")
         self.values[value] = Scalar(ctype, name)
 
 

@@ -46,6 +46,13 @@ class MemoryLoopOps(EmitterCore):
 
         def _print_call(self, op: ir.Operation, fmt: str) -> None: ...  # PrintOps, in FunctionEmitter
 
+        # FixedOps, in FunctionEmitter
+        def _fixed_load(self, op: ir.Operation, memory: Memory, element: str, name: str) -> None: ...
+
+        def _fixed_stored(self, op: ir.Operation, operand: int, dtype: DType) -> str: ...
+
+        def _fixed_call_result(self, result: ir.Value, returned: str, dtype: DType) -> None: ...
+
     # ---- memory --------------------------------------------------------------------------------
 
     def _alloc(self, op: ir.Operation) -> None:
@@ -166,10 +173,9 @@ class MemoryLoopOps(EmitterCore):
             element = f"{memory.name}{subscripts}"
             name = load_name(memory.name, subscripts[1:-1].split("][") if subscripts else [])
         if memory.dtype.is_fixed:
-            element = f"{element}.range({memory.dtype.bits - 1}, 0)"
-            if memory.scalar:
-                name = f"{memory.name}_bits"  # the body computes on the raw bits of the ap_fixed
-        elif memory.scalar and ctype.spelling == memory.c_type and readable_in_place(op, op.operands[0]):
+            self._fixed_load(op, memory, element, name)
+            return
+        if memory.scalar and ctype.spelling == memory.c_type and readable_in_place(op, op.operands[0]):
             self.values[result] = Scalar(ctype, memory.name)  # no store before its readers: the local itself
             return
         self._define(result, ctype, element, name)
@@ -178,15 +184,18 @@ class MemoryLoopOps(EmitterCore):
         value = op.operands[0]
         memory = self._memory(op.operands[1])
         if memory.stream:
-            self._stream_write(memory, value)
+            self._stream_write(op, memory, value)
             return
-        # a local converts to the memory's type on assignment; a literal is spelled for it
+        self._write_store(op, memory, self._stored_text(op, 0, memory.dtype))
+
+    def _stored_text(self, op: ir.Operation, operand: int, dtype: DType) -> str:
+        """The C++ of the value `op` stores (writes, passes, returns) as `dtype`: a local converts on
+        assignment; a literal is spelled for it (FixedOps writes fixed-point values)."""
+        if dtype.is_fixed:
+            return self._fixed_stored(op, operand, dtype)
+        value = op.operands[operand]
         constant = value in self.values and self._scalar(value).const is not None
-        signed = memory.dtype.is_signed if memory.dtype.is_integral_bits and constant else None
-        text = self._view(value, signed)
-        if memory.dtype.is_fixed:
-            text = self._fixed_from_bits(memory.dtype, text)
-        self._write_store(op, memory, text)
+        return self._view(value, dtype.is_signed if dtype.is_integral_bits and constant else None)
 
     def _write_store(self, store: ir.Operation, memory: Memory, text: str) -> None:
         buffer = store.operands[1]
@@ -197,26 +206,11 @@ class MemoryLoopOps(EmitterCore):
         element = f"{memory.name}{self._subscripts(store, memory, list(store.operands)[2:])}"
         self._line(f"{element} = {text};")
 
-    def _fixed_from_bits(self, dtype: DType, text: str) -> str:
-        """An ap_fixed local holding the raw bits `text`, for a store, write, argument or result.
-
-        The value is built whole in a local: a part-select assignment to an array element
-        (`Y[i].range(31, 0) = v`) is a read-modify-write of the element in HLS, which turns a
-        write-only RAM port into a read/write one and stops m_axi write bursts.
-        """
-        temp = self._temp()
-        self._line(f"{self.uses.c_type(dtype)} {temp};")
-        self._line(f"{temp}.range({dtype.bits - 1}, 0) = {text};")
-        return temp
-
-    def _stream_write(self, memory: Memory, value: ir.Value) -> None:
-        """`B.write(v)`; fixed-point values are raw bits, written through an ap_fixed local."""
+    def _stream_write(self, store: ir.Operation, memory: Memory, value: ir.Value) -> None:
+        """`B.write(v)`; a literal in the element's type (the stream's write takes nothing else)."""
         constant = value in self.values and self._scalar(value).const is not None
-        signed = memory.dtype.is_signed if memory.dtype.is_integral_bits and constant else None
-        text = self._view(value, signed)
-        if memory.dtype.is_fixed:
-            text = self._fixed_from_bits(memory.dtype, text)
-        elif constant:
+        text = self._stored_text(store, 0, memory.dtype)
+        if constant:
             text = f"({self.uses.c_type(memory.dtype)}){text}"
         self._line(f"{memory.name}.write({text});")
 
@@ -466,7 +460,10 @@ class MemoryLoopOps(EmitterCore):
         signature = self.signatures.get(callee)
         if signature is None:
             raise self._fail(op, f"calls @{callee}, which has no body in the module")
-        args = [self._call_argument(op, param, value) for param, value in zip(signature.args, op.operands)]
+        args = [
+            self._call_argument(op, k, param, value)
+            for k, (param, value) in enumerate(zip(signature.args, op.operands))
+        ]
         call = f"{callee}({', '.join(args)})"
         results = list(op.results)
         if not results or not has_uses(results[0]):
@@ -479,10 +476,12 @@ class MemoryLoopOps(EmitterCore):
             return
         returned = self._temp()
         self._line(f"{self.uses.c_type(ret_dtype)} {returned} = {call};")
-        read = f"{returned}.range({ret_dtype.bits - 1}, 0)" if ret_dtype.is_fixed else returned
-        self._define(results[0], ctype, read)
+        if ret_dtype.is_fixed:
+            self._fixed_call_result(results[0], returned, ret_dtype)
+            return
+        self._define(results[0], ctype, returned)
 
-    def _call_argument(self, op: ir.Operation, param: CArg, value: ir.Value) -> str:
+    def _call_argument(self, op: ir.Operation, index: int, param: CArg, value: ir.Value) -> str:
         if param.is_array:
             memory = self._memory(value)
             if memory.stream != bool(param.stream):
@@ -500,20 +499,19 @@ class MemoryLoopOps(EmitterCore):
             # a by-value argument passed on (passes/scalar_args.py): the caller's own by-value argument
             return self._memory(value).name
         dtype = parse_dtype(param.dtype)
-        text = self._view(value, dtype.is_signed if dtype.is_integral_bits else None)
-        if not dtype.is_fixed:
-            return text
-        # fixed-point parameters are ap_fixed: pass the raw bits through one
-        return self._fixed_from_bits(dtype, text)
+        if dtype.is_fixed:
+            return self._stored_text(op, index, dtype)
+        return self._view(value, dtype.is_signed if dtype.is_integral_bits else None)
 
     def _return(self, op: ir.Operation) -> None:
         operands = list(op.operands)
         if not operands:
             return  # func.return ends the function body: a void function just falls off its end
         ret_dtype = parse_dtype(self.signature.ret_dtype)
-        text = self._view(operands[0], ret_dtype.is_signed if ret_dtype.is_integral_bits else None)
         if ret_dtype.is_fixed:
-            text = self._fixed_from_bits(ret_dtype, text)
+            text = self._stored_text(op, 0, ret_dtype)
+        else:
+            text = self._view(operands[0], ret_dtype.is_signed if ret_dtype.is_integral_bits else None)
         self._line(f"return {text};")
 
 
