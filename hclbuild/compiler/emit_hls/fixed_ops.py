@@ -311,7 +311,9 @@ def fixed_literal(raw: int, dtype: DType) -> FixedValue:
         return FixedValue(str(int(value)), exact, local=True, cheap=True)
     if magnitude <= _EXACT_DOUBLE_BITS:
         number = repr(float(value)) if value.denominator != 1 else f"{int(value)}LL"
-        return FixedValue(f"ap_fixed<{exact.bits}, {exact.int_bits}>({number})", exact, local=True, cheap=True)
+        return FixedValue(
+            f"ap_fixed<{exact.bits}, {exact.int_bits}>({number})", exact, local=True, cheap=True
+        )
     # beyond a double's 53 bits: the integer in a type with the fraction bits, shifted into them
     # (ap_fixed's >> keeps the type: the low bits it shifts out are zeros)
     exact = fixed(True, magnitude + 1 + dtype.frac, dtype.frac)
