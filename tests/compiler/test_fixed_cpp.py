@@ -151,6 +151,19 @@ def test_mixed_fixed_arithmetic_reads_as_ap_fixed_and_is_bit_exact(tmp_path) -> 
     _agree(module, code, inputs, tmp_path)
 
 
+def test_a_literal_beyond_a_doubles_precision_is_exact(tmp_path) -> None:
+    a = hcl.placeholder((4,), "A", dtype=hcl.Fixed(64, 8))
+
+    def kernel(a):
+        return hcl.compute((4,), lambda i: a[i] + 12345678901234567.5, name="B", dtype=hcl.Fixed(64, 8))
+
+    module, code = _emitted(hcl.create_schedule([a], kernel, name="top"))
+    # 12345678901234568 (the double nearest) * 256 has 62 significant bits
+    assert "B[i] = A[i] + (ap_fixed<71, 63>(3160493798716049408LL) >> 8);" in _lines(code)
+    inputs = {"A": [-(2**63), 2**63 - 1, -5, 1027], "B": np.zeros(4, dtype=np.int64)}
+    _agree(module, code, inputs, tmp_path)
+
+
 def test_a_shift_of_a_fixed_value_keeps_its_raw_bits_with_the_reason(tmp_path) -> None:
     module, code = _emitted(_shifted())
     lines = _lines(code)

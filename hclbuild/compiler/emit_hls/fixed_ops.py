@@ -316,8 +316,7 @@ def fixed_literal(raw: int, dtype: DType) -> FixedValue:
         )
     # beyond a double's 53 bits: the integer in a type with the fraction bits, shifted into them
     # (ap_fixed's >> keeps the type: the low bits it shifts out are zeros)
-    exact = fixed(True, magnitude + 1 + dtype.frac, dtype.frac)
-    spelled = f"ap_fixed<{exact.bits}, {magnitude + 1}>({bits}LL)"
+    spelled = f"ap_fixed<{magnitude + 1 + dtype.frac}, {magnitude + 1}>({bits}LL)"
     return FixedValue(f"({spelled} >> {dtype.frac})", exact, local=True, cheap=True)
 
 
