@@ -162,6 +162,34 @@ def test_a_literal_beyond_a_doubles_precision_is_exact(tmp_path) -> None:
     assert "B[i] = A[i] + (ap_fixed<71, 63>(3160493798716049408LL) >> 8);" in _lines(code)
     inputs = {"A": [-(2**63), 2**63 - 1, -5, 1027], "B": np.zeros(4, dtype=np.int64)}
     _agree(module, code, inputs, tmp_path)
+    # raw bits of 2**63 and more (an unsigned 64-bit literal) are spelled as one (ULL; found by the fuzzer)
+    u = hcl.placeholder((4,), "U", dtype=hcl.UFixed(64, 4))
+
+    def unsigned(u):
+        return hcl.compute((4,), lambda i: u[i] + 2.0**59, name="V", dtype=hcl.UFixed(64, 4))
+
+    module, code = _emitted(hcl.create_schedule([u], unsigned, name="top"))
+    assert "V[i] = U[i] + (ap_ufixed<68, 64>(9223372036854775808ULL) >> 4);" in _lines(code)
+    _agree(module, code, {"U": [0, 2**64 - 1, 2**63, 5], "V": np.zeros(4, dtype=np.uint64)}, tmp_path)
+
+
+def test_an_unsigned_value_compares_with_a_signed_one_as_signed(tmp_path) -> None:
+    """ap_fixed compares a signed and an unsigned value wrongly for some widths (0 > -1.5 is false
+    for an unsigned 32-bit int and an ap_fixed<43, 33>); the emitter makes the unsigned side signed."""
+    n = hcl.placeholder((4,), "N", dtype=hcl.UInt(32))
+    a = hcl.placeholder((4,), "A", dtype=hcl.Fixed(43, 10))
+
+    def kernel(n, a):
+        return hcl.compute((4,), lambda i: hcl.select(n[i] > a[i], 1, 0), name="G", dtype=hcl.Int(8))
+
+    module, code = _emitted(hcl.create_schedule([n, a], kernel, name="top"))
+    assert "bool v0 = ap_fixed<33, 33>(N_i) > A[i];" in _lines(code)
+    inputs = {
+        "N": [0, 0, 7, 2**32 - 1],
+        "A": [-1536, 1536, 7 << 10, -(2**42)],
+        "G": np.zeros(4, dtype=np.int64),
+    }
+    _agree(module, code, inputs, tmp_path)
 
 
 def test_a_shift_of_a_fixed_value_keeps_its_raw_bits_with_the_reason(tmp_path) -> None:

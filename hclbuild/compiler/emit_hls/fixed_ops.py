@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from mlir import ir
 
 from hclbuild.compiler import upstream_attrs as upstream
-from hclbuild.compiler.emit_hls.c_types import BOOL, ctype_of
+from hclbuild.compiler.emit_hls.c_types import BOOL, c_int, ctype_of
 from hclbuild.compiler.emit_hls.core import EmitterCore, Handler, Memory, Scalar
 from hclbuild.compiler.emit_hls.fixed_plan import (
     FixedPlan,
@@ -190,8 +190,19 @@ class FixedOps(EmitterCore):
         (lhs, rhs), (lhs_type, rhs_type) = op.operands, form.operands
         symbol = _CMPI_SYMBOLS[upstream.compare_predicate(op)]
         a, b = self._fixed_operand(lhs, lhs_type), self._fixed_operand(rhs, rhs_type)
+        if a.exact.is_signed != b.exact.is_signed:
+            # ap_fixed compares a signed with an unsigned value wrongly for some widths (0 > -1.5 is
+            # false for ap_ufixed<32, 32> and ap_fixed<43, 33>): the unsigned side goes signed first
+            a, b = (self._signed(x) if not x.exact.is_signed else x for x in (a, b))
         self._define(
             op.results[0], BOOL, f"{self._exact_text(a, symbol)} {symbol} {self._exact_text(b, symbol, True)}"
+        )
+
+    def _signed(self, state: FixedValue) -> FixedValue:
+        """An unsigned exact value as the signed ap_fixed one bit wider, which holds it."""
+        exact = fixed(True, state.exact.bits + 1, state.exact.frac)
+        return FixedValue(
+            f"{self.uses.c_type(exact)}({state.expr})", exact, local=state.local, cheap=state.cheap
         )
 
     def _fixed_select(self, op: ir.Operation) -> None:
@@ -299,24 +310,28 @@ class FixedOps(EmitterCore):
 
 
 def fixed_literal(raw: int, dtype: DType) -> FixedValue:
-    """The constant whose raw bits are `raw` in fixed type `dtype`, as a C++ literal of its value."""
+    """The constant whose raw bits are `raw` in fixed type `dtype`, as a C++ literal of its value:
+    signed where `dtype` is or the value is negative, else unsigned (`3U`, `ap_ufixed<..>(0.5)`),
+    so that it compares with values of `dtype` in one signedness."""
     bits = raw & ((1 << dtype.bits) - 1)
     if dtype.is_signed and bits >> (dtype.bits - 1):
         bits -= 1 << dtype.bits
+    signed = dtype.is_signed or bits < 0
     value = Fraction(bits, 1 << dtype.frac)
-    magnitude = abs(bits).bit_length()
-    exact = fixed(True, max(magnitude + 1, dtype.frac + 1), dtype.frac)
+    magnitude = abs(bits).bit_length() + (1 if signed else 0)  # the bits of `bits` in its signedness
+    exact = fixed(signed, max(magnitude, dtype.frac + 1), dtype.frac)
     if value.denominator == 1 and -(2**31) < value < 2**31:
         # (an int in ap_fixed arithmetic is 32 bits wide; its value is what `exact` bounds)
-        return FixedValue(str(int(value)), exact, local=True, cheap=True)
+        return FixedValue(f"{int(value)}{'' if signed else 'U'}", exact, local=True, cheap=True)
+    family = "ap_fixed" if signed else "ap_ufixed"
     if magnitude <= _EXACT_DOUBLE_BITS:
-        number = repr(float(value)) if value.denominator != 1 else f"{int(value)}LL"
+        number = repr(float(value)) if value.denominator != 1 else c_int(int(value))
         return FixedValue(
-            f"ap_fixed<{exact.bits}, {exact.int_bits}>({number})", exact, local=True, cheap=True
+            f"{family}<{exact.bits}, {exact.int_bits}>({number})", exact, local=True, cheap=True
         )
     # beyond a double's 53 bits: the integer in a type with the fraction bits, shifted into them
     # (ap_fixed's >> keeps the type: the low bits it shifts out are zeros)
-    spelled = f"ap_fixed<{magnitude + 1 + dtype.frac}, {magnitude + 1}>({bits}LL)"
+    spelled = f"{family}<{magnitude + dtype.frac}, {magnitude}>({c_int(bits)})"
     return FixedValue(f"({spelled} >> {dtype.frac})", exact, local=True, cheap=True)
 
 
