@@ -11,6 +11,7 @@ hclbuild ci github|gitlab [PATHS] [--runner-label LABEL] [--install CMDS] [--out
 hclbuild explore [PATHS] [-n N] [--budget K] [--seed S] [--objective latency,DSP,...] [--csim]
                  [--scheduler ADDR | --cluster KIND]   design-space exploration over schedule knobs
 hclbuild explore PATH --apply N                       point N of the Pareto front into [knobs]
+hclbuild clean [PATHS] [--build-dir DIR]   remove what hclbuild wrote in build/<project>/, nothing else
 """
 
 from __future__ import annotations
@@ -26,15 +27,17 @@ from typing import Any
 
 from hclbuild import package_version, qor_gate
 from hclbuild.atomic import write_text_atomic, write_text_new
+from hclbuild.cli.clean import CleanParts, add_clean_command
 from hclbuild.cli.estimate import ProjectEstimates, estimates_json, estimates_table
 from hclbuild.errors import HCLError
 from hclbuild.project.attempts import function_states, known_functions
 from hclbuild.project.config import load_project
 from hclbuild.project.layout import (
+    BUILD_FOLDER_RULE,
     BuildLayout,
     build_folder_problem,
-    default_build_root,
     is_project_name,
+    shared_build_root,
     unnamed_project_error,
 )
 from hclbuild.project.synthesis import current_reports
@@ -139,29 +142,22 @@ def _default_path() -> str:
     return "projects" if Path("projects").is_dir() else "."
 
 
-def _build_root(args: argparse.Namespace) -> Path:
-    """--build-dir, else `build/` beside what PATHS name (a project or a folder of projects).
-
-    Never the current directory as such: `hclbuild csim myproj` run from anywhere builds in
-    myproj/../build, so every run of one project shares one build folder.
-    """
+def _build_root(args: argparse.Namespace, projects: list[Path]) -> Path:
+    """--build-dir, else the build folder of the project folders found (layout.BUILD_FOLDER_RULE):
+    not the current folder, nor how PATHS were spelled."""
     if args.build_dir is not None:
         root = Path(args.build_dir).resolve()
         if root.exists() and not root.is_dir():
             raise HCLError(f"--build-dir {args.build_dir}: exists and is not a folder")
         return root
-
-    roots = {default_build_root(Path(raw).resolve()) for raw in (args.paths or [_default_path()])}
-    if len(roots) > 1:
-        raise HCLError(f"{', '.join(args.paths)} are in different folders: choose one with --build-dir")
-    return roots.pop()
+    return shared_build_root(projects)
 
 
 def _writable_build_root(args: argparse.Namespace, projects: list[Path]) -> Path:
     """_build_root, made and checked writable before anything is planned or written there (one line
     naming the folder, where the first write had named its temporary file); a build folder in a
     project folder, or one holding projects, is refused before it is made."""
-    root = _build_root(args)
+    root = _build_root(args, projects)
     problem = build_folder_problem(root, projects)
     if problem is not None:
         raise HCLError(problem)
@@ -548,7 +544,9 @@ def _repository_root(start: Path) -> Path:
 
 
 PATHS_HELP = "project folders (with kernel.py) or folders of projects (default: ./projects, else .)"
-BUILD_DIR_HELP = "where build/<project>/ goes (default: build/ beside PATHS, whatever the current folder)"
+BUILD_DIR_HELP = (
+    "where build/<project>/ goes (default: build/ beside the project folders; see hclbuild --help)"
+)
 EXIT_CODES = (
     "exit status: 0 ok, 1 bad input or a failed task, 2 bad command line, 130 interrupted (Ctrl-C), "
     "141 its output's reader went away (| head), 143 terminated (SIGTERM)"
@@ -655,7 +653,9 @@ class _VersionAction(argparse.Action):
 
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
-        prog="hclbuild", description="HeteroCL-compatible kernels -> Vitis HLS projects", epilog=EXIT_CODES
+        prog="hclbuild",
+        description="HeteroCL-compatible kernels -> Vitis HLS projects",
+        epilog=f"build folder: {BUILD_FOLDER_RULE}. {EXIT_CODES}",
     )
     # `hclbuild -n 2 csim` like `doit -n 2 csim`; `hclbuild csim -n 2` works too
     top.add_argument(
@@ -861,6 +861,7 @@ def parser() -> argparse.ArgumentParser:
         help="default .github/workflows/hclbuild.yml (github) or .gitlab-ci.yml (gitlab)",
     )
     ci.set_defaults(run=cmd_ci)
+    add_clean_command(sub, CleanParts(_projects, _build_root), PATHS_HELP, BUILD_DIR_HELP, EXIT_CODES)
     return top
 
 

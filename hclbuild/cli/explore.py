@@ -33,6 +33,7 @@ from hclbuild.project.explore_search import check_objectives, pareto_front, run_
 from hclbuild.project.kernel import chosen_knobs, knob_space, load_kernel
 from hclbuild.project.knobs import KnobSpace, KnobValue, point_key, space_size
 from hclbuild.project.layout import BuildLayout
+from hclbuild.project.written import record_written, task_entries
 from hclbuild.runtime import local_cores
 from hclbuild.runtime.isolate import run_isolated
 from hclbuild.tasks import SOURCES_STAMP, plan, source_fingerprint
@@ -68,6 +69,8 @@ def run_explore(args: argparse.Namespace, parts: CommandParts) -> int:
         project = Project.from_plan(entry)
         space = _space(project)
         layout = BuildLayout(build_root, project.name)
+        # explore/ is hclbuild's whole: listed before it is written, so every clean finds it
+        record_written(layout, task_entries("explore", None, []))
         search = search_plan(space, args.budget, args.seed)
         ran: list[int] = []
 

@@ -94,6 +94,8 @@ def tree(root: Path) -> dict[str, bytes]:
         data = path.read_bytes()
         if rel == SOURCES_STAMP or rel.endswith("/out/compile.log") or PRECOMPILED.fullmatch(rel):
             continue
+        if path.name == ".hclbuild-project":
+            continue  # build/<name>/'s owner: each tree's own absolute project path
         if rel.startswith(".plans/"):
             rel = ".plans/" + path.name.rsplit("-", 1)[0]
             plan = {k: v for k, v in json.loads(data).items() if k not in ("folder", "stats")}
