@@ -14,6 +14,7 @@ from hclbuild.project.estimation import EstimateTarget, estimate_records
 from hclbuild.project.in_process import hls_text, llvm_function
 from hclbuild.schedule import schedule as schedules
 from hclbuild.schedule import scheme as schemes
+from hclbuild.schedule import tracing
 
 
 class Schedule(schedules.Schedule):
@@ -48,7 +49,7 @@ def create_schedule(
     Without func, the algorithm is what was written at module level since hcl.init() (or the last
     create_schedule), and `inputs` lists every argument of the design in order, outputs included.
     """
-    return schedules.create_schedule(inputs, func, name, schedule_class=Schedule)
+    return tracing.create_schedule(inputs, func, name, schedule_class=Schedule)
 
 
 def create_schedule_from_scheme(scheme: schemes.Scheme, name: str | None = None) -> Schedule:
@@ -71,7 +72,7 @@ def estimate(
     """hcl.estimate(s): every function of hcl.lower(s) -> its QoR estimate, the record the estimate
     task writes to estimate/<func>.json (latency_min/max, interval, loops, resources; "estimated":
     a model's figures, not a synthesis result), for `part` at `clock_ns` as `vitis_version` builds
-    it. HCLNotImplementedError when this hclbuild has no model, or when it refuses a function."""
+    it. The model's HCLError (HCLNotImplementedError, naming what it lacks) when it refuses a function."""
     _check(schedule, "estimate")
     return estimate_records(compile_schedule(schedule).module, EstimateTarget(part, clock_ns, vitis_version))
 

@@ -8,7 +8,7 @@ hclbuild csynth|cosim [PATHS] [--function F]   Vitis C synthesis / co-simulation
 hclbuild csim|report|csynth|cosim ... --scheduler tcp://HOST:8786 | --cluster slurm|pbs|lsf|sge|local
                                  the csim/csynth/cosim jobs on Dask workers (hclbuild[distributed])
 hclbuild ci github|gitlab [PATHS] [--runner-label LABEL] [--install CMDS] [--output FILE]
-hclbuild explore [PATHS] [-n N] [--budget K] [--seed S] [--objective latency,DSP,...] [--csim]
+hclbuild explore [PATHS] [-n N] [--budget K] [--seed S] [--objective latency,DSP,...] [--csim] [--csynth]
                  [--scheduler ADDR | --cluster KIND]   design-space exploration over schedule knobs
 hclbuild explore PATH --apply N                       point N of the Pareto front into [knobs]
 hclbuild clean [PATHS] [--build-dir DIR]   remove what hclbuild wrote in build/<project>/, nothing else
@@ -825,6 +825,12 @@ def parser() -> argparse.ArgumentParser:
         "--csim",
         action="store_true",
         help="C-simulate every Pareto point against the LLVM reference (a build of its own each)",
+    )
+    explore.add_argument(
+        "--csynth",
+        action="store_true",
+        help="Vitis HLS csynth of every Pareto point's top (a build of its own each), its figures beside "
+        "the estimate's; needs a Vitis tool here or Dask workers with one",
     )
     explore.add_argument(
         "--apply",

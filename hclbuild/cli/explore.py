@@ -9,24 +9,22 @@ passed in as CommandParts so this module never imports its own package back.
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hclbuild.atomic import write_if_changed
-from hclbuild.errors import ConfigError
-from hclbuild.project.attempts import function_states, known_functions
+from hclbuild.errors import ConfigError, ToolError
 from hclbuild.project.config import Project
+from hclbuild.project.explore_front import copies_build_root, csim_verdict, csynth_figures, write_copies
 from hclbuild.project.explore_points import ESTIMATED, PointResult, point_digest, read_point, warm_compiler
 from hclbuild.project.explore_results import (
     Exploration,
+    FrontChecks,
     apply_point,
     chosen_point,
     front_rows,
     front_table,
-    with_knobs,
     write_exploration,
 )
 from hclbuild.project.explore_search import check_objectives, pareto_front, run_search, search_plan
@@ -36,6 +34,7 @@ from hclbuild.project.layout import BuildLayout
 from hclbuild.project.written import record_written, task_entries
 from hclbuild.runtime import local_cores
 from hclbuild.runtime.isolate import run_isolated
+from hclbuild.runtime.vitis import find_vitis
 from hclbuild.tasks import SOURCES_STAMP, plan, source_fingerprint
 from hclbuild.tasks.explore import TASK_BASENAME, explore_tasks
 
@@ -58,6 +57,11 @@ def run_explore(args: argparse.Namespace, parts: CommandParts) -> int:
         return _apply(projects, build_root, args.apply)
     objectives = check_objectives([name.strip() for name in args.objective.split(",") if name.strip()])
     session = parts.remote_session(args)
+    if args.csynth and session is None and find_vitis() is None:
+        raise ToolError(
+            "explore --csynth: no Vitis HLS tool (vitis_hls, vitis-run or v++) on PATH or under "
+            "$XILINX_HLS/$XILINX_VITIS (or Dask workers with one: --scheduler)"
+        )
     options = parts.parallel_options(args, session, local_cores())
     if session is None:
         warm_compiler()  # before doit forks its workers (explore_points.warm_compiler)
@@ -94,11 +98,15 @@ def run_explore(args: argparse.Namespace, parts: CommandParts) -> int:
         exploration = Exploration(
             project, search.method, search.seed, space_size(space), objectives, tuple(results), tuple(front)
         )
-        csim = _verify(parts, project, entry.inputs, build_root, front) if args.csim else None
-        written = write_exploration(layout, exploration, csim)
-        _print_summary(exploration, sum(ran), csim, written, objectives)
+        checks = (
+            _check_front(parts, options, project, entry.inputs, build_root, front, args)
+            if args.csim or args.csynth
+            else FrontChecks()
+        )
+        written = write_exploration(layout, exploration, checks)
+        _print_summary(exploration, sum(ran), checks, written, objectives)
         failed = [r for r in results if r.status != ESTIMATED]
-        if failed or (csim and any(v != "pass" for v in csim.values())):
+        if failed or not checks.passed():
             code = 1
     return code
 
@@ -168,31 +176,37 @@ def _stamp(path: Path) -> tuple[int, int] | None:
     return status.st_mtime_ns, status.st_ino
 
 
-def _verify(
-    parts: CommandParts, project: Project, inputs: list[str], build_root: Path, front: list[PointResult]
-) -> dict[str, str]:
-    """csim of each front point: a copy of the project with [knobs] = the point, built and
-    C-simulated against its LLVM reference in build/<p>/explore/csim/<key>/ -> "pass" or the reason."""
+def _check_front(
+    parts: CommandParts,
+    options: list[str],
+    project: Project,
+    inputs: list[str],
+    build_root: Path,
+    front: list[PointResult],
+    args: argparse.Namespace,
+) -> FrontChecks:
+    """--csim and --csynth: a copy of the project for each front point, [knobs] set to it
+    (hclbuild.project.explore_front), their csim / csynth:<copy>/<top> tasks in one doit run (in
+    parallel, on Dask with a scheduler), and what their builds say read back."""
+    estimated = [point for point in front if point.top is not None]
+    if not estimated:
+        return FrontChecks()
     layout = BuildLayout(build_root, project.name)
-    verdicts = {}
-    for result in front:
-        where = layout.explore_dir / "csim" / result.key
-        folder = where / project.name
-        for path in (Path(p) for p in inputs):
-            text = path.read_bytes()
-            if path == project.toml_path:
-                text = with_knobs(text.decode("utf-8"), result.knobs).encode()
-            relative = os.path.relpath(path, project.dir)
-            write_if_changed(folder / relative, text)
-        if not project.toml_path.exists():
-            write_if_changed(folder / project.toml_path.name, with_knobs("", result.knobs))
-        variant_root = where / "build"
-        parts.run_doit(["--continue", "csim"], [folder], variant_root)
-        variant = BuildLayout(variant_root, project.name)
-        states = function_states(variant, known_functions(variant) or [project.config.top])
-        bad = [s for s in states if s.state != "pass"]
-        verdicts[result.key] = "pass" if not bad else f"{bad[0].func}: {bad[0].state}"
-    return verdicts
+    copies = write_copies(project, inputs, layout, estimated)
+    copies_root = copies_build_root(layout)
+    tasks = ["csim"] if args.csim else []
+    if args.csynth:
+        tasks += [f"csynth:{copy.name}/{copy.point.top}" for copy in copies]
+    # a failed csim or csynth is that point's verdict, read back below: the others still run
+    parts.run_doit([*options, "--continue", *tasks], [copy.folder for copy in copies], copies_root)
+    return FrontChecks(
+        csim={c.point.key: csim_verdict(copies_root, c, str(c.point.top)) for c in copies}
+        if args.csim
+        else None,
+        csynth={c.point.key: csynth_figures(copies_root, c, str(c.point.top)) for c in copies}
+        if args.csynth
+        else None,
+    )
 
 
 def _apply(projects: list[Path], build_root: Path, number: int) -> int:
@@ -211,7 +225,7 @@ def _apply(projects: list[Path], build_root: Path, number: int) -> int:
 def _print_summary(
     exploration: Exploration,
     ran: int,
-    csim: dict[str, str] | None,
+    checks: FrontChecks,
     written: list[Path],
     objectives: tuple[str, ...],
 ) -> None:
@@ -222,8 +236,9 @@ def _print_summary(
         f"\n{exploration.project.name}: {summary['evaluated']} of {summary['space_size']} points ({method}), "
         f"{ran} evaluated now, {summary['estimated']} estimated, {len(failed)} failed"
     )
-    print(f"Pareto front, estimated ({', '.join(objectives)}):")
-    for line in front_table(front_rows(exploration, csim), objectives):
+    confirmed = ", csynth beneath" if checks.csynth is not None else ""
+    print(f"Pareto front, estimated{confirmed} ({', '.join(objectives)}):")
+    for line in front_table(front_rows(exploration, checks), objectives):
         print(line)
     for result in failed:
         print(f"hclbuild: error: {result.error}")

@@ -34,7 +34,8 @@ from hclbuild.project.kernel import kernel_schedule
 from hclbuild.project.knobs import KnobValue, point_key
 from hclbuild.project.layout import KERNEL_FILE, PROJECT_FILE
 from hclbuild.runtime.isolate import run_isolated
-from hclbuild.schedule.schedule import Schedule, create_schedule
+from hclbuild.schedule.schedule import Schedule
+from hclbuild.schedule.tracing import create_schedule
 
 ESTIMATED, FAILED = "estimated", "error"
 POINT_KIND = "explore-point"

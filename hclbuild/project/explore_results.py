@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,52 @@ from hclbuild.project.layout import BuildLayout
 from hclbuild.render.pareto import pareto_markdown, pareto_png
 
 KNOBS_TABLE = "knobs"
+SYNTHESIZED = "synthesized"
+CSYNTH_LABEL = "Vitis HLS csynth"  # what labels a csynth figure, in pareto.json and pareto.md
+
+
+@dataclass(frozen=True)
+class CsynthFigures:
+    """What Vitis HLS csynth reported for a copy's top function (its report's top-level figures:
+    worst-case latency, interval and resources with every instance below it), or why there are
+    none (`status` then says so and `problem` gives the reason in one line)."""
+
+    status: str  # SYNTHESIZED, "failed" or "not run"
+    latency: int | None = None
+    interval: int | None = None
+    resources: dict[str, int] = field(default_factory=dict)
+    version: str | None = None  # the Vitis release the report names
+    report: str | None = None  # the report's path
+    problem: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"label": CSYNTH_LABEL, "status": self.status}
+        if self.status == SYNTHESIZED:
+            data.update(
+                latency=self.latency,
+                interval=self.interval,
+                resources=self.resources,
+                vitis_version=self.version,
+                report=self.report,
+            )
+        else:
+            data["problem"] = self.problem
+        return data
+
+
+@dataclass(frozen=True)
+class FrontChecks:
+    """What the front points' own builds said (hclbuild.project.explore_front), by point key: the
+    csim verdict with --csim, the csynth figures with --csynth."""
+
+    csim: Mapping[str, str] | None = None
+    csynth: Mapping[str, CsynthFigures] | None = None
+
+    def passed(self) -> bool:
+        """Every csim asked for passed and every csynth asked for wrote its report."""
+        return all(verdict == "pass" for verdict in (self.csim or {}).values()) and all(
+            figures.status == SYNTHESIZED for figures in (self.csynth or {}).values()
+        )
 
 
 @dataclass(frozen=True)
@@ -73,22 +119,26 @@ def _row(result: PointResult, number: int | None = None) -> dict[str, Any]:
     return row
 
 
-def front_rows(exploration: Exploration, csim: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
-    """The front's rows, numbered from 1, with each point's csim verdict when one was run."""
+def front_rows(exploration: Exploration, checks: FrontChecks | None = None) -> list[dict[str, Any]]:
+    """The front's rows, numbered from 1, with each point's csim verdict and csynth figures (under
+    "csynth", labelled so, beside the estimate's) when they were asked for."""
     rows = [_row(result, number) for number, result in enumerate(exploration.front, start=1)]
+    checks = checks or FrontChecks()
     for row in rows:
-        if csim is not None and row["key"] in csim:
-            row["csim"] = csim[row["key"]]
+        if checks.csim is not None and row["key"] in checks.csim:
+            row["csim"] = checks.csim[row["key"]]
+        if checks.csynth is not None and row["key"] in checks.csynth:
+            row["csynth"] = checks.csynth[row["key"]].to_json()
     return rows
 
 
 def write_exploration(
-    layout: BuildLayout, exploration: Exploration, csim: Mapping[str, str] | None = None
+    layout: BuildLayout, exploration: Exploration, checks: FrontChecks | None = None
 ) -> list[Path]:
     """points.json, pareto.json, pareto.md and (with matplotlib) pareto.png; returns what it wrote."""
     summary = exploration.summary()
     points = [_row(result) for result in exploration.results]
-    front = front_rows(exploration, csim)
+    front = front_rows(exploration, checks)
     numbered = {row["key"]: row["n"] for row in front}
     failed = [row for row in points if row["status"] != ESTIMATED]
     write_text_atomic(layout.explore_points, json.dumps({**summary, "points": points}, indent=1) + "\n")
@@ -156,18 +206,23 @@ _HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.\"-]+)\s*\]\s*(#.*)?$")
 
 
 def with_knobs(text: str, knobs: Mapping[str, KnobValue]) -> str:
-    """project.toml's text with [knobs] holding `knobs`: each knob's line in the table rewritten in
-    place (its comment kept), knobs the table lacks added after its last line, no table: one added."""
+    """project.toml's text with [knobs] holding `knobs` (with_table)."""
+    return with_table(text, KNOBS_TABLE, knobs)
+
+
+def with_table(text: str, table: str, values: Mapping[str, KnobValue]) -> str:
+    """project.toml's text with [table] holding `values`: each key's line in the table rewritten in
+    place (its comment kept), keys the table lacks added after its last line, no table: one added."""
     lines = text.splitlines(keepends=True)
     start = next(
-        (i for i, line in enumerate(lines) if (m := _HEADER.match(line)) and m.group(1) == KNOBS_TABLE), None
+        (i for i, line in enumerate(lines) if (m := _HEADER.match(line)) and m.group(1) == table), None
     )
     if start is None:
-        body = "".join(f"{name} = {toml_value(value)}\n" for name, value in knobs.items())
+        body = "".join(f"{name} = {toml_value(value)}\n" for name, value in values.items())
         separator = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
-        return f"{text}{separator}[{KNOBS_TABLE}]\n{body}"
+        return f"{text}{separator}[{table}]\n{body}"
     end = next((i for i in range(start + 1, len(lines)) if _HEADER.match(lines[i])), len(lines))
-    missing = dict(knobs)
+    missing = dict(values)
     for index in range(start + 1, end):
         match = re.match(r"^(\s*)([A-Za-z_][A-Za-z0-9_]*)(\s*=\s*)([^#\n]*?)(\s*#.*)?(\r?\n)?$", lines[index])
         if match and match.group(2) in missing:
@@ -194,4 +249,18 @@ def front_table(rows: Sequence[Mapping[str, Any]], objectives: Sequence[str]) ->
         ]
         csim = f"  csim {row['csim']}" if "csim" in row else ""
         lines.append(f"  {row['n']:>3}  {row['key']}  {', '.join(figures)}{csim}")
+        if "csynth" in row:
+            lines.append(f"       {csynth_line(row['csynth'], objectives)}")
     return lines
+
+
+def csynth_line(csynth: Mapping[str, Any], objectives: Sequence[str]) -> str:
+    """`csynth (Vitis HLS 2025.1): latency 1234, DSP 5, ...`, or `csynth failed: <reason>`: a
+    point's csynth figures as the terminal shows them, under its estimated ones."""
+    if csynth["status"] != SYNTHESIZED:
+        return f"csynth {csynth['status']}: {csynth.get('problem')}"
+    figures = [
+        f"{name} {csynth['latency'] if name == 'latency' else csynth['interval'] if name == 'interval' else csynth['resources'].get(name)}"
+        for name in objectives
+    ]
+    return f"csynth (Vitis HLS {csynth.get('vitis_version') or 'report'}): {', '.join(figures)}"

@@ -27,7 +27,8 @@ from hclbuild.errors import ConfigError, HCLError
 from hclbuild.project.config import Project
 from hclbuild.project.knobs import KnobError, Knobs, KnobSpace, check_space, resolve_knobs
 from hclbuild.runtime.isolate import run_isolated
-from hclbuild.schedule.schedule import Schedule, missing_stage_error
+from hclbuild.schedule.schedule import Schedule
+from hclbuild.schedule.tracing import missing_stage_error
 
 ENTRY_POINT = "schedule"
 SIZES_PARAMETER = "sizes"

@@ -1,8 +1,9 @@
 """An exploration's results as text and a picture: pareto.md (the non-dominated points, each with
 its knobs and estimated figures) and pareto.png (latency against each resource, every point, the
 front highlighted). Both read plain rows (explore/pareto.json's): {"n", "key", "knobs",
-"latency", "interval", "resources": {...}, "csim": optional}. Every figure is an estimate and is
-labelled so."""
+"latency", "interval", "resources": {...}, "csim": optional, "csynth": optional}. The row's own
+figures are estimates and labelled "(est.)"; the figures under "csynth" (explore --csynth) come from
+a Vitis HLS csynth report and are labelled "(csynth)", in columns of their own, never mixed."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 from hclbuild.render.graph import DPI, _png_bytes, _pyplot
 
 RESOURCE_COLUMNS = ("DSP", "BRAM_18K", "FF", "LUT")
+SYNTHESIZED = "synthesized"  # a csynth row's status when its report holds figures (explore_results')
 
 
 def _cell(value: Any) -> str:
@@ -31,15 +33,22 @@ def pareto_markdown(
     """pareto.md: how the space was searched, then one row per front point (`n` is what --apply takes)."""
     knob_names = list(front[0]["knobs"]) if front else list(summary.get("knobs", []))
     objectives = ", ".join(summary["objectives"])
+    synthesized = any("csynth" in row for row in front)
     lines = [
-        f"# {project}: design-space exploration (estimated)",
+        f"# {project}: design-space exploration (estimated{', confirmed by csynth' if synthesized else ''})",
         "",
         f"{summary['evaluated']} of {summary['space_size']} points evaluated ({summary['method']}"
         + (f", seed {summary['seed']}" if summary["method"] != "exhaustive" else "")
         + f"), {summary['estimated']} estimated, {len(failed)} failed. Objectives (all minimized): {objectives}.",
         "",
-        "Every figure is hclbuild's QoR estimate (a model, not Vitis csynth) at "
-        f"{summary['part']}, {summary['clock_ns']:g} ns. `hclbuild explore --apply N` writes point N's "
+        (
+            "A figure marked (est.) is hclbuild's QoR estimate (a model, not Vitis csynth); one marked "
+            "(csynth) is read from the Vitis HLS csynth report of that point's own build "
+            "(`explore/front/build/`), at "
+            if synthesized
+            else "Every figure is hclbuild's QoR estimate (a model, not Vitis csynth) at "
+        )
+        + f"{summary['part']}, {summary['clock_ns']:g} ns. `hclbuild explore --apply N` writes point N's "
         "knobs into project.toml's [knobs].",
         "",
         f"## Pareto front ({len(front)} points, estimated)",
@@ -55,6 +64,12 @@ def pareto_markdown(
     ]
     if verified:
         header.append("csim")
+    if synthesized:
+        header += [
+            "latency (cycles, csynth)",
+            "interval (csynth)",
+            *(f"{r} (csynth)" for r in RESOURCE_COLUMNS),
+        ]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "|".join("---" for _ in header) + "|")
     for row in front:
@@ -67,11 +82,33 @@ def pareto_markdown(
         ]
         if verified:
             cells.append(_cell(row.get("csim")))
+        if synthesized:
+            cells += _csynth_cells(row.get("csynth"))
         lines.append("| " + " | ".join(cells) + " |")
+    unconfirmed = [row for row in front if "csynth" in row and row["csynth"]["status"] != SYNTHESIZED]
+    if unconfirmed:
+        lines += ["", "## Points without a csynth report", ""]
+        lines += [
+            f"- {row['n']} ({row['key']}): csynth {row['csynth']['status']}: {row['csynth'].get('problem')}"
+            for row in unconfirmed
+        ]
     if failed:
         lines += ["", "## Points that failed", ""]
         lines += [f"- {row['error']}" for row in failed]
     return "\n".join(lines) + "\n"
+
+
+def _csynth_cells(csynth: Mapping[str, Any] | None) -> list[str]:
+    # a figure only from a report csynth wrote; a point without one shows its status, never a number
+    if csynth is None or csynth["status"] != SYNTHESIZED:
+        status = "-" if csynth is None else str(csynth["status"])
+        return [status, *("-" for _ in range(1 + len(RESOURCE_COLUMNS)))]
+    resources = csynth.get("resources") or {}
+    return [
+        _cell(csynth.get("latency")),
+        _cell(csynth.get("interval")),
+        *(_cell(resources.get(name)) for name in RESOURCE_COLUMNS),
+    ]
 
 
 def pareto_png(

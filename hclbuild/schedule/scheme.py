@@ -16,8 +16,9 @@ from hclbuild.dsl.stmt import StageStmt
 from hclbuild.dsl.tensor import Tensor
 from hclbuild.dsl.types import DType, parse_dtype
 from hclbuild.errors import APIError
-from hclbuild.schedule.schedule import Schedule, ScheduleT, create_schedule, trace_schedule
+from hclbuild.schedule.schedule import Schedule
 from hclbuild.schedule.stage import Stage
+from hclbuild.schedule.tracing import ScheduleT, create_schedule, trace_schedule
 
 
 class Scheme:

@@ -157,8 +157,8 @@ def _conv(layer: Conv, tensors: dict, w, b, into=None):
     return hcl.compute((layer.cout, layer.out_size, layer.out_size), pixel, name=layer.name, dtype=ACT)
 
 
-def schedule():
-    """The algorithm and its schedule."""
+def schedule(knobs):
+    """The algorithm and its schedule at the knob values (project.toml's [explore] and [knobs])."""
     convs = layers()
     plan = buffer_plan(convs)
     image = hcl.placeholder(IMAGE, "image", dtype=ACT)
@@ -189,26 +189,52 @@ def schedule():
     s = hcl.create_schedule([image, *params, fc_w, fc_b], resnet20, name="top")
     for k, layer in enumerate(convs):
         stage = getattr(resnet20, layer.name)
-        # axes co, y, x, ci (, r, c): pipeline ci, so a 3x3 conv's window r, c unrolls inside it
-        s[stage].pipeline(stage.axis[3])
+        lanes = ci_lanes(knobs, layer.cin)
+        # axes co, y, x, ci (, r, c): pipeline ci, so a 3x3 conv's window r, c unrolls inside it;
+        # with lanes > 1, ci splits and `lanes` channels' windows unroll inside the pipeline
+        if lanes > 1:
+            ci_outer, ci_inner = s[stage].split(stage.axis[3], lanes)
+            s[stage].pipeline(ci_outer)
+            s[stage].unroll(ci_inner)
+            # the lanes' weights from `lanes` banks (channel ci lands in bank ci % lanes)
+            s.partition(params[2 * k], hcl.Partition.Cyclic, dim=2, factor=lanes)
+        else:
+            s[stage].pipeline(stage.axis[3])
         if layer.kernel == 3:
             # the window's nine weights from nine RAMs, as the unrolled r and c read them
             s.partition(params[2 * k], hcl.Partition.Complete, dim=3)
             s.partition(params[2 * k], hcl.Partition.Complete, dim=4)
-        s.outline(stage)
+        if knobs.outline == "layer":
+            s.outline(stage)
+    if knobs.outline == "block":
+        # a residual block's convs (and its projection) one function each: Stage_conv1, Stage_s1b1, ...
+        blocks: dict[str, list] = {}
+        for layer in convs:
+            blocks.setdefault(layer.name.split("_")[0], []).append(getattr(resnet20, layer.name))
+        s.outline(*blocks.values(), name=[f"Stage_{block}" for block in blocks])
     # the window's nine reads of a map land in six banks, at most two (its two ports) in one:
     # cyclic by 3 in y separates y*stride + r - 1 for r = 0, 1, 2 (stride 1 or 2 alike), cyclic by
     # 2 in x puts x*stride - 1 and x*stride + 1 together (9 banks would round up to more BRAM)
-    # (a reused buffer once: the partition is the buffer's, whichever conv's map it holds)
+    # (a reused buffer once: the partition is the buffer's, whichever conv's map it holds); with
+    # lanes > 1 the convs that read it take `lanes` channels at once, from as many channel banks
     windowed = {"image" if layer.src == "image" else plan[layer.src] for layer in convs if layer.kernel == 3}
     for name in sorted(windowed):
         source = image if name == "image" else getattr(resnet20, name)
         s.partition(source, hcl.Partition.Cyclic, dim=2, factor=3)
         s.partition(source, hcl.Partition.Cyclic, dim=3, factor=2)
+        channels = IMAGE[0] if name == "image" else next(c.cout for c in convs if c.name == name)
+        if ci_lanes(knobs, channels) > 1:
+            s.partition(source, hcl.Partition.Cyclic, dim=1, factor=ci_lanes(knobs, channels))
     for stage in (resnet20.pool, resnet20.fc):
         s[stage].pipeline(stage.axis[-1])
         s.outline(stage)
     return s
+
+
+def ci_lanes(knobs, cin: int) -> int:
+    """The input channels a conv reading a `cin`-channel map takes per pipeline iteration: the knob
+    of its map width (lanes_16, lanes_32, lanes_64); conv1 reads the 3-channel image one at a time."""
+    return knobs[f"lanes_{cin}"] if cin in (16, 32, 64) else 1
 
 
 def inputs(rng):

@@ -91,6 +91,10 @@ def _partition(s: Schedule, k: Any) -> None:
     s.partition(k.C, hcl.Partition.Cyclic, dim=2, factor=2)
 
 
+def _bind_storage(s: Schedule, k: Any) -> None:
+    s.bind_storage(k.C, "RAM_2P")
+
+
 def _reshape(s: Schedule, k: Any) -> None:
     s.reshape(k.C, (32,))
 
@@ -166,6 +170,10 @@ def _check_partition(lines: list[str]) -> None:
     )
 
 
+def _check_bind_storage(lines: list[str]) -> None:
+    assert _after(lines, "int32_t C[8][4];") == "#pragma HLS bind_storage variable=C type=ram_2p"
+
+
 def _check_reshape(lines: list[str]) -> None:
     assert "int32_t C[32];" in lines
 
@@ -204,6 +212,7 @@ EMITTED: dict[str, tuple[Callable[[Schedule, Any], Any], Callable[[list[str]], N
     "Stage.outline": (_stage_outline, _check_stage_outline),
     "Schedule.partition": (_partition, _check_partition),
     "Schedule.reshape": (_reshape, _check_reshape),
+    "Schedule.bind_storage": (_bind_storage, _check_bind_storage),
     "Schedule.dataflow": (_top_dataflow, _check_top_dataflow),
     "Schedule.to": (_stream, _check_stream),
     "Schedule.reuse_at": (_reuse_at, _check_reuse_at),

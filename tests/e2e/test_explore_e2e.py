@@ -301,3 +301,138 @@ def test_gemms_partition_knob_moves_the_ii(tmp_path: Path) -> None:
     # 8 lanes read and write 8 elements of prod an iteration: 2 banks give II 4, 4 banks II 2, 8 II 1;
     # no partition lets hclbuild partition for the lanes (parallel_reads): II 1 as with 8
     assert [ii(f"unroll-8,partition-{p},ii-1") for p in (2, 4, 8, 1)] == [4, 2, 1, 1]
+
+
+def _synthesized_copies(calls: list[dict[str, Any]]) -> list[str]:
+    """The front copy (build/tiny/explore/front/build/<copy>/hls/top) of every csynth call."""
+    return sorted(Path(call["cwd"]).parents[1].name for call in calls if "csynth" in call["argv"])
+
+
+def test_csynth_confirms_only_the_front_beside_the_estimate_and_a_rerun_synthesizes_nothing(
+    tmp_path: Path, fake_vitis: Any
+) -> None:
+    fake_vitis.install("vitis_hls")
+    make_project(tmp_path, unroll=[1, 2, 4], ii=[1, 2])
+    proc = explore(tmp_path, "-n", "2", "--csynth")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    front = pareto(tmp_path)["front"]
+    keys = [row["key"] for row in front]
+    assert keys == ["unroll-4,ii-1", "unroll-2,ii-1", "unroll-2,ii-2", "unroll-1,ii-1"]
+    # one csynth a front point, of its own copy of the project; none of the two points off the front
+    copies = sorted(f"tiny.{key.replace(',', '.')}" for key in keys)
+    assert _synthesized_copies(fake_vitis.calls()) == copies
+    points = point_files(tmp_path)
+    for row in front:
+        # the estimate stays the point's own; csynth's figures are the stand-in report's, labelled so
+        assert (row["latency"], row["resources"]) == (
+            points[row["key"]]["latency"],
+            points[row["key"]]["resources"],
+        )
+        csynth = row["csynth"]
+        assert (csynth["label"], csynth["status"], csynth["vitis_version"]) == (
+            "Vitis HLS csynth",
+            "synthesized",
+            "2025.1",
+        )
+        assert (csynth["latency"], csynth["interval"]) == (1234, 1235)
+        assert csynth["resources"] == {"BRAM_18K": 2, "DSP": 5, "FF": 300, "LUT": 500, "URAM": 0}
+        copy = f"tiny.{row['key'].replace(',', '.')}"
+        assert csynth["report"] == str(tmp_path / "build/tiny/explore/front/build" / copy / "csynth/top.xml")
+        # the copy builds the point: [knobs] is the point's
+        toml = (tmp_path / "build/tiny/explore/front" / copy / "project.toml").read_text()
+        assert toml.endswith(
+            f'[project]\nname = "{copy}"\n\n[knobs]\n'
+            + "".join(f"{name} = {value}\n" for name, value in row["knobs"].items())
+        )
+    table = (tmp_path / "build" / "tiny" / "explore" / "pareto.md").read_text()
+    assert "| n | unroll | ii | latency (cycles, est.) | interval (est.) | DSP (est.) |" in table
+    assert "| latency (cycles, csynth) | interval (csynth) | DSP (csynth) | BRAM_18K (csynth) |" in table
+    # point 1 (unroll 4, II 1): its estimate, then the report's figures
+    estimate = points["unroll-4,ii-1"]
+    assert (
+        f"| 1 | 4 | 1 | {estimate['latency']} | {estimate['interval']} | {estimate['resources']['DSP']} | "
+        f"{estimate['resources']['BRAM_18K']} | {estimate['resources']['FF']} | {estimate['resources']['LUT']} "
+        "| 1234 | 1235 | 5 | 2 | 300 | 500 |"
+    ) in table
+    assert "csynth (Vitis HLS 2025.1): latency 1234, DSP 5, BRAM_18K 2, LUT 500" in proc.stdout
+    # a rerun: no point, no copy and no csynth runs again, and the table is the same
+    calls = len(fake_vitis.calls())
+    again = explore(tmp_path, "-n", "2", "--csynth")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert len(fake_vitis.calls()) == calls
+    assert "] csynth:" not in again.stdout and "] compile:" not in again.stdout
+    assert (tmp_path / "build" / "tiny" / "explore" / "pareto.md").read_text() == table
+
+
+def test_csynth_without_a_vitis_tool_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("XILINX_HLS", raising=False)
+    monkeypatch.delenv("XILINX_VITIS", raising=False)
+    # PATH without any Vitis tool (this test's python stays reachable: it is run by path)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    make_project(tmp_path, unroll=[1, 2], ii=[1])
+    proc = explore(tmp_path, "--csynth")
+    assert proc.returncode == 1
+    assert proc.stderr == (
+        "hclbuild: error: explore --csynth: no Vitis HLS tool (vitis_hls, vitis-run or v++) on PATH or "
+        "under $XILINX_HLS/$XILINX_VITIS (or Dask workers with one: --scheduler)\n"
+    )
+    assert proc.stdout == "" and not (tmp_path / "build" / "tiny" / "explore").exists()
+
+
+def test_a_failed_csynth_is_that_points_status_never_a_figure(tmp_path: Path, fake_vitis: Any) -> None:
+    fake_vitis.install("vitis_hls", fail_with=3)
+    make_project(tmp_path, unroll=[1, 2], ii=[1])
+    proc = explore(tmp_path, "--csynth")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    front = pareto(tmp_path)["front"]
+    assert [row["csynth"]["status"] for row in front] == ["failed"] * len(front)
+    assert all("latency" not in row["csynth"] and "exit" in row["csynth"]["problem"] for row in front)
+    table = (tmp_path / "build" / "tiny" / "explore" / "pareto.md").read_text()
+    assert "| failed | - | - | - | - | - |" in table and "## Points without a csynth report" in table
+
+
+def test_csim_of_the_front_builds_each_point_and_passes(tmp_path: Path) -> None:
+    make_project(tmp_path, unroll=[1, 2], ii=[1])
+    proc = explore(tmp_path, "--csim")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    front = pareto(tmp_path)["front"]
+    assert [(row["key"], row["csim"]) for row in front] == [
+        ("unroll-2,ii-1", "pass"),
+        ("unroll-1,ii-1", "pass"),
+    ]
+    assert "csynth" not in front[0]
+    for row in front:
+        copy = tmp_path / "build/tiny/explore/front/build" / f"tiny.{row['key'].replace(',', '.')}"
+        assert json.loads((copy / "csim" / "top.json").read_text())["pass"] is True
+    table = (tmp_path / "build" / "tiny" / "explore" / "pareto.md").read_text()
+    assert "| LUT (est.) | csim |" in table and "(csynth)" not in table
+
+
+@pytest.mark.slow
+def test_csynth_of_the_front_runs_on_the_dask_worker_with_vitis(tmp_path: Path) -> None:
+    pytest.importorskip("distributed", reason="the optional extra hclbuild[distributed] is not installed")
+    from dask_helpers import WorkerSpec, start_local_dask
+
+    from hclbuild.runtime.vitis import find_vitis
+
+    if find_vitis() is not None:
+        pytest.skip("a Vitis tool is installed here: this test shows the worker's stand-in runs")
+    make_project(tmp_path, unroll=[1, 2], ii=[1])
+    workers = [WorkerSpec("plain"), WorkerSpec("vitis", resources="vitis_hls=1", fake_tools=("vitis_hls",))]
+    cluster = start_local_dask(tmp_path / "dask", workers)
+    try:
+        # no Vitis tool here: the workers' one counts
+        proc = explore(tmp_path, "--csynth", "--scheduler", cluster.address)
+        calls = cluster.fake_vitis_calls()
+    finally:
+        cluster.stop()
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    front = pareto(tmp_path)["front"]
+    assert [row["csynth"]["latency"] for row in front] == [1234, 1234]
+    # each front point's top synthesized once, in the Vitis worker's job folder
+    assert sorted(Path(call["cwd"]).name for call in calls) == ["top", "top"]
+    assert all("hclbuild-job-" in call["cwd"] for call in calls)
+    for row in front:
+        copy = tmp_path / "build/tiny/explore/front/build" / f"tiny.{row['key'].replace(',', '.')}"
+        record = json.loads((copy / "hls" / "top" / "remote_csynth.json").read_text())
+        assert record["worker"] == cluster.addresses["vitis"]

@@ -1,11 +1,17 @@
 """ResNet-20's schedule (projects/resnet20): each 3x3 conv pipelines its input-channel loop with the
 3x3 window unrolled inside, its weights and input map partitioned to match, so that no pipelined
 loop is limited by ports or a recurrence; the top reuses 6 map buffers for its 21 convs; its csim
-stays bit-exact (tests/e2e/test_examples.py)."""
+stays bit-exact (tests/e2e/test_examples.py). Its knobs ([explore]: input-channel lanes per map
+width, a function per conv or per block) each reach the design, and a small sweep runs end to end."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +23,7 @@ from hclbuild.compiler.port_limits import port_limited_loops
 from hclbuild.compiler.recurrence_limits import recurrence_limited_loops
 from hclbuild.project.config import load_project
 from hclbuild.project.estimation import EstimateTarget, estimate_records
+from hclbuild.project.explore_points import at_point
 from hclbuild.project.kernel import kernel_schedule
 
 REPO = Path(__file__).resolve().parents[2]
@@ -93,3 +100,69 @@ def test_resnet20s_estimate_latency_and_bram(config, design) -> None:
     assert top["latency_max"] == 16_215_093
     assert top["resources"]["BRAM_18K"] == 73
     assert top["resources"]["DSP"] == 60
+
+
+def _estimate_at(project, **knobs) -> dict:
+    """The top's estimate with the given knobs over project.toml's [knobs] (as explore's points)."""
+    point = at_point(project, {**project.config.knobs, **knobs})
+    design = compile_schedule(kernel_schedule(point))
+    records = estimate_records(design.module, EstimateTarget.of(point.config))
+    return {"functions": len(records) - 1, **records["top"]}
+
+
+@pytest.mark.slow
+def test_each_resnet20_knob_reaches_the_design(config) -> None:
+    # [knobs] is the schedule above: one input channel an iteration, a function per conv
+    assert config.config.knobs == {"lanes_16": 1, "lanes_32": 1, "lanes_64": 1, "outline": "layer"}
+    base = _estimate_at(config)
+    assert (base["latency_max"], base["functions"], base["resources"]["BRAM_18K"]) == (16_215_093, 23, 73)
+    # two lanes of a map width: its convs take half the ci iterations a pixel (each pixel's fill
+    # and drain stay), from maps and weights cut into twice the channel banks (the 32-channel maps'
+    # 12 banks of 32x6x8 words round to the BRAM18 count of 6 banks of twice that)
+    moved = {knob: _estimate_at(config, **{knob: 2}) for knob in ("lanes_16", "lanes_32", "lanes_64")}
+    assert {
+        knob: (top["latency_max"], top["resources"]["DSP"], top["resources"]["BRAM_18K"])
+        for knob, top in moved.items()
+    } == {
+        "lanes_16": (15_297_589, 68, 85),
+        "lanes_32": (15_428_661, 67, 73),
+        "lanes_64": (15_559_733, 65, 85),
+    }
+    # a function per residual block: conv1, 9 blocks, the pool and fc; the same cycles
+    blocks = _estimate_at(config, outline="block")
+    assert blocks["functions"] == 12 and blocks["latency_max"] == base["latency_max"]
+    assert blocks["resources"]["LUT"] != base["resources"]["LUT"]
+
+
+@pytest.mark.slow
+def test_a_small_resnet20_sweep_end_to_end(tmp_path: Path) -> None:
+    folder = tmp_path / "resnet20"
+    shutil.copytree(REPO / "projects" / "resnet20", folder)
+    toml = (folder / "project.toml").read_text()
+    explore_table = toml[toml.index("[explore]") : toml.index("[knobs]")]
+    small = '[explore]\nlanes_16 = [1]\nlanes_32 = [1]\nlanes_64 = [1, 2]\noutline = ["layer", "block"]\n\n'
+    (folder / "project.toml").write_text(toml.replace(explore_table, small))
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hclbuild.cli",
+            "explore",
+            str(folder),
+            "--build-dir",
+            str(tmp_path / "build"),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=600,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "resnet20: 4 of 4 points (every point), 4 evaluated now, 4 estimated, 0 failed" in proc.stdout
+    points = json.loads((tmp_path / "build" / "resnet20" / "explore" / "points.json").read_text())["points"]
+    latency = {point["key"]: point["latency"] for point in points}
+    assert latency["lanes_16-1,lanes_32-1,lanes_64-1,outline-layer"] == 16_215_093  # the build's schedule
+    assert latency["lanes_16-1,lanes_32-1,lanes_64-2,outline-layer"] < 16_215_093
+    front = json.loads((tmp_path / "build" / "resnet20" / "explore" / "pareto.json").read_text())["front"]
+    assert front[0]["knobs"]["lanes_64"] == 2  # the fastest point takes two channels a cycle

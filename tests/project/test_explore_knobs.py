@@ -83,3 +83,23 @@ def test_the_pareto_front_of_hand_made_points() -> None:
 def test_hypervolume_of_two_points() -> None:
     # (0.2, 0.6) and (0.5, 0.1) up to (1, 1): 0.8 * 0.4 + 0.5 * 0.9 - 0.5 * 0.4 = 0.57
     assert hypervolume([(0.2, 0.6), (0.5, 0.1)], (1.0, 1.0)) == pytest.approx(0.57)
+
+
+def test_a_front_copy_is_named_after_its_point_or_its_digest() -> None:
+    from hclbuild.project.explore_front import copy_name
+    from hclbuild.project.layout import is_project_name
+
+    assert copy_name("gemm", "unroll-4,partition-2,ii-1") == "gemm.unroll-4.partition-2.ii-1"
+    # '+' spells no project name: the key's digest names the copy, one name a key
+    plus, other = copy_name("gemm", "scale-1e+3"), copy_name("gemm", "scale-1e+4")
+    assert plus.startswith("gemm.point-") and len(plus) == len("gemm.point-") + 16
+    assert is_project_name(plus) and plus != other
+
+
+def test_with_table_sets_the_project_name_beside_the_knobs() -> None:
+    from hclbuild.project.explore_results import with_table
+
+    text = '[project]\nname = "gemm"  # the folder\ntop = "top"\n'
+    assert with_table(text, "project", {"name": "gemm.ii-1"}) == (
+        '[project]\nname = "gemm.ii-1"  # the folder\ntop = "top"\n'
+    )
