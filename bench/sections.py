@@ -39,7 +39,8 @@ def merge_sections(
             merged[title] = rerun[title]
             continue
         kept.append(title[3:])
-        said = any(line.startswith("_Kept from ") for line in lines)
+        # a section that names its own measurement (`_Measured by ...`) is dated already
+        said = any(line.startswith(("_Kept from ", "_Measured by ")) for line in lines)
         merged[title] = lines if said else [title, "", provenance, *lines[1:]]
     merged.update((title, lines) for title, lines in rerun.items() if title not in merged)
     return merged, kept

@@ -56,3 +56,11 @@ def test_a_section_new_to_the_file_comes_after_the_earlier_ones() -> None:
     assert list(merged) == ["## Old", "## Reference"]
     assert merged["## Old"] == ["## Old", "", "_Kept from an earlier run, not rerun since._", "x"]
     assert kept == ["Old"]
+
+
+def test_a_kept_section_that_names_its_own_measurement_gets_no_second_date() -> None:
+    earlier = ["Written by `x` on 2026-12-05 20:41 UTC, commit d18f7fd: AMD EPYC.", "## csim"]
+    earlier += ["", "_Measured by `python bench/run_all.py csim` on 2026-12-05 15:09 UTC._", "", "figures"]
+    merged, kept = merge_sections(sections_of(["## Other", "new"]), earlier)
+    assert kept == ["csim"]
+    assert merged["## csim"] == earlier[1:]
