@@ -89,7 +89,9 @@ def test_the_front_is_the_definitions_on_many_points_with_ties() -> None:
         latency, dsp, bram = rng.randint(1, 30), rng.randint(1, 30), rng.randint(1, 6)
         knobs = {"n": n}  # each point its own key; equal figures recur (ties)
         resources = {"DSP": dsp, "BRAM_18K": bram}
-        points.append(PointResult(point_key(knobs), knobs, "", ESTIMATED, latency=latency, resources=resources))
+        points.append(
+            PointResult(point_key(knobs), knobs, "", ESTIMATED, latency=latency, resources=resources)
+        )
     objectives = ["latency", "DSP", "BRAM_18K"]
 
     def figures(p: PointResult) -> tuple[int, ...]:
