@@ -9,6 +9,7 @@ passed in as CommandParts so this module never imports its own package back.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -241,7 +242,7 @@ def _print_summary(
     for line in front_table(front_rows(exploration, checks), objectives):
         print(line)
     for result in failed:
-        print(f"hclbuild: error: {result.error}")
+        print(f"hclbuild: error: {result.error}", file=sys.stderr)
     print(f"wrote {', '.join(str(path) for path in written)}")
 
 

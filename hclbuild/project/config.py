@@ -64,12 +64,12 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from hclbuild.c_names import is_c_identifier
 from hclbuild.errors import ConfigError
 from hclbuild.hls_interface import (
     OVERRIDE_KEYS,
 )
 from hclbuild.project.config_schema import (
-    C_IDENTIFIER,
     FREE_SECTIONS,
     INTERFACE_CHECKS,
     SCHEMA,
@@ -294,7 +294,7 @@ def _knob_tables(path: Path, text: str, data: dict[str, Any]) -> dict[str, Any]:
 def _size_values(path: Path, text: str, section: str, table: dict[str, Any]) -> dict[str, int]:
     sizes = {}
     for key, value in table.items():
-        if not C_IDENTIFIER.match(key):
+        if not is_c_identifier(key):
             raise ConfigError(
                 f"{_where(path, text, section, key)}: {section}.{key}: size names must be C identifiers"
             )
@@ -313,7 +313,7 @@ def _sizes(path: Path, text: str, table: dict[str, Any], dataset: str | None) ->
     named = {}
     for name, values in tables.items():
         section = f"sizes.{name}"
-        if not C_IDENTIFIER.match(name):
+        if not is_c_identifier(name):
             raise ConfigError(
                 f"{_where(path, text, section, None)}: [{section}]: dataset names must be C identifiers"
             )
@@ -363,7 +363,7 @@ def _interfaces(path: Path, text: str, table: dict[str, Any]) -> dict[str, dict[
         if all(isinstance(v, dict) for v in value.values()):
             # [interface.<function>.<arg>]: a function is a C identifier, an argument is named as
             # kernel.py named it (any printable string: [interface.f."A A"])
-            if not C_IDENTIFIER.fullmatch(name):
+            if not is_c_identifier(name):
                 raise ConfigError(
                     f"{_where(path, text, section, None)}: [{section}]: {name!r} is not a C identifier"
                 )

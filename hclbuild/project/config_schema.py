@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from hclbuild.c_names import C_IDENTIFIER
 from hclbuild.errors import ConfigError
 from hclbuild.hls_interface import (
     ARRAY_MODES,
@@ -35,7 +36,6 @@ CLOCK_PERIOD_RANGE_NS = (0.5, 1000.0, "ns")
 TIMEOUT_RANGE_S = (1.0, 604800.0, "s")
 MAX_SIZE = 2**31 - 1
 
-C_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # a part is spliced into Tcl (`set_part {...}`) and the cfg file, so no spaces, braces or quotes
 PART_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 VITIS_VERSION = re.compile(r"^20[0-9][0-9]\.[0-9]$")
@@ -68,7 +68,7 @@ def _string(pattern: re.Pattern[str], what: str) -> Callable[[object], str]:
     def check(value: object) -> str:
         if not isinstance(value, str):
             raise InvalidValue(f"must be a string, got {type_name(value)} {toml_text(value)}")
-        if not pattern.match(value):
+        if not pattern.fullmatch(value):
             raise InvalidValue(f"must be {what}, got {toml_text(value)}")
         return value
 
