@@ -240,7 +240,8 @@ def test_new_prints_the_next_command_shell_quoted(tmp_path: Path) -> None:
 def test_one_build_folder_whatever_the_path_is_spelled_or_the_current_folder(tmp_path: Path) -> None:
     """Issue 34 section 2: a bare `hclbuild report` in a folder holding project sobel built in ../build
     (and mixed another sobel's build there) while `hclbuild csim sobel` built in ./build."""
-    from hclbuild.cli import _build_root, _projects, parser
+    from hclbuild.cli import parser
+    from hclbuild.cli.common import build_root_of, find_projects
 
     for project in ("work/sobel", "repo/projects/gemm", "repo/projects/conv"):
         (tmp_path / project).mkdir(parents=True)
@@ -259,9 +260,11 @@ def test_one_build_folder_whatever_the_path_is_spelled_or_the_current_folder(tmp
             want = tmp_path / folder.split("/")[0] / "build"
             for paths in spellings:
                 args = parser().parse_args(["report", *paths])
-                assert _build_root(args, _projects(args.paths)) == want, (folder, paths)
+                assert build_root_of(args, find_projects(args.paths)) == want, (folder, paths)
         args = parser().parse_args(["csim", "--build-dir", "out"])
-        assert _build_root(args, _projects(args.paths)) == tmp_path / "repo" / "projects" / "gemm" / "out"
+        assert (
+            build_root_of(args, find_projects(args.paths)) == tmp_path / "repo" / "projects" / "gemm" / "out"
+        )
     finally:
         os.chdir(cwd)
     assert "build/ beside each project folder" in " ".join(parser().format_help().split())
