@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from hclbuild import package_version
-from hclbuild.cli.clean import CleanParts, add_clean_command
+from hclbuild.cli.clean import add_clean_command
 from hclbuild.cli.commands import (
     cmd_ci,
     cmd_csynth,
@@ -17,7 +17,7 @@ from hclbuild.cli.commands import (
     cmd_new,
     cmd_tasks,
 )
-from hclbuild.cli.common import BUILD_DIR_HELP, EXIT_CODES, PATHS_HELP, build_root_of, find_projects
+from hclbuild.cli.common import BUILD_DIR_HELP, EXIT_CODES, PATHS_HELP
 from hclbuild.project.layout import (
     BUILD_FOLDER_RULE,
 )
@@ -340,5 +340,5 @@ def parser() -> argparse.ArgumentParser:
         help="default .github/workflows/hclbuild.yml (github) or .gitlab-ci.yml (gitlab)",
     )
     ci.set_defaults(run=cmd_ci)
-    add_clean_command(sub, CleanParts(find_projects, build_root_of), PATHS_HELP, BUILD_DIR_HELP, EXIT_CODES)
+    add_clean_command(sub)
     return top

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
 
+from hclbuild.cli.common import BUILD_DIR_HELP, EXIT_CODES, PATHS_HELP, build_root_of, find_projects
 from hclbuild.errors import HCLError
 from hclbuild.project.config import load_project
 from hclbuild.project.layout import (
@@ -26,16 +25,7 @@ from hclbuild.project.written import remove_written
 SHOWN_LEFT = 5  # the user's files named after a clean; the rest are counted
 
 
-class CleanParts(NamedTuple):
-    """What `hclbuild clean` shares with the other commands (hclbuild.cli)."""
-
-    projects: Callable[[list[str]], list[Path]]  # PATHS -> project folders
-    build_root: Callable[[argparse.Namespace, list[Path]], Path]  # the build-folder rule
-
-
-def add_clean_command(
-    sub: argparse._SubParsersAction, parts: CleanParts, paths_help: str, build_dir_help: str, epilog: str
-) -> None:
+def add_clean_command(sub: argparse._SubParsersAction) -> None:
     """Register `hclbuild clean` on the subcommands `sub`."""
     cmd = sub.add_parser(
         "clean",
@@ -43,18 +33,18 @@ def add_clean_command(
         description="Remove what hclbuild wrote in build/<project>/ of every project of PATHS: exactly "
         "what build/<project>/.hclbuild-written.json lists (as `doit clean` does); files hclbuild did "
         "not write stay, and are named.",
-        epilog=epilog,
+        epilog=EXIT_CODES,
     )
-    cmd.add_argument("paths", nargs="*", metavar="PATHS", help=paths_help)
-    cmd.add_argument("--build-dir", default=None, metavar="DIR", help=build_dir_help)
-    cmd.set_defaults(run=lambda args: run_clean(args, parts))
+    cmd.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
+    cmd.add_argument("--build-dir", default=None, metavar="DIR", help=BUILD_DIR_HELP)
+    cmd.set_defaults(run=run_clean)
 
 
-def run_clean(args: argparse.Namespace, parts: CleanParts) -> int:
+def run_clean(args: argparse.Namespace) -> int:
     """Clean every project of PATHS; a build of another folder's project of the same name is refused
     before anything is removed."""
-    projects = parts.projects(args.paths)
-    build_root = parts.build_root(args, projects)
+    projects = find_projects(args.paths)
+    build_root = build_root_of(args, projects)
     problem = build_folder_problem(build_root, projects)
     if problem is not None:
         raise HCLError(problem)

@@ -15,11 +15,9 @@ from hclbuild.atomic import write_text_atomic, write_text_new
 from hclbuild.cli.common import (
     compare_with_base,
     find_projects,
-    parallel_options,
     print_report_paths,
     print_summary,
     refuse_broken,
-    remote_session,
     repository_root,
     run_doit,
     run_tasks,
@@ -209,17 +207,10 @@ def cmd_csynth(args: argparse.Namespace) -> int:
 def cmd_explore(args: argparse.Namespace) -> int:
     # only for `hclbuild explore`: it compiles and estimates in this process's children, so it
     # imports the compiler, which every other command's start (a no-op build above all) must not load
-    from hclbuild.cli.explore import CommandParts, run_explore
+    from hclbuild.cli.explore import run_explore
 
-    parts = CommandParts(
-        projects=find_projects,
-        build_root=writable_build_root,
-        remote_session=remote_session,
-        parallel_options=parallel_options,
-        run_doit=run_doit,
-    )
     try:
-        return run_explore(args, parts)
+        return run_explore(args)
     finally:
         remote.stop()
 

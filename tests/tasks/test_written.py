@@ -9,30 +9,14 @@ from pathlib import Path
 
 import pytest
 from doit_helpers import doit, make_tree
+from kernels import TIMES_THREE_MINUS_ONE
 
 from hclbuild.errors import ConfigError
 from hclbuild.project import written
 from hclbuild.project.layout import PROJECT_OWNER_FILE, WRITTEN_FILE, BuildLayout
 from hclbuild.project.written import read_written, record_written, remove_written, task_entries
 
-KERNEL = """
-import numpy as np
-import hclbuild as hcl
-
-N = 8
-
-def schedule():
-    hcl.init(hcl.Int(32))
-    A = hcl.placeholder((N,), "A")
-
-    def kernel(A):
-        X = hcl.compute((N,), lambda i: A[i] * 3, name="X")
-        return hcl.compute((N,), lambda i: X[i] - 1, name="Z")
-
-    s = hcl.create_schedule([A], kernel, name="top")
-    s.outline(kernel.X)
-    return s
-"""
+KERNEL = TIMES_THREE_MINUS_ONE  # Stage_X outlined, then not
 UNOUTLINED = KERNEL.replace("    s.outline(kernel.X)\n", "")
 
 
