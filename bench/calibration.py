@@ -16,7 +16,6 @@ points ranked by estimated latency as Vitis ranks them (Spearman >= 0.9).
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import statistics
 from collections.abc import Callable, Iterable
@@ -27,7 +26,6 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 CALIBRATION = REPO / "calibration"
 REPORT_FILE = "vitis.json"
-ESTIMATOR = "hclbuild.compiler.estimate"
 
 MAX_MEDIAN_LATENCY_ERROR = 0.10
 MAX_LATENCY_RATIO = 2.0
@@ -121,11 +119,6 @@ def load_case(folder: Path) -> CalibrationCase:
 def load_cases(root: Path = CALIBRATION) -> list[CalibrationCase]:
     """Every case under root (calibration/<source>/<name>/vitis.json), in path order."""
     return [load_case(path.parent) for path in sorted(root.glob(f"*/*/{REPORT_FILE}"))]
-
-
-def estimator_available() -> bool:
-    """Whether hclbuild.compiler.estimate exists in this checkout."""
-    return importlib.util.find_spec(ESTIMATOR) is not None
 
 
 def estimate_case(case: CalibrationCase) -> dict[str, Any]:
@@ -402,11 +395,6 @@ def calibration_section(root: Path = CALIBRATION) -> list[str]:
         "port_differences) its latency, or the loop concerned, is shown but left out of the targets.",
         "",
     ]
-    if not estimator_available():
-        return intro + [
-            f"Not measured: {ESTIMATOR} does not exist in this checkout yet ({len(cases)} cases ready).",
-            "",
-        ]
     calibration = run_calibration(c for c in cases if not c.held_out)
     held_out = run_calibration(c for c in cases if c.held_out)
     lines = intro + [

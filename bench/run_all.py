@@ -12,7 +12,8 @@ MEDIUM sizes), distributed (csim of the chain on one local process vs two Dask w
 simulated 1,000-function csynth on 1-256 workers, bench/cluster_sim.py), calibration
 (the QoR estimate against the real Vitis reports of calibration/, bench/calibration.py), estimate
 (what the estimate tasks add to a clean `doit build` of projects/, bench/estimate_share.py), explore
-(gemm's 64-point sweep cold, rerun and with one value added, bench/explore_speed.py). Naming
+(gemm's 64-point sweep cold, rerun and with one value added, bench/explore_speed.py; the seeded
+search on 125 and 10,000 points against enumeration, bench/explore_search_large.py). Naming
 sections reruns only those: the other
 sections of BENCHMARKS.md are kept, and the header says which. Every figure is a
 median of repeated runs in this one session; compare the ratios, not the seconds.
@@ -244,12 +245,15 @@ def _section_estimate(work: Path) -> list[str]:
 
 
 def _section_explore(work: Path) -> list[str]:
+    from explore_search_large import search_large_rows, search_quality_large
     from explore_speed import explore_rows, explore_speed, search_quality, search_rows
 
     print("design-space exploration of gemm", flush=True)
     speed = explore_rows(explore_speed(work / "explore"))
     print("the seeded search against enumeration", flush=True)
-    return speed + search_rows(search_quality(work / "explore"))
+    quality = search_rows(search_quality(work / "explore"))
+    print("--budget 50 on a 10,000-point space", flush=True)
+    return speed + quality + search_large_rows(search_quality_large(work / "explore"))
 
 
 def main(argv: list[str]) -> None:

@@ -72,7 +72,7 @@ def estimate(
     """hcl.estimate(s): every function of hcl.lower(s) -> its QoR estimate, the record the estimate
     task writes to estimate/<func>.json (latency_min/max, interval, loops, resources; "estimated":
     a model's figures, not a synthesis result), for `part` at `clock_ns` as `vitis_version` builds
-    it. HCLNotImplementedError when this hclbuild has no model, or when it refuses a function."""
+    it. The model's HCLError (HCLNotImplementedError, naming what it lacks) when it refuses a function."""
     _check(schedule, "estimate")
     return estimate_records(compile_schedule(schedule).module, EstimateTarget(part, clock_ns, vitis_version))
 

@@ -23,12 +23,12 @@ _RESERVED_WORDS = """alignas alignof and and_eq asm auto bitand bitor bool break
 CPP_RESERVED = frozenset(_RESERVED_WORDS.split())
 
 # ASCII only: Vitis HLS and older g++ take no other letters in identifiers
-_C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def is_c_identifier(name: object) -> bool:
     """`name` is a string of ASCII letters, digits and '_' not starting with a digit."""
-    return isinstance(name, str) and _C_IDENTIFIER.fullmatch(name) is not None
+    return isinstance(name, str) and C_IDENTIFIER.fullmatch(name) is not None
 
 
 def sanitize(name: str) -> str:

@@ -6,6 +6,7 @@ and the macro that keeps blackboxed functions' bodies out of a top's synthesis s
 
 from __future__ import annotations
 
+FLOW_TARGETS = ("vivado", "vitis")  # [hls] flow_target: the IP catalog or a Vitis kernel (.xo)
 ARRAY_MODES = ("m_axi", "ap_memory", "bram", "s_axilite")
 # an array read or written strictly in order may be a FIFO port (checked on the IR: emit_hls.fifo_access)
 ARRAY_FIFO_MODES = (*ARRAY_MODES, "ap_fifo")

@@ -2,18 +2,18 @@
 searched exhaustively or by NSGA-II (hclbuild.project.explore_search), the results and the Pareto
 front written to build/<p>/explore/ (hclbuild.project.explore_results), a summary printed.
 
-The command's shared parts (finding projects, the build folder, Dask, doit) are hclbuild.cli's,
-passed in as CommandParts so this module never imports its own package back.
+The command's shared parts (finding projects, the build folder, Dask, doit) are hclbuild.cli.common's.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from hclbuild.cli.common import find_projects, parallel_options, remote_session, run_doit, writable_build_root
 from hclbuild.errors import ConfigError, ToolError
 from hclbuild.project.config import Project
 from hclbuild.project.explore_front import copies_build_root, csim_verdict, csynth_figures, write_copies
@@ -31,6 +31,7 @@ from hclbuild.project.explore_search import check_objectives, pareto_front, run_
 from hclbuild.project.kernel import chosen_knobs, knob_space, load_kernel
 from hclbuild.project.knobs import KnobSpace, KnobValue, point_key, space_size
 from hclbuild.project.layout import BuildLayout
+from hclbuild.project.written import record_written, task_entries
 from hclbuild.runtime import local_cores
 from hclbuild.runtime.isolate import run_isolated
 from hclbuild.runtime.vitis import find_vitis
@@ -38,30 +39,19 @@ from hclbuild.tasks import SOURCES_STAMP, plan, source_fingerprint
 from hclbuild.tasks.explore import TASK_BASENAME, explore_tasks
 
 
-@dataclass(frozen=True)
-class CommandParts:
-    """What hclbuild.cli lends the command."""
-
-    projects: Callable[[list[str]], list[Path]]
-    build_root: Callable[[argparse.Namespace, list[Path]], Path]
-    remote_session: Callable[[argparse.Namespace], Any]
-    parallel_options: Callable[[argparse.Namespace, Any, int], list[str]]
-    run_doit: Callable[..., int]
-
-
-def run_explore(args: argparse.Namespace, parts: CommandParts) -> int:
-    projects = parts.projects(args.paths)
-    build_root = parts.build_root(args, projects)
+def run_explore(args: argparse.Namespace) -> int:
+    projects = find_projects(args.paths)
+    build_root = writable_build_root(args, projects)
     if args.apply is not None:
         return _apply(projects, build_root, args.apply)
     objectives = check_objectives([name.strip() for name in args.objective.split(",") if name.strip()])
-    session = parts.remote_session(args)
+    session = remote_session(args)
     if args.csynth and session is None and find_vitis() is None:
         raise ToolError(
             "explore --csynth: no Vitis HLS tool (vitis_hls, vitis-run or v++) on PATH or under "
             "$XILINX_HLS/$XILINX_VITIS (or Dask workers with one: --scheduler)"
         )
-    options = parts.parallel_options(args, session, local_cores())
+    options = parallel_options(args, session, local_cores())
     if session is None:
         warm_compiler()  # before doit forks its workers (explore_points.warm_compiler)
     fingerprint = source_fingerprint(build_root / SOURCES_STAMP)
@@ -72,6 +62,8 @@ def run_explore(args: argparse.Namespace, parts: CommandParts) -> int:
         project = Project.from_plan(entry)
         space = _space(project)
         layout = BuildLayout(build_root, project.name)
+        # explore/ is hclbuild's whole: listed before it is written, so every clean finds it
+        record_written(layout, task_entries("explore", None, []))
         search = search_plan(space, args.budget, args.seed)
         ran: list[int] = []
 
@@ -79,7 +71,6 @@ def run_explore(args: argparse.Namespace, parts: CommandParts) -> int:
             points: list[dict[str, KnobValue]], project: Project = project, inputs: list[str] = entry.inputs
         ) -> list[PointResult]:
             return _evaluate(
-                parts,
                 options,
                 project,
                 inputs,
@@ -96,7 +87,7 @@ def run_explore(args: argparse.Namespace, parts: CommandParts) -> int:
             project, search.method, search.seed, space_size(space), objectives, tuple(results), tuple(front)
         )
         checks = (
-            _check_front(parts, options, project, entry.inputs, build_root, front, args)
+            _check_front(options, project, entry.inputs, build_root, front, args)
             if args.csim or args.csynth
             else FrontChecks()
         )
@@ -130,7 +121,6 @@ def _space_of(project: Project) -> tuple[KnobSpace, str]:
 
 
 def _evaluate(
-    parts: CommandParts,
     options: list[str],
     project: Project,
     inputs: list[str],
@@ -152,7 +142,7 @@ def _evaluate(
 
     names = [f"{TASK_BASENAME}:{project.name}@{point_key(knobs)}" for knobs in points]
     command = [*options, *(["--continue"] if keep_going else []), *names]
-    parts.run_doit(command, [project.dir], build_root, tasks=tasks)
+    run_doit(command, [project.dir], build_root, tasks=tasks)
     results = []
     for knobs, digest in digests:
         key = point_key(knobs)
@@ -174,7 +164,6 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 
 
 def _check_front(
-    parts: CommandParts,
     options: list[str],
     project: Project,
     inputs: list[str],
@@ -195,7 +184,7 @@ def _check_front(
     if args.csynth:
         tasks += [f"csynth:{copy.name}/{copy.point.top}" for copy in copies]
     # a failed csim or csynth is that point's verdict, read back below: the others still run
-    parts.run_doit([*options, "--continue", *tasks], [copy.folder for copy in copies], copies_root)
+    run_doit([*options, "--continue", *tasks], [copy.folder for copy in copies], copies_root)
     return FrontChecks(
         csim={c.point.key: csim_verdict(copies_root, c, str(c.point.top)) for c in copies}
         if args.csim
@@ -238,8 +227,8 @@ def _print_summary(
     for line in front_table(front_rows(exploration, checks), objectives):
         print(line)
     for result in failed:
-        print(f"hclbuild: error: {result.error}")
+        print(f"hclbuild: error: {result.error}", file=sys.stderr)
     print(f"wrote {', '.join(str(path) for path in written)}")
 
 
-__all__ = ["CommandParts", "run_explore"]
+__all__ = ["run_explore"]

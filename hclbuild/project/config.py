@@ -57,49 +57,35 @@ falls back to a default):
 from __future__ import annotations
 
 import copy
-import json
-import math
 import re
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from hclbuild.c_names import is_c_identifier
 from hclbuild.errors import ConfigError
 from hclbuild.hls_interface import (
-    ARRAY_MODES,
-    M_AXI_OFFSETS,
-    MAX_AXI_BURST,
     OVERRIDE_KEYS,
-    SCALAR_MODES,
-    STORAGE_TYPES,
-    STREAM_MODES,
+)
+from hclbuild.project.config_schema import (
+    FREE_SECTIONS,
+    INTERFACE_CHECKS,
+    SCHEMA,
+    InvalidValue,
+    check_size,
+    toml_text,
+    type_name,
 )
 from hclbuild.project.knobs import KnobError, check_chosen, check_space
 from hclbuild.project.layout import KERNEL_FILE, PROJECT_FILE, is_project_name
 from hclbuild.project.named_values import NamedValues
 from hclbuild.project.plans import ProjectPlan
-from hclbuild.render.thresholds import parse_thresholds
-from hclbuild.runtime.vitis import NAMES as FRONT_END_NAMES
 
 DEFAULT_PART = "xcu250-figd2104-2L-e"
 DEFAULT_CLOCK_PERIOD_NS = 10.0
-FLOW_TARGETS = ("vivado", "vitis")
-HLS_TOOLS = ("auto", *FRONT_END_NAMES)  # [hls] tool
-TOP_ASSEMBLIES = ("monolithic", "blackbox")
 TOP_INTERFACE = ""  # the key of [interface.<arg>] settings in ProjectConfig.interfaces: the design's top
-
-# sane ranges: 2 GHz to 1 MHz; a second to a week (select() overflowed on 1e300 s); a size bounds
-# loops whose counters the emitted C++ declares as int
-CLOCK_PERIOD_RANGE_NS = (0.5, 1000.0, "ns")
-TIMEOUT_RANGE_S = (1.0, 604800.0, "s")
-MAX_SIZE = 2**31 - 1
-
-_C_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-# a part is spliced into Tcl (`set_part {...}`) and the cfg file, so no spaces, braces or quotes
-_PART_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-_VITIS_VERSION = re.compile(r"^20[0-9][0-9]\.[0-9]$")
 
 
 @dataclass(frozen=True)
@@ -189,153 +175,6 @@ class Project:
         return Sizes(self.config.sizes, self.config.dataset)
 
 
-# ---- schema -----------------------------------------------------------------------------
-# (section, key) -> (checker, default or None). Each checker returns the cleaned value or raises
-# _Invalid with the reason, which _load_config turns into one line naming file, line and key.
-
-
-class _Invalid(Exception):
-    """A value failed its check; the message says why (without file or key)."""
-
-
-def _toml_text(value: object) -> str:
-    """A value as it is spelled in TOML, for messages: "text", true, 1.5."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value)
-    return repr(value)
-
-
-def _type_name(value: object) -> str:
-    return {bool: "boolean", int: "integer", float: "float", str: "string", list: "array", dict: "table"}.get(
-        type(value), type(value).__name__
-    )
-
-
-def _string(pattern: re.Pattern[str], what: str) -> Callable[[object], str]:
-    def check(value: object) -> str:
-        if not isinstance(value, str):
-            raise _Invalid(f"must be a string, got {_type_name(value)} {_toml_text(value)}")
-        if not pattern.match(value):
-            raise _Invalid(f"must be {what}, got {_toml_text(value)}")
-        return value
-
-    return check
-
-
-def _project_name(value: object) -> str:
-    # project names become folder names and doit task names (`csim:<project>/<func>`)
-    if not isinstance(value, str):
-        raise _Invalid(f"must be a string, got {_type_name(value)} {_toml_text(value)}")
-    if not is_project_name(value):
-        raise _Invalid(f"must be a name of letters, digits, '_', '-' and '.', got {_toml_text(value)}")
-    return value
-
-
-def _number(*, positive: bool, within: tuple[float, float, str] | None = None) -> Callable[[object], float]:
-    """A TOML number (int or float) as a float; `within` = (lowest, highest, unit) bounds it."""
-
-    def check(value: object) -> float:
-        # TOML booleans are not numbers, even though Python's bool is an int
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise _Invalid(f"must be a number, got {_type_name(value)} {_toml_text(value)}")
-        number = float(value)
-        if not math.isfinite(number):
-            raise _Invalid(f"must be finite, got {_toml_text(value)}")
-        if positive and number <= 0:
-            raise _Invalid(f"must be > 0, got {_toml_text(value)}")
-        if not positive and number < 0:
-            raise _Invalid(f"must be >= 0, got {_toml_text(value)}")
-        if within is not None and not within[0] <= number <= within[1]:
-            low, high, unit = within
-            raise _Invalid(f"must be from {low:g} to {high:g} ({unit}), got {_toml_text(value)}")
-        return number
-
-    return check
-
-
-def _seed(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _Invalid(f"must be an integer, got {_type_name(value)} {_toml_text(value)}")
-    # numpy's default_rng rejects negative seeds
-    if value < 0:
-        raise _Invalid(f"must be >= 0, got {_toml_text(value)}")
-    return value
-
-
-def _flow_target(value: object) -> str:
-    if not isinstance(value, str):
-        raise _Invalid(f"must be a string, got {_type_name(value)} {_toml_text(value)}")
-    if value not in FLOW_TARGETS:
-        raise _Invalid(f'must be "vivado" or "vitis", got {_toml_text(value)}')
-    return value
-
-
-def _choice(*allowed: str) -> Callable[[object], str]:
-    def check(value: object) -> str:
-        if not isinstance(value, str):
-            raise _Invalid(f"must be a string, got {_type_name(value)} {_toml_text(value)}")
-        if value not in allowed:
-            raise _Invalid(
-                f"must be one of {', '.join(json.dumps(a) for a in allowed)}, got {_toml_text(value)}"
-            )
-        return value
-
-    return check
-
-
-def _size(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _Invalid(f"must be an integer, got {_type_name(value)} {_toml_text(value)}")
-    if value <= 0:
-        raise _Invalid(f"must be > 0, got {_toml_text(value)}")
-    if value > MAX_SIZE:
-        raise _Invalid(f"must be at most {MAX_SIZE} (loops count in C int), got {_toml_text(value)}")
-    return value
-
-
-def _fail_on(value: object) -> str:
-    if isinstance(value, list) and all(isinstance(item, str) for item in value):
-        value = ",".join(value)
-    if not isinstance(value, str):
-        raise _Invalid(f"must be a string or a list of strings, got {_type_name(value)} {_toml_text(value)}")
-    try:
-        parse_thresholds(value)
-    except ConfigError as exc:
-        raise _Invalid(f"is not valid: {exc}") from None
-    return value
-
-
-_SCHEMA: dict[str, dict[str, tuple[str, Any]]] = {
-    # section -> key -> (field name in ProjectConfig, checker)
-    "project": {
-        "name": ("name", _project_name),
-        "top": ("top", _string(_C_IDENTIFIER, "a C identifier")),
-    },
-    "hls": {
-        "part": ("part", _string(_PART_NAME, "a part name like 'xcu250-figd2104-2L-e'")),
-        "clock_period_ns": ("clock_period_ns", _number(positive=True, within=CLOCK_PERIOD_RANGE_NS)),
-        "clock_uncertainty_ns": ("clock_uncertainty_ns", _number(positive=False)),
-        "flow_target": ("flow_target", _flow_target),
-        "tool": ("hls_tool", _choice(*HLS_TOOLS)),
-        "vitis_version": ("vitis_version", _string(_VITIS_VERSION, 'a Vitis release like "2024.2"')),
-        "top_assembly": ("top_assembly", _choice(*TOP_ASSEMBLIES)),
-    },
-    "csim": {
-        "rtol": ("rtol", _number(positive=False)),
-        "atol": ("atol", _number(positive=False)),
-    },
-    "ci": {"fail_on": ("ci_fail_on", _fail_on)},
-    "reference": {
-        "seed": ("seed", _seed),
-        "timeout": ("reference_timeout", _number(positive=True, within=TIMEOUT_RANGE_S)),
-        "memory_gb": ("reference_memory_gb", _number(positive=True)),
-    },
-}
-_FREE_SECTIONS = ("sizes", "interface", "explore", "knobs")
-
-
 def _line_of(text: str, section: str, key: str | None) -> int | None:
     """1-based line of `key` inside `[section]` (or of the header when key is None), if found."""
     current = ""  # top-level keys come before any [section] header
@@ -392,7 +231,7 @@ def load_config(
     sizes: dict[str, int] = {}
     chosen = ""
     for section, table in data.items():
-        if section in _FREE_SECTIONS:
+        if section in FREE_SECTIONS:
             if not isinstance(table, dict):
                 raise ConfigError(f"{_where(path, text, '', section)}: {section} must be a table [{section}]")
             if section == "sizes":
@@ -400,17 +239,17 @@ def load_config(
             elif section == "interface":
                 values["interfaces"] = _interfaces(path, text, table)
             continue
-        known = ", ".join(f"[{s}]" for s in (*_SCHEMA, *_FREE_SECTIONS))
+        known = ", ".join(f"[{s}]" for s in (*SCHEMA, *FREE_SECTIONS))
         if not isinstance(table, dict):
             raise ConfigError(
                 f"{_where(path, text, '', section)}: unknown top-level key {section} "
                 f"(settings belong in the sections {known})"
             )
-        if section not in _SCHEMA:
+        if section not in SCHEMA:
             raise ConfigError(
                 f"{_where(path, text, section, None)}: unknown section [{section}] (expected {known})"
             )
-        schema = _SCHEMA[section]
+        schema = SCHEMA[section]
         for key, value in table.items():
             if key not in schema:
                 known = ", ".join(schema)
@@ -420,7 +259,7 @@ def load_config(
             field_name, check = schema[key]
             try:
                 values[field_name] = check(value)
-            except _Invalid as exc:
+            except InvalidValue as exc:
                 raise ConfigError(f"{_where(path, text, section, key)}: {section}.{key} {exc}") from None
     if dataset is not None and "sizes" not in data:
         raise ConfigError(
@@ -455,13 +294,13 @@ def _knob_tables(path: Path, text: str, data: dict[str, Any]) -> dict[str, Any]:
 def _size_values(path: Path, text: str, section: str, table: dict[str, Any]) -> dict[str, int]:
     sizes = {}
     for key, value in table.items():
-        if not _C_IDENTIFIER.match(key):
+        if not is_c_identifier(key):
             raise ConfigError(
                 f"{_where(path, text, section, key)}: {section}.{key}: size names must be C identifiers"
             )
         try:
-            sizes[key] = _size(value)
-        except _Invalid as exc:
+            sizes[key] = check_size(value)
+        except InvalidValue as exc:
             raise ConfigError(f"{_where(path, text, section, key)}: {section}.{key} {exc}") from None
     return sizes
 
@@ -474,7 +313,7 @@ def _sizes(path: Path, text: str, table: dict[str, Any], dataset: str | None) ->
     named = {}
     for name, values in tables.items():
         section = f"sizes.{name}"
-        if not _C_IDENTIFIER.match(name):
+        if not is_c_identifier(name):
             raise ConfigError(
                 f"{_where(path, text, section, None)}: [{section}]: dataset names must be C identifiers"
             )
@@ -497,7 +336,7 @@ def _sizes(path: Path, text: str, table: dict[str, Any], dataset: str | None) ->
     if "dataset" in table and not isinstance(chosen, str):
         raise ConfigError(
             f"{_where(path, text, 'sizes', 'dataset')}: sizes.dataset must be a string, got "
-            f"{_type_name(chosen)} {_toml_text(chosen)}"
+            f"{type_name(chosen)} {toml_text(chosen)}"
         )
     if dataset is not None:
         chosen = dataset
@@ -524,7 +363,7 @@ def _interfaces(path: Path, text: str, table: dict[str, Any]) -> dict[str, dict[
         if all(isinstance(v, dict) for v in value.values()):
             # [interface.<function>.<arg>]: a function is a C identifier, an argument is named as
             # kernel.py named it (any printable string: [interface.f."A A"])
-            if not _C_IDENTIFIER.fullmatch(name):
+            if not is_c_identifier(name):
                 raise ConfigError(
                     f"{_where(path, text, section, None)}: [{section}]: {name!r} is not a C identifier"
                 )
@@ -549,65 +388,18 @@ def _interfaces(path: Path, text: str, table: dict[str, Any]) -> dict[str, dict[
 def _interface_settings(path: Path, text: str, section: str, settings: dict[str, Any]) -> dict[str, Any]:
     checked = {}
     for key, value in settings.items():
-        if key not in _INTERFACE_CHECKS:
+        if key not in INTERFACE_CHECKS:
             raise ConfigError(
                 f"{_where(path, text, section, key)}: unknown key {section}.{key} "
                 f"(expected {', '.join(OVERRIDE_KEYS)})"
             )
         try:
-            checked[key] = _INTERFACE_CHECKS[key](value)
-        except _Invalid as exc:
+            checked[key] = INTERFACE_CHECKS[key](value)
+        except InvalidValue as exc:
             raise ConfigError(f"{_where(path, text, section, key)}: {section}.{key} {exc}") from None
     if not checked:
         raise ConfigError(f"{_where(path, text, section, None)}: [{section}] sets nothing")
     return checked
-
-
-def _integer(minimum: int) -> Callable[[object], int]:
-    def check(value: object) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise _Invalid(f"must be an integer, got {_type_name(value)} {_toml_text(value)}")
-        if value < minimum:
-            raise _Invalid(f"must be >= {minimum}, got {_toml_text(value)}")
-        return value
-
-    return check
-
-
-def _burst_length(value: object) -> int:
-    beats = _integer(1)(value)
-    if beats > MAX_AXI_BURST:
-        raise _Invalid(f"must be at most {MAX_AXI_BURST} (one AXI4 burst), got {_toml_text(value)}")
-    return beats
-
-
-def _storage_type(value: object) -> str:
-    # Vitis spells the types in either case (RAM_2P, ram_2p); the pragma is written in lower case
-    if not isinstance(value, str) or value.lower() not in STORAGE_TYPES:
-        options = ", ".join(f'"{name.upper()}"' for name in STORAGE_TYPES)
-        raise _Invalid(f"must be one of {options}, got {_toml_text(value)}")
-    return value.lower()
-
-
-def _widen_bits(value: object) -> int:
-    bits = _integer(8)(value)
-    if bits > 1024 or bits & (bits - 1):
-        # an m_axi port widens to a power of two from a byte to 1024 bits
-        raise _Invalid(f"must be a power of two from 8 to 1024, got {_toml_text(value)}")
-    return bits
-
-
-_INTERFACE_CHECKS = {
-    "protocol": _choice(*dict.fromkeys((*ARRAY_MODES, *SCALAR_MODES, *STREAM_MODES))),
-    "bundle": _string(_C_IDENTIFIER, "a C identifier"),
-    "depth": _integer(1),
-    "offset": _choice(*M_AXI_OFFSETS),
-    "latency": _integer(0),
-    "max_widen_bitwidth": _widen_bits,
-    "max_read_burst_length": _burst_length,
-    "max_write_burst_length": _burst_length,
-    "storage_type": _storage_type,
-}
 
 
 def _default_name(path: Path, name: str) -> str:

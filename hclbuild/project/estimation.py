@@ -7,15 +7,14 @@ record (the keys hclbuild.runtime.report.estimate reads) plus two of the flow's 
 
     note         why a figure is less than the model's word: an m_axi argument estimated as the
                  ap_memory port it is not (AXI latency and bursts are not modelled)
-    no_estimate  why there is none (the model refused the function, or this hclbuild has no model);
-                 then every figure is null
+    no_estimate  why there is none (the model refused the function, or failed on it); then every
+                 figure is null
 
 A function always gets a file: a refusal is a reason to read, never a missing file or a failed build.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import sys
 from dataclasses import dataclass
@@ -26,17 +25,14 @@ from mlir import ir
 from hclbuild.atomic import write_if_changed
 from hclbuild.compiler.context import new_context
 from hclbuild.compiler.emit_hls import c_signature
+from hclbuild.compiler.estimate import estimate_module
 from hclbuild.compiler.upstream_attrs import symbols
-from hclbuild.errors import ConfigError, HCLError, HCLNotImplementedError
+from hclbuild.errors import ConfigError, HCLError
 from hclbuild.project.config import ProjectConfig
 from hclbuild.project.interfaces import function_interfaces
 from hclbuild.project.layout import BuildLayout
 from hclbuild.project.manifest import read_design_manifest
 from hclbuild.runtime.report.estimate import ESTIMATE_KIND
-
-# the model's package: imported by name so that this flow runs (saying why there is no estimate)
-# in an hclbuild without it
-MODEL = "hclbuild.compiler.estimate"
 
 
 @dataclass(frozen=True)
@@ -53,24 +49,10 @@ class EstimateTarget:
         return cls(config.part, config.clock_period_ns, config.vitis_version)
 
 
-def model() -> Any:
-    """hclbuild.compiler.estimate, or None when this hclbuild has no QoR model."""
-    try:
-        return importlib.import_module(MODEL)
-    except ModuleNotFoundError as exc:
-        if exc.name != MODEL:
-            raise  # the model is there and something it imports is not: a broken install
-        return None
-
-
 def estimate_records(module: Any, target: EstimateTarget) -> dict[str, dict[str, Any]]:
     """Every function of an MLIR module (after outlining) -> its estimate's JSON record, each with
-    "kind": "estimate"; HCLNotImplementedError when this hclbuild has no model, the model's HCLError
-    when it refuses one of them."""
-    found = model()
-    if found is None:
-        raise HCLNotImplementedError(f"this hclbuild has no QoR model ({MODEL} is not installed)")
-    estimates = found.estimate_module(
+    "kind": "estimate"; the model's HCLError when it refuses one of them."""
+    estimates = estimate_module(
         module, part=target.part, clock_ns=target.clock_ns, vitis_version=target.vitis_version
     )
     return {func: {"kind": ESTIMATE_KIND, **record.to_json()} for func, record in estimates.items()}

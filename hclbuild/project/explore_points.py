@@ -162,10 +162,24 @@ def evaluate_point(project: Project, knobs: Mapping[str, KnobValue], digest: str
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         error = reason if reason.startswith(where) else f"{where}: {reason}"
         return PointResult(key, dict(knobs), digest, FAILED, error=error)
+    return _estimated(knobs, digest, top, estimates)
+
+
+def evaluate_point_here(project: Project, knobs: Mapping[str, KnobValue], digest: str = "") -> PointResult:
+    """evaluate_point in this process (kernel.py's code runs here, an error is raised, not kept):
+    for measurements that estimate many points, where a child a point would cost more than the
+    compile (bench/explore_search_large.py)."""
+    top, estimates = _estimate_point(at_point(project, knobs))
+    return _estimated(knobs, digest, top, estimates)
+
+
+def _estimated(
+    knobs: Mapping[str, KnobValue], digest: str, top: str, estimates: list[dict[str, Any]]
+) -> PointResult:
     functions = tuple(FunctionEstimate.from_json(data) for data in estimates)
     top_estimate = next(f for f in functions if f.function == top)
     return PointResult(
-        key,
+        point_key(knobs),
         dict(knobs),
         digest,
         ESTIMATED,

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from hclbuild.atomic import write_if_changed
+from hclbuild.c_names import is_c_identifier
 from hclbuild.dsl.types import DType, parse_dtype
 from hclbuild.errors import CompileError, DTypeError
 from hclbuild.hls_interface import RTL_BLACKBOX_MACRO
@@ -42,7 +43,6 @@ MAX_PRINTED_MISMATCHES = 10
 DATA_DIR = "data"
 
 _STANDARD_INT = re.compile(r"^(u?)int(8|16|32|64)_t$")
-_C_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 class ArgLike(Protocol):
@@ -210,7 +210,7 @@ def write_function_project(
     blackbox needs (UG1399).
     """
     where = f"{config.name}/{func_name}"
-    if not _C_IDENTIFIER.match(func_name):
+    if not is_c_identifier(func_name):
         raise CompileError(f"{where}: function name is not a C identifier")
     tb_args, ret = testbench_args(where, func_name, signature)
     values = _project_values(config, func_name, blackboxes, as_blackbox)
@@ -260,7 +260,7 @@ def testbench_args(
     tb_args: list[_TbArg] = []
     seen: set[str] = set()
     for arg in args:
-        if not _C_IDENTIFIER.match(arg.name) or arg.name in seen:
+        if not is_c_identifier(arg.name) or arg.name in seen:
             raise CompileError(f"{where}: argument name {arg.name!r} is not a unique C identifier")
         seen.add(arg.name)
         try:

@@ -19,6 +19,8 @@
     build/<name>/reports/                 summary.json, report.md, report.html, plots
     build/index.html, build/summary.json  every project of the build folder (report.html of each)
     build/<name>/status/                  the latest attempt of every task (project/attempts.py)
+    build/<name>/.hclbuild-written.json   what hclbuild wrote here, by task: all any clean removes (project/written.py)
+    build/<name>/.hclbuild-project        the project folder this build is of
     build/.csim/                          csim's compiled objects and precompiled headers, shared by all projects
 
 Only this module spells these paths; tasks and runtimes ask a BuildLayout.
@@ -30,7 +32,7 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
-from hclbuild.errors import CompileError
+from hclbuild.errors import CompileError, ConfigError
 
 HLS_SOLUTION = "solution1"
 # the files of a project folder
@@ -56,6 +58,7 @@ VECTORS_MANIFEST = "manifest.json"  # of golden/<func>/ and hls/<func>/data/
 DATA_DIR = "data"  # hls/<func>/data/: the golden vectors the testbench reads
 # the C simulation harness (runtime.testbench_build): the same two files in every function folder
 HARNESS_HEADER, HARNESS_SOURCE = "hclbuild_tb.h", "hclbuild_tb.cpp"
+WRITTEN_FILE = ".hclbuild-written.json"  # build/<name>/'s list of what hclbuild wrote (project.written)
 
 
 # The records of this module are NamedTuples: immutable, compared and pickled by value, and no
@@ -170,13 +173,33 @@ def unnamed_project_error(folder: str | Path, name: str) -> str:
 
 
 def default_build_root(path: Path) -> Path:
-    """`build/` beside a project or a folder of projects (hclbuild's default, and the CI pipeline's):
-    beside its folder, or, for a project inside a folder named `projects`, beside that folder (the
-    layout dodo.py uses)."""
+    """`build/` of a project folder (hclbuild's default, and the CI pipeline's): beside the project
+    folder, or, for a project inside a folder named `projects`, beside that folder (the layout
+    dodo.py uses)."""
     parent = path.parent
-    if (path / "kernel.py").is_file() and parent.name == "projects":
+    if parent.name == "projects":
         return parent.parent / "build"
     return parent / "build"
+
+
+BUILD_FOLDER_RULE = (
+    "build/<project>/ goes in --build-dir, else in build/ beside each project folder (beside its "
+    "parent folder when that is named projects/), wherever hclbuild runs and however PATHS are spelled"
+)
+
+
+def shared_build_root(projects: list[Path]) -> Path:
+    """The default build folder of these project folders (default_build_root, BUILD_FOLDER_RULE),
+    decided by the project folders themselves, never by how a command named them: `hclbuild report`
+    in a folder holding project sobel used ../build, and `hclbuild csim sobel` ./build. Projects
+    whose default build folders differ need --build-dir (a ConfigError says so)."""
+    roots = sorted({default_build_root(Path(os.path.abspath(folder))) for folder in projects})
+    if len(roots) > 1:
+        raise ConfigError(
+            f"the projects would build in different folders ({', '.join(map(str, roots))}): choose one "
+            "with --build-dir"
+        )
+    return roots[0]
 
 
 def blackbox_file_name(func: str) -> str:
@@ -456,6 +479,11 @@ class BuildLayout(_Folder):
     def report_hardware_stamp(self) -> Path:
         """`reports/hardware.sha256`: the digest of the csynth/cosim reports report:<name> last read."""
         return self.reports_dir / "hardware.sha256"
+
+    @property
+    def written_manifest(self) -> Path:
+        """`.hclbuild-written.json`: what hclbuild wrote in build/<name>/, by task (project.written)."""
+        return self.root / WRITTEN_FILE
 
     # ---- status/ ------------------------------------------------------------------------
     @property

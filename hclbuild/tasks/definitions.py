@@ -87,18 +87,19 @@ class StepAction:
 
 
 class CleanAction:
-    """A doit clean action removing whole folders (steps.remove_folders)."""
+    """A doit clean action: removes what build/<name>/.hclbuild-written.json lists under the task's
+    keys (`<step>` or `<step>/<func>`; steps.clean_task), never a file hclbuild did not write."""
 
-    __slots__ = ("folders",)
+    __slots__ = ("build_root", "keys", "name")
 
-    def __init__(self, *folders: str) -> None:
-        self.folders = folders
+    def __init__(self, build_root: Path, name: str, *keys: str) -> None:
+        self.build_root, self.name, self.keys = build_root, name, list(keys)
 
     def __call__(self) -> None:
         # here, when `doit clean` runs (see StepAction)
         from hclbuild.tasks import steps
 
-        steps.remove_folders(*self.folders)
+        steps.clean_task(self.build_root, self.name, self.keys)
 
 
 class HardwareUnchanged:
@@ -237,7 +238,9 @@ def _compile_task(
         "actions": [StepAction("compile", plan, layout.build_root, attempt=Attempt("compile", None, inputs))],
         "file_dep": inputs + fingerprint_dep,
         "targets": [task_files[f].mlir for f in plan.functions] + [paths.ir_manifest],
-        "clean": [CleanAction(paths.ir_dir, paths.status_dir)],
+        "clean": [
+            CleanAction(layout.build_root, plan.name, "compile", *(f"compile/{f}" for f in plan.functions))
+        ],
     }
 
 
@@ -263,7 +266,11 @@ def _reference_task(
         "targets": [paths.llvm_manifest]
         + [f.golden_manifest for f in files]
         + [f.hls.data_manifest for f in files],
-        "clean": [CleanAction(paths.llvm_dir, *(f.golden_dir for f in files), *(f.data_dir for f in files))],
+        "clean": [
+            CleanAction(
+                layout.build_root, plan.name, "reference", *(f"reference/{f}" for f in plan.functions)
+            )
+        ],
     }
 
 
@@ -293,7 +300,7 @@ def _function_tasks(
         # (the longest task) could queue behind every emit; now it starts beside the first one
         "task_dep": [] if func == gate else [f"emit:{name}/{gate}"],
         "targets": files.emitted,
-        "clean": [CleanAction(task_files.hls_dir)],
+        "clean": [CleanAction(layout.build_root, name, f"emit/{func}")],
     }
     # the model reads the MLIR emit reads, and project.toml's part, clock and Vitis version; after
     # emit (order only), so that a failed emit is the error a build shows first
@@ -314,7 +321,7 @@ def _function_tasks(
         "file_dep": emit_deps + fingerprint_dep,
         "task_dep": [f"emit:{name}/{func}"],
         "targets": [estimate_json],
-        "clean": True,
+        "clean": [CleanAction(layout.build_root, name, f"estimate/{func}")],
     }
     csim_json = task_files.csim_json
     yield {
@@ -334,7 +341,7 @@ def _function_tasks(
         "file_dep": files.compiled + fingerprint_dep,
         "uptodate": [CsimResultReadable(csim_json, func)],
         "targets": [csim_json],
-        "clean": True,
+        "clean": [CleanAction(layout.build_root, name, f"csim/{func}")],
     }
 
 
@@ -357,7 +364,7 @@ def _report_task(
         "file_dep": csim_results + estimates + fingerprint_dep,
         "uptodate": [HardwareUnchanged(layout, plan.functions)],
         "targets": [paths.report_summary, paths.report_markdown],
-        "clean": [CleanAction(paths.reports_dir)],
+        "clean": [CleanAction(layout.build_root, plan.name, "report")],
     }
 
 
@@ -397,7 +404,7 @@ def synthesis_tasks(
         "task_dep": task_dep,
         "targets": [csynth_result, csynth_inputs],
         "uptodate": [CsynthCurrent(plan, layout, func, inputs)],
-        "clean": True,
+        "clean": [CleanAction(build_root, name, f"csynth/{func}")],
     }
     if assembled and func != top:
         yield {
@@ -407,7 +414,7 @@ def synthesis_tasks(
             "actions": [StepAction("blackbox", plan, build_root, func, top)],
             "file_dep": [csynth_result, str(layout.func_mlir(func)), *fingerprint_dep],
             "targets": [str(layout.blackbox_json(top, func))],
-            "clean": True,
+            "clean": [CleanAction(build_root, name, f"blackbox/{func}")],
         }
     # cosim runs on csynth:<p>/<func>'s synthesis: one of its own rewrote the RTL that the blackbox
     # JSON names after the top's synthesis had read it, and took a second synthesis of every function
@@ -431,5 +438,5 @@ def synthesis_tasks(
         "file_dep": [*files, *fingerprint_dep],
         "task_dep": [f"csynth:{name}/{func}"],
         "targets": [cosim_result],
-        "clean": True,
+        "clean": [CleanAction(build_root, name, f"cosim/{func}")],
     }

@@ -8,7 +8,6 @@ compiler, the runtimes, numpy and MLIR, which a doit run whose tasks are all up 
 from __future__ import annotations
 
 import functools
-import shutil
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +26,7 @@ from hclbuild.project.lowering import lower_design
 from hclbuild.project.reference import run_reference
 from hclbuild.project.report_files import end_attempt, start_attempt
 from hclbuild.project.synthesis import hardware_digest, synthesize_function
+from hclbuild.project.written import record_written, remove_stale_functions, remove_written, task_entries
 from hclbuild.runtime import dask_requested, remote
 from hclbuild.runtime.isolate import run_isolated
 from hclbuild.runtime.vitis import ToolRun, run_hls_steps
@@ -59,6 +59,13 @@ def run(action: StepAction) -> Any:
         if layout.root not in _SWEPT:  # once per process and project: a sweep walks the whole folder
             sweep_stale_temps(layout.root)
             _SWEPT.add(layout.root)
+        # listed before anything is written, so that every clean finds what this attempt leaves; any
+        # attempt may rewrite the report (project.report_files), so its files are listed with each
+        functions = action.plan.functions
+        record_written(
+            layout,
+            {**task_entries(*_written_task(action), functions), **task_entries("report", None, functions)},
+        )
         record = None
         if attempt is not None:
             record = start_attempt(
@@ -90,9 +97,19 @@ def run(action: StepAction) -> Any:
     return TaskFailed(error) if error is not None else True
 
 
+def _written_task(action: StepAction) -> tuple[str, str | None]:
+    """The step and function under which the manifest of what hclbuild wrote lists the action's files."""
+    if action.attempt is not None:
+        return action.attempt.step, action.attempt.func
+    if action.name == "blackbox":
+        return "blackbox", action.args[0]
+    return action.name, None
+
+
 def fail(action: StepAction, message: str) -> TaskFailed:
     """The compile action of a project that cannot be planned: record the failure, then fail."""
     layout = BuildLayout(action.build_root, action.plan.name)
+    record_written(layout, {**task_entries("compile", None, []), **task_entries("report", None, [])})
     end_attempt(layout, "compile", None, start_attempt(layout, "compile", None, []), message)
     return TaskFailed(message)
 
@@ -128,18 +145,19 @@ def may_run_remotely(step: Callable[..., Any]) -> Callable[..., Any]:
     return step
 
 
-def remove_folders(*folders: str) -> None:
-    """`doit clean` of a task: emitted projects hold more than their targets (data/*.bin, csim's
-    out/), and it must leave nothing a task made."""
-    for folder in folders:
-        shutil.rmtree(folder, ignore_errors=True)
+def clean_task(build_root: Path, name: str, keys: list[str]) -> None:
+    """`doit clean` of a task: what the build folder's manifest lists under the task's keys, and
+    nothing else (project.written)."""
+    remove_written(BuildLayout(build_root, name), keys)
 
 
 # ---- the steps: step(project, layout, *args) --------------------------------------------------
 
 
 def compile_step(project: Project, layout: BuildLayout) -> None:
-    compile_kernel(project, layout)
+    manifest = compile_kernel(project, layout)
+    # a function no longer outlined: its hls/<func>/, csim/<func>.json, golden/<func>/ go
+    remove_stale_functions(layout, manifest.functions)
 
 
 def reference_step(project: Project, layout: BuildLayout) -> None:

@@ -417,6 +417,7 @@ COMMANDS: dict[str, tuple[list[str], str]] = {
     "new with a space in the name": (["new", "my proj"], "'my proj' is not a valid project name"),
     "new with shell metacharacters": (["new", "a;rm -rf x"], "is not a valid project name"),
     "list of no project": (["list", "nowhere"], "nowhere: no such project or folder"),
+    "clean of no project": (["clean", "nowhere"], "nowhere: no such project or folder"),
 }
 
 
@@ -571,6 +572,56 @@ def test_a_second_project_of_the_same_name(tmp_path: Path, runner: str) -> None:
     assert {path: path.stat().st_mtime_ns for path in (tmp_path / "out" / "p").rglob("*")} == before
 
 
+def test_projects_of_different_build_folders(tmp_path: Path) -> None:
+    """Issue 34 section 2: one build-folder rule (beside each project folder); two projects whose
+    build folders differ are refused, whatever command names them, before anything is written."""
+    for side in ("a", "b"):
+        (tmp_path / side / "p").mkdir(parents=True)
+        (tmp_path / side / "p" / "kernel.py").write_text(KERNEL)
+    for command in ("build", "clean"):
+        proc = run(tmp_path, ["-m", "hclbuild.cli", command, "a/p", "b/p"])
+        assert_one_line_error(
+            proc,
+            f"hclbuild: error: the projects would build in different folders ({tmp_path / 'a' / 'build'}, "
+            f"{tmp_path / 'b' / 'build'}): choose one with --build-dir",
+        )
+    assert sorted(path.name for path in tmp_path.rglob("*")) == ["a", "b", "kernel.py", "kernel.py", "p", "p"]
+
+
+@pytest.mark.parametrize(
+    ("written", "owner", "fragment"),
+    [
+        ("{not json", None, "p/.hclbuild-written.json: unreadable list of what hclbuild wrote"),
+        (
+            '{"format": "hclbuild-written", "tasks": {"x": ["../../p/kernel.py"]}}',
+            None,
+            "not hclbuild's list",
+        ),
+        ("", "/elsewhere/p", "p/ is the build of project 'p' of /elsewhere/p, not of {p}"),
+    ],
+    ids=["unreadable", "leaving the build", "of another folder's project"],
+)
+def test_clean_that_cannot_know_what_hclbuild_wrote(
+    tmp_path: Path, written: str, owner: str | None, fragment: str
+) -> None:
+    """`hclbuild clean` removes only what build/<p>/.hclbuild-written.json lists: without a list it
+    can trust, or in the build of another folder's project, it removes nothing."""
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "kernel.py").write_text(KERNEL)
+    build = tmp_path / "build" / "p"
+    (build / "ir").mkdir(parents=True)
+    (build / "ir" / "top.mlir").write_text("module {}\n")
+    if written:
+        (build / ".hclbuild-written.json").write_text(written)
+    if owner is not None:
+        (build / ".hclbuild-project").write_text(owner + "\n")
+    before = {path: path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()}
+    proc = run(tmp_path, ["-m", "hclbuild.cli", "clean", "p"])
+    assert_one_line_error(proc, fragment.format(p=tmp_path / "p"))
+    assert proc.stderr.count("\n") == 1 and proc.stdout == ""
+    assert {path: path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()} == before
+
+
 def _read_only_build_folder(folder: Path, argv: list[str]) -> subprocess.CompletedProcess:
     """argv (python's) run in `folder` with its build/ a read-only file system: a tmpfs mounted in a
     mount namespace of the command's own (tests run as root, which no folder's mode stops)."""
@@ -640,5 +691,5 @@ def test_missing_gxx_is_a_failed_csim(tmp_path: Path) -> None:
 
 
 def test_the_catalogue_has_fifty_distinct_inputs() -> None:
-    cases = len(SNIPPETS) + len(PROJECTS) + len(COMMANDS) + 7  # + the seven tests above
+    cases = len(SNIPPETS) + len(PROJECTS) + len(COMMANDS) + 11  # + the eleven tests and cases above
     assert cases >= 50

@@ -209,7 +209,7 @@ def test_every_subcommand_has_a_real_help(capsys) -> None:
 
     from hclbuild.cli import parser
 
-    commands = ["new", "build", "csim", "report", "list", "csynth", "ci"]
+    commands = ["new", "build", "csim", "report", "list", "csynth", "ci", "clean"]
     for command in commands:
         with pytest.raises(SystemExit) as info:
             parser().parse_args([command, "--help"])
@@ -237,26 +237,57 @@ def test_new_prints_the_next_command_shell_quoted(tmp_path: Path) -> None:
     assert (tmp_path / "my dir" / "proj" / "kernel.py").is_file()
 
 
-def test_build_goes_beside_the_project_whatever_the_current_folder(tmp_path: Path) -> None:
-    from hclbuild.cli import _build_root, parser
+def test_one_build_folder_whatever_the_path_is_spelled_or_the_current_folder(tmp_path: Path) -> None:
+    """Issue 34 section 2: a bare `hclbuild report` in a folder holding project sobel built in ../build
+    (and mixed another sobel's build there) while `hclbuild csim sobel` built in ./build."""
+    from hclbuild.cli import parser
+    from hclbuild.cli.common import build_root_of, find_projects
 
-    (tmp_path / "solo").mkdir()
-    (tmp_path / "solo" / "kernel.py").write_text("")
-    (tmp_path / "repo" / "projects" / "gemm").mkdir(parents=True)
-    (tmp_path / "repo" / "projects" / "gemm" / "kernel.py").write_text("")
+    for project in ("work/sobel", "repo/projects/gemm", "repo/projects/conv"):
+        (tmp_path / project).mkdir(parents=True)
+        (tmp_path / project / "kernel.py").write_text("")
+    cases = {
+        "work": ([], ["sobel"], ["sobel/"], ["."], [str(tmp_path / "work" / "sobel")]),
+        "work/sobel": ([], ["."], ["../sobel"]),
+        "repo": ([], ["projects"], ["projects/gemm"], ["projects/gemm", "projects/conv"]),
+        "repo/projects": ([], ["."], ["gemm"]),
+        "repo/projects/gemm": ([], ["."]),
+    }
     cwd = os.getcwd()
     try:
-        os.chdir(tmp_path / "solo")
-        assert _build_root(parser().parse_args(["csim", "."])) == tmp_path / "build"
-        os.chdir(tmp_path / "repo")
-        assert _build_root(parser().parse_args(["csim", "projects/gemm"])) == tmp_path / "repo" / "build"
-        assert _build_root(parser().parse_args(["csim", "projects"])) == tmp_path / "repo" / "build"
+        for folder, spellings in cases.items():
+            os.chdir(tmp_path / folder)
+            want = tmp_path / folder.split("/")[0] / "build"
+            for paths in spellings:
+                args = parser().parse_args(["report", *paths])
+                assert build_root_of(args, find_projects(args.paths)) == want, (folder, paths)
+        args = parser().parse_args(["csim", "--build-dir", "out"])
         assert (
-            _build_root(parser().parse_args(["csim", "projects", "--build-dir", "out"]))
-            == tmp_path / "repo" / "out"
+            build_root_of(args, find_projects(args.paths)) == tmp_path / "repo" / "projects" / "gemm" / "out"
         )
     finally:
         os.chdir(cwd)
+    assert "build/ beside each project folder" in " ".join(parser().format_help().split())
+
+
+@pytest.mark.slow
+def test_clean_removes_what_hclbuild_wrote_and_names_what_it_kept(tmp_path: Path) -> None:
+    assert run_cli(tmp_path, "new", "p").returncode == 0
+    built = run_cli(tmp_path, "csim", "p")
+    assert built.returncode == 0, built.stdout + built.stderr
+    build = tmp_path / "build" / "p"
+    (build / "notes.txt").write_text("mine\n")
+    (build / "hls" / "Stage_scaled" / "tweak.h").write_text("// mine\n")
+    proc = run_cli(tmp_path / "p", "clean")  # from inside the project: the same build folder
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{build}: removed ")
+    assert lines[0].endswith("; kept 2 it did not write: hls/Stage_scaled/tweak.h, notes.txt")
+    left = sorted(str(path.relative_to(build)) for path in build.rglob("*") if path.is_file())
+    assert left == [".hclbuild-project", "hls/Stage_scaled/tweak.h", "notes.txt"]
+    again = run_cli(tmp_path, "csim", "p")  # and a build after it makes everything again
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert (build / "csim" / "Stage_scaled.json").is_file()
 
 
 def test_run_doit_writes_to_the_current_stdout_not_the_one_doit_was_imported_under(tmp_path: Path) -> None:

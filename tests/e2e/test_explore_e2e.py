@@ -210,6 +210,20 @@ def test_an_interrupted_run_keeps_the_points_that_finished(tmp_path: Path, fault
     assert len(point_files(tmp_path)) == 6
 
 
+def test_a_value_the_schedule_rejects_is_one_line_naming_its_point(tmp_path: Path) -> None:
+    make_project(tmp_path, unroll=[1], ii=[1, 0])  # pipeline(II=0): the schedule raises
+    proc = explore(tmp_path)
+    assert proc.returncode == 1
+    kernel = tmp_path / "tiny" / "kernel.py"
+    line = KERNEL.splitlines().index("        s[kernel.B].pipeline(i, knobs.ii)") + 1
+    assert proc.stderr.splitlines() == [
+        f"hclbuild: error: tiny@unroll-1,ii-0: {kernel}:{line}: schedule() failed: APIError: "
+        "pipeline: initiation_interval must be an int >= 1, got 0"
+    ]
+    assert "tiny: 2 of 2 points (every point), 2 evaluated now, 1 estimated, 1 failed" in proc.stdout
+    assert [point["status"] for point in point_files(tmp_path).values()].count("estimated") == 1
+
+
 def test_apply_then_build_gives_the_chosen_points_estimate(tmp_path: Path) -> None:
     folder = make_project(tmp_path, unroll=[1, 2, 4], ii=[1, 2])
     assert explore(tmp_path, "-n", "2").returncode == 0

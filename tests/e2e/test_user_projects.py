@@ -255,6 +255,7 @@ def test_csim_that_leaves_a_function_without_a_result_exits_1(tmp_path: Path, mo
     """When every task succeeds but a function has no csim result (a function the task list missed,
     as outline(axis=...) had been), `hclbuild csim` had exited 0 under a 'not run' row."""
     from hclbuild import cli
+    from hclbuild.cli import commands
 
     make_tree(tmp_path, {"rows": AXIS_OUTLINE})
     row = {
@@ -266,12 +267,14 @@ def test_csim_that_leaves_a_function_without_a_result_exits_1(tmp_path: Path, mo
         "resources": "-",
         "reason": "emit:rows/Stage_B has not run",
     }
-    monkeypatch.setattr(cli, "run_doit", lambda *args: 0)
-    monkeypatch.setattr(cli, "summary_rows", lambda projects, build_root: [row])
+    monkeypatch.setattr(commands, "run_doit", lambda *args: 0)
+    monkeypatch.setattr(commands, "summary_rows", lambda projects, build_root: [row])
     assert cli.main(["csim", str(tmp_path / "projects" / "rows"), "-n", "1"]) == 1
     assert capsys.readouterr().err == (
         "hclbuild: error: rows/Stage_B has no passing csim although every task "
         "succeeded: emit:rows/Stage_B has not run\n"
     )
-    monkeypatch.setattr(cli, "summary_rows", lambda projects, build_root: [dict(row, csim="pass", reason="")])
+    monkeypatch.setattr(
+        commands, "summary_rows", lambda projects, build_root: [dict(row, csim="pass", reason="")]
+    )
     assert cli.main(["csim", str(tmp_path / "projects" / "rows"), "-n", "1"]) == 0

@@ -80,6 +80,34 @@ def test_the_pareto_front_of_hand_made_points() -> None:
     assert [(p.latency, p.resources["DSP"]) for p in front] == [(20, 40), (50, 20), (100, 10)]
 
 
+def test_the_front_is_the_definitions_on_many_points_with_ties() -> None:
+    import random
+
+    rng = random.Random(5)
+    points = []
+    for n in range(600):
+        latency, dsp, bram = rng.randint(1, 30), rng.randint(1, 30), rng.randint(1, 6)
+        knobs = {"n": n}  # each point its own key; equal figures recur (ties)
+        resources = {"DSP": dsp, "BRAM_18K": bram}
+        points.append(
+            PointResult(point_key(knobs), knobs, "", ESTIMATED, latency=latency, resources=resources)
+        )
+    objectives = ["latency", "DSP", "BRAM_18K"]
+
+    def figures(p: PointResult) -> tuple[int, ...]:
+        return (p.latency or 0, p.resources["DSP"], p.resources["BRAM_18K"])
+
+    def dominated(mine: tuple[int, ...]) -> bool:
+        return any(all(o <= m for o, m in zip(figures(q), mine)) and figures(q) != mine for q in points)
+
+    # written out: the undominated, the first evaluated of equal figures, by figures
+    first = {}
+    for p in points:
+        first.setdefault(figures(p), p.key)
+    expected = sorted((f, key) for f, key in first.items() if not dominated(f))
+    assert [(figures(p), p.key) for p in pareto_front(points, objectives)] == expected
+
+
 def test_hypervolume_of_two_points() -> None:
     # (0.2, 0.6) and (0.5, 0.1) up to (1, 1): 0.8 * 0.4 + 0.5 * 0.9 - 0.5 * 0.4 = 0.57
     assert hypervolume([(0.2, 0.6), (0.5, 0.1)], (1.0, 1.0)) == pytest.approx(0.57)

@@ -17,7 +17,7 @@ NOOP_PATH = {
     "hclbuild/tasks/__init__.py",
     "hclbuild/tasks/definitions.py",
     "hclbuild/tasks/doit_process.py",
-    "hclbuild/cli/__init__.py",
+    "hclbuild/cli/commands.py",  # hclbuild build on a built tree
 }
 
 

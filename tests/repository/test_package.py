@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tomllib
+from pathlib import Path
 
 import hclbuild as hcl
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_public_name_resolves() -> None:
@@ -22,3 +26,13 @@ def test_importing_the_package_imports_no_numpy_or_dsl() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
     ).stdout
     assert out.strip() == "[]"
+
+
+def test_the_license_is_an_spdx_string_with_its_files() -> None:
+    """Issue 34 section 4: a `license = {text = ...}` table made setuptools (>= 77) print its
+    "project.license as a TOML table is deprecated" banner three times in scripts/setup.sh."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["license"] == "Apache-2.0"
+    assert project["license-files"] == ["LICENSE", "NOTICE"]
+    assert all((ROOT / name).is_file() for name in project["license-files"])
+    assert "Apache License" in (ROOT / "LICENSE").read_text(encoding="utf-8")

@@ -1,12 +1,11 @@
 """The estimate tasks (issue 26): estimate:<p>/<func> after emit writes build/<p>/estimate/<func>.json
 for every function, `doit build` runs them, they rerun only for a function whose MLIR changed, and a
-function the model refuses (or an hclbuild without a model) gets a file that says why."""
+function the model refuses (or fails on) gets a file that says why."""
 
 from __future__ import annotations
 
 import json
 import re
-import types
 from pathlib import Path
 
 import pytest
@@ -59,10 +58,7 @@ def test_build_estimates_every_function_and_reruns_only_what_changed(tree: Path)
         record = json.loads((tree / "build" / "p" / "estimate" / f"{func}.json").read_text())
         assert KEYS <= set(record) and record["kind"] == "estimate" and record["function"] == func
         assert record["part"] == "xcu250-figd2104-2L-e"
-        if estimation.model() is None:
-            assert record["no_estimate"] == (
-                "this hclbuild has no QoR model (hclbuild.compiler.estimate is not installed)"
-            )
+        assert "no_estimate" not in record and record["latency_max"] > 0
     # nothing changed: no estimate task runs
     again = doit(tree, "build")
     assert ran(again.stdout + again.stderr, "estimate") == set()
@@ -108,7 +104,7 @@ class _Record:
 
 
 def _stand_in(monkeypatch: pytest.MonkeyPatch, estimate_module) -> None:
-    monkeypatch.setattr(estimation, "model", lambda: types.SimpleNamespace(estimate_module=estimate_module))
+    monkeypatch.setattr(estimation, "estimate_module", estimate_module)
 
 
 def test_a_refusal_is_a_file_that_says_why(compiled: BuildLayout, monkeypatch: pytest.MonkeyPatch) -> None:

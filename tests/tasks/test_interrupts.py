@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from kernels import TIMES_THREE_MINUS_ONE
 
+from hclbuild.project.layout import PROJECT_OWNER_FILE
 from hclbuild.tasks import SOURCES_STAMP
 
 REPO = Path(__file__).resolve().parents[2]
@@ -87,13 +88,17 @@ def tree(root: Path) -> dict[str, bytes]:
     So are csim's precompiled headers (PRECOMPILED): whether one was made or only asked for depends
     on how many sources a csim had left to compile, and g++ 12 writes other .gch bytes (even another
     size) each time it precompiles the same header (address-space randomisation; with `setarch -R`
-    the bytes repeat). The objects, named by their content, count, and so does any temporary."""
+    the bytes repeat). The objects, named by their content, count, and so does any temporary.
+    build/<name>/.hclbuild-project names its project folder, which is below root in each tree: it is
+    compared with root's path replaced."""
     result = {}
     for path in sorted(files(root)):
         rel = path.relative_to(root / "build").as_posix()
         data = path.read_bytes()
         if rel == SOURCES_STAMP or rel.endswith("/out/compile.log") or PRECOMPILED.fullmatch(rel):
             continue
+        if path.name == PROJECT_OWNER_FILE:
+            data = data.replace(str(root.resolve()).encode(), b"<root>")
         if rel.startswith(".plans/"):
             rel = ".plans/" + path.name.rsplit("-", 1)[0]
             plan = {k: v for k, v in json.loads(data).items() if k not in ("folder", "stats")}

@@ -28,13 +28,12 @@ from hclbuild.compiler.emit_hls.c_types import CArg, CSignature
 from hclbuild.errors import ConfigError
 from hclbuild.hls_interface import (
     ARRAY_FIFO_MODES,
+    FLOW_TARGETS,
     OPTION_MODES,
     OVERRIDE_KEYS,
     SCALAR_MODES,
     STREAM_MODES,
 )
-
-FLOW_TARGETS = ("vivado", "vitis")
 
 
 @dataclass(frozen=True)
