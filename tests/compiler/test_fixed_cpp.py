@@ -171,6 +171,21 @@ def test_a_literal_beyond_a_doubles_precision_is_exact(tmp_path) -> None:
     module, code = _emitted(hcl.create_schedule([u], unsigned, name="top"))
     assert "V[i] = U[i] + (ap_ufixed<68, 64>(9223372036854775808ULL) >> 4);" in _lines(code)
     _agree(module, code, {"U": [0, 2**64 - 1, 2**63, 5], "V": np.zeros(4, dtype=np.uint64)}, tmp_path)
+    # beyond 64 bits (a min's start, the largest UFixed(67, 2)): an ap_uint of its bits (found by the fuzzer)
+    w = hcl.placeholder((4,), "W", dtype=hcl.UFixed(67, 2))
+
+    def smallest(w):
+        m = hcl.reduce_axis(0, 4, "m")
+        return hcl.compute(
+            (1,), lambda i: hcl.min(w[m], axis=m, dtype=hcl.UFixed(67, 2)), name="L", dtype=hcl.UFixed(67, 2)
+        )
+
+    module, code = _emitted(hcl.create_schedule([w], smallest, name="top"))
+    start = "ap_ufixed<67, 65> L_min = (ap_ufixed<69, 67>(((ap_uint<67>)0xffffffffffffffffULL | ((ap_uint<67>)0x7ULL << 64))) >> 2);"
+    assert start in _lines(code)
+    _agree(
+        module, code, {"W": [2**67 - 1, 2**66, 2**67 - 2, 2**65], "L": np.zeros(1, dtype=object)}, tmp_path
+    )
 
 
 def test_an_unsigned_value_compares_with_a_signed_one_as_signed(tmp_path) -> None:
@@ -189,6 +204,23 @@ def test_an_unsigned_value_compares_with_a_signed_one_as_signed(tmp_path) -> Non
         "A": [-1536, 1536, 7 << 10, -(2**42)],
         "G": np.zeros(4, dtype=np.int64),
     }
+    _agree(module, code, inputs, tmp_path)
+
+
+def test_a_widened_value_compared_with_itself_declares_nothing_unread(tmp_path) -> None:
+    """`a > a` on a UInt(29) compares a widened copy with itself: the emitter knows the answer, and
+    the copy, read by nothing, is not declared (g++ -Werror stopped on it; the fuzzer found it)."""
+    a = hcl.placeholder((4,), "A", dtype=hcl.UInt(29))
+    f = hcl.placeholder((4,), "F", dtype=hcl.Fixed(12, 4))
+
+    def kernel(a, f):
+        return hcl.compute(
+            (4,), lambda i: hcl.select(a[i] > a[i], f[i], a[i] + f[i]), name="G", dtype=hcl.Fixed(40, 4)
+        )
+
+    module, code = _emitted(hcl.create_schedule([a, f], kernel, name="top"))
+    assert "uint32_t v0 = A_i;" not in _lines(code)
+    inputs = {"A": [0, 1, 2**29 - 1, 5], "F": [-2048, 2047, 3, 0], "G": np.zeros(4, dtype=np.int64)}
     _agree(module, code, inputs, tmp_path)
 
 

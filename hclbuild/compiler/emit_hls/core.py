@@ -366,12 +366,22 @@ def _dead_ops(func: ir.Operation) -> set[ir.Operation]:
         if not pure or not len(op.results) or (op.name == "memref.load" and stream_depth(op.operands[0])):
             continue  # a stream load is a read(): it takes a value from the FIFO, used or not
         if all(
-            use.owner.operation in dead or use.owner.name == "memref.dealloc" or _stream_subscript(use)
+            use.owner.operation in dead
+            or use.owner.name == "memref.dealloc"
+            or _stream_subscript(use)
+            or self_compare(use)
             for r in op.results
             for use in r.uses
         ):
             dead.add(op)
     return dead
+
+
+def self_compare(use: ir.OpOperand) -> bool:
+    """An integer compare of a value with itself: the emitter knows its answer and reads neither side
+    (a local declared only for it would be unused, which g++ -Werror refuses)."""
+    owner = use.owner
+    return owner.name == "arith.cmpi" and owner.operands[0] == owner.operands[1]
 
 
 def _stream_subscript(use: ir.OpOperand) -> bool:

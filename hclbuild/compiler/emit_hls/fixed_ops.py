@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 from mlir import ir
 
 from hclbuild.compiler import upstream_attrs as upstream
-from hclbuild.compiler.emit_hls.c_types import BOOL, c_int, ctype_of
-from hclbuild.compiler.emit_hls.core import EmitterCore, Handler, Memory, Scalar
+from hclbuild.compiler.emit_hls.c_types import BOOL, CppUses, c_int, ctype_of, wide_literal
+from hclbuild.compiler.emit_hls.core import EmitterCore, Handler, Memory, Scalar, self_compare
 from hclbuild.compiler.emit_hls.fixed_plan import (
     FixedPlan,
     Form,
@@ -83,6 +83,10 @@ class FixedOps(EmitterCore):
 
     # ---- values --------------------------------------------------------------------------------
 
+    def _readers(self, value: ir.Value) -> list[ir.OpOperand]:
+        """The uses of `value` whose ops read it (emitted, and not a compare with itself)."""
+        return [use for use in value.uses if use.owner.operation not in self.dead and not self_compare(use)]
+
     def _fixed_operand(self, value: ir.Value, as_type: DType | None) -> FixedValue:
         """An operand of a fixed-form op: its FixedValue, or a literal of the constant it is."""
         known = self.fixed.get(value)
@@ -90,7 +94,7 @@ class FixedOps(EmitterCore):
             return known
         scalar = self._scalar(value)
         assert as_type is not None and scalar.const is not None, "fixed_plan admits constants only"
-        return fixed_literal(scalar.const, as_type)
+        return fixed_literal(scalar.const, as_type, self.uses)
 
     def _exact_text(self, state: FixedValue, symbol: str, right: bool = False) -> str:
         """The expression as an operand of `symbol` (+ - * or a compare, which need the value itself),
@@ -109,7 +113,7 @@ class FixedOps(EmitterCore):
         """Bind `result` to `state`: kept an expression when its readers take it so, else a local
         `T name = expr;`; a raw view for readers of its bits."""
         dtype = self.fixed_plan.types[result]
-        uses = [use for use in result.uses if use.owner.operation not in self.dead]
+        uses = self._readers(result)
         raw = [use for use in uses if not self.fixed_plan.fixed_use(use)]
         if uses and not raw and self._inline(result, state, uses):
             self.fixed[result] = state
@@ -222,7 +226,7 @@ class FixedOps(EmitterCore):
         is a name nothing assigns again; `cheap`: reading it twice costs nothing, unlike an
         array element); False when all its readers read its bits instead."""
         dtype = self.fixed_plan.types.get(value)
-        uses = [use for use in value.uses if use.owner.operation not in self.dead]
+        uses = self._readers(value)
         if dtype is None or not any(self.fixed_plan.fixed_use(use) for use in uses):
             return False
         state = FixedValue(element, dtype, local=local, typed=True, cheap=local or cheap)
@@ -238,13 +242,13 @@ class FixedOps(EmitterCore):
     def _reads_fixed(self, value: ir.Value) -> bool:
         """Whether an op reads `value` as an ap_fixed (fixed_plan)."""
         return value in self.fixed_plan.types and any(
-            self.fixed_plan.fixed_use(use) for use in value.uses if use.owner.operation not in self.dead
+            self.fixed_plan.fixed_use(use) for use in self._readers(value)
         )
 
     def _raw_comment(self, value: ir.Value, reading: bool) -> str:
         """`  // raw bits: why`, for a fixed value an integer op reads (`reading`) or made."""
         if reading:
-            readers = [use.owner.name for use in value.uses if use.owner.operation not in self.dead]
+            readers = [use.owner.name for use in self._readers(value)]
             name = readers[0] if readers else ""
         else:
             # the op that computed the bits, past the extensions and truncations that only size them
@@ -293,7 +297,7 @@ class FixedOps(EmitterCore):
             return state.expr
         scalar = self._scalar(value)
         if scalar.const is not None:
-            return fixed_literal(scalar.const, dtype).expr
+            return fixed_literal(scalar.const, dtype, self.uses).expr
         return self._fixed_from_bits(dtype, self._view(value), self._raw_comment(value, reading=False))
 
     def _fixed_from_bits(self, dtype: DType, text: str, comment: str) -> str:
@@ -309,7 +313,7 @@ class FixedOps(EmitterCore):
         return temp
 
 
-def fixed_literal(raw: int, dtype: DType) -> FixedValue:
+def fixed_literal(raw: int, dtype: DType, uses: CppUses) -> FixedValue:
     """The constant whose raw bits are `raw` in fixed type `dtype`, as a C++ literal of its value:
     signed where `dtype` is or the value is negative, else unsigned (`3U`, `ap_ufixed<..>(0.5)`),
     so that it compares with values of `dtype` in one signedness."""
@@ -331,7 +335,9 @@ def fixed_literal(raw: int, dtype: DType) -> FixedValue:
         )
     # beyond a double's 53 bits: the integer in a type with the fraction bits, shifted into them
     # (ap_fixed's >> keeps the type: the low bits it shifts out are zeros)
-    spelled = f"{family}<{magnitude + dtype.frac}, {magnitude}>({c_int(bits)})"
+    # (beyond 64 bits, the integer is an ap_uint of the bits, which the conversion wraps into place)
+    integer = c_int(bits) if -(2**63) <= bits < 2**64 else wide_literal(bits, magnitude, uses)
+    spelled = f"{family}<{magnitude + dtype.frac}, {magnitude}>({integer})"
     return FixedValue(f"({spelled} >> {dtype.frac})", exact, local=True, cheap=True)
 
 

@@ -301,6 +301,8 @@ def _shift_form(op: ir.Operation, result: DType, operand: DType | None) -> Form 
 
 
 def _compare_form(op: ir.Operation, types: dict[ir.Value, DType]) -> Form | None:
+    if op.operands[0] == op.operands[1]:
+        return None  # x < x: the integer handler knows the answer without reading x
     predicate = upstream.compare_predicate(op)
     typed = [types.get(v) for v in op.operands]
     constants = [is_constant(v) for v in op.operands]
