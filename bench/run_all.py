@@ -292,7 +292,7 @@ def main(argv: list[str]) -> None:
     if kept:
         header += ["Kept from earlier runs (not rerun this time): " + ", ".join(kept) + ".", ""]
     (REPO / "BENCHMARKS.md").write_text(
-        "\n".join(header + [line for lines in sections.values() for line in lines])
+        "\n".join(header + [line for lines in sections.values() for line in lines]).rstrip("\n") + "\n"
     )
     print("wrote BENCHMARKS.md")
 

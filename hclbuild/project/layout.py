@@ -509,13 +509,14 @@ def build_folder_problem(build_root: Path, projects: list[Path]) -> str | None:
     never wrote: a build folder that is, or is inside, a project folder, or that holds projects, is
     refused before anything is made there.
     """
-    root = Path(os.path.abspath(build_root))
+    root = os.path.abspath(build_root)
     for folder in projects:
-        project = Path(os.path.abspath(folder))
-        if root == project or project in root.parents:
+        project = os.path.abspath(folder)
+        # as strings: `in Path.parents` built a Path per parent, 9 ms of a no-op doit over 21 projects
+        if root == project or root.startswith(project.rstrip(os.sep) + os.sep):
             return f"{build_root}: the build folder would be inside project folder {project}: choose another --build-dir"
-    if root.is_dir():
-        held = sorted(child for child in root.iterdir() if (child / "kernel.py").is_file())
+    if os.path.isdir(root):
+        held = sorted(child for child in Path(root).iterdir() if (child / "kernel.py").is_file())
         if held:
             return (
                 f"{build_root}: the build folder would be a folder of projects (it holds {held[0]}): "

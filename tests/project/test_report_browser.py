@@ -14,35 +14,14 @@ import time
 from pathlib import Path
 
 import pytest
+from browser_helpers import chromium, console_errors, needs_chromium, open_page
 
 from hclbuild.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
 ARTIFACTS = Path(os.environ.get("HCLBUILD_TEST_ARTIFACTS", REPO / "test-artifacts"))
 DOCS_SCREENSHOT = REPO / "docs" / "images" / "report-html.png"
-# what the brief of these tests found to work in a container: no sandbox, GPU, network or first run
-FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-)
-
-webdriver = pytest.importorskip("selenium.webdriver", reason="selenium (the [test] extra) is not installed")
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        CHROMIUM is None or CHROMEDRIVER is None,
-        reason="headless Chromium is not installed (apt-get install chromium chromium-driver; .ci/run does)",
-    ),
-]
+pytestmark = [pytest.mark.slow, needs_chromium]
 
 
 @pytest.fixture(scope="module")
@@ -57,26 +36,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory):
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
-    yield driver
-    driver.quit()
-
-
-def console_errors(driver) -> list[str]:
-    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
-
-
-def open_page(driver, path: Path, width: int, height: int) -> None:
-    driver.set_window_size(width, height)
-    driver.get(path.resolve().as_uri())
+    yield from chromium(tmp_path_factory.mktemp("chromium-profile"))
 
 
 def keep_screenshot(driver, name: str) -> Path:
