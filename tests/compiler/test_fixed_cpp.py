@@ -47,11 +47,13 @@ def _conv() -> hcl.Schedule:
 
 
 def _shifted() -> hcl.Schedule:
-    """A DSL shift of a fixed value (resnet20's average pool): ap_fixed's >> is not what it means."""
+    """A DSL shift of a fixed value (resnet20's average pool), and a bit slice of one."""
     a = hcl.placeholder((4,), "A", dtype=hcl.Fixed(24, 8))
 
     def kernel(a):
-        return hcl.compute((4,), lambda i: a[i] >> 2, name="B", dtype=ACT)
+        b = hcl.compute((4,), lambda i: a[i] >> 2, name="B", dtype=ACT)
+        c = hcl.compute((4,), lambda i: a[i][0:4] + a[i], name="C", dtype=ACT)
+        return b, c
 
     return hcl.create_schedule([a], kernel, name="top")
 
@@ -224,14 +226,26 @@ def test_a_widened_value_compared_with_itself_declares_nothing_unread(tmp_path) 
     _agree(module, code, inputs, tmp_path)
 
 
-def test_a_shift_of_a_fixed_value_keeps_its_raw_bits_with_the_reason(tmp_path) -> None:
+def test_a_shift_is_ap_fixeds_and_a_bit_slice_keeps_raw_bits_with_the_reason(tmp_path) -> None:
     module, code = _emitted(_shifted())
     lines = _lines(code)
-    assert (
-        "ap_int<24> A_i = A[i].range(23, 0);  // raw bits: a bit slice, mask or shift works on them" in lines
+    # x >> 2 in x's type, then truncated into Fixed(16, 8) by the assignment
+    assert "B[i] = A[i] >> 2;" in lines
+    # the slice reads A's low 4 bits: raw bits, and the comment says why
+    at = lines.index(
+        "ap_int<24> A_i_bits = A_i.range(23, 0);  // raw bits: a bit slice, mask or shift works on them"
     )
-    assert "v3.range(15, 0) = v2;  // raw bits: a bit slice, mask or shift works on them" in lines
-    inputs = {"A": [-(2**23), 2**23 - 1, -5, 1027], "B": np.zeros(4, dtype=np.int64)}
+    assert lines[at - 1 : at + 3] == [
+        "ap_fixed<24, 16> A_i = A[i];",
+        "ap_int<24> A_i_bits = A_i.range(23, 0);  // raw bits: a bit slice, mask or shift works on them",
+        "ap_int<4> v0 = A_i_bits;",
+        "C[i] = (ap_uint<4>)v0 + A_i;",
+    ]
+    inputs = {
+        "A": [-(2**23), 2**23 - 1, -5, 1027],
+        "B": np.zeros(4, dtype=np.int64),
+        "C": np.zeros(4, dtype=np.int64),
+    }
     _agree(module, code, inputs, tmp_path)
 
 

@@ -60,7 +60,9 @@ class ExpressionLowering(FunctionState):
         )
         if isinstance(expr.rhs, E.Const) and not expr.rhs.dtype.is_float:
             amount = int(expr.rhs.value)
-            return op(lhs, self.int_const(amount, dt)).result if 0 <= amount < width else out_fill()
+            if not 0 <= amount < width:
+                return out_fill()
+            return self.fixed(op(lhs, self.int_const(amount, dt)).result, dt)  # ap_fixed's own x >> n
         # the amount as an unsigned value wide enough for both (a negative one is then huge)
         wide = DType("uint", max(width, expr.rhs.dtype.bits if not expr.rhs.dtype.is_index else 64))
         amount_wide = self.convert(self.ev(expr.rhs), expr.rhs.dtype, wide)

@@ -13,7 +13,7 @@ Other conventions:
 - `index` values and loop variables are `int` (HLS designs never index beyond 2**31).
 - Fixed-point memory, scalar arguments and results are ap_fixed/ap_ufixed. Fixed-point SSA values
   are ap_fixed expressions where the ap_fixed operation gives the IR's bits (fixed_plan.py, from the
-  builder's hcl.fixed marks): `acc = acc + x[i] * h[i];`. Elsewhere (bit slices, DSL shifts,
+  builder's hcl.fixed marks): `acc = acc + x[i] * h[i];`. Elsewhere (bit slices, variable shifts,
   conversions with quantization/overflow modes, loop-carried values) they are raw bits, read with
   `.range(w - 1, 0)` and put back whole through an ap_fixed local (a part-select assignment to an
   array element is a read-modify-write of it in HLS), with a `// raw bits: why` comment.

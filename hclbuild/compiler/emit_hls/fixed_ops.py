@@ -35,7 +35,20 @@ from hclbuild.dsl.types import DType
 _CMPI_SYMBOLS = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">=", 6: "<", 7: "<=", 8: ">", 9: ">="}
 _ARITH = {"arith.addi": "+", "arith.subi": "-", "arith.muli": "*"}
 # C++ binding strength of the operators a fixed expression has at its top (higher binds tighter)
-_PRECEDENCE = {"*": 5, "+": 4, "-": 4, "<": 3, "<=": 3, ">": 3, ">=": 3, "==": 2, "!=": 2, "?": 1}
+_PRECEDENCE = {
+    "*": 6,
+    "+": 5,
+    "-": 5,
+    "<<": 4,
+    ">>": 4,
+    "<": 3,
+    "<=": 3,
+    ">": 3,
+    ">=": 3,
+    "==": 2,
+    "!=": 2,
+    "?": 1,
+}
 _SIZING = frozenset({"arith.extsi", "arith.extui", "arith.trunci"})
 _SIDE_EFFECTS = frozenset({"memref.store", "affine.store", "func.call"})
 _EXACT_DOUBLE_BITS = 53  # a literal is written as the double it equals when that is exact
@@ -79,6 +92,8 @@ class FixedOps(EmitterCore):
             return FixedOps._fixed_select
         if form.kind == "arith":
             return FixedOps._fixed_arith
+        if form.kind == "shift":
+            return FixedOps._fixed_shift
         return FixedOps._fixed_convert
 
     # ---- values --------------------------------------------------------------------------------
@@ -124,14 +139,13 @@ class FixedOps(EmitterCore):
             state = FixedValue(local, dtype, local=True, typed=True, cheap=True)
         self.fixed[result] = state
         if raw:
-            self._raw_view(result, state, dtype, raw[0].owner.name)
+            self._raw_view(result, state, dtype)
 
-    def _raw_view(self, value: ir.Value, state: FixedValue, dtype: DType, reader: str) -> None:
+    def _raw_view(self, value: ir.Value, state: FixedValue, dtype: DType) -> None:
         ctype = ctype_of(value.type, dtype.is_signed)
         bits = self.names.fresh(f"{state.expr}_bits")
-        self._line(
-            f"{self.uses.spell(ctype)} {bits} = {state.expr}.range({dtype.bits - 1}, 0);  // raw bits: {raw_reason(reader)}"
-        )
+        comment = self._raw_comment(value, reading=True)
+        self._line(f"{self.uses.spell(ctype)} {bits} = {state.expr}.range({dtype.bits - 1}, 0);{comment}")
         self.values[value] = Scalar(ctype, bits)
 
     def _inline(self, result: ir.Value, state: FixedValue, uses: list[ir.OpOperand]) -> bool:
@@ -155,8 +169,8 @@ class FixedOps(EmitterCore):
         form = self.fixed_plan.forms.get(reader)
         if form is not None and form.kind == "convert":
             return converts_through(state.exact, state.into, self.fixed_plan.types[reader.results[0]])
-        if form is not None and form.kind == "select":
-            return True  # it converts each choice into the result's type
+        if form is not None and form.kind in ("select", "shift"):
+            return True  # it converts its operand(s) into the result's type, of the same bits
         # a store (argument, return) of the same bits: its assignment converts as `into` does
         target = self.fixed_plan.whole.get((reader, use.operand_number))
         return target is not None and not target.has_modes
@@ -188,6 +202,15 @@ class FixedOps(EmitterCore):
         expr = f"{self._exact_text(a, symbol)} {symbol} {self._exact_text(b, symbol, right=True)}"
         state = FixedValue(expr, exact, None if holds(into, exact) else into, operator=symbol)
         self._fixed_result(op.results[0], state)
+
+    def _fixed_shift(self, op: ir.Operation) -> None:
+        """`x >> 6` in x's ap_fixed type (the DSL's shift of a fixed value: its bits move)."""
+        form: Form = self.fixed_plan.forms[op]
+        into = self.fixed_plan.types[op.results[0]]
+        amount = self._scalar(op.operands[1]).const
+        symbol = "<<" if op.name == "arith.shli" else ">>"
+        text = self._as_type(self._fixed_operand(op.operands[0], form.operands[0]), into)
+        self._fixed_result(op.results[0], FixedValue(f"{text} {symbol} {amount}", into, operator=symbol))
 
     def _fixed_compare(self, op: ir.Operation) -> None:
         form: Form = self.fixed_plan.forms[op]
@@ -234,7 +257,7 @@ class FixedOps(EmitterCore):
             self.fixed[value] = state
             raw = [use for use in uses if not self.fixed_plan.fixed_use(use)]
             if raw:
-                self._raw_view(value, state, dtype, raw[0].owner.name)
+                self._raw_view(value, state, dtype)
             return True
         self._fixed_result(value, state, name)
         return True
@@ -248,8 +271,7 @@ class FixedOps(EmitterCore):
     def _raw_comment(self, value: ir.Value, reading: bool) -> str:
         """`  // raw bits: why`, for a fixed value an integer op reads (`reading`) or made."""
         if reading:
-            readers = [use.owner.name for use in self._readers(value)]
-            name = readers[0] if readers else ""
+            name = self._raw_reader(value)
         else:
             # the op that computed the bits, past the extensions and truncations that only size them
             owner = defining_op(value)
@@ -257,6 +279,20 @@ class FixedOps(EmitterCore):
                 owner = defining_op(owner.operands[0])
             name = owner.name if owner is not None else "block argument"
         return f"  // raw bits: {raw_reason(name)}"
+
+    def _raw_reader(self, value: ir.Value) -> str:
+        """The op that reads a fixed value's bits as an integer, past the extensions that only size
+        them (a conversion to an integer extends, then divides); a truncation there is a bit slice."""
+        readers = [use for use in self._readers(value) if not self.fixed_plan.fixed_use(use)]
+        reader = readers[0].owner.operation if readers else None
+        while reader is not None and reader.name in ("arith.extsi", "arith.extui"):
+            onward = self._readers(reader.results[0])
+            if not onward or onward[0].owner.operation in self.fixed_plan.forms:
+                break
+            reader = onward[0].owner.operation
+        if reader is None:
+            return ""
+        return "arith.andi" if reader.name == "arith.trunci" else reader.name
 
     def _fixed_load(self, op: ir.Operation, memory: Memory, element: str, name: str) -> None:
         """A load of ap_fixed memory: the ap_fixed element (read() of a stream, once, where the load

@@ -9,13 +9,14 @@ operation on its operands' values gives the op's bits, which these rules check f
   ap_fixed conversion into the result type (AP_TRN, AP_WRAP) keeps the value, or wraps it as
   truncating the bits does; an integer extended into a fixed type with no fraction is one too;
 - shli / shr{s,u}i by a constant k: the result has k more / fewer fraction bits at the same width
-  (a conversion: shifting the bits left wraps, right floors, as AP_WRAP and AP_TRN do);
+  (a conversion: shifting the bits left wraps, right floors, as AP_WRAP and AP_TRN do), or the same
+  ones (the DSL's `x << k`, `x >> k`: ap_fixed's shift in the result's type moves its bits so);
 - addi, subi, muli: ap_fixed's exact result (fraction bits aligned for +/-, added for *), then
   wrapped into the result type, is the sum / product of the bits modulo 2**width;
 - cmpi: operands of one sign and fraction, a predicate of that sign: the values compare as the bits;
 - select: both choices of the result's width and fraction.
 
-Everything else (bit slices and masks, bitcasts, shifts of the DSL's `<<` / `>>`, conversions with
+Everything else (bit slices and masks, bitcasts, shifts by a variable amount, conversions with
 quantization or overflow modes, to or from floats and integers, loop-carried values) computes on
 the raw bits, as before; the emitter says why in a comment where it takes or puts back the bits.
 """
@@ -97,7 +98,7 @@ def exact_result(symbol: str, a: DType, b: DType) -> DType:
 class Form:
     """How an op is written as ap_fixed: its kind and the fixed type each operand is read as."""
 
-    kind: str  # "convert" | "arith" | "compare" | "select"
+    kind: str  # "convert" | "shift" | "arith" | "compare" | "select"
     operands: tuple[DType | None, ...]  # None: not a fixed operand (a select's condition)
 
 
@@ -293,6 +294,11 @@ def _shift_form(op: ir.Operation, result: DType, operand: DType | None) -> Form 
     k = integer_attr_value(upstream.constant_value(amount), result.bits)
     if not 0 < k < result.bits or operand.bits != result.bits:
         return None
+    if result.frac == operand.frac and (
+        op.name == "arith.shli" or (op.name == "arith.shrsi") == result.is_signed
+    ):
+        # the DSL's x << k / x >> k on a fixed value: ap_fixed's shift in its type moves the bits
+        return Form("shift", (operand,))
     if op.name == "arith.shli":
         ok = result.frac == operand.frac + k
     else:
