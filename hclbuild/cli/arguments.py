@@ -46,6 +46,13 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _project_arguments(cmd: argparse.ArgumentParser, *, processes: str) -> None:
+    """PATHS, -n N (`processes` says what N counts) and --build-dir: what every command that runs tasks takes."""
+    cmd.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
+    cmd.add_argument("-n", "--processes", type=_processes, default=None, metavar="N", help=processes)
+    cmd.add_argument("--build-dir", default=None, metavar="DIR", help=BUILD_DIR_HELP)
+
+
 def _remote_arguments(cmd: argparse.ArgumentParser) -> None:
 
     where = cmd.add_mutually_exclusive_group()
@@ -174,16 +181,10 @@ def parser() -> argparse.ArgumentParser:
             description=f"{what[0].upper()}{what[1:]}: the doit tasks of PATHS.",
             epilog=EXIT_CODES,
         )
-        cmd.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
-        cmd.add_argument(
-            "-n",
-            "--processes",
-            type=_processes,
-            default=None,
-            metavar="N",
-            help="run up to N tasks at once (default: this machine's cores; -n 1 runs one at a time)",
+        _project_arguments(
+            cmd,
+            processes="run up to N tasks at once (default: this machine's cores; -n 1 runs one at a time)",
         )
-        cmd.add_argument("--build-dir", default=None, metavar="DIR", help=BUILD_DIR_HELP)
         cmd.add_argument(
             "--continue",
             dest="keep_going",
@@ -203,17 +204,8 @@ def parser() -> argparse.ArgumentParser:
         "result): a table, or with --json one JSON object {project: {function: estimate}}.",
         epilog=EXIT_CODES,
     )
-    est.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
+    _project_arguments(est, processes="run up to N tasks at once (default: this machine's cores)")
     est.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
-    est.add_argument(
-        "-n",
-        "--processes",
-        type=_processes,
-        default=None,
-        metavar="N",
-        help="run up to N tasks at once (default: this machine's cores)",
-    )
-    est.add_argument("--build-dir", default=None, metavar="DIR", help=BUILD_DIR_HELP)
     est.add_argument(
         "--continue", dest="keep_going", action="store_true", help="keep going after a failed task"
     )
@@ -268,16 +260,7 @@ def parser() -> argparse.ArgumentParser:
         "workers; writes build/<project>/explore/pareto.md, pareto.json, points.json and pareto.png.",
         epilog=EXIT_CODES,
     )
-    explore.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
-    explore.add_argument(
-        "-n",
-        "--processes",
-        type=_processes,
-        default=None,
-        metavar="N",
-        help="evaluate up to N points at once (default: this machine's cores)",
-    )
-    explore.add_argument("--build-dir", default=None, metavar="DIR", help=BUILD_DIR_HELP)
+    _project_arguments(explore, processes="evaluate up to N points at once (default: this machine's cores)")
     explore.add_argument(
         "--budget",
         type=_processes,
