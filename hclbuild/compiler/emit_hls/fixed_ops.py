@@ -1,6 +1,6 @@
-"""Fixed-point values as ap_fixed C++: loads, conversions, + - *, compares and selects on ap_fixed
-values where that gives the IR's bits (fixed_plan.py says where), as an HLS engineer writes them:
-`conv1_sum = conv1_sum + image_ci_y_x * w_conv1_co_ci_r_c;`.
+"""Fixed-point values as ap_fixed C++: loads, conversions, + - *, shifts, compares and selects on
+ap_fixed values where that gives the IR's bits (fixed_plan.py says where), as an HLS engineer
+writes them: `conv1_sum = conv1_sum + image[ci][v2][v7] * w_conv1[co][ci][r][c];`.
 
 A value is an expression (FixedValue) until something needs it as a name: a conversion that keeps
 the value is no code at all, and one that truncates or wraps is written once, where its value is
@@ -290,9 +290,7 @@ class FixedOps(EmitterCore):
             if not onward or onward[0].owner.operation in self.fixed_plan.forms:
                 break
             reader = onward[0].owner.operation
-        if reader is None:
-            return ""
-        return "arith.andi" if reader.name == "arith.trunci" else reader.name
+        return reader.name if reader is not None else ""
 
     def _fixed_load(self, op: ir.Operation, memory: Memory, element: str, name: str) -> None:
         """A load of ap_fixed memory: the ap_fixed element (read() of a stream, once, where the load

@@ -326,14 +326,14 @@ def _compare_form(op: ir.Operation, types: dict[ir.Value, DType]) -> Form | None
 
 
 # why a fixed value is computed on its raw bits, by the op that reads (or made) them: the C++ comment
+# ops on the bits; a truncation that reads a fixed value's bits is a slice of them (a conversion
+# extends them first)
+_BIT_OPS = frozenset(
+    {"arith.andi", "arith.ori", "arith.xori", "arith.trunci", "arith.shli", "arith.shrsi", "arith.shrui"}
+)
 _RAW_REASONS: tuple[tuple[Callable[[str], bool], str], ...] = (
     (lambda name: name == "arith.bitcast", "a bitcast reinterprets them"),
-    (
-        lambda name: (
-            name in ("arith.andi", "arith.ori", "arith.xori", "arith.shli", "arith.shrsi", "arith.shrui")
-        ),
-        "a bit slice, mask or shift works on them",
-    ),
+    (lambda name: name in _BIT_OPS, "a bit slice, mask or shift works on them"),
     (
         lambda name: name.endswith("yield") or name in ("scf.condition", "block argument"),
         "a loop-carried or branch value holds them",
