@@ -46,11 +46,15 @@ def _seconds(text: str) -> float:
     return value
 
 
-def _project_arguments(cmd: argparse.ArgumentParser, *, processes: str) -> None:
-    """PATHS, -n N (`processes` says what N counts) and --build-dir: what every command that runs tasks takes."""
+def _project_arguments(
+    cmd: argparse.ArgumentParser, *, processes: str, keep_going: str = "keep going after a failed task"
+) -> None:
+    """PATHS, -n N (`processes` says what N counts), --build-dir and --continue: what every command
+    that runs tasks takes."""
     cmd.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
     cmd.add_argument("-n", "--processes", type=_processes, default=None, metavar="N", help=processes)
     cmd.add_argument("--build-dir", default=None, metavar="DIR", help=BUILD_DIR_HELP)
+    cmd.add_argument("--continue", dest="keep_going", action="store_true", help=keep_going)
 
 
 def _remote_arguments(cmd: argparse.ArgumentParser) -> None:
@@ -184,12 +188,7 @@ def parser() -> argparse.ArgumentParser:
         _project_arguments(
             cmd,
             processes="run up to N tasks at once (default: this machine's cores; -n 1 runs one at a time)",
-        )
-        cmd.add_argument(
-            "--continue",
-            dest="keep_going",
-            action="store_true",
-            help="keep going after a failed task (the report still shows every function)",
+            keep_going="keep going after a failed task (the report still shows every function)",
         )
         if name != "build":
             _remote_arguments(cmd)
@@ -206,9 +205,6 @@ def parser() -> argparse.ArgumentParser:
     )
     _project_arguments(est, processes="run up to N tasks at once (default: this machine's cores)")
     est.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
-    est.add_argument(
-        "--continue", dest="keep_going", action="store_true", help="keep going after a failed task"
-    )
     est.set_defaults(run=cmd_estimate)
     lst = sub.add_parser(
         "list",
@@ -235,20 +231,10 @@ def parser() -> argparse.ArgumentParser:
             "Dask workers.",
             epilog=EXIT_CODES,
         )
-        synth.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
+        _project_arguments(
+            synth, processes="run up to N tasks at once (with Dask: default the cluster's worker threads)"
+        )
         synth.add_argument("--function", default=None, help="only this function (of every project)")
-        synth.add_argument(
-            "-n",
-            "--processes",
-            type=_processes,
-            default=None,
-            metavar="N",
-            help="run up to N tasks at once (with Dask: default the cluster's worker threads)",
-        )
-        synth.add_argument("--build-dir", default=None, metavar="DIR", help=BUILD_DIR_HELP)
-        synth.add_argument(
-            "--continue", dest="keep_going", action="store_true", help="keep going after a failed task"
-        )
         _remote_arguments(synth)
         synth.set_defaults(run=cmd_csynth)
     explore = sub.add_parser(
@@ -295,9 +281,6 @@ def parser() -> argparse.ArgumentParser:
         metavar="N",
         help="write point N of the last exploration's Pareto front into project.toml's [knobs] "
         "(evaluates nothing)",
-    )
-    explore.add_argument(
-        "--continue", dest="keep_going", action="store_true", help="keep going after a failed task"
     )
     _remote_arguments(explore)
     explore.set_defaults(run=cmd_explore)
