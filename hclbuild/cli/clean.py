@@ -11,13 +11,12 @@ import argparse
 import os
 from pathlib import Path
 
-from hclbuild.cli.common import BUILD_DIR_HELP, EXIT_CODES, PATHS_HELP, build_root_of, find_projects
+from hclbuild.cli.common import BUILD_DIR_HELP, EXIT_CODES, PATHS_HELP, allowed_build_root, find_projects
 from hclbuild.errors import HCLError
 from hclbuild.project.config import load_project
 from hclbuild.project.layout import (
     PROJECT_OWNER_FILE,
     BuildLayout,
-    build_folder_problem,
     project_owner_problem,
 )
 from hclbuild.project.written import remove_written
@@ -44,10 +43,7 @@ def run_clean(args: argparse.Namespace) -> int:
     """Clean every project of PATHS; a build of another folder's project of the same name is refused
     before anything is removed."""
     projects = find_projects(args.paths)
-    build_root = build_root_of(args, projects)
-    problem = build_folder_problem(build_root, projects)
-    if problem is not None:
-        raise HCLError(problem)
+    build_root = allowed_build_root(args, projects)
     layouts = []
     for folder in projects:
         try:

@@ -82,14 +82,19 @@ def build_root_of(args: argparse.Namespace, projects: list[Path]) -> Path:
     return shared_build_root(projects)
 
 
-def writable_build_root(args: argparse.Namespace, projects: list[Path]) -> Path:
-    """build_root_of, made and checked writable before anything is planned or written there (one line
-    naming the folder, where the first write had named its temporary file); a build folder in a
-    project folder, or one holding projects, is refused before it is made."""
+def allowed_build_root(args: argparse.Namespace, projects: list[Path]) -> Path:
+    """build_root_of, refused when it is, or is inside, a project folder or holds projects."""
     root = build_root_of(args, projects)
     problem = build_folder_problem(root, projects)
     if problem is not None:
         raise HCLError(problem)
+    return root
+
+
+def writable_build_root(args: argparse.Namespace, projects: list[Path]) -> Path:
+    """allowed_build_root, made and checked writable before anything is planned or written there (one
+    line naming the folder, where the first write had named its temporary file)."""
+    root = allowed_build_root(args, projects)
     check_build_folder(root)
     return root
 
