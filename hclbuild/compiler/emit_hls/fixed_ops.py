@@ -23,13 +23,13 @@ from hclbuild.compiler.emit_hls.fixed_plan import (
     FixedPlan,
     Form,
     converts_through,
-    defining_op,
     exact_result,
     fixed,
     holds,
     raw_reason,
 )
 from hclbuild.compiler.emit_hls.value_names import readable_in_place
+from hclbuild.compiler.passes.outline_analysis import defining_op
 from hclbuild.dsl.types import DType
 
 _CMPI_SYMBOLS = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">=", 6: "<", 7: "<=", 8: ">", 9: ">="}

@@ -32,6 +32,7 @@ from hclbuild.compiler import attrs
 from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.compiler.emit_hls.c_types import CSignature, integer_attr_value
 from hclbuild.compiler.emit_hls.core import walk
+from hclbuild.compiler.passes.outline_analysis import defining_op
 from hclbuild.dsl.types import DType, parse_dtype
 from hclbuild.errors import DTypeError
 
@@ -199,11 +200,6 @@ def _recorded(op: ir.Operation) -> DType | None:
     if not isinstance(result, ir.IntegerType) or result.width != dtype.bits:
         return None
     return dtype
-
-
-def defining_op(value: ir.Value) -> ir.Operation | None:
-    """The op whose result `value` is (None for a block argument)."""
-    return value.owner.operation if isinstance(value, ir.OpResult) else None
 
 
 def is_constant(value: ir.Value) -> bool:
