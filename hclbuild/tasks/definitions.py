@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 
 from hclbuild.project.layout import PROJECT_FILE, BuildLayout, HlsFiles, ProjectTaskFiles, TaskFiles
 from hclbuild.project.plans import ProjectPlan
+from hclbuild.tasks.result_stamps import result_untouched
 from hclbuild.tasks.synthesis_order import longest_estimated_first
 
 GROUP_DOCS = {
@@ -58,9 +59,10 @@ class Attempt(NamedTuple):
 
 class StepAction:
     """A doit python-action: step `name` of hclbuild.tasks.steps on the planned project, with `args`,
-    recording `attempt` (removing `verdicts` first) when one is given."""
+    recording `attempt` (removing `verdicts` first) when one is given. With `stamped`, a run that
+    succeeds saves that file's stamp and digest as doit values (result_stamps.result_values)."""
 
-    __slots__ = ("args", "attempt", "build_root", "name", "plan", "verdicts")
+    __slots__ = ("args", "attempt", "build_root", "name", "plan", "stamped", "verdicts")
 
     def __init__(
         self,
@@ -70,9 +72,10 @@ class StepAction:
         *args: Any,
         attempt: Attempt | None = None,
         verdicts: Sequence[str] = (),
+        stamped: str | None = None,
     ) -> None:
         self.name, self.plan, self.build_root, self.args = name, plan, build_root, args
-        self.attempt, self.verdicts = attempt, tuple(verdicts)
+        self.attempt, self.verdicts, self.stamped = attempt, tuple(verdicts), stamped
 
     def __call__(self) -> Any:
         # here, when a task runs: the steps import the compiler, the runtimes, numpy and MLIR
@@ -136,22 +139,6 @@ class CsynthCurrent:
 
         project = Project.from_plan(self.plan)
         return csynth_is_current(project, self.layout, self.func, [Path(path) for path in self.inputs])
-
-
-class CsimResultReadable:
-    """csim:<p>/<func>'s uptodate: its result file is a whole csim result of func. doit checks only
-    that a target exists, so a damaged one (a full disk, an edit) had been trusted."""
-
-    __slots__ = ("csim_json", "func")
-
-    def __init__(self, csim_json: str, func: str) -> None:
-        self.csim_json, self.func = csim_json, func
-
-    def __call__(self) -> bool:
-        # here, when doit checks a csim task: a no-op loads only what it needs
-        from hclbuild.project.attempts import read_csim_result
-
-        return read_csim_result(self.csim_json, self.func) is not None
 
 
 def group_tasks(vitis: bool) -> Iterator[dict]:
@@ -336,10 +323,11 @@ def _function_tasks(
                 func,
                 attempt=Attempt("csim", func, files.compiled),
                 verdicts=[csim_json],
+                stamped=csim_json,
             )
         ],
         "file_dep": files.compiled + fingerprint_dep,
-        "uptodate": [CsimResultReadable(csim_json, func)],
+        "uptodate": [result_untouched],
         "targets": [csim_json],
         "clean": [CleanAction(layout.build_root, name, f"csim/{func}")],
     }

@@ -31,9 +31,11 @@ from hclbuild.runtime import dask_requested, remote
 from hclbuild.runtime.isolate import run_isolated
 from hclbuild.runtime.vitis import ToolRun, run_hls_steps
 from hclbuild.tasks.doit_process import prune_empty_folders
+from hclbuild.tasks.result_stamps import result_values
 
 if TYPE_CHECKING:
     from hclbuild.tasks.definitions import StepAction
+
 
 _SWEPT: set[Path] = set()
 # Under `doit -P thread` (how Dask-bound builds run) steps share one process: the DSL's tracing state
@@ -94,7 +96,12 @@ def run(action: StepAction) -> Any:
         # has killed and reaped its g++ / testbench / reference child before this runs
         prune_empty_folders(layout.root)
         raise
-    return TaskFailed(error) if error is not None else True
+    if error is not None:
+        return TaskFailed(error)
+    if action.stamped is not None:
+        # saved by doit as the task's value; its uptodate compares it (result_stamps.result_untouched)
+        return result_values(action.stamped)
+    return True
 
 
 def _written_task(action: StepAction) -> tuple[str, str | None]:
