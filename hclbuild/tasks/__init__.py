@@ -19,6 +19,8 @@ its figure where it is done:
   are up to date without actions (tasks.definitions.NO_ACTION: 8-30 ms of state writes);
 - the sources' digest kept while their sizes and times are (source_fingerprint: 19 ms of reading
   every source, 0.7 ms of stating them).
+- csim's check that its result file is whole a stamp saved with the task's state, not a read of
+  the file (tasks.result_stamps: about 7 ms over projects/' 71 functions).
 
 doit's saved states are read the way doit reads them, one task at a time: reading them all in one
 query through doit's private attributes saved 3 M instructions of a no-op `doit csim` over
