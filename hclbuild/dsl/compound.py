@@ -8,7 +8,7 @@ type rules are in hclbuild.dsl.expr.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from hclbuild.dsl.expr import Expr, Var
 from hclbuild.dsl.types import DType, UInt
@@ -44,6 +44,8 @@ class Reduce(Expr):
     # the user gave the reduction its name; otherwise the C++ accumulator is named after its stage
     named: bool = True
 
+    _compared_by_identity: ClassVar[bool] = True
+
 
 @dataclass(eq=False)
 class Call(Expr):
@@ -53,12 +55,16 @@ class Call(Expr):
     args: tuple[Any, ...]  # Tensor or Expr, already converted to the parameter types
     dtype: DType
 
+    _compared_by_identity: ClassVar[bool] = True
+
 
 @dataclass(eq=False)
 class AccRef(Expr):
     """The running accumulator inside a custom reducer (builder-internal)."""
 
     dtype: DType
+
+    _compared_by_identity: ClassVar[bool] = True
 
 
 @dataclass(eq=False)

@@ -9,9 +9,10 @@ operand. Everything a Python operator on an expression builds is here, bit acces
   sub-expressions (`x[4*i : 4*i + 4]`, `x[A[0] : A[0] + 3]` are 4 and 3 bits wide) as HeteroCL's
   simplifier does, reading an element of a compute tensor defined linearly in its axes through that
   definition when that is what makes it constant (`x[A[0] : A[4]]` of `A = hcl.compute((10,),
-  lambda i: i)` is 4 bits wide; the schedule then checks that no other stage writes A). When it is
-  not (`x[0:A[1]]`), the slice keeps the width of x and its bits from hi upwards are zero. A bit index or slice start at or beyond the width reads 0 and writes
-  nothing; the builder guards dynamic shifts so LLVM and C++ agree (a shift by the width is poison
+  lambda i: i)` is 4 bits wide; the schedule then checks that no other stage writes A): see
+  hclbuild.dsl.linear_forms, to which each node says its form (Expr._linear_form). When it is not
+  (`x[0:A[1]]`), the slice keeps the width of x and its bits from hi upwards are zero. A bit index
+  or slice start at or beyond the width reads 0 and writes nothing; the builder guards dynamic shifts so LLVM and C++ agree (a shift by the width is poison
   in LLVM and undefined in C).
 - `x.field` of a struct value is its bits of that field (a struct is a packed unsigned integer,
   see hclbuild.dsl.types); `A[i][b] = v` and `D[x].field = v` record a read-modify-write of the
@@ -23,12 +24,21 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from hclbuild.dsl.linear_forms import (
+    LinearForm,
+    combine,
+    constant_distance,
+    inferred_distance,
+    linear_form,
+    opaque_term,
+    read_through_definition,
+)
 from hclbuild.dsl.promotion import literal_type, promote
-from hclbuild.dsl.stmt import ComputeLoops, Store, StoreBits
+from hclbuild.dsl.stmt import StoreBits
 from hclbuild.dsl.trace import record
 from hclbuild.dsl.type_limits import check_comparison
 from hclbuild.dsl.types import DType, Float, Index, Int, Struct, UInt, parse_dtype
@@ -44,6 +54,17 @@ class Expr:
     """Base of every DSL expression; `dtype` is its DType."""
 
     dtype: DType
+
+    # -- what hclbuild.dsl.linear_forms reads for the width of a bit slice --------------
+    # (underscored: a struct field never starts with "_", so these hide none of x.field)
+
+    # term_key compares such a node by identity, not by its fields: a loop variable, a call (it may
+    # have effects), a reduction (it owns its loops), a reducer's accumulator
+    _compared_by_identity: ClassVar[bool] = False
+
+    def _linear_form(self, inlined: list[Any] | None) -> LinearForm:
+        """This expression as a linear form (see linear_forms.linear_form): by default one term."""
+        return opaque_term(self)
 
     # -- arithmetic --------------------------------------------------------------
     def __add__(self, other: object) -> Expr:
@@ -226,6 +247,10 @@ class Const(Expr):
     value: int | float | Fraction  # a Fraction: a fixed-point value a float would round
     dtype: DType
 
+    def _linear_form(self, inlined: list[Any] | None) -> LinearForm:
+        constant = _const_int(self)
+        return ({}, constant) if constant is not None else opaque_term(self)
+
 
 @dataclass(eq=False)
 class Var(Expr):
@@ -236,6 +261,8 @@ class Var(Expr):
     hi: Any = None
     kind: str = "loop"  # "loop" | "reduce"
     dtype: DType = field(default_factory=Index)
+
+    _compared_by_identity: ClassVar[bool] = True
 
     @property
     def extent(self) -> int:
@@ -251,6 +278,10 @@ class Load(Expr):
     @property
     def dtype(self) -> DType:  # type: ignore[override]
         return self.tensor.dtype
+
+    def _linear_form(self, inlined: list[Any] | None) -> LinearForm:
+        form = read_through_definition(self, inlined) if inlined is not None else None
+        return form if form is not None else opaque_term(self)
 
     def __setitem__(self, key: object, value: object) -> None:
         """A[i][bit] = v and A[i][lo:hi] = v: read-modify-write of one element's bits."""
@@ -274,6 +305,14 @@ class Binary(Expr):
     rhs: Expr
     dtype: DType
 
+    def _linear_form(self, inlined: list[Any] | None) -> LinearForm:
+        if self.op not in ("add", "sub", "mul"):
+            return opaque_term(self)
+        # both sides first: what they read through is inlined even when their product is not linear
+        lhs, rhs = linear_form(self.lhs, inlined), linear_form(self.rhs, inlined)
+        form = combine(self.op, lhs, rhs)
+        return form if form is not None else opaque_term(self)
+
 
 @dataclass(eq=False)
 class Compare(Expr):
@@ -288,6 +327,12 @@ class Compare(Expr):
 class Cast(Expr):
     dtype: DType
     value: Expr
+
+    def _linear_form(self, inlined: list[Any] | None) -> LinearForm:
+        # an index or integer conversion keeps an index's value; others (float) are one term
+        if self.dtype.kind in _INDEX_KINDS:
+            return linear_form(self.value, inlined)
+        return opaque_term(self)
 
 
 @dataclass(eq=False)
@@ -509,9 +554,6 @@ def absolute(x: object) -> Expr:
 
 # ---- bits and struct fields -------------------------------------------------------------
 
-# expressions compared by identity: a call may have effects, a reduction owns its loops
-_OPAQUE = frozenset({"Call", "Reduce", "AccRef"})
-
 
 def _integer(value: Expr, what: str) -> DType:
     dtype = value.dtype
@@ -536,103 +578,6 @@ def _bound(bound: object, what: str) -> Expr:
 
 def _const_int(expr: Expr) -> int | None:
     return int(expr.value) if isinstance(expr, Const) and isinstance(expr.value, numbers.Integral) else None
-
-
-# width of a slice: hi - lo as a constant when both are linear in the same terms -------------
-
-
-def _key(node: Any) -> Any:
-    """A hashable description of an expression: equal keys compute equal values."""
-    if isinstance(node, Var) or not is_dataclass(node) or type(node).__name__ in _OPAQUE:
-        if isinstance(node, (list, tuple)):
-            return tuple(_key(item) for item in node)
-        if isinstance(node, (int, float, str, DType)) or node is None:
-            return node
-        return ("id", id(node))  # tensors, functions, loop variables: by identity
-    return (type(node).__name__,) + tuple(_key(getattr(node, f.name)) for f in fields(node))
-
-
-def _linear(expr: Expr, inlined: list[Any] | None = None) -> tuple[dict[Any, int], int]:
-    """expr as (term -> coefficient, constant), terms being the sub-expressions it adds up. With
-    `inlined` (a list), an element of a compute tensor whose definition is linear in its axes is read
-    through that definition, as HeteroCL's simplifier does; the tensors so read are appended."""
-    constant = _const_int(expr)
-    if constant is not None:
-        return {}, constant
-    if isinstance(expr, Cast) and expr.dtype.kind in _INDEX_KINDS:
-        return _linear(expr.value, inlined)
-    if inlined is not None and isinstance(expr, Load):
-        definition = _definition(expr.tensor)
-        if definition is not None:
-            axes, (terms, const) = definition
-            indices = [_linear(index, inlined) for index in expr.indices]
-            result: dict[Any, int] = {}
-            for axis, (index_terms, index_const) in zip(axes, indices):
-                coefficient = terms.get(_key(axis), 0)
-                const += coefficient * index_const
-                for k, v in index_terms.items():
-                    result[k] = result.get(k, 0) + coefficient * v
-            inlined.append(expr.tensor)
-            return {k: v for k, v in result.items() if v}, const
-    if isinstance(expr, Binary) and expr.op in ("add", "sub", "mul"):
-        (lt, lc), (rt, rc) = _linear(expr.lhs, inlined), _linear(expr.rhs, inlined)
-        if expr.op == "mul":
-            if not lt:
-                return {k: v * lc for k, v in rt.items()}, lc * rc
-            if not rt:
-                return {k: v * rc for k, v in lt.items()}, lc * rc
-        else:
-            sign = 1 if expr.op == "add" else -1
-            terms = dict(lt)
-            for k, v in rt.items():
-                terms[k] = terms.get(k, 0) + sign * v
-            return {k: v for k, v in terms.items() if v}, lc + sign * rc
-    return {_key(expr): 1}, 0
-
-
-def _definition(tensor: Any) -> tuple[list[Var], tuple[dict[Any, int], int]] | None:
-    """(axes, linear form over them) of a compute tensor `A[i, j] = <linear in i, j>` whose values
-    all fit its dtype (so storing them wraps nothing), else None."""
-    stage = getattr(tensor, "stage", None)
-    if getattr(tensor, "kind", None) != "compute" or stage is None or stage.has_return:
-        return None
-    body = stage.body
-    if len(body) != 1 or not isinstance(body[0], ComputeLoops) or len(body[0].body) != 1:
-        return None
-    axes, store = body[0].axes, body[0].body[0]
-    if not isinstance(store, Store) or store.tensor is not tensor or list(store.indices) != list(axes):
-        return None
-    terms, const = _linear(store.value)
-    extents = {_key(axis): axis for axis in axes}
-    if any(k not in extents for k in terms) or not tensor.dtype.is_int:
-        return None
-    low = high = const
-    for k, coefficient in terms.items():
-        axis = extents[k]
-        ends = (coefficient * int(axis.lo), coefficient * (int(axis.hi) - 1))
-        low, high = low + min(ends), high + max(ends)
-    dtype = tensor.dtype
-    lowest = -(1 << (dtype.bits - 1)) if dtype.is_signed else 0
-    if not lowest <= low <= high < lowest + (1 << dtype.bits):
-        return None
-    return list(axes), (terms, const)
-
-
-def constant_distance(lo: Expr, hi: Expr) -> int | None:
-    """hi - lo when it does not depend on what the bounds read, else None."""
-    (lt, lc), (ht, hc) = _linear(lo), _linear(hi)
-    return hc - lc if lt == ht else None
-
-
-def inferred_distance(lo: Expr, hi: Expr) -> tuple[int, tuple[Any, ...]] | None:
-    """hi - lo read through the definitions of the compute tensors the bounds read (HeteroCL's
-    width of x[A[0] : A[4]] for A = compute(lambda i: i)), with those tensors; else None."""
-    inlined: list[Any] = []
-    (lt, lc), (ht, hc) = _linear(lo, inlined), _linear(hi, inlined)
-    if lt != ht or not inlined:
-        return None
-    unique = tuple({id(t): t for t in inlined}.values())
-    return hc - lc, unique
 
 
 def _slice_bounds(
