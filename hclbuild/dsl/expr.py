@@ -21,7 +21,6 @@ operand. Everything a Python operator on an expression builds is here, bit acces
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -40,7 +39,7 @@ from hclbuild.dsl.linear_forms import (
 from hclbuild.dsl.promotion import literal_type, promote
 from hclbuild.dsl.stmt import StoreBits
 from hclbuild.dsl.trace import record
-from hclbuild.dsl.type_limits import check_comparison
+from hclbuild.dsl.type_limits import check_comparison, fixed_versus_number
 from hclbuild.dsl.types import DType, Float, Index, Int, Struct, UInt, parse_dtype
 from hclbuild.errors import APIError, DTypeError, HCLNotImplementedError
 
@@ -483,29 +482,13 @@ def compare(op: str, lhs: object, rhs: object) -> Expr:
 
 
 def _fixed_versus_literal(op: str, x: Expr, value: numbers.Real) -> Expr:
-    """x <op> value for a fixed-point x and a Python number, as ap_fixed compares with a double
-    (x.to_double() <op> d): with the number's exact value. Rounded down to x's fraction bits first,
-    0.3 had been 76/256 on a Fixed(16, 8), so x >= 0.3 and x == 0.3 held for x = 0.296875.
-
-    x is a multiple of 2**-frac: beside a number off that grid, >= is > and < is <= of the grid
-    point below it, == never holds and != always does."""
-    number = float(value)
-    if math.isnan(number):
-        return Const(int(op == "ne"), UInt(1))
-    if math.isinf(number):
-        above = number > 0  # every finite x is below +inf and above -inf
-        holds = {"lt": above, "le": above, "gt": not above, "ge": not above, "eq": False, "ne": True}
-        return Const(int(holds[op]), UInt(1))
-    # exact: a float (np.float32 too: Fraction takes only Python's float) is a binary fraction
-    exact = Fraction(value) if isinstance(value, numbers.Rational) else Fraction(number)
-    scaled = exact * 2**x.dtype.frac
-    if scaled.denominator != 1:
-        if op in ("eq", "ne"):
-            return Const(int(op == "ne"), UInt(1))
-        op = {"ge": "gt", "lt": "le"}.get(op, op)
-    # the grid point at or below it
-    b = Const(*literal_type(value, x.dtype))
-    return Compare(op, x, b, promote(x.dtype, b.dtype, "cmp"))
+    """x <op> value for a fixed-point x and a Python number, with the number's exact value (see
+    type_limits.fixed_versus_number): a constant when that decides it."""
+    decision = fixed_versus_number(op, x.dtype.frac, value)
+    if isinstance(decision, bool):
+        return Const(int(decision), UInt(1))
+    b = Const(*literal_type(value, x.dtype))  # the grid point at or below the number
+    return Compare(decision, x, b, promote(x.dtype, b.dtype, "cmp"))
 
 
 def to_bool(value: object) -> Expr:
