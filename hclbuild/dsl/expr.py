@@ -36,12 +36,12 @@ from hclbuild.dsl.linear_forms import (
     opaque_term,
     read_through_definition,
 )
-from hclbuild.dsl.promotion import literal_type, promote
+from hclbuild.dsl.promotion import binary_dtype, literal_type, promote
 from hclbuild.dsl.stmt import StoreBits
 from hclbuild.dsl.trace import record
 from hclbuild.dsl.type_limits import check_comparison, fixed_versus_number
 from hclbuild.dsl.types import DType, Float, Index, Int, Struct, UInt, parse_dtype
-from hclbuild.errors import APIError, DTypeError, HCLNotImplementedError
+from hclbuild.errors import APIError, DTypeError
 
 if TYPE_CHECKING:
     from hclbuild.dsl.tensor import Tensor
@@ -424,27 +424,12 @@ def binary(op: str, lhs: object, rhs: object) -> Expr:
         raise APIError("binary() needs at least one DSL expression")
     a = as_expr(lhs, _hint(rhs) if _literal(lhs) else None)
     b = as_expr(rhs, _hint(lhs) if _literal(rhs) else None)
-    if op in ("and", "or", "xor", "shl", "shr") and (a.dtype.is_float or b.dtype.is_float):
-        raise DTypeError(f"bitwise '{op}' needs integer operands, got {a.dtype!r} and {b.dtype!r}")
-    if op in ("shl", "shr"):
-        if _literal(rhs) and a.dtype.is_fixed:
-            # a shift amount counts bits: typed like a fixed operand, 3 would be 3.0 in its format
-            # (wrapped when 3.0 is out of range) and shift by the converted value
-            b = as_expr(rhs, Int(32))
-        base = a.dtype
-        if base.is_index:
-            dtype = Index()
-        elif base.is_fixed:
-            dtype = base
-        else:
-            dtype = promote(base, base)
-        return Binary(op, a, b, dtype)
-    if op in ("and", "or", "xor") and (a.dtype.is_fixed or b.dtype.is_fixed):
-        raise HCLNotImplementedError(f"bitwise '{op}' on fixed-point values (cast to an integer first)")
-    fixed = (a.dtype.is_fixed or b.dtype.is_fixed) and not (a.dtype.is_float or b.dtype.is_float)
-    if op in ("floordiv", "mod") and fixed:
-        raise HCLNotImplementedError(f"'{op}' on fixed-point values (cast to float or integer first)")
-    return Binary(op, a, b, promote(a.dtype, b.dtype, op))
+    dtype = binary_dtype(op, a.dtype, b.dtype)
+    if op in ("shl", "shr") and _literal(rhs) and a.dtype.is_fixed:
+        # a shift amount counts bits: typed like a fixed operand, 3 would be 3.0 in its format
+        # (wrapped when 3.0 is out of range) and shift by the converted value
+        b = as_expr(rhs, Int(32))
+    return Binary(op, a, b, dtype)
 
 
 def _hint(other: object) -> DType | None:
