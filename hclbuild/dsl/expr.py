@@ -27,6 +27,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from hclbuild.dsl.bit_access_checks import (
+    check_bit_index,
+    check_integral_bits,
+    check_slice_order,
+    check_slice_range,
+    check_slice_syntax,
+)
 from hclbuild.dsl.linear_forms import (
     LinearForm,
     combine,
@@ -524,13 +531,8 @@ def absolute(x: object) -> Expr:
 
 
 def _integer(value: Expr, what: str) -> DType:
-    dtype = value.dtype
-    if not dtype.is_integral_bits:  # fixed point too: its raw bits
-        raise APIError(
-            f"{what} needs an integer {'tensor' if isinstance(value, Load) else 'expression'}, "
-            f"got {dtype!r} (hcl.bitcast it to an integer first)"
-        )
-    return dtype
+    check_integral_bits(value.dtype, what, "tensor" if isinstance(value, Load) else "expression")
+    return value.dtype
 
 
 def _bound(bound: object, what: str) -> Expr:
@@ -553,31 +555,18 @@ def _slice_bounds(
 ) -> tuple[Expr, int | None, Expr | None, tuple[Any, ...]]:
     """(lo, width, hi-if-the-width-is-not-constant, the compute tensors the width was read through,
     with `infer` only) of x[lo:hi] on a value of `dtype`."""
-    if key.step is not None:
-        raise APIError("bit slices take no step")
-    if key.start is None or key.stop is None:
-        raise APIError("bit slices need both bounds: x[lo:hi] (hi exclusive)")
+    check_slice_syntax(key)
     lo, hi = _bound(key.start, "a bit slice's lower bound"), _bound(key.stop, "a bit slice's upper bound")
     clo, chi = _const_int(lo), _const_int(hi)
-    if clo is not None and chi is not None and clo > chi:
-        raise APIError(
-            f"bit slice [{clo}:{chi}]: the lower bound is above the upper one "
-            "(use .reverse() to reverse bits)"
-        )
     width = constant_distance(lo, hi)
-    if width == 0:
-        shown = f"[{clo}:{chi}]" if clo is not None else "[lo:hi] with hi == lo"
-        raise APIError(f"bit slice {shown} is empty: hi is exclusive, so x[k:k+1] (or x[k]) is bit k")
+    check_slice_order(clo, chi, width)
     assumes: tuple[Any, ...] = ()
     if width is None:
         inferred = inferred_distance(lo, hi) if infer else None
         if inferred is None or not 0 < inferred[0] <= dtype.bits:
             return lo, None, hi, ()
         width, assumes = inferred
-    if clo is not None and chi is not None and not 0 <= clo < chi <= dtype.bits:
-        raise APIError(f"bit slice [{clo}:{chi}] is out of range for {dtype!r} (hi is exclusive)")
-    if not 0 < width <= dtype.bits:
-        raise APIError(f"bit slice of width {width} on {dtype!r}: the width must be 1..{dtype.bits}")
+    check_slice_range(clo, chi, width, dtype)
     return lo, width, None, assumes
 
 
@@ -593,9 +582,7 @@ def bit_access(value: Expr, key: object) -> Expr:
     if isinstance(key, tuple):
         raise APIError("bit access takes one index: x[i] or x[lo:hi]")
     index = _bound(key, "a bit index")
-    constant = _const_int(index)
-    if constant is not None and not 0 <= constant < dtype.bits:
-        raise APIError(f"bit {constant} is out of range for {dtype!r}")
+    check_bit_index(_const_int(index), dtype)
     return GetBit(value, index)
 
 
