@@ -46,6 +46,7 @@ from hclbuild.dsl.linear_forms import (
 from hclbuild.dsl.promotion import binary_dtype, literal_type, promote
 from hclbuild.dsl.stmt import StoreBits
 from hclbuild.dsl.trace import record
+from hclbuild.dsl.traced_value import TracedValue
 from hclbuild.dsl.type_limits import check_comparison, fixed_versus_number
 from hclbuild.dsl.types import DType, Float, Index, Int, Struct, UInt, parse_dtype
 from hclbuild.errors import APIError, DTypeError
@@ -56,8 +57,9 @@ if TYPE_CHECKING:
 _INDEX_KINDS = ("int", "uint", "index")
 
 
-class Expr:
-    """Base of every DSL expression; `dtype` is its DType."""
+class Expr(TracedValue):
+    """Base of every DSL expression; `dtype` is its DType. Python's conversions (int(), `if x:`)
+    are refused (hclbuild.dsl.traced_value): an expression has no value while the kernel is traced."""
 
     dtype: DType
 
@@ -158,33 +160,6 @@ class Expr:
     def __rpow__(self, other: object) -> Expr:
         return power(other, self)
 
-    # -- Python conversions: an expression has no value while the kernel is traced -------------
-    def __int__(self) -> int:
-        raise APIError(
-            "int() of a DSL expression: it has no value while the kernel is traced; "
-            "hcl.cast(hcl.Int(32), x) converts it in the kernel"
-        )
-
-    def __float__(self) -> float:
-        raise APIError(
-            "float() of a DSL expression: it has no value while the kernel is traced; "
-            "hcl.cast(hcl.Float(), x) converts it in the kernel"
-        )
-
-    def __index__(self) -> int:
-        raise APIError(
-            "a DSL expression used as a Python index or range() bound: it has no value while the "
-            "kernel is traced (index a tensor with it, or loop with hcl.for_)"
-        )
-
-    def __round__(self, ndigits: object = None) -> Expr:
-        raise APIError("round() of a DSL expression is not supported: hcl.cast to an integer type truncates")
-
-    def __divmod__(self, other: object) -> Any:
-        raise APIError("divmod() of a DSL expression is not supported: use // and % (two expressions)")
-
-    __rdivmod__ = __divmod__
-
     # -- comparisons -------------------------------------------------------------
     def __lt__(self, other: object) -> Expr:
         return compare("lt", self, other)
@@ -206,12 +181,6 @@ class Expr:
         return compare("ne", self, other)
 
     __hash__ = object.__hash__
-
-    def __bool__(self) -> bool:
-        raise APIError(
-            "a DSL expression has no Python truth value: use hcl.if_/hcl.select for conditions "
-            "and hcl.and_/hcl.or_/hcl.not_ instead of and/or/not"
-        )
 
     # -- bits and struct fields (see the module docstring) ------------------------------
     def __getitem__(self, key: object) -> Expr:
