@@ -228,23 +228,6 @@ class Const(Expr):
 
 
 @dataclass(eq=False)
-class Var(Expr):
-    """A loop variable (compute axis, reduce axis, for_ variable); dtype Index."""
-
-    name: str
-    lo: Any = 0
-    hi: Any = None
-    kind: str = "loop"  # "loop" | "reduce"
-    dtype: DType = field(default_factory=Index)
-
-    _compared_by_identity: ClassVar[bool] = True
-
-    @property
-    def extent(self) -> int:
-        return int(self.hi) - int(self.lo)
-
-
-@dataclass(eq=False)
 class Load(Expr):
     tensor: Tensor
     indices: tuple[Expr, ...]

@@ -18,7 +18,8 @@ from hclbuild.dsl.types import DType
 
 if TYPE_CHECKING:
     # annotations only: expr imports this module to build its slices
-    from hclbuild.dsl.expr import Expr, Load, Var
+    from hclbuild.dsl.compound import Var
+    from hclbuild.dsl.expr import Expr, Load
 
 # (term -> coefficient, constant); a term is a term_key, its coefficient never 0
 LinearForm = tuple[dict[Any, int], int]
