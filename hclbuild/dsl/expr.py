@@ -401,24 +401,13 @@ _MIRRORED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "
 
 
 def compare(op: str, lhs: object, rhs: object) -> Expr:
-    if (
-        isinstance(rhs, numbers.Real)
-        and _literal(rhs)
-        and isinstance(lhs, Expr)
-        and not isinstance(lhs, Const)
-    ):
-        check_comparison(op, lhs.dtype, rhs)
-    if (
-        isinstance(lhs, numbers.Real)
-        and _literal(lhs)
-        and isinstance(rhs, Expr)
-        and not isinstance(rhs, Const)
-    ):
-        check_comparison(_MIRRORED[op], rhs.dtype, lhs)
-    if isinstance(rhs, numbers.Real) and _literal(rhs) and isinstance(lhs, Expr) and lhs.dtype.is_fixed:
-        return _fixed_versus_literal(op, lhs, rhs)
-    if isinstance(lhs, numbers.Real) and _literal(lhs) and isinstance(rhs, Expr) and rhs.dtype.is_fixed:
-        return _fixed_versus_literal(_MIRRORED[op], rhs, lhs)
+    # an expression beside a Python number, on either side: its type may decide the comparison
+    for x, number, x_op in ((lhs, rhs, op), (rhs, lhs, _MIRRORED[op])):
+        if isinstance(number, numbers.Real) and _literal(number) and isinstance(x, Expr):
+            if not isinstance(x, Const):
+                check_comparison(x_op, x.dtype, number)
+            if x.dtype.is_fixed:
+                return _fixed_versus_literal(x_op, x, number)
     a = as_expr(lhs, _hint(rhs) if _literal(lhs) else None)
     b = as_expr(rhs, _hint(lhs) if _literal(rhs) else None)
     operand = promote(a.dtype, b.dtype, "cmp")
