@@ -2,7 +2,8 @@
 
 Nothing here touches MLIR: the builder walks these nodes. Arithmetic computes in the dtype
 hclbuild.dsl.promotion gives; comparisons give UInt(1); Python numbers take the type of the other
-operand. Everything a Python operator on an expression builds is here, bit access included:
+operand. Everything a Python operator on an expression builds is here, bit access included; what
+needs no node is decided below (promotion, type_limits, bit_access_checks, linear_forms):
 
 - `x[i]` is bit i (UInt(1)), `x[lo:hi]` bits lo..hi-1 (hi exclusive), as UInt(hi - lo) whenever
   hi - lo is a constant, which is found by reading both bounds as linear forms over the same
@@ -12,8 +13,8 @@ operand. Everything a Python operator on an expression builds is here, bit acces
   lambda i: i)` is 4 bits wide; the schedule then checks that no other stage writes A): see
   hclbuild.dsl.linear_forms, to which each node says its form (Expr._linear_form). When it is not
   (`x[0:A[1]]`), the slice keeps the width of x and its bits from hi upwards are zero. A bit index
-  or slice start at or beyond the width reads 0 and writes nothing; the builder guards dynamic shifts so LLVM and C++ agree (a shift by the width is poison
-  in LLVM and undefined in C).
+  or slice start at or beyond the width reads 0 and writes nothing; the builder guards dynamic
+  shifts so LLVM and C++ agree (a shift by the width is poison in LLVM and undefined in C).
 - `x.field` of a struct value is its bits of that field (a struct is a packed unsigned integer,
   see hclbuild.dsl.types); `A[i][b] = v` and `D[x].field = v` record a read-modify-write of the
   element's bits.
