@@ -1,5 +1,6 @@
-"""Expressions that hcl functions build, not Python's operators: hcl.select, hcl.and_/or_/not_,
-reductions (hcl.sum, hcl.reducer), def_ calls and the value of imperative code.
+"""Expressions that hcl functions build, not Python's operators: loop variables (the axes of
+hcl.compute, hcl.reduce_axis, hcl.for_), hcl.select, hcl.and_/or_/not_, reductions (hcl.sum,
+hcl.reducer), def_ calls and the value of imperative code.
 
 The nodes that operators build (constants, loads, arithmetic, comparisons, casts, bits) and the
 type rules are in hclbuild.dsl.expr.
@@ -8,10 +9,27 @@ type rules are in hclbuild.dsl.expr.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
-from hclbuild.dsl.expr import Expr, Var
-from hclbuild.dsl.types import DType, UInt
+from hclbuild.dsl.expr import Expr
+from hclbuild.dsl.types import DType, Index, UInt
+
+
+@dataclass(eq=False)
+class Var(Expr):
+    """A loop variable (compute axis, reduce axis, for_ variable); dtype Index."""
+
+    name: str
+    lo: Any = 0
+    hi: Any = None
+    kind: str = "loop"  # "loop" | "reduce"
+    dtype: DType = field(default_factory=Index)
+
+    _compared_by_identity: ClassVar[bool] = True
+
+    @property
+    def extent(self) -> int:
+        return int(self.hi) - int(self.lo)
 
 
 @dataclass(eq=False)
@@ -44,6 +62,8 @@ class Reduce(Expr):
     # the user gave the reduction its name; otherwise the C++ accumulator is named after its stage
     named: bool = True
 
+    _compared_by_identity: ClassVar[bool] = True
+
 
 @dataclass(eq=False)
 class Call(Expr):
@@ -53,12 +73,16 @@ class Call(Expr):
     args: tuple[Any, ...]  # Tensor or Expr, already converted to the parameter types
     dtype: DType
 
+    _compared_by_identity: ClassVar[bool] = True
+
 
 @dataclass(eq=False)
 class AccRef(Expr):
     """The running accumulator inside a custom reducer (builder-internal)."""
 
     dtype: DType
+
+    _compared_by_identity: ClassVar[bool] = True
 
 
 @dataclass(eq=False)

@@ -2,17 +2,19 @@
 
 Nothing here touches MLIR: the builder walks these nodes. Arithmetic computes in the dtype
 hclbuild.dsl.promotion gives; comparisons give UInt(1); Python numbers take the type of the other
-operand. Everything a Python operator on an expression builds is here, bit access included:
+operand. Everything a Python operator on an expression builds is here, bit access included; what
+needs no node is decided below (promotion, type_limits, bit_access_checks, linear_forms):
 
 - `x[i]` is bit i (UInt(1)), `x[lo:hi]` bits lo..hi-1 (hi exclusive), as UInt(hi - lo) whenever
   hi - lo is a constant, which is found by reading both bounds as linear forms over the same
   sub-expressions (`x[4*i : 4*i + 4]`, `x[A[0] : A[0] + 3]` are 4 and 3 bits wide) as HeteroCL's
   simplifier does, reading an element of a compute tensor defined linearly in its axes through that
   definition when that is what makes it constant (`x[A[0] : A[4]]` of `A = hcl.compute((10,),
-  lambda i: i)` is 4 bits wide; the schedule then checks that no other stage writes A). When it is
-  not (`x[0:A[1]]`), the slice keeps the width of x and its bits from hi upwards are zero. A bit index or slice start at or beyond the width reads 0 and writes
-  nothing; the builder guards dynamic shifts so LLVM and C++ agree (a shift by the width is poison
-  in LLVM and undefined in C).
+  lambda i: i)` is 4 bits wide; the schedule then checks that no other stage writes A): see
+  hclbuild.dsl.linear_forms, to which each node says its form (Expr._linear_form). When it is not
+  (`x[0:A[1]]`), the slice keeps the width of x and its bits from hi upwards are zero. A bit index
+  or slice start at or beyond the width reads 0 and writes nothing; the builder guards dynamic
+  shifts so LLVM and C++ agree (a shift by the width is poison in LLVM and undefined in C).
 - `x.field` of a struct value is its bits of that field (a struct is a packed unsigned integer,
   see hclbuild.dsl.types); `A[i][b] = v` and `D[x].field = v` record a read-modify-write of the
   element's bits.
@@ -20,19 +22,35 @@ operand. Everything a Python operator on an expression builds is here, bit acces
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from hclbuild.dsl.promotion import literal_type, promote
-from hclbuild.dsl.stmt import ComputeLoops, Store, StoreBits
+from hclbuild.dsl.bit_access_checks import (
+    check_bit_index,
+    check_integral_bits,
+    check_slice_order,
+    check_slice_range,
+    check_slice_syntax,
+)
+from hclbuild.dsl.linear_forms import (
+    LinearForm,
+    combine,
+    constant_distance,
+    inferred_distance,
+    linear_form,
+    opaque_term,
+    read_through_definition,
+)
+from hclbuild.dsl.promotion import binary_dtype, literal_type, promote
+from hclbuild.dsl.stmt import StoreBits
 from hclbuild.dsl.trace import record
-from hclbuild.dsl.type_limits import check_comparison
+from hclbuild.dsl.traced_value import TracedValue
+from hclbuild.dsl.type_limits import check_comparison, fixed_versus_number
 from hclbuild.dsl.types import DType, Float, Index, Int, Struct, UInt, parse_dtype
-from hclbuild.errors import APIError, DTypeError, HCLNotImplementedError
+from hclbuild.errors import APIError, DTypeError
 
 if TYPE_CHECKING:
     from hclbuild.dsl.tensor import Tensor
@@ -40,10 +58,22 @@ if TYPE_CHECKING:
 _INDEX_KINDS = ("int", "uint", "index")
 
 
-class Expr:
-    """Base of every DSL expression; `dtype` is its DType."""
+class Expr(TracedValue):
+    """Base of every DSL expression; `dtype` is its DType. Python's conversions (int(), `if x:`)
+    are refused (hclbuild.dsl.traced_value): an expression has no value while the kernel is traced."""
 
     dtype: DType
+
+    # -- what hclbuild.dsl.linear_forms reads for the width of a bit slice --------------
+    # (underscored: a struct field never starts with "_", so these hide none of x.field)
+
+    # term_key compares such a node by identity, not by its fields: a loop variable, a call (it may
+    # have effects), a reduction (it owns its loops), a reducer's accumulator
+    _compared_by_identity: ClassVar[bool] = False
+
+    def _linear_form(self, inlined: list[Any] | None) -> LinearForm:
+        """This expression as a linear form (see linear_forms.linear_form): by default one term."""
+        return opaque_term(self)
 
     # -- arithmetic --------------------------------------------------------------
     def __add__(self, other: object) -> Expr:
@@ -131,33 +161,6 @@ class Expr:
     def __rpow__(self, other: object) -> Expr:
         return power(other, self)
 
-    # -- Python conversions: an expression has no value while the kernel is traced -------------
-    def __int__(self) -> int:
-        raise APIError(
-            "int() of a DSL expression: it has no value while the kernel is traced; "
-            "hcl.cast(hcl.Int(32), x) converts it in the kernel"
-        )
-
-    def __float__(self) -> float:
-        raise APIError(
-            "float() of a DSL expression: it has no value while the kernel is traced; "
-            "hcl.cast(hcl.Float(), x) converts it in the kernel"
-        )
-
-    def __index__(self) -> int:
-        raise APIError(
-            "a DSL expression used as a Python index or range() bound: it has no value while the "
-            "kernel is traced (index a tensor with it, or loop with hcl.for_)"
-        )
-
-    def __round__(self, ndigits: object = None) -> Expr:
-        raise APIError("round() of a DSL expression is not supported: hcl.cast to an integer type truncates")
-
-    def __divmod__(self, other: object) -> Any:
-        raise APIError("divmod() of a DSL expression is not supported: use // and % (two expressions)")
-
-    __rdivmod__ = __divmod__
-
     # -- comparisons -------------------------------------------------------------
     def __lt__(self, other: object) -> Expr:
         return compare("lt", self, other)
@@ -179,12 +182,6 @@ class Expr:
         return compare("ne", self, other)
 
     __hash__ = object.__hash__
-
-    def __bool__(self) -> bool:
-        raise APIError(
-            "a DSL expression has no Python truth value: use hcl.if_/hcl.select for conditions "
-            "and hcl.and_/hcl.or_/hcl.not_ instead of and/or/not"
-        )
 
     # -- bits and struct fields (see the module docstring) ------------------------------
     def __getitem__(self, key: object) -> Expr:
@@ -226,20 +223,9 @@ class Const(Expr):
     value: int | float | Fraction  # a Fraction: a fixed-point value a float would round
     dtype: DType
 
-
-@dataclass(eq=False)
-class Var(Expr):
-    """A loop variable (compute axis, reduce axis, for_ variable); dtype Index."""
-
-    name: str
-    lo: Any = 0
-    hi: Any = None
-    kind: str = "loop"  # "loop" | "reduce"
-    dtype: DType = field(default_factory=Index)
-
-    @property
-    def extent(self) -> int:
-        return int(self.hi) - int(self.lo)
+    def _linear_form(self, inlined: list[Any] | None) -> LinearForm:
+        constant = _const_int(self)
+        return ({}, constant) if constant is not None else opaque_term(self)
 
 
 @dataclass(eq=False)
@@ -251,6 +237,10 @@ class Load(Expr):
     @property
     def dtype(self) -> DType:  # type: ignore[override]
         return self.tensor.dtype
+
+    def _linear_form(self, inlined: list[Any] | None) -> LinearForm:
+        form = read_through_definition(self, inlined) if inlined is not None else None
+        return form if form is not None else opaque_term(self)
 
     def __setitem__(self, key: object, value: object) -> None:
         """A[i][bit] = v and A[i][lo:hi] = v: read-modify-write of one element's bits."""
@@ -274,6 +264,14 @@ class Binary(Expr):
     rhs: Expr
     dtype: DType
 
+    def _linear_form(self, inlined: list[Any] | None) -> LinearForm:
+        if self.op not in ("add", "sub", "mul"):
+            return opaque_term(self)
+        # both sides first: what they read through is inlined even when their product is not linear
+        lhs, rhs = linear_form(self.lhs, inlined), linear_form(self.rhs, inlined)
+        form = combine(self.op, lhs, rhs)
+        return form if form is not None else opaque_term(self)
+
 
 @dataclass(eq=False)
 class Compare(Expr):
@@ -288,6 +286,12 @@ class Compare(Expr):
 class Cast(Expr):
     dtype: DType
     value: Expr
+
+    def _linear_form(self, inlined: list[Any] | None) -> LinearForm:
+        # an index or integer conversion keeps an index's value; others (float) are one term
+        if self.dtype.kind in _INDEX_KINDS:
+            return linear_form(self.value, inlined)
+        return opaque_term(self)
 
 
 @dataclass(eq=False)
@@ -380,27 +384,12 @@ def binary(op: str, lhs: object, rhs: object) -> Expr:
         raise APIError("binary() needs at least one DSL expression")
     a = as_expr(lhs, _hint(rhs) if _literal(lhs) else None)
     b = as_expr(rhs, _hint(lhs) if _literal(rhs) else None)
-    if op in ("and", "or", "xor", "shl", "shr") and (a.dtype.is_float or b.dtype.is_float):
-        raise DTypeError(f"bitwise '{op}' needs integer operands, got {a.dtype!r} and {b.dtype!r}")
-    if op in ("shl", "shr"):
-        if _literal(rhs) and a.dtype.is_fixed:
-            # a shift amount counts bits: typed like a fixed operand, 3 would be 3.0 in its format
-            # (wrapped when 3.0 is out of range) and shift by the converted value
-            b = as_expr(rhs, Int(32))
-        base = a.dtype
-        if base.is_index:
-            dtype = Index()
-        elif base.is_fixed:
-            dtype = base
-        else:
-            dtype = promote(base, base)
-        return Binary(op, a, b, dtype)
-    if op in ("and", "or", "xor") and (a.dtype.is_fixed or b.dtype.is_fixed):
-        raise HCLNotImplementedError(f"bitwise '{op}' on fixed-point values (cast to an integer first)")
-    fixed = (a.dtype.is_fixed or b.dtype.is_fixed) and not (a.dtype.is_float or b.dtype.is_float)
-    if op in ("floordiv", "mod") and fixed:
-        raise HCLNotImplementedError(f"'{op}' on fixed-point values (cast to float or integer first)")
-    return Binary(op, a, b, promote(a.dtype, b.dtype, op))
+    dtype = binary_dtype(op, a.dtype, b.dtype)
+    if op in ("shl", "shr") and _literal(rhs) and a.dtype.is_fixed:
+        # a shift amount counts bits: typed like a fixed operand, 3 would be 3.0 in its format
+        # (wrapped when 3.0 is out of range) and shift by the converted value
+        b = as_expr(rhs, Int(32))
+    return Binary(op, a, b, dtype)
 
 
 def _hint(other: object) -> DType | None:
@@ -413,24 +402,13 @@ _MIRRORED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "
 
 
 def compare(op: str, lhs: object, rhs: object) -> Expr:
-    if (
-        isinstance(rhs, numbers.Real)
-        and _literal(rhs)
-        and isinstance(lhs, Expr)
-        and not isinstance(lhs, Const)
-    ):
-        check_comparison(op, lhs.dtype, rhs)
-    if (
-        isinstance(lhs, numbers.Real)
-        and _literal(lhs)
-        and isinstance(rhs, Expr)
-        and not isinstance(rhs, Const)
-    ):
-        check_comparison(_MIRRORED[op], rhs.dtype, lhs)
-    if isinstance(rhs, numbers.Real) and _literal(rhs) and isinstance(lhs, Expr) and lhs.dtype.is_fixed:
-        return _fixed_versus_literal(op, lhs, rhs)
-    if isinstance(lhs, numbers.Real) and _literal(lhs) and isinstance(rhs, Expr) and rhs.dtype.is_fixed:
-        return _fixed_versus_literal(_MIRRORED[op], rhs, lhs)
+    # an expression beside a Python number, on either side: its type may decide the comparison
+    for x, number, x_op in ((lhs, rhs, op), (rhs, lhs, _MIRRORED[op])):
+        if isinstance(number, numbers.Real) and _literal(number) and isinstance(x, Expr):
+            if not isinstance(x, Const):
+                check_comparison(x_op, x.dtype, number)
+            if x.dtype.is_fixed:
+                return _fixed_versus_literal(x_op, x, number)
     a = as_expr(lhs, _hint(rhs) if _literal(lhs) else None)
     b = as_expr(rhs, _hint(lhs) if _literal(rhs) else None)
     operand = promote(a.dtype, b.dtype, "cmp")
@@ -438,29 +416,13 @@ def compare(op: str, lhs: object, rhs: object) -> Expr:
 
 
 def _fixed_versus_literal(op: str, x: Expr, value: numbers.Real) -> Expr:
-    """x <op> value for a fixed-point x and a Python number, as ap_fixed compares with a double
-    (x.to_double() <op> d): with the number's exact value. Rounded down to x's fraction bits first,
-    0.3 had been 76/256 on a Fixed(16, 8), so x >= 0.3 and x == 0.3 held for x = 0.296875.
-
-    x is a multiple of 2**-frac: beside a number off that grid, >= is > and < is <= of the grid
-    point below it, == never holds and != always does."""
-    number = float(value)
-    if math.isnan(number):
-        return Const(int(op == "ne"), UInt(1))
-    if math.isinf(number):
-        above = number > 0  # every finite x is below +inf and above -inf
-        holds = {"lt": above, "le": above, "gt": not above, "ge": not above, "eq": False, "ne": True}
-        return Const(int(holds[op]), UInt(1))
-    # exact: a float (np.float32 too: Fraction takes only Python's float) is a binary fraction
-    exact = Fraction(value) if isinstance(value, numbers.Rational) else Fraction(number)
-    scaled = exact * 2**x.dtype.frac
-    if scaled.denominator != 1:
-        if op in ("eq", "ne"):
-            return Const(int(op == "ne"), UInt(1))
-        op = {"ge": "gt", "lt": "le"}.get(op, op)
-    # the grid point at or below it
-    b = Const(*literal_type(value, x.dtype))
-    return Compare(op, x, b, promote(x.dtype, b.dtype, "cmp"))
+    """x <op> value for a fixed-point x and a Python number, with the number's exact value (see
+    type_limits.fixed_versus_number): a constant when that decides it."""
+    decision = fixed_versus_number(op, x.dtype.frac, value)
+    if isinstance(decision, bool):
+        return Const(int(decision), UInt(1))
+    b = Const(*literal_type(value, x.dtype))  # the grid point at or below the number
+    return Compare(decision, x, b, promote(x.dtype, b.dtype, "cmp"))
 
 
 def to_bool(value: object) -> Expr:
@@ -509,18 +471,10 @@ def absolute(x: object) -> Expr:
 
 # ---- bits and struct fields -------------------------------------------------------------
 
-# expressions compared by identity: a call may have effects, a reduction owns its loops
-_OPAQUE = frozenset({"Call", "Reduce", "AccRef"})
-
 
 def _integer(value: Expr, what: str) -> DType:
-    dtype = value.dtype
-    if not dtype.is_integral_bits:  # fixed point too: its raw bits
-        raise APIError(
-            f"{what} needs an integer {'tensor' if isinstance(value, Load) else 'expression'}, "
-            f"got {dtype!r} (hcl.bitcast it to an integer first)"
-        )
-    return dtype
+    check_integral_bits(value.dtype, what, "tensor" if isinstance(value, Load) else "expression")
+    return value.dtype
 
 
 def _bound(bound: object, what: str) -> Expr:
@@ -538,133 +492,23 @@ def _const_int(expr: Expr) -> int | None:
     return int(expr.value) if isinstance(expr, Const) and isinstance(expr.value, numbers.Integral) else None
 
 
-# width of a slice: hi - lo as a constant when both are linear in the same terms -------------
-
-
-def _key(node: Any) -> Any:
-    """A hashable description of an expression: equal keys compute equal values."""
-    if isinstance(node, Var) or not is_dataclass(node) or type(node).__name__ in _OPAQUE:
-        if isinstance(node, (list, tuple)):
-            return tuple(_key(item) for item in node)
-        if isinstance(node, (int, float, str, DType)) or node is None:
-            return node
-        return ("id", id(node))  # tensors, functions, loop variables: by identity
-    return (type(node).__name__,) + tuple(_key(getattr(node, f.name)) for f in fields(node))
-
-
-def _linear(expr: Expr, inlined: list[Any] | None = None) -> tuple[dict[Any, int], int]:
-    """expr as (term -> coefficient, constant), terms being the sub-expressions it adds up. With
-    `inlined` (a list), an element of a compute tensor whose definition is linear in its axes is read
-    through that definition, as HeteroCL's simplifier does; the tensors so read are appended."""
-    constant = _const_int(expr)
-    if constant is not None:
-        return {}, constant
-    if isinstance(expr, Cast) and expr.dtype.kind in _INDEX_KINDS:
-        return _linear(expr.value, inlined)
-    if inlined is not None and isinstance(expr, Load):
-        definition = _definition(expr.tensor)
-        if definition is not None:
-            axes, (terms, const) = definition
-            indices = [_linear(index, inlined) for index in expr.indices]
-            result: dict[Any, int] = {}
-            for axis, (index_terms, index_const) in zip(axes, indices):
-                coefficient = terms.get(_key(axis), 0)
-                const += coefficient * index_const
-                for k, v in index_terms.items():
-                    result[k] = result.get(k, 0) + coefficient * v
-            inlined.append(expr.tensor)
-            return {k: v for k, v in result.items() if v}, const
-    if isinstance(expr, Binary) and expr.op in ("add", "sub", "mul"):
-        (lt, lc), (rt, rc) = _linear(expr.lhs, inlined), _linear(expr.rhs, inlined)
-        if expr.op == "mul":
-            if not lt:
-                return {k: v * lc for k, v in rt.items()}, lc * rc
-            if not rt:
-                return {k: v * rc for k, v in lt.items()}, lc * rc
-        else:
-            sign = 1 if expr.op == "add" else -1
-            terms = dict(lt)
-            for k, v in rt.items():
-                terms[k] = terms.get(k, 0) + sign * v
-            return {k: v for k, v in terms.items() if v}, lc + sign * rc
-    return {_key(expr): 1}, 0
-
-
-def _definition(tensor: Any) -> tuple[list[Var], tuple[dict[Any, int], int]] | None:
-    """(axes, linear form over them) of a compute tensor `A[i, j] = <linear in i, j>` whose values
-    all fit its dtype (so storing them wraps nothing), else None."""
-    stage = getattr(tensor, "stage", None)
-    if getattr(tensor, "kind", None) != "compute" or stage is None or stage.has_return:
-        return None
-    body = stage.body
-    if len(body) != 1 or not isinstance(body[0], ComputeLoops) or len(body[0].body) != 1:
-        return None
-    axes, store = body[0].axes, body[0].body[0]
-    if not isinstance(store, Store) or store.tensor is not tensor or list(store.indices) != list(axes):
-        return None
-    terms, const = _linear(store.value)
-    extents = {_key(axis): axis for axis in axes}
-    if any(k not in extents for k in terms) or not tensor.dtype.is_int:
-        return None
-    low = high = const
-    for k, coefficient in terms.items():
-        axis = extents[k]
-        ends = (coefficient * int(axis.lo), coefficient * (int(axis.hi) - 1))
-        low, high = low + min(ends), high + max(ends)
-    dtype = tensor.dtype
-    lowest = -(1 << (dtype.bits - 1)) if dtype.is_signed else 0
-    if not lowest <= low <= high < lowest + (1 << dtype.bits):
-        return None
-    return list(axes), (terms, const)
-
-
-def constant_distance(lo: Expr, hi: Expr) -> int | None:
-    """hi - lo when it does not depend on what the bounds read, else None."""
-    (lt, lc), (ht, hc) = _linear(lo), _linear(hi)
-    return hc - lc if lt == ht else None
-
-
-def inferred_distance(lo: Expr, hi: Expr) -> tuple[int, tuple[Any, ...]] | None:
-    """hi - lo read through the definitions of the compute tensors the bounds read (HeteroCL's
-    width of x[A[0] : A[4]] for A = compute(lambda i: i)), with those tensors; else None."""
-    inlined: list[Any] = []
-    (lt, lc), (ht, hc) = _linear(lo, inlined), _linear(hi, inlined)
-    if lt != ht or not inlined:
-        return None
-    unique = tuple({id(t): t for t in inlined}.values())
-    return hc - lc, unique
-
-
 def _slice_bounds(
     key: slice, dtype: DType, infer: bool = False
 ) -> tuple[Expr, int | None, Expr | None, tuple[Any, ...]]:
     """(lo, width, hi-if-the-width-is-not-constant, the compute tensors the width was read through,
     with `infer` only) of x[lo:hi] on a value of `dtype`."""
-    if key.step is not None:
-        raise APIError("bit slices take no step")
-    if key.start is None or key.stop is None:
-        raise APIError("bit slices need both bounds: x[lo:hi] (hi exclusive)")
+    check_slice_syntax(key)
     lo, hi = _bound(key.start, "a bit slice's lower bound"), _bound(key.stop, "a bit slice's upper bound")
     clo, chi = _const_int(lo), _const_int(hi)
-    if clo is not None and chi is not None and clo > chi:
-        raise APIError(
-            f"bit slice [{clo}:{chi}]: the lower bound is above the upper one "
-            "(use .reverse() to reverse bits)"
-        )
     width = constant_distance(lo, hi)
-    if width == 0:
-        shown = f"[{clo}:{chi}]" if clo is not None else "[lo:hi] with hi == lo"
-        raise APIError(f"bit slice {shown} is empty: hi is exclusive, so x[k:k+1] (or x[k]) is bit k")
+    check_slice_order(clo, chi, width)
     assumes: tuple[Any, ...] = ()
     if width is None:
         inferred = inferred_distance(lo, hi) if infer else None
         if inferred is None or not 0 < inferred[0] <= dtype.bits:
             return lo, None, hi, ()
         width, assumes = inferred
-    if clo is not None and chi is not None and not 0 <= clo < chi <= dtype.bits:
-        raise APIError(f"bit slice [{clo}:{chi}] is out of range for {dtype!r} (hi is exclusive)")
-    if not 0 < width <= dtype.bits:
-        raise APIError(f"bit slice of width {width} on {dtype!r}: the width must be 1..{dtype.bits}")
+    check_slice_range(clo, chi, width, dtype)
     return lo, width, None, assumes
 
 
@@ -680,9 +524,7 @@ def bit_access(value: Expr, key: object) -> Expr:
     if isinstance(key, tuple):
         raise APIError("bit access takes one index: x[i] or x[lo:hi]")
     index = _bound(key, "a bit index")
-    constant = _const_int(index)
-    if constant is not None and not 0 <= constant < dtype.bits:
-        raise APIError(f"bit {constant} is out of range for {dtype!r}")
+    check_bit_index(_const_int(index), dtype)
     return GetBit(value, index)
 
 

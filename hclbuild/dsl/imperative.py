@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from hclbuild.dsl.expr import Const, Expr, Load, Var, as_expr, to_bool
+from hclbuild.dsl.compound import Var
+from hclbuild.dsl.expr import Const, Expr, Load, as_expr, to_bool
 from hclbuild.dsl.stmt import For, If, Return, StageStmt, Store, StoreBits, While
 from hclbuild.dsl.tensor import Tensor
 from hclbuild.dsl.trace import active_program, active_scope, at_scope_top, record, recording_into

@@ -10,14 +10,13 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from hclbuild.dsl.compound import AccRef, ImperativeValue, Logical, Reduce, Select
+from hclbuild.dsl.compound import AccRef, ImperativeValue, Logical, Reduce, Select, Var
 from hclbuild.dsl.context import current_default_dtype
 from hclbuild.dsl.expr import (
     Cast,
     Const,
     Expr,
     Intrinsic,
-    Var,
     absolute,
     as_expr,
     float_operand,

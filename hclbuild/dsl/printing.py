@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from hclbuild.dsl.expr import Cast, Expr, Var, as_expr, compare
+from hclbuild.dsl.compound import Var
+from hclbuild.dsl.expr import Cast, Expr, as_expr, compare
 from hclbuild.dsl.stmt import For, If, Print
 from hclbuild.dsl.tensor import Tensor
 from hclbuild.dsl.trace import active_program, record

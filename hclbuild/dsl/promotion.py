@@ -14,7 +14,7 @@ import numbers
 from fractions import Fraction
 
 from hclbuild.dsl.types import MAX_INT_BITS, DType, Fixed, Float, Index, Int, UFixed, UInt
-from hclbuild.errors import DTypeError
+from hclbuild.errors import DTypeError, HCLNotImplementedError
 
 
 def check_bits(bits: int, what: str) -> int:
@@ -116,3 +116,22 @@ def _literal_bits(value: int) -> int:
     """Signed width of a literal beyond 64 bits: 128, else just wide enough."""
     bits = (value if value >= 0 else ~value).bit_length() + 1
     return check_bits(max(bits, 128), f"the literal {value}")
+
+
+def binary_dtype(op: str, a: DType, b: DType) -> DType:
+    """The dtype of a binary operation (add sub mul div floordiv mod and or xor shl shr) on operands
+    of dtypes a and b, or the error saying why they do not take it."""
+    if op in ("and", "or", "xor", "shl", "shr") and (a.is_float or b.is_float):
+        raise DTypeError(f"bitwise '{op}' needs integer operands, got {a!r} and {b!r}")
+    if op in ("shl", "shr"):  # the shifted value's type (an integer widened as promote widens it)
+        if a.is_index:
+            return Index()
+        if a.is_fixed:
+            return a
+        return promote(a, a)
+    if op in ("and", "or", "xor") and (a.is_fixed or b.is_fixed):
+        raise HCLNotImplementedError(f"bitwise '{op}' on fixed-point values (cast to an integer first)")
+    fixed = (a.is_fixed or b.is_fixed) and not (a.is_float or b.is_float)
+    if op in ("floordiv", "mod") and fixed:
+        raise HCLNotImplementedError(f"'{op}' on fixed-point values (cast to float or integer first)")
+    return promote(a, b, op)

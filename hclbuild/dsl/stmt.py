@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     # statements hold expressions and tensors, whose modules record statements (this one is below them)
-    from hclbuild.dsl.expr import Expr, Var
+    from hclbuild.dsl.compound import Var
+    from hclbuild.dsl.expr import Expr
     from hclbuild.dsl.tensor import Tensor
 
 

@@ -5,10 +5,15 @@ HeteroCL's rules keep `UInt(8) - UInt(8)` unsigned (UInt(32), `uint32_t` in the 
 values" are wrong. A comparison of an unsigned expression with a number its range lies wholly on
 one side of is always true or always false; it is traced as written (HeteroCL compatibility) and
 warned about at the user's line (hclbuild.dsl.diagnostics).
+
+A fixed-point value is a multiple of 2**-frac: beside a Python number off that grid (or NaN, or an
+infinity) some comparisons are decided by the number alone, as ap_fixed's with a double are
+(fixed_versus_number; hclbuild.dsl.expr builds the comparison it leaves).
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 from fractions import Fraction
 
@@ -60,3 +65,29 @@ def check_comparison(op: str, dtype: DType, value: numbers.Real) -> None:
         f"{'true' if result else 'false'} (HeteroCL's types: an unsigned operation stays unsigned; "
         "hcl.cast it to a signed type first if it can be negative)",
     )
+
+
+def fixed_versus_number(op: str, frac: int, value: numbers.Real) -> bool | str:
+    """x <op> value for a fixed-point x of `frac` fraction bits and a Python number, as ap_fixed
+    compares with a double (x.to_double() <op> d): with the number's exact value. Rounded down to x's
+    fraction bits first, 0.3 had been 76/256 on a Fixed(16, 8), so x >= 0.3 and x == 0.3 held for
+    x = 0.296875. The truth when the number decides it, else the comparison to make with the grid
+    point at or below the number.
+
+    x is a multiple of 2**-frac: beside a number off that grid, >= is > and < is <= of the grid
+    point below it, == never holds and != always does."""
+    number = float(value)
+    if math.isnan(number):
+        return op == "ne"
+    if math.isinf(number):
+        above = number > 0  # every finite x is below +inf and above -inf
+        holds = {"lt": above, "le": above, "gt": not above, "ge": not above, "eq": False, "ne": True}
+        return holds[op]
+    # exact: a float (np.float32 too: Fraction takes only Python's float) is a binary fraction
+    exact = Fraction(value) if isinstance(value, numbers.Rational) else Fraction(number)
+    scaled = exact * 2**frac
+    if scaled.denominator != 1:
+        if op in ("eq", "ne"):
+            return op == "ne"
+        return {"ge": "gt", "lt": "le"}.get(op, op)
+    return op

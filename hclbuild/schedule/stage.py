@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from hclbuild.dsl.compound import Reduce
-from hclbuild.dsl.expr import Const, Var
+from hclbuild.dsl.compound import Reduce, Var
+from hclbuild.dsl.expr import Const
 from hclbuild.dsl.stage_block import StageBlock
 from hclbuild.dsl.stmt import ComputeLoops, For, StageStmt
 from hclbuild.dsl.tensor import Tensor

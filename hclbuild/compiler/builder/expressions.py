@@ -70,7 +70,7 @@ class ExpressionLowering(FunctionState):
         out = arith.CmpIOp(arith.CmpIPredicate.uge, amount_wide, self.int_const(width, wide)).result
         return arith.SelectOp(out, out_fill(), op(lhs, amount).result).result
 
-    def expr_Var(self, expr: E.Var) -> ir.Value:
+    def expr_Var(self, expr: compound.Var) -> ir.Value:
         try:
             return self.vars[id(expr)]
         except KeyError:
