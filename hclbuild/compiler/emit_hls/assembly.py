@@ -7,12 +7,11 @@ under the RTL_BLACKBOX_MACRO guard.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 
 from mlir import ir
 
-from hclbuild.c_names import CPP_RESERVED, sanitize, unique
+from hclbuild.c_names import CPP_RESERVED, is_c_identifier, sanitize, unique
 from hclbuild.compiler import attrs
 from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.compiler.emit_hls.c_types import CArg, CppUses, CSignature, memref_shape
@@ -57,7 +56,7 @@ def c_signature(func_op: ir.Operation | ir.OpView, function_names: set[str] | No
         raise CompileError(f"c_signature: expected a func.func, got {operation.name}")
     signature = signature_of(operation)
     name = signature.name
-    if not re.fullmatch(r"[A-Za-z_]\w*", name) or name in CPP_RESERVED:
+    if not is_c_identifier(name) or name in CPP_RESERVED:
         raise CompileError(f"@{name}: the function name is not a usable C++ identifier")
     inputs = list(upstream.function_type(operation).inputs)
     # an argument must not hide a function of the module (a callee) or another argument
@@ -156,7 +155,7 @@ def emit_function_files(
             )
         bodies.append(body)
     prototypes = [f"{uses.prototype(signatures[name])};" for name in order]
-    guard = "HCLBUILD_" + re.sub(r"\W", "_", func_name).upper() + "_H"
+    guard = "HCLBUILD_" + sanitize(func_name).upper() + "_H"
     header_lines = [
         _HEADER_COMMENT,
         f"#ifndef {guard}",
