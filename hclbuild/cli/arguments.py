@@ -131,8 +131,10 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
     def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
-
-        parser.exit(message=f"hclbuild {package_version()}\n")
+        # on stdout, as argparse's own version action prints (parser.exit's message goes to stderr,
+        # so `v=$(hclbuild --version)` was empty)
+        print(f"hclbuild {package_version()}")
+        parser.exit()
 
 
 def parser() -> argparse.ArgumentParser:

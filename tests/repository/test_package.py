@@ -36,3 +36,15 @@ def test_the_license_is_an_spdx_string_with_its_files() -> None:
     assert project["license-files"] == ["LICENSE", "NOTICE"]
     assert all((ROOT / name).is_file() for name in project["license-files"])
     assert "Apache License" in (ROOT / "LICENSE").read_text(encoding="utf-8")
+
+
+def test_python_dash_m_hclbuild_is_the_command() -> None:
+    # an environment whose scripts are not on PATH (a helper found `python -m hclbuild` refused)
+    version = subprocess.run(
+        [sys.executable, "-m", "hclbuild", "--version"], capture_output=True, text=True, check=False
+    )
+    assert (version.returncode, version.stdout.strip()) == (0, f"hclbuild {hcl.__version__}")
+    wrong = subprocess.run(
+        [sys.executable, "-m", "hclbuild", "no-such-command"], capture_output=True, text=True, check=False
+    )
+    assert wrong.returncode == 2 and "invalid choice: 'no-such-command'" in wrong.stderr
