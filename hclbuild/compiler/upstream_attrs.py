@@ -152,6 +152,12 @@ def set_global_type(op: Op, value: ir.MemRefType) -> None:
     _put(op, "type", lambda: ir.TypeAttr.get(value))
 
 
+def global_is_constant(op: Op) -> bool:
+    """Whether a memref.global is `constant` and has an initial value (a read-only table)."""
+    attributes = _attributes(op)
+    return "constant" in attributes and "initial_value" in attributes
+
+
 def global_initial_value(op: Op) -> ir.Attribute:
     """The dense initial value of a memref.global."""
     return _attributes(op)["initial_value"]

@@ -155,6 +155,7 @@ def _estimate_function(
         lambda memory: auto_partitioned(memory) and memory.value in accessed,
         costing.pipeline_depths,
         len(structure.all_loops()),
+        costing.folded_tables,
     )
     return FunctionEstimate(
         function=structure.name,

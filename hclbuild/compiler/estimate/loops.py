@@ -32,7 +32,7 @@ from mlir import ir
 from hclbuild.compiler.array_access import Form, access_subscript
 from hclbuild.compiler.estimate.devices import OperatorTable
 from hclbuild.compiler.estimate.records import LoopEstimate
-from hclbuild.compiler.estimate.schedule import BodyScheduler
+from hclbuild.compiler.estimate.schedule import BodyResult, BodyScheduler
 from hclbuild.compiler.estimate.structure import STORES, IfNode, LoopNode, Memory, Node
 
 AUTO_PIPELINE_THRESHOLD = 64
@@ -225,6 +225,9 @@ class Costing:
     dsp: int = 0
     operators: Counter[str] = field(default_factory=Counter)
     pipeline_depths: list[int] = field(default_factory=list)
+    # constant tables read at constant addresses somewhere, and those read at run-time addresses
+    tables_folded: set[Memory] = field(default_factory=set)
+    tables_read: set[Memory] = field(default_factory=set)
     # the variables of the sequential loops around what is being scheduled, as affine forms: a
     # subscript like tmp1[i][j] is then one known address while the inner loop runs
     outer_forms: dict[ir.Value, Form | None] = field(default_factory=dict)
@@ -281,9 +284,19 @@ class Costing:
     def block(self, nodes: list[Node]) -> int:
         scheduler = self.scheduler(None, None, dict(self.outer_forms))
         result = scheduler.run(nodes)
+        self.tables(result)
         self.dsp += result.dsp
         self.operators.update(result.operators)
         return result.depth
+
+    def tables(self, result: BodyResult) -> None:
+        self.tables_folded |= result.tables_folded
+        self.tables_read |= result.tables_read
+
+    @property
+    def folded_tables(self) -> set[Memory]:
+        """Constant tables only ever read at constant addresses: Vitis keeps no memory for them."""
+        return self.tables_folded - self.tables_read
 
     def scheduler(
         self, carried: int | None, ii: int | None, forms: dict[ir.Value, Form | None]
@@ -336,6 +349,7 @@ class Costing:
         else:
             reason = first.port_reason
         final = self.run_lanes(inner, factor, forms, ii)
+        self.tables(final)
         depth = max(final.depth, 1)
         if self.shares_pipeline_cores and ii > 1:
             self.dsp += sum(

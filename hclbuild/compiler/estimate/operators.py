@@ -2,11 +2,14 @@
 
 Index arithmetic (addresses, loop bounds) is wiring and small adders folded into the address path:
 it costs nothing here. A multiply by a constant becomes shifts and adds (no DSP), as Vitis does for
-constants of few set bits; an integer division is a sequential divider of width + 3 cycles.
+constants of few set bits; an integer division is a sequential divider of width + 3 cycles. A
+value the scheduler knows to be a constant (an element of a constant table read at a constant
+address, schedule.py) counts as an arith.constant here.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from mlir import ir
@@ -78,7 +81,13 @@ def _width(value: ir.Value) -> int:
     return element_width(value.type)
 
 
-def _constant(value: ir.Value) -> int | None:
+def _constant(value: ir.Value, known: Mapping[ir.Value, int]) -> int | None:
+    """An integer operand's constant value: an arith.constant's, or one the scheduler folded (seen
+    through a sign or zero extension), else None."""
+    if isinstance(value, ir.OpResult) and value.owner.name in ("arith.extsi", "arith.extui"):
+        value = value.owner.operands[0] if value.owner.operands[0] in known else value
+    if value in known:
+        return known[value]
     if isinstance(value, ir.OpResult) and value.owner.name == "arith.constant":
         try:
             return int(ir.IntegerAttr(upstream.constant_value(value.owner)).value)
@@ -87,8 +96,11 @@ def _constant(value: ir.Value) -> int | None:
     return None
 
 
-def operator_cost(op: ir.Operation, table: OperatorTable) -> OperatorCost:
-    """The cost of one non-memory, non-structural op."""
+def operator_cost(
+    op: ir.Operation, table: OperatorTable, known: Mapping[ir.Value, int] | None = None
+) -> OperatorCost:
+    """The cost of one non-memory, non-structural op; `known` holds the values the scheduler folded."""
+    known = known or {}
     name = op.name
     results = list(op.results)
     operands = list(op.operands)
@@ -107,7 +119,7 @@ def operator_cost(op: ir.Operation, table: OperatorTable) -> OperatorCost:
         return OperatorCost(core, table.float_core(core), table.float_dsp(core))
     width = element_width(typed)
     if name == "arith.muli":
-        constants = [c for c in (_constant(v) for v in operands) if c is not None]
+        constants = [c for c in (_constant(v, known) for v in operands) if c is not None]
         if constants and bin(abs(constants[0])).count("1") <= 3:
             return OperatorCost("", table.combinational("add", width), 0)
         wa, wb = (min(_width(v), width) for v in operands)
@@ -116,12 +128,12 @@ def operator_cost(op: ir.Operation, table: OperatorTable) -> OperatorCost:
             return OperatorCost("", table.combinational("add", width), 0)
         return OperatorCost(f"mul{wa}x{wb}", table.multiplier(wa, wb), dsp)
     if name in _DIVIDERS:
-        if _constant(operands[1]) is not None:
+        if _constant(operands[1], known) is not None:
             return OperatorCost("", table.combinational("add", width), 0)
         return OperatorCost(f"div{width}", table.divider(width), 0)
     if name in _COMBINATIONAL:
         kind = _COMBINATIONAL[name]
-        if kind == "shift" and _constant(operands[1]) is not None:
+        if kind == "shift" and _constant(operands[1], known) is not None:
             return NONE
         return OperatorCost("", table.combinational(kind, width), 0)
     return NONE

@@ -7,7 +7,8 @@ BRAM_18K: each bank of a local array (partitions split it; a local array the use
 and Vitis partitions by itself is split along its first dimension, what the unrolled accesses of the
 calibration kernels move along; a user's partition pragma is what Vitis implements) takes the fewest
 18 Kb blocks of one of their shapes (16K x 1 ... 512 x 36) that hold it; a bank of fewer than 1024
-bits is LUTs. A bank's words are its shape's: a dimension of n split in f cyclic or block parts
+bits is LUTs. A constant table only ever read at constant addresses (its reads folded into
+constants, schedule.py) takes none: Vitis removes it. A bank's words are its shape's: a dimension of n split in f cyclic or block parts
 holds ceil(n / f) of them in its largest bank (a 64x8x8 map cyclic by 3 in y and x has banks of
 64x3x3 = 576 words, not 4096 / 9 = 456, and 576 x 16 bits still fit one block). Arguments are
 ports: their memory is outside the function.
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 
 from hclbuild.compiler.estimate.records import Resources
 from hclbuild.compiler.estimate.structure import Memory
@@ -66,10 +67,12 @@ def bank_words(memory: Memory, auto_partitioned: bool) -> int:
     return math.prod(math.ceil(extent / n) for extent, n in zip(memory.shape, parts)) if parts else 1
 
 
-def local_bram(memories: Iterable[Memory], auto_partitioned: Callable[[Memory], bool]) -> int:
+def local_bram(
+    memories: Iterable[Memory], auto_partitioned: Callable[[Memory], bool], folded: Collection[Memory] = ()
+) -> int:
     total = 0
     for memory in memories:
-        if memory.argument or memory.registers or memory.stream:
+        if memory.argument or memory.registers or memory.stream or memory in folded:
             continue
         auto = auto_partitioned(memory)
         total += memory_banks(memory, auto) * bram_18k(bank_words(memory, auto), memory.width)
@@ -98,11 +101,12 @@ def function_resources(
     auto_partitioned: Callable[[Memory], bool],
     pipeline_depths: list[int],
     loops: int,
+    folded: Collection[Memory] = (),
 ) -> Resources:
     lut, ff = core_lut_ff(operators)
     ff += sum(32 * depth for depth in pipeline_depths) + 40 * loops + 60
     lut += 60 * loops + 80
-    return Resources(DSP=dsp, BRAM_18K=local_bram(memories, auto_partitioned), FF=ff, LUT=lut)
+    return Resources(DSP=dsp, BRAM_18K=local_bram(memories, auto_partitioned, folded), FF=ff, LUT=lut)
 
 
 __all__ = ["bank_words", "bram_18k", "function_resources", "local_bram", "memory_banks"]

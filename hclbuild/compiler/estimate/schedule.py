@@ -13,6 +13,13 @@ splits them) serves RAM_PORTS accesses a cycle; in a pipelined loop at II n, a c
 its cycle mod n (a modulo reservation). Registers (scalars, small or completely partitioned
 arrays) have no ports. A local array Vitis partitions by itself (`auto_partitioned`) has none.
 
+Constant tables: a load from a constant global (an hcl.const_tensor) at an address that is constant
+in the lane being scheduled (its subscripts constants, or the variables of loops unrolled here) is
+the table's element: a wire, no port, no cycle, and an operator it feeds is costed as one fed by an
+arith.constant (a multiply by 1, 2 or 4 is a shift: no DSP). Vitis folds such reads (the gaussian
+held-out case: coeff[3][3] read at the unrolled taps, II 1 and DSP 0 in its 2020.2 report). At a
+run-time address the table is a ROM with ports, as any array.
+
 Recurrences: a load of an address the iteration later stores, where the address does not move with
 the pipelined loop's own variable, is a loop-carried dependence (a reduction into `sum`, into
 `tmp1[i][j]` while k runs): the next iteration cannot read it before this one has computed it,
@@ -56,6 +63,8 @@ class BodyResult:
     stores: int = 0
     bank_ii: int = 1
     bank_reason: str = ""
+    tables_folded: set[Memory] = field(default_factory=set)  # constant tables read at constant addresses
+    tables_read: set[Memory] = field(default_factory=set)  # ... and at run-time addresses (a ROM)
 
 
 @dataclass
@@ -100,6 +109,9 @@ class BodyScheduler:
         self.stored_value: dict[tuple[int, tuple], ir.Value] = {}
         self.loaded: set[tuple[int, tuple]] = set()
         self.accesses: list[_Access] = []
+        # the integer values of loads folded from constant tables in the current lane (operator_cost
+        # reads them; a float element is folded too, but a float core costs the same whatever it gets)
+        self.constants: dict[ir.Value, int] = {}
         self.finish = 0.0
         self.result = BodyResult()
         self.ops = 0
@@ -207,7 +219,7 @@ class BodyScheduler:
                 self.forms[result] = value_form(result, self.forms)
             self.set_results(op, start)
             return
-        cost = operator_cost(op, self.table)
+        cost = operator_cost(op, self.table, self.constants)
         self.extend_paths(op, cost.kind, cost.timing.latency, cost.timing.delay_ns / self.table.period_ns)
         if cost.kind:
             self.result.operators[cost.kind] += 1
@@ -325,6 +337,12 @@ class BodyScheduler:
             self.set_results(op, start)
             return
         address = self.address(op)
+        self.constants.pop(op.results[0], None)  # an earlier lane's element
+        if memory.table is not None:
+            if all(isinstance(f, Form) and not f.terms for f in address):
+                self.fold(op, memory, address, start)
+                return
+            self.result.tables_read.add(memory)
         key = self.key(memory, address)
         if key is not None and key in self.stored:
             self.set_results(op, self.stored[key])  # forwarded from this iteration's store
@@ -361,6 +379,16 @@ class BodyScheduler:
         else:
             self.paths.pop(op.results[0], None)
         self.set_results(op, end)
+
+    def fold(self, op: ir.Operation, memory: Memory, address: tuple[Form | None, ...], start: float) -> None:
+        """A constant table's element at a constant address: its value, at once (module docstring)."""
+        assert memory.table is not None
+        self.result.tables_folded.add(memory)
+        index = tuple(f.const for f in address if f is not None)
+        if memory.table.dtype.kind != "f" and all(0 <= i < n for i, n in zip(index, memory.table.shape)):
+            self.constants[op.results[0]] = int(memory.table[index])
+        self.paths.pop(op.results[0], None)
+        self.set_results(op, start)
 
     def store(self, op: ir.Operation, start: float) -> None:
         memory = self.memory_of(op.operands[1])

@@ -6,7 +6,9 @@ function), its trip count (a constant, or a range where the bounds move with an 
 gaussian's `i` from `j + 1`), its directives (hcl.pipeline_ii, hcl.unroll, hcl.dataflow through
 compiler/attrs) and its children. Memories are the function's array arguments and local buffers,
 with their partitions: a local of at most COMPLETE_THRESHOLD elements is registers, as Vitis
-partitions it completely (`syn.array_partition.complete_threshold`, default 4, UG1399).
+partitions it completely (`syn.array_partition.complete_threshold`, default 4, UG1399). A
+`memref.get_global` of a constant global (an hcl.const_tensor) keeps the table's values, so the
+scheduler can fold a read of it at a constant address (schedule.py).
 """
 
 from __future__ import annotations
@@ -15,12 +17,14 @@ import math
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
+import numpy as np
 from mlir import ir
 
 from hclbuild import c_names
 from hclbuild.compiler import attrs
 from hclbuild.compiler import upstream_attrs as upstream
 from hclbuild.compiler.attrs import ArrayPartition
+from hclbuild.compiler.dense import dense_array
 from hclbuild.compiler.passes.stream import stream_depth
 from hclbuild.compiler.work_estimate import constant_loop_bounds
 
@@ -43,6 +47,7 @@ class Memory:
     argument: bool
     partitions: tuple[ArrayPartition, ...]
     stream: bool
+    table: np.ndarray | None = None  # a constant global's values (an hcl.const_tensor), else None
 
     @property
     def elements(self) -> int:
@@ -145,7 +150,13 @@ def element_width(element: ir.Type) -> int:
     return 32
 
 
-def _memory(value: ir.Value, name: str, argument: bool, partitions: list[ArrayPartition]) -> Memory | None:
+def _memory(
+    value: ir.Value,
+    name: str,
+    argument: bool,
+    partitions: list[ArrayPartition],
+    table: np.ndarray | None = None,
+) -> Memory | None:
     if not isinstance(value.type, ir.MemRefType):
         return None
     memref = ir.MemRefType(value.type)
@@ -157,7 +168,20 @@ def _memory(value: ir.Value, name: str, argument: bool, partitions: list[ArrayPa
         argument=argument,
         partitions=tuple(partitions),
         stream=stream_depth(value) is not None,
+        table=table,
     )
+
+
+def _constant_tables(func: ir.Operation) -> dict[str, np.ndarray]:
+    """The values of the module's constant memref.globals, by symbol."""
+    tables: dict[str, np.ndarray] = {}
+    for region in func.parent.regions:
+        for block in region.blocks:
+            for child in block.operations:
+                op = child.operation
+                if op.name == "memref.global" and upstream.global_is_constant(op):
+                    tables[upstream.symbol_name(op)] = dense_array(upstream.global_initial_value(op))
+    return tables
 
 
 def function_structure(func: ir.Operation) -> FunctionStructure:
@@ -172,14 +196,15 @@ def function_structure(func: ir.Operation) -> FunctionStructure:
         found = _memory(value, arg_name, True, partitions[index] if index < len(partitions) else [])
         if found is not None:
             memories[value] = found
-    builder = _TreeBuilder(memories)
+    builder = _TreeBuilder(memories, _constant_tables(func))
     children = builder.block(block, [], {})
     return FunctionStructure(name, func, memories, children, attrs.is_dataflow(func))
 
 
 class _TreeBuilder:
-    def __init__(self, memories: dict[ir.Value, Memory]) -> None:
+    def __init__(self, memories: dict[ir.Value, Memory], tables: dict[str, np.ndarray]) -> None:
         self.memories = memories
+        self.tables = tables
         self.labels: set[str] = set()
         self.uids = 0
 
@@ -193,6 +218,7 @@ class _TreeBuilder:
                     attrs.buffer_name(op) or f"buffer{len(self.memories)}",
                     False,
                     attrs.buffer_partitions(op),
+                    self.tables.get(upstream.global_symbol(op)) if op.name == "memref.get_global" else None,
                 )
                 if found is not None:
                     self.memories[op.results[0]] = found
