@@ -207,3 +207,65 @@ def test_outlined_calls_on_the_same_arrays_run_one_after_another() -> None:
     total = sum(estimates[name].latency_max or 0 for name in callees)
     assert estimates["chain"].latency_max is not None
     assert total <= estimates["chain"].latency_max <= total + 4
+
+
+GAUSS = [[1, 2, 1], [2, 4, 2], [1, 2, 1]]
+
+
+def _taps(constant_address: bool) -> hcl.Schedule:
+    """A pipelined loop reading coeff[3][3] (a constant table) in a 3 x 3 tap nest it unrolls: at
+    the taps' own constant addresses, or at the pipelined loop's variable (coeff[r][x])."""
+    hcl.init(hcl.Int(32))
+    a = hcl.placeholder((3,), "a")
+
+    def taps(a):
+        coeff = hcl.const_tensor(GAUSS, "coeff", hcl.Int(32))
+        out = hcl.compute((3,), lambda i: 0, "out")
+        with hcl.Stage("S"), hcl.for_(0, 3, name="r") as r:
+            v = hcl.scalar(a[r], "v")
+            total = hcl.scalar(0, "total")
+            with hcl.for_(0, 3, name="y") as y, hcl.for_(0, 3, name="x") as x:
+                total.v = total.v + v.v * (coeff[y, x] if constant_address else coeff[r, x])
+            out[r] = total.v
+        return out
+
+    s = hcl.create_schedule([a], taps, name="taps")
+    s[taps.S].pipeline(taps.S.r)
+    return s
+
+
+def test_a_constant_table_read_at_constant_addresses_is_folded_into_constants() -> None:
+    # after the unroll every coeff[y][x] is an element: no port (9 reads on 2 ports would give II 5),
+    # and the multiplies by 1, 2 and 4 are shifts (9 32x32 multipliers would take 27 DSP)
+    estimate = _estimate(_taps(constant_address=True), version="2020.2")
+    loop = _loop(estimate, "l_S_r")
+    assert (loop.ii, loop.limited_by) == (1, "requested II=1")
+    assert estimate.resources.DSP == 0
+    assert estimate.resources.BRAM_18K == 0
+
+
+def test_a_constant_table_read_at_a_loop_variable_keeps_its_ports() -> None:
+    # coeff[r][x]: the address moves with r, so the table is a ROM: the lanes read 3 addresses (one per
+    # x, the same for every y) on its 2 ports, and the 9 multipliers (32 x 32, 3 DSP each) stay
+    estimate = _estimate(_taps(constant_address=False), version="2020.2")
+    loop = _loop(estimate, "l_S_r")
+    assert (loop.ii, loop.limited_by) == (2, "memory port of coeff: 3 reads per iteration on 2 ports")
+    assert estimate.resources.DSP == 9 * 3
+
+
+def _table_sum(constant_address: bool) -> hcl.Schedule:
+    """a[i] plus an element of a 1024-word constant table (32 Kb: two 18 Kb blocks as a ROM)."""
+    hcl.init(hcl.Int(32))
+    a = hcl.placeholder((1024,), "a")
+
+    def table_sum(a):
+        table = hcl.const_tensor(list(range(1024)), "table", hcl.Int(32))
+        return hcl.compute((1024,), lambda i: a[i] + table[5 if constant_address else i], "out")
+
+    return hcl.create_schedule([a], table_sum, name="table_sum")
+
+
+def test_a_constant_table_only_read_at_constant_addresses_takes_no_bram() -> None:
+    # 2020.2: Vitis does not partition the table by itself (from 2023.1 it would, into registers)
+    assert _estimate(_table_sum(constant_address=True), version="2020.2").resources.BRAM_18K == 0
+    assert _estimate(_table_sum(constant_address=False), version="2020.2").resources.BRAM_18K == 2
