@@ -49,6 +49,7 @@ def test_the_set_holds_the_ported_reports() -> None:
     assert len([c for c in CASES if c.source == "lap"]) == 11
     assert len([c for c in CASES if c.source == "hlsfactory"]) == 12
     assert len([c for c in CASES if c.source == "hlsfactory_gemm_repro"]) == 10
+    assert len([c for c in CASES if c.source == "gaussian"]) == 1
     # the held-out cases come from elsewhere and are not asserted against
     assert {c.source for c in CASES if c.held_out} == {"heldout"}
     # a comparison left out of the targets says why
