@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 import shutil
 import sys
@@ -78,7 +79,7 @@ def resnet_incremental(work: Path) -> dict | None:
     return incremental(root, "resnet20", copy / "kernel.py", changes)
 
 
-def suite_flow(work: Path, pairs: int = 15) -> dict:
+def suite_flow(work: Path, pairs: int = 31) -> dict:
     """Every project of projects/: a fresh build, then csim, then no-op build and csim vs a bare `import doit`."""
     projects = {p.name: p for p in sorted((REPO / "projects").iterdir()) if (p / "kernel.py").is_file()}
     root = make_tree(work.resolve() / "suite_flow", projects)
@@ -92,16 +93,25 @@ def suite_flow(work: Path, pairs: int = 15) -> dict:
     bare.mkdir(parents=True, exist_ok=True)
     (bare / "dodo.py").write_text(BARE_DODO, encoding="utf-8")
     doit(bare, "run")
-    noop: dict[str, list[float]] = {"import": [], "bare": [], "build": [], "csim": []}
+    commands = {
+        "import": lambda: run([sys.executable, "-c", "import doit"], root),
+        "bare": lambda: doit(bare, "run"),
+        "build": lambda: doit(root, "build"),
+        "csim": lambda: doit(root, "csim", check=False),
+    }
+    noop: dict[str, list[float]] = {kind: [] for kind in commands}
+    order = random.Random(0)
     for _ in range(pairs):  # paired: each no-op next to an `import doit` of the same minute
-        noop["import"].append(run([sys.executable, "-c", "import doit"], root).wall)
-        noop["bare"].append(doit(bare, "run").wall)
-        noop["build"].append(doit(root, "build").wall)
-        noop["csim"].append(doit(root, "csim", check=False).wall)
+        # in a shuffled order each round: run last, csim had been slower by the position alone
+        for kind in order.sample(list(commands), len(commands)):
+            noop[kind].append(commands[kind]().wall)
     ratios = {
         kind: median([b / a for a, b in zip(noop["import"], noop[kind])])
         for kind in ("bare", "build", "csim")
     }
+    # hclbuild's share: each no-op less doit's own start of the same round (a difference of two
+    # medians mixes rounds of different machine speed)
+    shares = {kind: median([b - a for a, b in zip(noop["bare"], noop[kind])]) for kind in ("build", "csim")}
     csim_seconds: dict[bool, list[float]] = {True: [], False: []}
     for csim_json in sorted((root / "build").glob("*/csim/*.json")):
         record = json.loads(csim_json.read_text())
@@ -116,6 +126,7 @@ def suite_flow(work: Path, pairs: int = 15) -> dict:
         )
     return {
         "projects": len(projects),
+        "pairs": pairs,
         "build_full": built.wall,
         "full": full.wall,
         "failed": failed,
@@ -126,6 +137,8 @@ def suite_flow(work: Path, pairs: int = 15) -> dict:
         "ratio_bare": ratios["bare"],
         "ratio_build": ratios["build"],
         "ratio_csim": ratios["csim"],
+        "share_build": shares["build"],
+        "share_csim": shares["csim"],
         "csim_ap": csim_seconds[True],
         "csim_plain": csim_seconds[False],
     }

@@ -140,7 +140,7 @@ def _section_noop(work: Path) -> list[str]:
         "## No-op runs and csim over every project",
         "",
         f"All {s['projects']} projects of projects/: `doit build` from an empty build folder took "
-        f"{s['build_full']:.1f} s, then `doit csim` {s['full']:.0f} s. Then 15 paired "
+        f"{s['build_full']:.1f} s, then `doit csim` {s['full']:.0f} s. Then {s['pairs']} paired "
         'runs: a bare `python -c "import doit"` next to each no-op; medians of the per-pair ratios.',
         "",
         "| run | median (ms) | vs `import doit` |",
@@ -152,8 +152,9 @@ def _section_noop(work: Path) -> list[str]:
         "",
         "The second row is doit's own start in this environment (its command line, and its scans of "
         "every installed distribution's entry points for plugins, which grow with the extras installed); "
-        f"hclbuild's share of a no-op is the rest: {1e3 * (s['build'] - s['bare']):.0f} ms of `doit build` "
-        f"and {1e3 * (s['csim'] - s['bare']):.0f} ms of `doit csim` (its imports, the plans and tasks of "
+        "hclbuild's share of a no-op is the rest, the median over the rounds of each no-op less doit's "
+        f"start in the same round: {1e3 * s['share_build']:.0f} ms of `doit build` and "
+        f"{1e3 * s['share_csim']:.0f} ms of `doit csim` (its imports, the plans and tasks of "
         f"{s['projects']} projects, their status).",
         "",
     ]
