@@ -152,10 +152,21 @@ def set_global_type(op: Op, value: ir.MemRefType) -> None:
     _put(op, "type", lambda: ir.TypeAttr.get(value))
 
 
-def global_is_constant(op: Op) -> bool:
-    """Whether a memref.global is `constant` and has an initial value (a read-only table)."""
+def constant_global_value(op: Op) -> ir.Attribute | None:
+    """The initial value of a memref.global that is `constant` (a read-only table), else None (a
+    writable global, or a constant one only declared)."""
     attributes = _attributes(op)
-    return "constant" in attributes and "initial_value" in attributes
+    return attributes["initial_value"] if "constant" in attributes and "initial_value" in attributes else None
+
+
+def module_global(func: Op, symbol: str) -> ir.Operation | None:
+    """The memref.global `symbol` of the module that holds `func`, None when it has none."""
+    for region in func.parent.regions:
+        for block in region.blocks:
+            for candidate in block.operations:
+                if candidate.operation.name == "memref.global" and symbol_name(candidate) == symbol:
+                    return candidate.operation
+    return None
 
 
 def global_initial_value(op: Op) -> ir.Attribute:

@@ -52,16 +52,10 @@ class ConstantOps(EmitterCore):
         self.memories[op.results[0]] = Memory(name, dtype, len(memref_type.shape), read_only=True)
 
     def _global(self, symbol: str, where: str) -> ir.Operation:
-        module = self.func.parent
-        for region in module.regions:
-            for block in region.blocks:
-                for candidate in block.operations:
-                    if (
-                        candidate.operation.name == "memref.global"
-                        and upstream.symbol_name(candidate) == symbol
-                    ):
-                        return candidate.operation
-        raise self._fail_where(where, f"no memref.global @{symbol} in the module")
+        found = upstream.module_global(self.func, symbol)
+        if found is None:
+            raise self._fail_where(where, f"no memref.global @{symbol} in the module")
+        return found
 
     def _fail_where(self, where: str, message: str) -> Exception:
         return CompileError(f"{where}: {message}")

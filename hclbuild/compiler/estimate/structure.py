@@ -172,18 +172,6 @@ def _memory(
     )
 
 
-def _constant_tables(func: ir.Operation) -> dict[str, np.ndarray]:
-    """The values of the module's constant memref.globals, by symbol."""
-    tables: dict[str, np.ndarray] = {}
-    for region in func.parent.regions:
-        for block in region.blocks:
-            for child in block.operations:
-                op = child.operation
-                if op.name == "memref.global" and upstream.global_is_constant(op):
-                    tables[upstream.symbol_name(op)] = dense_array(upstream.global_initial_value(op))
-    return tables
-
-
 def function_structure(func: ir.Operation) -> FunctionStructure:
     """The memories and loop tree of one func.func with a body."""
     name = upstream.symbol_name(func)
@@ -196,17 +184,27 @@ def function_structure(func: ir.Operation) -> FunctionStructure:
         found = _memory(value, arg_name, True, partitions[index] if index < len(partitions) else [])
         if found is not None:
             memories[value] = found
-    builder = _TreeBuilder(memories, _constant_tables(func))
+    builder = _TreeBuilder(func, memories)
     children = builder.block(block, [], {})
     return FunctionStructure(name, func, memories, children, attrs.is_dataflow(func))
 
 
 class _TreeBuilder:
-    def __init__(self, memories: dict[ir.Value, Memory], tables: dict[str, np.ndarray]) -> None:
+    def __init__(self, func: ir.Operation, memories: dict[ir.Value, Memory]) -> None:
+        self.func = func
         self.memories = memories
-        self.tables = tables
+        # the values of the constant tables this function reads, by symbol (decoded once each)
+        self.tables: dict[str, np.ndarray | None] = {}
         self.labels: set[str] = set()
         self.uids = 0
+
+    def table(self, symbol: str) -> np.ndarray | None:
+        """The values of constant global `symbol` (an hcl.const_tensor), None for a writable one."""
+        if symbol not in self.tables:
+            found = upstream.module_global(self.func, symbol)
+            value = upstream.constant_global_value(found) if found is not None else None
+            self.tables[symbol] = dense_array(value) if value is not None else None
+        return self.tables[symbol]
 
     def block(self, block: ir.Block, stages: list[str], ranges: dict[ir.Value, Range]) -> list[Node]:
         nodes: list[Node] = []
@@ -218,7 +216,7 @@ class _TreeBuilder:
                     attrs.buffer_name(op) or f"buffer{len(self.memories)}",
                     False,
                     attrs.buffer_partitions(op),
-                    self.tables.get(upstream.global_symbol(op)) if op.name == "memref.get_global" else None,
+                    self.table(upstream.global_symbol(op)) if op.name == "memref.get_global" else None,
                 )
                 if found is not None:
                     self.memories[op.results[0]] = found
