@@ -11,9 +11,15 @@ import argparse
 import os
 from pathlib import Path
 
-from hclbuild.cli.common import BUILD_DIR_HELP, EXIT_CODES, PATHS_HELP, allowed_build_root, find_projects
+from hclbuild.cli.common import (
+    BUILD_DIR_HELP,
+    EXIT_CODES,
+    PATHS_HELP,
+    allowed_build_root,
+    build_name,
+    find_projects,
+)
 from hclbuild.errors import HCLError
-from hclbuild.project.config import load_project
 from hclbuild.project.layout import (
     PROJECT_OWNER_FILE,
     BuildLayout,
@@ -46,10 +52,7 @@ def run_clean(args: argparse.Namespace) -> int:
     build_root = allowed_build_root(args, projects)
     layouts = []
     for folder in projects:
-        try:
-            name = load_project(folder).name
-        except HCLError:
-            name = folder.name  # a broken project.toml: its build is still the folder's name
+        name = build_name(folder)
         problem = project_owner_problem(build_root, name, folder)
         if problem is not None:
             raise HCLError(problem)

@@ -280,15 +280,19 @@ def refuse_broken(projects: list[Path], build_root: Path) -> None:
         raise HCLError(broken.error or f"{broken.folder}: cannot be planned")
 
 
+def build_name(folder: Path) -> str:
+    """The name of a project folder's build/<name>/: its project.toml's, or the folder's when
+    project.toml cannot be read (a broken project still builds, and fails, under that name)."""
+    try:
+        return load_project(folder).name
+    except HCLError:
+        return folder.name
+
+
 def print_report_paths(projects: list[Path], build_root: Path) -> None:
     """`report: <path>` of every project's report.md (written by every csim and report task)."""
-
     for folder in projects:
-        try:
-            name = load_project(folder).name
-        except HCLError:
-            name = folder.name
-        report = BuildLayout(build_root, name).report_markdown
+        report = BuildLayout(build_root, build_name(folder)).report_markdown
         if report.is_file():
             print(f"report: {report}")
 
