@@ -84,7 +84,7 @@ class EmitterCore:
 
         def _write_store(self, store: ir.Operation, memory: Memory, text: str) -> None: ...  # MemoryLoopOps
 
-        def _raw_comment(self, value: ir.Value, reading: bool) -> str: ...  # FixedOps
+        def _raw_bits(self, value: ir.Value, source: str, dtype: DType, base: str) -> None: ...  # FixedOps
 
         def _fixed_source(  # FixedOps
             self, value: ir.Value, element: str, name: str, local: bool = False, cheap: bool = False
@@ -315,11 +315,11 @@ class EmitterCore:
         if dtype.is_fixed and self._fixed_source(value, arg.name, arg.name, local=True):
             return
         # fixed-point (or ap_int<1>) parameters the body reads the bits of: a local of the IR type
-        name = self.names.fresh(f"{arg.name}_bits")
-        read = f"{arg.name};"
         if dtype.is_fixed:
-            read = f"{arg.name}.range({dtype.bits - 1}, 0);{self._raw_comment(value, reading=True)}"
-        self._line(f"{self.uses.spell(ctype)} {name} = {read}")
+            self._raw_bits(value, arg.name, dtype, f"{arg.name}_bits")
+            return
+        name = self.names.fresh(f"{arg.name}_bits")
+        self._line(f"{self.uses.spell(ctype)} {name} = {arg.name};")
         self.values[value] = Scalar(ctype, name)
 
 

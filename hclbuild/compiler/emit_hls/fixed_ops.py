@@ -142,10 +142,15 @@ class FixedOps(EmitterCore):
             self._raw_view(result, state, dtype)
 
     def _raw_view(self, value: ir.Value, state: FixedValue, dtype: DType) -> None:
+        self._raw_bits(value, state.expr, dtype, f"{state.expr}_bits")
+
+    def _raw_bits(self, value: ir.Value, source: str, dtype: DType, base: str) -> None:
+        """`value` as the raw bits of the ap_fixed `source` of `dtype`: an integer local named after
+        `base`, with the comment that says why."""
         ctype = ctype_of(value.type, dtype.is_signed)
-        bits = self.names.fresh(f"{state.expr}_bits")
+        bits = self.names.fresh(base)
         comment = self._raw_comment(value, reading=True)
-        self._line(f"{self.uses.spell(ctype)} {bits} = {state.expr}.range({dtype.bits - 1}, 0);{comment}")
+        self._line(f"{self.uses.spell(ctype)} {bits} = {source}.range({dtype.bits - 1}, 0);{comment}")
         self.values[value] = Scalar(ctype, bits)
 
     def _inline(self, result: ir.Value, state: FixedValue, uses: list[ir.OpOperand]) -> bool:
@@ -306,21 +311,13 @@ class FixedOps(EmitterCore):
             else:
                 self._fixed_source(result, element, name)
             return
-        ctype = ctype_of(result.type, memory.dtype.is_signed)
-        local = self.names.fresh(f"{memory.name}_bits" if memory.scalar else name)
-        read = f"{element}.range({memory.dtype.bits - 1}, 0);{self._raw_comment(result, reading=True)}"
-        self._line(f"{self.uses.spell(ctype)} {local} = {read}")
-        self.values[result] = Scalar(ctype, local)
+        self._raw_bits(result, element, memory.dtype, f"{memory.name}_bits" if memory.scalar else name)
 
     def _fixed_call_result(self, result: ir.Value, returned: str, dtype: DType) -> None:
         """The ap_fixed a call returned (the local `returned`), or its raw bits."""
         if self._fixed_source(result, returned, returned, local=True):
             return
-        ctype = ctype_of(result.type, dtype.is_signed)
-        bits = self.names.fresh(f"{returned}_bits")
-        read = f"{returned}.range({dtype.bits - 1}, 0);{self._raw_comment(result, reading=True)}"
-        self._line(f"{self.uses.spell(ctype)} {bits} = {read}")
-        self.values[result] = Scalar(ctype, bits)
+        self._raw_bits(result, returned, dtype, f"{returned}_bits")
 
     def _fixed_stored(self, op: ir.Operation, operand: int, dtype: DType) -> str:
         """The C++ of the value `op` stores (writes, passes, returns) into ap_fixed `dtype`: an
